@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { ParsedSerp } from './result.js';
+import { SearchRequest } from './search.js';
+
+/** Event names are contracts: never renamed, only added (DESIGN.md §3). Dates are ISO strings. */
+const iso = z.string();
+
+export const Tier = z.string().min(1);
+
+export const ApiKeyIssued = z.object({
+  type: z.literal('ApiKeyIssued'),
+  data: z.object({
+    keyId: z.string(),
+    keyHash: z.string(),
+    prefix: z.string(),
+    tier: Tier,
+    monthlyQuota: z.number().int().nonnegative(),
+    rateLimitPerMin: z.number().int().positive(),
+    label: z.string().optional(),
+    issuedAt: iso,
+  }),
+});
+export const ApiKeyRevoked = z.object({
+  type: z.literal('ApiKeyRevoked'),
+  data: z.object({ keyId: z.string(), revokedAt: iso }),
+});
+export const ApiKeyLimitsChanged = z.object({
+  type: z.literal('ApiKeyLimitsChanged'),
+  data: z.object({
+    keyId: z.string(),
+    tier: Tier.optional(),
+    monthlyQuota: z.number().int().nonnegative().optional(),
+    rateLimitPerMin: z.number().int().positive().optional(),
+    changedAt: iso,
+  }),
+});
+
+export const QuotaReserved = z.object({
+  type: z.literal('QuotaReserved'),
+  data: z.object({ keyId: z.string(), month: z.string(), jobId: z.string(), reservedAt: iso }),
+});
+export const QuotaReleased = z.object({
+  type: z.literal('QuotaReleased'),
+  data: z.object({ keyId: z.string(), month: z.string(), jobId: z.string(), reason: z.string(), releasedAt: iso }),
+});
+
+export const RawHtmlRef = z.object({ key: z.string(), sha256: z.string(), bytes: z.number().int().nonnegative() });
+export type RawHtmlRef = z.infer<typeof RawHtmlRef>;
+
+export const PageFetched = z.object({
+  start: z.number().int().nonnegative(),
+  url: z.string(),
+  status: z.number().int(),
+  fetchedAt: iso,
+  organicCount: z.number().int().nonnegative(),
+  fetcher: z.string(),
+});
+export type PageFetched = z.infer<typeof PageFetched>;
+
+export const SearchSubmitted = z.object({
+  type: z.literal('SearchSubmitted'),
+  data: z.object({
+    jobId: z.string(),
+    keyId: z.string(),
+    request: SearchRequest,
+    cacheKey: z.string(),
+    /** true when a quota reservation backs this job (false for cache answers and unlimited keys are still true) */
+    charged: z.boolean(),
+    /** the usage month the reservation was taken in, so a release goes to the same stream */
+    month: z.string(),
+    submittedAt: iso,
+  }),
+});
+export const SearchAnsweredFromCache = z.object({
+  type: z.literal('SearchAnsweredFromCache'),
+  data: z.object({ jobId: z.string(), sourceJobId: z.string(), answeredAt: iso }),
+});
+export const CrawlStarted = z.object({
+  type: z.literal('CrawlStarted'),
+  data: z.object({ jobId: z.string(), attempt: z.number().int().positive(), worker: z.string(), startedAt: iso }),
+});
+export const CrawlCompleted = z.object({
+  type: z.literal('CrawlCompleted'),
+  data: z.object({
+    jobId: z.string(),
+    status: z.enum(['done', 'partial']),
+    pages: z.array(PageFetched),
+    result: ParsedSerp,
+    rawHtmlRef: RawHtmlRef,
+    parserVersion: z.string(),
+    cacheKey: z.string(),
+    blocks: z.number().int().nonnegative(),
+    completedAt: iso,
+  }),
+});
+export const CrawlFailed = z.object({
+  type: z.literal('CrawlFailed'),
+  data: z.object({
+    jobId: z.string(),
+    attempt: z.number().int().positive(),
+    reason: z.string(),
+    final: z.boolean(),
+    failedAt: iso,
+  }),
+});
+export const SearchReparsed = z.object({
+  type: z.literal('SearchReparsed'),
+  data: z.object({ jobId: z.string(), parserVersion: z.string(), result: ParsedSerp, reparsedAt: iso }),
+});
+
+export const DomainEvent = z.discriminatedUnion('type', [
+  ApiKeyIssued,
+  ApiKeyRevoked,
+  ApiKeyLimitsChanged,
+  QuotaReserved,
+  QuotaReleased,
+  SearchSubmitted,
+  SearchAnsweredFromCache,
+  CrawlStarted,
+  CrawlCompleted,
+  CrawlFailed,
+  SearchReparsed,
+]);
+export type DomainEvent = z.infer<typeof DomainEvent>;
+export type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;
+
+export const streams = {
+  apiKey: (keyId: string) => `apiKey-${keyId}`,
+  usage: (keyId: string, month: string) => `usage-${keyId}-${month}`,
+  searchJob: (jobId: string) => `searchJob-${jobId}`,
+} as const;

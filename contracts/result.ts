@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+/**
+ * The native result (`output=json`): exactly the spec's four top-level members (DESIGN.md §6).
+ * The parser owns the detail of each feature; this schema pins what every consumer may rely on.
+ */
+export const OrganicResult = z
+  .object({
+    position: z.number().int().positive(),
+    title: z.string(),
+    link: z.string().optional(),
+    displayed_link: z.string().optional(),
+    source: z.string().optional(),
+    favicon: z.string().optional(),
+    snippet: z.string().optional(),
+    snippet_highlighted_words: z.array(z.string()).optional(),
+    date: z.string().optional(),
+    sitelinks: z.unknown().optional(),
+    rich_snippet: z.unknown().optional(),
+    page: z.number().int().positive().optional(),
+  })
+  .passthrough();
+export type OrganicResult = z.infer<typeof OrganicResult>;
+
+export const AiOverview = z
+  .object({
+    text_blocks: z.array(z.record(z.string(), z.unknown())),
+    references: z.array(z.record(z.string(), z.unknown())),
+  })
+  .passthrough();
+export type AiOverview = z.infer<typeof AiOverview>;
+
+export const SearchInformation = z
+  .object({
+    total_results: z.number().optional(),
+    time_taken_displayed: z.number().optional(),
+    query_displayed: z.string().optional(),
+    spelling_fix: z.string().optional(),
+    showing_results_for: z.string().optional(),
+    organic_results_state: z.string().optional(),
+  })
+  .passthrough();
+
+/** What the parser extracts from the pages of one search, before the service adds job metadata. */
+export const ParsedSerp = z.object({
+  organic_results: z.array(OrganicResult),
+  serp_features: z.record(z.string(), z.unknown()),
+  ai_overview: AiOverview.optional(),
+  information: SearchInformation,
+});
+export type ParsedSerp = z.infer<typeof ParsedSerp>;
+
+export const SearchMetadata = z
+  .object({
+    id: z.string(),
+    status: z.string(),
+    cached: z.boolean(),
+    created_at: z.string(),
+    processed_at: z.string().optional(),
+    total_time_taken: z.number().optional(),
+    pages_fetched: z.number().int().optional(),
+    parser_version: z.string().optional(),
+    targeting: z.record(z.string(), z.unknown()).optional(),
+    parameters: z.record(z.string(), z.unknown()),
+    information: SearchInformation,
+  })
+  .passthrough();
+
+export const SerpResult = z.object({
+  search_metadata: SearchMetadata,
+  organic_results: z.array(OrganicResult),
+  serp_features: z.record(z.string(), z.unknown()),
+  ai_overview: AiOverview.optional(),
+});
+export type SerpResult = z.infer<typeof SerpResult>;

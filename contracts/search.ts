@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { GL_CODES, GOOGLE_DOMAINS, HL_CODES, TBM_VALUES } from './googleParams.js';
+
+/** Devices the crawler can impersonate: each picks a user agent, client hints and a viewport. */
+export const Device = z.enum(['desktop', 'mobile', 'tablet']);
+export type Device = z.infer<typeof Device>;
+
+export const OutputFormat = z.enum(['html', 'json', 'compat']);
+export type OutputFormat = z.infer<typeof OutputFormat>;
+
+const googleDomainSet = new Set<string>(GOOGLE_DOMAINS);
+const glSet = new Set<string>(GL_CODES);
+const hlSet = new Set<string>(HL_CODES);
+
+const zeroOne = z.union([z.literal(0), z.literal(1)]);
+const shortText = (max: number) => z.string().trim().min(1).max(max);
+
+/**
+ * Every targeting and Google parameter a search accepts, shared by the native body, the compat query
+ * and the MCP search tool. Field limits are DESIGN.md §4's.
+ */
+export const SearchParameters = z.object({
+  keyword: z
+    .string({ error: 'keyword is required and must be a string' })
+    .max(2048, 'keyword must be at most 2048 characters')
+    .transform((s) => s.trim().replace(/\s+/g, ' '))
+    .pipe(z.string().min(1, 'keyword must not be empty')),
+  location: shortText(256).optional(),
+  gl: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => glSet.has(v), 'gl must be a two-letter Google country code such as "us"')
+    .optional(),
+  hl: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => hlSet.has(v), 'hl must be a Google interface-language code such as "en" or "pt-br"')
+    .optional(),
+  device: Device.default('desktop'),
+  stop_domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z0-9-]{2,}$/, 'stop_domain must be a domain name such as "example.com"')
+    .optional(),
+  capture_aio: z.boolean().default(true),
+  uule: shortText(512).optional(),
+  lat: z.number().min(-90).max(90).optional(),
+  lon: z.number().min(-180).max(180).optional(),
+  radius: z.number().positive().max(1_000_000).optional().describe('metres around lat/lon'),
+  engine_domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine(
+      (v) => googleDomainSet.has(v),
+      'engine_domain must be one of Google\'s own search domains, such as "google.com" or "google.co.uk"',
+    )
+    .optional(),
+  tbs: shortText(256).optional(),
+  tbm: z.enum(TBM_VALUES).optional(),
+  safe: z.enum(['active', 'off']).optional(),
+  nfpr: zeroOne.optional(),
+  filter: zeroOne.optional(),
+  lr: shortText(256).optional(),
+  cr: shortText(256).optional(),
+  ludocid: shortText(64).optional(),
+  lsig: shortText(128).optional(),
+  kgmid: shortText(128).optional(),
+  si: shortText(2048).optional(),
+  ibp: shortText(256).optional(),
+  uds: shortText(2048).optional(),
+  color_scheme: z.enum(['light', 'dark']).optional(),
+  no_cache: z.boolean().default(false),
+});
+
+const crossFieldRules = <T extends z.ZodType<z.infer<typeof SearchParameters>>>(schema: T) =>
+  schema.superRefine((v, ctx) => {
+    if (v.location && v.uule) {
+      ctx.addIssue({ code: 'custom', path: ['uule'], message: 'give either location or uule, not both' });
+    }
+    if ((v.lat === undefined) !== (v.lon === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['lat'], message: 'lat and lon must be given together' });
+    }
+    if (v.radius !== undefined && v.lat === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['radius'], message: 'radius needs lat and lon' });
+    }
+    if (v.lat !== undefined && (v.location || v.uule)) {
+      ctx.addIssue({ code: 'custom', path: ['lat'], message: 'give lat/lon or location/uule, not both' });
+    }
+  });
+
+/** The normalised search request as it travels in events and job messages (defaults applied). */
+export const SearchRequest = crossFieldRules(SearchParameters);
+export type SearchRequest = z.infer<typeof SearchParameters>;
+
+/** `POST /v1/search`: unknown members are refused (422) so typos never pass silently. */
+export const SubmitSearchBody = crossFieldRules(SearchParameters.extend({ async: z.boolean().default(true) }).strict());
+export type SubmitSearchBody = z.infer<typeof SubmitSearchBody>;
+
+export const JobId = z.string().regex(/^[0-9a-f]{24}$/, 'job ids are 24 lowercase hex characters');
+
+export const JobStatus = z.enum(['queued', 'running', 'done', 'partial', 'failed']);
+export type JobStatus = z.infer<typeof JobStatus>;
+
+export const SubmitSearchResponse = z.object({
+  job_id: z.string(),
+  status: JobStatus,
+  cached: z.boolean(),
+});
+export type SubmitSearchResponse = z.infer<typeof SubmitSearchResponse>;
+
+export const RunningResponse = z.object({ job_id: z.string(), status: z.literal('running') });
+
+export const FailedResponse = z.object({ job_id: z.string(), status: z.literal('failed'), detail: z.string() });
+
+export const HtmlLinkResponse = z.object({
+  job_id: z.string(),
+  status: JobStatus,
+  html_url: z.string(),
+  expires_at: z.string(),
+});
+
+export const FetchQuery = z
+  .object({
+    output: OutputFormat.default('html'),
+    start: z.coerce.number().int().min(0).max(1000).optional(),
+  })
+  .strict();
+
+export const SubmitQuery = z.object({ output: OutputFormat.default('html') }).strict();
+
+export const UsageResponse = z.object({
+  tier: z.string(),
+  monthly_quota: z.number().int(),
+  used_this_month: z.number().int(),
+  remaining: z.number().int().nullable(),
+  rate_limit_per_min: z.number().int(),
+});
+export type UsageResponse = z.infer<typeof UsageResponse>;
