@@ -1,0 +1,20 @@
+/** A command refused by the rules of the domain. `code` is stable (`SERP_<AREA>_<WHAT>`) and maps to an HTTP status. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const errorCodes = {
+  quotaExceeded: 'SERP_QUOTA_EXCEEDED',
+  keyNotFound: 'SERP_KEY_NOT_FOUND',
+  keyExists: 'SERP_KEY_EXISTS',
+  keyRevoked: 'SERP_KEY_REVOKED',
+  jobNotFound: 'SERP_JOB_NOT_FOUND',
+  jobExists: 'SERP_JOB_EXISTS',
+  jobNotTerminal: 'SERP_JOB_NOT_TERMINAL',
+} as const;

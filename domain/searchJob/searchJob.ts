@@ -1,0 +1,159 @@
+import type { EventOf, PageFetched, RawHtmlRef } from '../../contracts/events.js';
+import type { ParsedSerp } from '../../contracts/result.js';
+import type { SearchRequest } from '../../contracts/search.js';
+import type { Decider } from '../kernel/decider.js';
+import { DomainError, errorCodes } from '../kernel/errors.js';
+
+export type SearchJobEvent =
+  | EventOf<'SearchSubmitted'>
+  | EventOf<'SearchAnsweredFromCache'>
+  | EventOf<'CrawlStarted'>
+  | EventOf<'CrawlCompleted'>
+  | EventOf<'CrawlFailed'>
+  | EventOf<'SearchReparsed'>;
+
+export type SearchJobStatus = 'none' | 'queued' | 'running' | 'done' | 'partial' | 'failed';
+
+export interface SearchJobState {
+  status: SearchJobStatus;
+  jobId?: string;
+  keyId?: string;
+  month?: string;
+  charged?: boolean;
+  cacheKey?: string;
+  request?: SearchRequest;
+  submittedAt?: string;
+  sourceJobId?: string;
+  attempts: number;
+  failure?: string;
+  parserVersion?: string;
+}
+
+interface Submission {
+  jobId: string;
+  keyId: string;
+  request: SearchRequest;
+  cacheKey: string;
+  month: string;
+  now: string;
+}
+
+export type SearchJobCommand =
+  | ({ type: 'SubmitSearch' } & Submission)
+  | ({ type: 'AnswerFromCache'; sourceJobId: string } & Submission)
+  | { type: 'StartCrawl'; jobId: string; attempt: number; worker: string; now: string }
+  | {
+      type: 'CompleteCrawl';
+      jobId: string;
+      status: 'done' | 'partial';
+      pages: PageFetched[];
+      result: ParsedSerp;
+      rawHtmlRef: RawHtmlRef;
+      parserVersion: string;
+      blocks: number;
+      now: string;
+    }
+  | { type: 'FailCrawl'; jobId: string; attempt: number; reason: string; final: boolean; now: string }
+  | { type: 'ReparseSearch'; jobId: string; parserVersion: string; result: ParsedSerp; now: string };
+
+export const isTerminal = (s: SearchJobStatus) => s === 'done' || s === 'partial' || s === 'failed';
+
+const submitted = (c: Submission, charged: boolean): EventOf<'SearchSubmitted'> => ({
+  type: 'SearchSubmitted',
+  data: {
+    jobId: c.jobId,
+    keyId: c.keyId,
+    request: c.request,
+    cacheKey: c.cacheKey,
+    charged,
+    month: c.month,
+    submittedAt: c.now,
+  },
+});
+
+/**
+ * A job is submitted once, crawled until it ends exactly once (done, partial or failed), and may be re-parsed later.
+ * Commands that arrive after the end (a redelivered job, a late worker) decide nothing: that is what keeps
+ * at-least-once delivery from charging or finishing a job twice.
+ */
+export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJobEvent> = {
+  initialState: () => ({ status: 'none', attempts: 0 }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'SubmitSearch':
+        if (state.status !== 'none') return [];
+        return [submitted(command, true)];
+      case 'AnswerFromCache':
+        if (state.status !== 'none') return [];
+        return [
+          submitted(command, false),
+          {
+            type: 'SearchAnsweredFromCache',
+            data: { jobId: command.jobId, sourceJobId: command.sourceJobId, answeredAt: command.now },
+          },
+        ];
+      case 'ReparseSearch':
+        if (state.status !== 'done' && state.status !== 'partial') {
+          throw new DomainError(errorCodes.jobNotTerminal, `job ${command.jobId} has no result to re-parse`);
+        }
+        if (state.sourceJobId) return [];
+        return [
+          {
+            type: 'SearchReparsed',
+            data: {
+              jobId: command.jobId,
+              parserVersion: command.parserVersion,
+              result: command.result,
+              reparsedAt: command.now,
+            },
+          },
+        ];
+    }
+    if (state.status === 'none') throw new DomainError(errorCodes.jobNotFound, `job ${command.jobId} not found`);
+    if (isTerminal(state.status)) return [];
+    switch (command.type) {
+      case 'StartCrawl':
+        return [
+          {
+            type: 'CrawlStarted',
+            data: { jobId: command.jobId, attempt: command.attempt, worker: command.worker, startedAt: command.now },
+          },
+        ];
+      case 'CompleteCrawl': {
+        const { type: _type, now, ...data } = command;
+        return [{ type: 'CrawlCompleted', data: { ...data, cacheKey: state.cacheKey ?? '', completedAt: now } }];
+      }
+      case 'FailCrawl':
+        return [
+          {
+            type: 'CrawlFailed',
+            data: {
+              jobId: command.jobId,
+              attempt: command.attempt,
+              reason: command.reason,
+              final: command.final,
+              failedAt: command.now,
+            },
+          },
+        ];
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'SearchSubmitted': {
+        const { jobId, keyId, month, charged, cacheKey, request, submittedAt } = event.data;
+        return { ...state, status: 'queued', jobId, keyId, month, charged, cacheKey, request, submittedAt };
+      }
+      case 'SearchAnsweredFromCache':
+        return { ...state, status: 'done', sourceJobId: event.data.sourceJobId };
+      case 'CrawlStarted':
+        return { ...state, status: 'running', attempts: Math.max(state.attempts, event.data.attempt) };
+      case 'CrawlCompleted':
+        return { ...state, status: event.data.status, parserVersion: event.data.parserVersion };
+      case 'CrawlFailed':
+        return event.data.final ? { ...state, status: 'failed', failure: event.data.reason } : state;
+      case 'SearchReparsed':
+        return { ...state, parserVersion: event.data.parserVersion };
+    }
+  },
+};

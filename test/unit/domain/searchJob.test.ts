@@ -1,0 +1,104 @@
+import t from 'tap';
+import type { SearchRequest } from '../../../contracts/search.js';
+import { deciderSpec } from '../../../domain/kernel/givenWhenThen.js';
+import { type SearchJobCommand, type SearchJobEvent, searchJobDecider } from '../../../domain/searchJob/searchJob.js';
+
+const spec = deciderSpec(searchJobDecider);
+const now = '2026-11-21T10:00:00.000Z';
+const request = { keyword: 'coffee', device: 'desktop', capture_aio: true, no_cache: false } as SearchRequest;
+const submission = { jobId: 'j1', keyId: 'k1', request, cacheKey: 'ck', month: '202611', now };
+const submitted = (charged: boolean): SearchJobEvent => ({
+  type: 'SearchSubmitted',
+  data: { jobId: 'j1', keyId: 'k1', request, cacheKey: 'ck', charged, month: '202611', submittedAt: now },
+});
+const started: SearchJobEvent = {
+  type: 'CrawlStarted',
+  data: { jobId: 'j1', attempt: 1, worker: 'w1', startedAt: now },
+};
+const serp = {
+  organic_results: [{ position: 1, title: 'Coffee', link: 'https://example.com/' }],
+  serp_features: {},
+  information: {},
+};
+const complete: SearchJobCommand = {
+  type: 'CompleteCrawl',
+  jobId: 'j1',
+  status: 'done',
+  pages: [],
+  result: serp,
+  rawHtmlRef: { key: 'raw/j1.html', sha256: 'x', bytes: 1 },
+  parserVersion: '1',
+  blocks: 0,
+  now,
+};
+const completed = searchJobDecider.decide(complete, { status: 'running', attempts: 1, cacheKey: 'ck' });
+const fail = (final: boolean) =>
+  ({ type: 'FailCrawl', jobId: 'j1', attempt: 1, reason: 'blocked', final, now }) as const;
+
+t.test('SearchJob › submit', async (t) => {
+  t.same(spec.given([]).when({ type: 'SubmitSearch', ...submission }), [submitted(true)]);
+  t.same(
+    spec.given([submitted(true)]).when({ type: 'SubmitSearch', ...submission }),
+    [],
+    'a retried submit is a no-op',
+  );
+  t.equal(spec.given([submitted(true)]).state().status, 'queued');
+});
+
+t.test('SearchJob › answered from cache › is done at once and not charged', async (t) => {
+  const events = spec.given([]).when({ type: 'AnswerFromCache', sourceJobId: 'j0', ...submission });
+  t.same(events, [
+    submitted(false),
+    { type: 'SearchAnsweredFromCache', data: { jobId: 'j1', sourceJobId: 'j0', answeredAt: now } },
+  ]);
+  t.same(spec.given(events).state().status, 'done');
+  t.same(spec.given(events).when({ type: 'StartCrawl', jobId: 'j1', attempt: 1, worker: 'w', now }), []);
+});
+
+t.test('SearchJob › when queued › a crawl starts it running', async (t) => {
+  t.same(spec.given([submitted(true)]).when({ type: 'StartCrawl', jobId: 'j1', attempt: 1, worker: 'w1', now }), [
+    started,
+  ]);
+  t.equal(spec.given([submitted(true), started]).state().status, 'running');
+});
+
+t.test('SearchJob › when running', async (t) => {
+  t.test('completes with the result and the cache key', async (t) => {
+    const events = spec.given([submitted(true), started]).when(complete);
+    t.equal(events.length, 1);
+    t.match(events[0], { type: 'CrawlCompleted', data: { status: 'done', cacheKey: 'ck', result: serp } });
+    t.equal(spec.given([submitted(true), started, ...events]).state().status, 'done');
+  });
+  t.test('a non-final failure keeps it running for a retry', async (t) => {
+    const events = spec.given([submitted(true), started]).when(fail(false));
+    t.equal(spec.given([submitted(true), started, ...events]).state().status, 'running');
+  });
+  t.test('a final failure ends it failed with the reason', async (t) => {
+    const events = spec.given([submitted(true), started]).when(fail(true));
+    t.match(spec.given([submitted(true), started, ...events]).state(), { status: 'failed', failure: 'blocked' });
+  });
+});
+
+t.test('SearchJob › when terminal › ignores redelivered work', async (t) => {
+  const done = [submitted(true), started, ...completed];
+  t.same(spec.given(done).when(complete), [], 'a redelivered result');
+  t.same(spec.given(done).when({ type: 'StartCrawl', jobId: 'j1', attempt: 2, worker: 'w2', now }), []);
+  t.same(spec.given(done).when(fail(true)), [], 'a late failure cannot undo a result');
+  const failed = [submitted(true), started, ...spec.given([submitted(true), started]).when(fail(true))];
+  t.same(spec.given(failed).when(complete), [], 'a failed job stays failed');
+});
+
+t.test('SearchJob › unknown job › refuses crawl commands', async (t) => {
+  t.throws(() => spec.given([]).when({ type: 'StartCrawl', jobId: 'j1', attempt: 1, worker: 'w', now }), {
+    code: 'SERP_JOB_NOT_FOUND',
+  });
+});
+
+t.test('SearchJob › reparse', async (t) => {
+  const done = [submitted(true), started, ...completed];
+  const cmd = { type: 'ReparseSearch', jobId: 'j1', parserVersion: '2', result: serp, now } as const;
+  t.same(spec.given(done).when(cmd), [
+    { type: 'SearchReparsed', data: { jobId: 'j1', parserVersion: '2', result: serp, reparsedAt: now } },
+  ]);
+  t.throws(() => spec.given([submitted(true)]).when(cmd), { code: 'SERP_JOB_NOT_TERMINAL' });
+});
