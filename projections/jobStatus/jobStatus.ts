@@ -1,0 +1,84 @@
+import type { SearchRequest } from '../../contracts/search.js';
+import type { Projection } from '../projection.js';
+
+export interface JobStatusDoc {
+  jobId: string;
+  keyId: string;
+  status: 'queued' | 'running' | 'done' | 'partial' | 'failed';
+  cached: boolean;
+  sourceJobId?: string;
+  request: SearchRequest;
+  cacheKey: string;
+  month: string;
+  charged: boolean;
+  submittedAt: string;
+  updatedAt: string;
+  completedAt?: string;
+  attempts: number;
+  pagesFetched?: number;
+  blocks?: number;
+  detail?: string;
+  parserVersion?: string;
+}
+
+export const terminalStatuses = new Set(['done', 'partial', 'failed']);
+
+export const jobStatusProjection: Projection<JobStatusDoc> = {
+  name: 'jobStatus',
+  idOf: (e) => (e.streamName.startsWith('searchJob-') ? (e.data as { jobId: string }).jobId : undefined),
+  evolve(doc, e) {
+    if (e.type === 'SearchSubmitted') {
+      const { jobId, keyId, request, cacheKey, month, charged, submittedAt } = e.data;
+      return {
+        jobId,
+        keyId,
+        status: 'queued',
+        cached: false,
+        request,
+        cacheKey,
+        month,
+        charged,
+        submittedAt,
+        updatedAt: submittedAt,
+        attempts: 0,
+      };
+    }
+    if (!doc) return null;
+    switch (e.type) {
+      case 'SearchAnsweredFromCache':
+        return {
+          ...doc,
+          status: 'done',
+          cached: true,
+          sourceJobId: e.data.sourceJobId,
+          updatedAt: e.data.answeredAt,
+          completedAt: e.data.answeredAt,
+        };
+      case 'CrawlStarted':
+        return { ...doc, status: 'running', attempts: e.data.attempt, updatedAt: e.data.startedAt };
+      case 'CrawlCompleted':
+        return {
+          ...doc,
+          status: e.data.status,
+          pagesFetched: e.data.pages.length,
+          blocks: e.data.blocks,
+          parserVersion: e.data.parserVersion,
+          updatedAt: e.data.completedAt,
+          completedAt: e.data.completedAt,
+        };
+      case 'CrawlFailed':
+        if (!e.data.final) return { ...doc, updatedAt: e.data.failedAt };
+        return {
+          ...doc,
+          status: 'failed',
+          detail: e.data.reason,
+          updatedAt: e.data.failedAt,
+          completedAt: e.data.failedAt,
+        };
+      case 'SearchReparsed':
+        return { ...doc, parserVersion: e.data.parserVersion, updatedAt: e.data.reparsedAt };
+      default:
+        return doc;
+    }
+  },
+};

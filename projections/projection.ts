@@ -1,0 +1,16 @@
+import type { DomainEvent } from '../contracts/events.js';
+
+/** A domain event as the projector hands it over: with where it sits in the log and when it was recorded. */
+export type ProjectedEvent = DomainEvent & { streamName: string; globalPosition: number; recordedAt: string };
+
+/**
+ * A read model as a pure fold over the log: each event touches at most one document, found by `idOf`;
+ * `evolve` returns the new document, or null to delete it. `lookupOf` gives a secondary key to find documents by.
+ * Pure and deterministic (times come from the events), so replaying the log rebuilds the view byte for byte.
+ */
+export interface Projection<Doc> {
+  readonly name: string;
+  idOf(event: ProjectedEvent): string | undefined;
+  evolve(doc: Doc | undefined, event: ProjectedEvent): Doc | null;
+  lookupOf?(doc: Doc): string | undefined;
+}

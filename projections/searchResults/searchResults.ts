@@ -1,0 +1,30 @@
+import type { PageFetched, RawHtmlRef } from '../../contracts/events.js';
+import type { ParsedSerp } from '../../contracts/result.js';
+import type { Projection } from '../projection.js';
+
+/** The parsed result of a crawled job. Jobs answered from cache have no document: they point at their source job. */
+export interface SearchResultDoc {
+  jobId: string;
+  status: 'done' | 'partial';
+  result: ParsedSerp;
+  pages: PageFetched[];
+  rawHtmlRef: RawHtmlRef;
+  parserVersion: string;
+  completedAt: string;
+  reparsedAt?: string;
+}
+
+export const searchResultsProjection: Projection<SearchResultDoc> = {
+  name: 'searchResults',
+  idOf: (e) => (e.type === 'CrawlCompleted' || e.type === 'SearchReparsed' ? e.data.jobId : undefined),
+  evolve(doc, e) {
+    if (e.type === 'CrawlCompleted') {
+      const { jobId, status, result, pages, rawHtmlRef, parserVersion, completedAt } = e.data;
+      return { jobId, status, result, pages, rawHtmlRef, parserVersion, completedAt };
+    }
+    if (e.type === 'SearchReparsed' && doc) {
+      return { ...doc, result: e.data.result, parserVersion: e.data.parserVersion, reparsedAt: e.data.reparsedAt };
+    }
+    return doc ?? null;
+  },
+};
