@@ -1,0 +1,93 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { RawHtmlRef } from '../../../contracts/events.js';
+import type { BlobStore } from '../../ports/blobStore.js';
+
+/** Thrown for a key that could escape the store's folder or is otherwise unusable as a relative file name. */
+export class BlobKeyError extends Error {
+  readonly code = 'SERP_BLOB_BAD_KEY';
+  constructor(key: string, why: string) {
+    super(`blob key ${JSON.stringify(key)} refused: ${why}`);
+    this.name = 'BlobKeyError';
+  }
+}
+
+const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+/** Keys are relative names like `raw/2026/abc.html`: no absolute paths, no `..`, no empty or hidden segments. */
+const checkKey = (key: string): string[] => {
+  if (key.length === 0 || key.length > 512) throw new BlobKeyError(key, 'length must be 1..512');
+  const segments = key.split('/');
+  for (const s of segments) {
+    if (s === '..' || s === '.') throw new BlobKeyError(key, 'no "." or ".." segments');
+    if (!SAFE_SEGMENT.test(s))
+      throw new BlobKeyError(key, 'segments are letters, digits, "._-" and start with one of "A-Za-z0-9_"');
+  }
+  return segments;
+};
+
+const TMP_SUFFIX = '.tmp-';
+
+/**
+ * Raw HTML on the local disk (embedded mode). A put writes a temporary file, fsyncs it and renames it into place, then
+ * fsyncs the folder: a reader sees the old blob or the whole new one, and a crash never leaves a torn file under the key.
+ */
+export const createFsBlobStore = (dir: string): BlobStore => {
+  const root = resolve(dir);
+  const pathOf = (key: string): string => {
+    const full = join(root, ...checkKey(key));
+    if (!full.startsWith(root + sep)) throw new BlobKeyError(key, 'outside the store');
+    return full;
+  };
+
+  const fsyncDir = async (path: string) => {
+    const handle = await open(path, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  };
+
+  return {
+    async put(key, body): Promise<RawHtmlRef> {
+      const target = pathOf(key);
+      const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+      const sha256 = createHash('sha256').update(buf).digest('hex');
+      await mkdir(dirname(target), { recursive: true });
+      const tmp = `${target}${TMP_SUFFIX}${randomBytes(6).toString('hex')}`;
+      const handle = await open(tmp, 'wx', 0o644);
+      try {
+        await handle.writeFile(buf);
+        await handle.sync();
+      } catch (err) {
+        await handle.close();
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      await handle.close();
+      try {
+        await rename(tmp, target);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      await fsyncDir(dirname(target));
+      return { key, sha256, bytes: buf.length };
+    },
+
+    async get(key) {
+      try {
+        return await readFile(pathOf(key));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      }
+    },
+
+    async delete(key) {
+      await rm(pathOf(key), { force: true });
+    },
+  };
+};

@@ -1,0 +1,204 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parse as parseHtml } from 'node-html-parser';
+import { readFixtureText } from './fixtures.js';
+
+/**
+ * A local "Google" on 127.0.0.1 for crawler tests (DESIGN.md §5): real fixture pages by query and `start`,
+ * plus latency, failures and the real block pages on demand. Tests never reach the internet.
+ */
+
+/** Ten real desktop SERPs (94 organic results between them); `start=0,10,…,90` each get a different one. */
+export const DEFAULT_PAGES: readonly string[] = [
+  'serp/websearcher/2024-03-13_cistern_81f344a9684a.html.gz',
+  'serp/websearcher/2024-03-13_define-judgement_4f4d0fed0592.html.gz',
+  'serp/websearcher/2024-03-13_biscuit-and-gravy-recipe_b938dae25618.html.gz',
+  'serp/websearcher/2024-03-13_file-folder_f10d116b26c6.html.gz',
+  'serp/websearcher/2024-03-13_gu-gels_0410241ce1e2.html.gz',
+  'serp/websearcher/2024-03-13_koch-hiring-mississippi_6dc5bc34ff55.html.gz',
+  'serp/websearcher/2024-03-13_prouve_334a0bfcce0b.html.gz',
+  'serp/websearcher/2024-03-13_red-skin-peanuts_ee36775407d7.html.gz',
+  'serp/websearcher/2025-02-06_barclays-job-cuts_ad1eb5594673.html.gz',
+  'serp/websearcher/2025-02-06_my-work-is-done-why-wait_86cc98fe45fc.html.gz',
+];
+
+/** Served past the end of a page list: Google's real "did not match any documents" page. */
+export const NO_RESULTS_PAGE = 'serp/serp-parser-zlurad/desktop/no-results.html.gz';
+export const CAPTCHA_PAGE = 'serp/websearcher/fixtures-head/sorry_index.html.gz';
+export const JS_CHALLENGE_PAGE = 'serp/js-challenge-pages/asammad48-LeadsDiscoveryAgent_2025-12-20_en.html.gz';
+export const CONSENT_PAGE = 'serp/kokoc-google-parser/2022-03-31.html.gz';
+/** A 2026 page whose AI Overview the fake removes and re-inserts by script after a delay. */
+export const AIO_PAGE = 'serp/websearcher/2026-01-20_why-is-the-sky-blue_7049404a2dd6.html.gz';
+/** Query that gets the delayed-AI-Overview page. */
+export const AIO_QUERY = 'why is the sky blue?';
+
+export type Trouble =
+  | { kind: 'status'; status: 429 | 500 | 503 }
+  /** the real CAPTCHA page served in place of results (200, as some proxies pass it on) */
+  | { kind: 'captcha' }
+  /** what google.com does: 302 to /sorry/index, which answers 429 with the CAPTCHA page */
+  | { kind: 'sorry_redirect' }
+  | { kind: 'js_challenge' }
+  | { kind: 'consent' }
+  /** never answers, so the client's timeout fires */
+  | { kind: 'hang' };
+
+export interface FakeGoogleMode {
+  /** added before every /search answer */
+  latencyMs?: number;
+  trouble?: Trouble;
+  /** trouble only for pages with `start >= fromStart` (default 0: every page) */
+  fromStart?: number;
+  /** trouble only for the first K /search requests after this mode was set (default: all of them) */
+  firstRequests?: number;
+  /** /search without an NID cookie gets the JS challenge, as google.com does with clients that run no JavaScript */
+  requireCookie?: boolean;
+}
+
+export interface FakeGoogleOptions extends FakeGoogleMode {
+  /** fixture paths (relative to the fixtures folder) for start=0,10,… (default DEFAULT_PAGES) */
+  pages?: readonly string[];
+  /** per-query page lists, by the exact `q` */
+  queries?: Record<string, readonly string[]>;
+  /** how long after load the AI Overview script inserts the block (default 1500 ms) */
+  aioDelayMs?: number;
+}
+
+export interface RecordedRequest {
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface FakeGoogle {
+  origin: string;
+  requests: RecordedRequest[];
+  /** replaces the whole mode (latency, trouble, scope) and restarts the firstRequests count */
+  setMode(mode: FakeGoogleMode): void;
+  /** only the /search requests, in arrival order */
+  searches(): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+const cache = new Map<string, string>();
+const fixture = (path: string): string => {
+  let text = cache.get(path);
+  if (text === undefined) {
+    text = readFixtureText(path);
+    cache.set(path, text);
+  }
+  return text;
+};
+
+/** The AIO page without its scripts (they would call home) and with the overview re-inserted after `delayMs`. */
+const buildAioPage = (delayMs: number): string => {
+  const root = parseHtml(fixture(AIO_PAGE), { comment: false });
+  for (const s of root.querySelectorAll('script')) s.remove();
+  const aio = root.querySelector('div.YzCcne') ?? root.querySelector('div.Fzsovc');
+  if (!aio) throw new Error(`no AI Overview block in ${AIO_PAGE}`);
+  const html = aio.outerHTML;
+  aio.replaceWith('<div id="fake-aio-slot"></div>');
+  const script = `<script>setTimeout(function(){var s=document.getElementById('fake-aio-slot');s.outerHTML=${JSON.stringify(
+    html,
+  ).replace(/</g, '\\u003c')};},${delayMs});</script>`;
+  return root.toString().replace('</body>', `${script}</body>`);
+};
+
+const cookieHas = (req: IncomingMessage, name: string) =>
+  (req.headers.cookie ?? '').split(/;\s*/).some((c) => c.startsWith(`${name}=`));
+
+export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<FakeGoogle> => {
+  const pages = options.pages ?? DEFAULT_PAGES;
+  const requests: RecordedRequest[] = [];
+  let mode: FakeGoogleMode = { ...options };
+  let troubleCount = 0;
+  let aioPage: string | undefined;
+  const hanging = new Set<ServerResponse>();
+
+  const send = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'text/html; charset=UTF-8', ...headers });
+    res.end(body);
+  };
+
+  /** every visitor without one gets an NID cookie, so tests can tell sessions apart */
+  const nidCookie = (req: IncomingMessage): Record<string, string> =>
+    cookieHas(req, 'NID') ? {} : { 'set-cookie': `NID=${randomBytes(6).toString('hex')}; Path=/; HttpOnly` };
+
+  const troubleApplies = (start: number): boolean => {
+    if (!mode.trouble || start < (mode.fromStart ?? 0)) return false;
+    if (mode.firstRequests === undefined) return true;
+    troubleCount += 1;
+    return troubleCount <= mode.firstRequests;
+  };
+
+  const answerTrouble = (res: ServerResponse, trouble: Trouble, url: URL) => {
+    switch (trouble.kind) {
+      case 'status':
+        return send(res, trouble.status, `<html><body>error ${trouble.status}</body></html>`);
+      case 'captcha':
+        return send(res, 200, fixture(CAPTCHA_PAGE));
+      case 'sorry_redirect':
+        return send(res, 302, '', {
+          location: `/sorry/index?continue=${encodeURIComponent(url.pathname + url.search)}&q=x`,
+        });
+      case 'js_challenge':
+        return send(res, 200, fixture(JS_CHALLENGE_PAGE));
+      case 'consent':
+        return send(res, 200, fixture(CONSENT_PAGE));
+      case 'hang':
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+    }
+  };
+
+  const answerSearch = (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    const q = url.searchParams.get('q') ?? '';
+    const start = Number(url.searchParams.get('start') ?? '0') || 0;
+    if (troubleApplies(start) && mode.trouble) return answerTrouble(res, mode.trouble, url);
+    if (mode.requireCookie && !cookieHas(req, 'NID')) return send(res, 200, fixture(JS_CHALLENGE_PAGE));
+    if (q === AIO_QUERY && !options.queries?.[q]) {
+      aioPage ??= buildAioPage(options.aioDelayMs ?? 1500);
+      return send(res, 200, aioPage, nidCookie(req));
+    }
+    const list = options.queries?.[q] ?? pages;
+    const page = list[Math.floor(start / 10)] ?? NO_RESULTS_PAGE;
+    send(res, 200, fixture(page), nidCookie(req));
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), headers: { ...req.headers } });
+    if (url.pathname === '/search') {
+      const latency = mode.latencyMs ?? 0;
+      if (latency > 0) setTimeout(() => answerSearch(req, res, url), latency);
+      else answerSearch(req, res, url);
+      return;
+    }
+    if (url.pathname === '/sorry/index') return send(res, 429, fixture(CAPTCHA_PAGE));
+    // the home page is where a browser session picks up its cookies
+    if (url.pathname === '/')
+      return send(res, 200, '<html><body><form action="/search"></form></body></html>', nidCookie(req));
+    send(res, 404, '<html><body>not found</body></html>');
+  };
+
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    setMode(next) {
+      mode = { ...next };
+      troubleCount = 0;
+    },
+    searches: () => requests.filter((r) => r.path === '/search'),
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};
