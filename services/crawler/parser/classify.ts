@@ -1,0 +1,44 @@
+/** What kind of page Google served. Only a `serp` may ever be stored as a result; the others make the crawler retry. */
+export type PageKind = 'serp' | 'captcha' | 'js_challenge' | 'consent' | 'error';
+
+export interface ClassifyContext {
+  status?: number;
+  finalUrl?: string;
+}
+
+/** A result page carries one of these whatever the layout (desktop, mobile, basic, 2020–2026). */
+const SERP_MARKERS = ['id="rso"', 'id="search"', 'id="main"', 'id="res"', 'id=rso', 'id=search', 'id=main'];
+
+/**
+ * Classifies on markers that do not depend on the interface language (URLs, ids, form actions); the
+ * `<title>` text is only a last resort for the error page, whose markup has no stable id.
+ */
+export const classifyPage = (html: string, ctx: ClassifyContext = {}): PageKind => classifyWithDetail(html, ctx).kind;
+
+export const classifyWithDetail = (html: string, ctx: ClassifyContext = {}): { kind: PageKind; detail: string } => {
+  const url = ctx.finalUrl ?? '';
+  if (/^https?:\/\/(?:ipv4\.|ipv6\.)?(?:www\.)?google\.[a-z.]+\/sorry\//i.test(url) || /\/\/sorry\.google\./.test(url))
+    return { kind: 'captcha', detail: `redirected to ${url}` };
+  if (/^https?:\/\/consent\.google\./i.test(url)) return { kind: 'consent', detail: `redirected to ${url}` };
+  const head = html.slice(0, 300_000);
+  const looksLikeSerp = SERP_MARKERS.some((m) => head.includes(m));
+  if (
+    head.includes('id="captcha-form"') ||
+    (head.includes('g-recaptcha') && head.includes('/sorry/')) ||
+    (!looksLikeSerp && /\/sorry\/index|unusual traffic from your computer/i.test(head))
+  )
+    return { kind: 'captcha', detail: 'Google CAPTCHA ("unusual traffic") page' };
+  if (head.includes('/httpservice/retry/enablejs') && !/id="?rso/.test(head))
+    return {
+      kind: 'js_challenge',
+      detail: 'Google JavaScript challenge (noscript refresh to /httpservice/retry/enablejs)',
+    };
+  if (!looksLikeSerp && /action="https:\/\/consent\.google\.[a-z.]+/.test(head))
+    return { kind: 'consent', detail: 'Google consent interstitial (consent.google.com form)' };
+  const title = /<title>([^<]*)<\/title>/i.exec(head)?.[1] ?? '';
+  if (/^Error \d{3}/.test(title) || (!looksLikeSerp && /That(?:’|&#8217;|')s an error/.test(head)))
+    return { kind: 'error', detail: `Google error page: ${title || 'no title'}` };
+  if (ctx.status !== undefined && ctx.status >= 400) return { kind: 'error', detail: `HTTP ${ctx.status} from Google` };
+  if (!looksLikeSerp && html.trim().length === 0) return { kind: 'error', detail: 'empty response body' };
+  return { kind: 'serp', detail: '' };
+};

@@ -1,0 +1,55 @@
+import type { ParsedSerp } from '../../../contracts/result.js';
+import { classifyPage, classifyWithDetail, type PageKind } from './classify.js';
+import { loadDom } from './dom.js';
+import { parseInformation } from './information.js';
+import { parseOrganic } from './organic.js';
+import { assembleRawHtml, mergePages, splitRawHtml } from './pages.js';
+
+export { toCompat } from './compat.js';
+export type { PageKind };
+export { assembleRawHtml, classifyPage, mergePages, splitRawHtml };
+
+/** Bump whenever the output for the same HTML changes: stored raw HTML is re-parsed when it does. */
+export const PARSER_VERSION = '1.0.0';
+
+export interface ParseContext {
+  captureAio: boolean;
+  /** 0-based Google start offset of this page */
+  start?: number;
+  device?: 'desktop' | 'mobile' | 'tablet';
+  status?: number;
+  finalUrl?: string;
+}
+
+export type ParseOutcome = { kind: 'serp'; serp: ParsedSerp } | { kind: Exclude<PageKind, 'serp'>; detail: string };
+
+/** One page. Interstitials come back as typed outcomes, never as an empty result the crawler could store. */
+export const parse = (html: string, context: ParseContext): ParseOutcome => {
+  const page = classifyWithDetail(html, { status: context.status, finalUrl: context.finalUrl });
+  if (page.kind !== 'serp') return { kind: page.kind, detail: page.detail };
+  const root = loadDom(html);
+  const organic = parseOrganic(root);
+  const serp: ParsedSerp = {
+    organic_results: organic,
+    serp_features: {},
+    information: parseInformation(root, html, organic.length),
+  };
+  return { kind: 'serp', serp };
+};
+
+/**
+ * Stored raw HTML of a whole search: each page parsed, the SERPs merged. Interstitial pages are skipped; when
+ * none of the pages is a SERP the first page's outcome explains why.
+ */
+export const parseRaw = (raw: string, context: ParseContext): ParseOutcome => {
+  const pages = splitRawHtml(raw).map((p) => ({
+    start: p.start,
+    outcome: parse(p.html, { ...context, start: p.start }),
+  }));
+  const serps = pages.flatMap((p) => (p.outcome.kind === 'serp' ? [{ start: p.start, serp: p.outcome.serp }] : []));
+  if (serps.length === 0) {
+    const first = pages[0]?.outcome;
+    return first && first.kind !== 'serp' ? first : { kind: 'error', detail: 'no page in raw HTML' };
+  }
+  return { kind: 'serp', serp: mergePages(serps) };
+};

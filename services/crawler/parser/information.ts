@@ -1,0 +1,71 @@
+import type { HTMLElement } from 'node-html-parser';
+import type { ParsedSerp } from '../../../contracts/result.js';
+import { textOf } from './dom.js';
+
+type Information = ParsedSerp['information'];
+
+/**
+ * "About 1,270,000 results (0.52 seconds)" in every language: the first number is the estimate and the
+ * parenthesised decimal the time; separators (`,` `.` space, narrow no-break space) vary by locale.
+ */
+export const parseResultStats = (text: string): { total?: number; time?: number } => {
+  const out: { total?: number; time?: number } = {};
+  const time = /\(\D*?(\d+[.,]\d+)\D*\)/.exec(text);
+  if (time?.[1]) out.time = Number(time[1].replace(',', '.'));
+  const head = time ? text.slice(0, time.index) : text;
+  const total = /\d[\d.,\s\u00a0\u202f']*/.exec(head);
+  if (total) {
+    const n = Number(total[0].replace(/[^\d]/g, ''));
+    if (Number.isFinite(n)) out.total = n;
+  }
+  return out;
+};
+
+/**
+ * 2026 pages rendered without `#rso` keep `#result-stats` only inside an inline script, which the DOM no
+ * longer holds once script bodies are skipped, so the raw HTML is searched for it.
+ */
+const rawResultStats = (raw: string): string | undefined => {
+  const i = raw.indexOf('result-stats');
+  if (i < 0) return undefined;
+  const chunk = raw
+    .slice(i, i + 600)
+    .replace(/\\u003c/g, '<')
+    .replace(/\\u003e/g, '>')
+    .replace(/\\x3c/g, '<')
+    .replace(/\\x3e/g, '>');
+  const m = /^[^>]*>(.*?)<\/div>/s.exec(chunk);
+  return m?.[1]?.replace(/<[^>]+>/g, ' ').replace(/&nbsp;/g, ' ');
+};
+
+export const parseInformation = (root: HTMLElement, raw: string, organicCount: number): Information => {
+  const info: Information = {};
+  const statsText = textOf(root.querySelector('#result-stats')) || rawResultStats(raw) || '';
+  const { total, time } = parseResultStats(statsText);
+  if (total !== undefined) info.total_results = total;
+  if (time !== undefined) info.time_taken_displayed = time;
+  const query = queryDisplayed(root);
+  if (query) info.query_displayed = query;
+  const showing = textOf(root.querySelector('#fprsl'));
+  const didYouMean = textOf(root.querySelector('a.gL9Hy') ?? root.querySelector('a.spell'));
+  if (showing) {
+    info.showing_results_for = showing;
+    info.organic_results_state = 'Some results for exact spelling but showing fixed spelling';
+  } else if (organicCount === 0) {
+    info.organic_results_state = 'Fully empty';
+  } else {
+    info.organic_results_state = 'Results for exact spelling';
+  }
+  if (didYouMean && !showing) info.spelling_fix = didYouMean;
+  return info;
+};
+
+/** The search box holds the query as Google shows it; the `<title>` ("q - Google Search") is the fallback. */
+const queryDisplayed = (root: HTMLElement): string | undefined => {
+  const box = root.querySelector('textarea[name="q"]') ?? root.querySelector('input[name="q"]');
+  const v = box?.getAttribute('value') ?? (box ? textOf(box) : '');
+  if (v) return v;
+  const title = textOf(root.querySelector('title'));
+  const m = /^(.*) - [^-]+$/.exec(title);
+  return m?.[1] || undefined;
+};

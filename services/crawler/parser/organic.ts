@@ -1,0 +1,151 @@
+import type { HTMLElement } from 'node-html-parser';
+import type { OrganicResult } from '../../../contracts/result.js';
+import { closestWhere, hasClass, isGoogleInternal, spacedText, textOf, unwrapLink } from './dom.js';
+import { richSnippetOf, sitelinksOf } from './organicExtras.js';
+
+/**
+ * Blocks whose links are never organic results: ads (#tads/#tadsb/#bottomads, top and bottom), the right-hand
+ * column (#rhs), People also ask, carousels (top stories, videos, images, products) and featured snippets.
+ * Ids and custom tag names lasted 2020–2026; classes are only used where nothing else marks the block.
+ */
+const EXCLUDED_IDS = new Set(['tads', 'tadsb', 'bottomads', 'tvcap', 'atvcap', 'rhs', 'rhscol', 'taw']);
+const EXCLUDED_TAGS = new Set(['g-scrolling-carousel', 'g-inner-card', 'block-component', 'g-accordion-expander']);
+const EXCLUDED_CLASSES = [
+  'related-question-pair',
+  'usJj9c',
+  'BYM4Nd',
+  'ULSxyf',
+  'cUnQKe',
+  'commercial-unit-desktop-top',
+  'uEierd',
+];
+
+const isExcludedBlock = (el: HTMLElement): boolean => {
+  const id = el.id;
+  if (id && EXCLUDED_IDS.has(id)) return true;
+  const tag = el.rawTagName?.toLowerCase();
+  if (tag && EXCLUDED_TAGS.has(tag)) return true;
+  if (el.getAttribute('data-text-ad') !== undefined) return true;
+  const cls = el.getAttribute('class');
+  return cls !== undefined && EXCLUDED_CLASSES.some((c) => ` ${cls} `.includes(` ${c} `));
+};
+
+/** Walks up once per title and reports whether any ancestor is a non-organic block. */
+const insideExcluded = (el: HTMLElement): boolean => {
+  for (let p = el.parentNode; p && p.nodeType === 1 && p.rawTagName; p = p.parentNode) {
+    if (isExcludedBlock(p)) return true;
+  }
+  return false;
+};
+
+/** The element that holds one result: the result controller (2022–26), `div.g` (≤2025), or the basic-page card. */
+const isResultBox = (el: HTMLElement): boolean =>
+  el.getAttribute('jscontroller') === 'SC7lYd' ||
+  hasClass(el, 'g') ||
+  hasClass(el, 'MjjYud') ||
+  hasClass(el, 'Gx5Zad') ||
+  hasClass(el, 'xpd') ||
+  el.getAttribute('data-rpos') !== undefined;
+
+/** A title anchor: `<a href><h3>` on desktop and basic pages, `<a><div role=heading>` on the 2020–23 mobile page. */
+export const titleAnchors = (root: HTMLElement): Array<{ a: HTMLElement; title: HTMLElement }> => {
+  const out: Array<{ a: HTMLElement; title: HTMLElement }> = [];
+  const scope = root.querySelector('#rso') ?? root.querySelector('#search') ?? root.querySelector('#main') ?? root;
+  for (const h of scope.querySelectorAll('h3')) {
+    const a = closestWhere(h, (e) => e.rawTagName === 'a' || e.rawTagName === 'A');
+    if (a?.getAttribute('href')) out.push({ a, title: h });
+  }
+  if (out.length === 0) {
+    for (const a of scope.querySelectorAll('a[href]')) {
+      const heading = a.querySelector('[role="heading"]');
+      if (heading && !a.querySelector('img[src^="data:image/jpeg"]')) out.push({ a, title: heading });
+    }
+  }
+  return out;
+};
+
+export const parseOrganic = (root: HTMLElement): OrganicResult[] => {
+  const results: OrganicResult[] = [];
+  const seen = new Set<string>();
+  for (const { a, title } of titleAnchors(root)) {
+    const link = unwrapLink(a.getAttribute('href'));
+    if (!link || !/^https?:/i.test(link) || isGoogleInternal(link) || seen.has(link)) continue;
+    if (insideExcluded(a)) continue;
+    const titleText = textOf(title);
+    if (!titleText) continue;
+    seen.add(link);
+    results.push(buildResult(a, titleText, link, results.length + 1));
+  }
+  return results;
+};
+
+const buildResult = (a: HTMLElement, title: string, link: string, position: number): OrganicResult => {
+  const box = closestWhere(a, isResultBox) ?? a.parentNode ?? a;
+  const r: OrganicResult = { position, title, link };
+  const cite = box.querySelector('cite');
+  const displayed = cite ? textOf(cite) : basicDisplayedLink(a);
+  if (displayed) r.displayed_link = displayed;
+  const source = textOf(box.querySelector('.VuuXrf'));
+  if (source) r.source = source;
+  const favicon =
+    box.querySelector('.XNo5Ab')?.getAttribute('src') ?? box.querySelector('.H9lube img')?.getAttribute('src');
+  if (favicon) r.favicon = favicon;
+  const snippetEl = snippetElement(box);
+  if (snippetEl) {
+    const { snippet, date } = splitDate(snippetEl);
+    if (snippet) r.snippet = snippet;
+    if (date) r.date = date;
+    const words = [
+      ...new Set(
+        snippetEl
+          .querySelectorAll('em, b')
+          .map((e) => textOf(e))
+          .filter(Boolean),
+      ),
+    ];
+    if (words.length) r.snippet_highlighted_words = words;
+  }
+  const sitelinks = sitelinksOf(box, link);
+  if (sitelinks) r.sitelinks = sitelinks;
+  const rich = richSnippetOf(box);
+  if (rich) r.rich_snippet = rich;
+  return r;
+};
+
+/** The basic (no-JS) page has no `<cite>`: the displayed URL is the second line inside the title anchor. */
+const basicDisplayedLink = (a: HTMLElement): string | undefined => {
+  const t = textOf(a.querySelector('.UPmit') ?? a.querySelector('.sCuL3'));
+  return t || undefined;
+};
+
+/** Snippet markers, newest first: `.VwiC3b` (2021–26), `data-sncf` (2023–26), then the 2020 and basic-page ones. */
+const SNIPPET_SELECTORS = [
+  '.VwiC3b',
+  '[data-sncf="1"]',
+  '.IsZvec',
+  'span.st',
+  '.yDYNvb',
+  'div.BNeawe.s3v9rd.AP7Wnd',
+  '[data-content-feature="1"]',
+];
+
+const snippetElement = (box: HTMLElement): HTMLElement | undefined => {
+  for (const sel of SNIPPET_SELECTORS) {
+    const el = box.querySelector(sel);
+    if (el && textOf(el)) return el;
+  }
+  return undefined;
+};
+
+/** Google prefixes dated snippets with "Mar 3, 2024 — " (`span.LEwnzc`/`.YrbPuc`, basic page `span.r0bn4c`). */
+const splitDate = (el: HTMLElement): { snippet: string; date?: string } => {
+  const text = spacedText(el);
+  const dateEl =
+    el.querySelector('.LEwnzc') ??
+    el.querySelector('.YrbPuc') ??
+    el.querySelector('.r0bn4c') ??
+    el.querySelector('.MUxGbd.wuQ4Ob.WZ8Tjf');
+  const date = textOf(dateEl).replace(/\s*[—–-]\s*$/, '');
+  if (date && text.startsWith(date)) return { snippet: text.slice(date.length).replace(/^\s*[—–-]\s*/, ''), date };
+  return { snippet: text };
+};

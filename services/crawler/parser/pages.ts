@@ -1,0 +1,72 @@
+import type { OrganicResult, ParsedSerp } from '../../../contracts/result.js';
+
+export interface RawPage {
+  start: number;
+  url: string;
+  fetchedAt: string;
+  html: string;
+}
+
+const MARKER = /<!-- serp-page start=(\d+) url=(\S*) fetched_at=(\S*) -->\n?/g;
+
+/** The marker is one line of space-separated fields, so a value must never hold whitespace or end the comment. */
+const safe = (v: string): string => v.replace(/\s/g, (c) => encodeURIComponent(c)).replace(/--/g, '%2D%2D');
+
+/** Every fetched page in order, each behind its `<!-- serp-page … -->` marker (DESIGN.md §4). */
+export const assembleRawHtml = (pages: RawPage[]): string =>
+  pages
+    .map((p) => `<!-- serp-page start=${p.start} url=${safe(p.url)} fetched_at=${safe(p.fetchedAt)} -->\n${p.html}`)
+    .join('\n');
+
+/** Inverse of `assembleRawHtml`; a file saved without markers (a page from disk) is one page at start 0. */
+export const splitRawHtml = (raw: string): RawPage[] => {
+  const marks = [...raw.matchAll(MARKER)];
+  if (marks.length === 0) return [{ start: 0, url: '', fetchedAt: '', html: raw }];
+  return marks.map((m, i) => {
+    const from = (m.index ?? 0) + m[0].length;
+    const next = marks[i + 1];
+    let to = next ? (next.index ?? raw.length) : raw.length;
+    // assembleRawHtml joins pages with one newline, which belongs to the separator and not to the page.
+    if (next && raw[to - 1] === '\n') to -= 1;
+    return {
+      start: Number(m[1]),
+      url: decodeURIComponent(m[2] ?? ''),
+      fetchedAt: decodeURIComponent(m[3] ?? ''),
+      html: raw.slice(from, to),
+    };
+  });
+};
+
+/**
+ * One result from the pages of one search: positions continue 1..N in page order, a link Google repeats on a
+ * later page is kept once (where it first appeared), and each result records its 1-based page. List features
+ * are concatenated; single-object features (answer box, knowledge graph) and search information come from the
+ * first page, which is the one users see first.
+ */
+export const mergePages = (pages: Array<{ start: number; serp: ParsedSerp }>): ParsedSerp => {
+  const sorted = [...pages].sort((a, b) => a.start - b.start);
+  const organic: OrganicResult[] = [];
+  const seen = new Set<string>();
+  const features: Record<string, unknown> = {};
+  sorted.forEach(({ serp }, i) => {
+    for (const r of serp.organic_results) {
+      const key = r.link ?? `title:${r.title}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      organic.push({ ...r, position: organic.length + 1, page: i + 1 });
+    }
+    for (const [name, value] of Object.entries(serp.serp_features)) {
+      const prev = features[name];
+      if (prev === undefined) features[name] = value;
+      else if (Array.isArray(prev) && Array.isArray(value)) features[name] = [...prev, ...value];
+    }
+  });
+  const first = sorted[0]?.serp;
+  const aio = sorted.find((p) => p.serp.ai_overview)?.serp.ai_overview;
+  return {
+    organic_results: organic,
+    serp_features: features,
+    ...(aio ? { ai_overview: aio } : {}),
+    information: first ? { ...first.information } : {},
+  };
+};
