@@ -1,0 +1,314 @@
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import {
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type RecordedEvent,
+  type Subscription,
+  WrongExpectedVersionError,
+} from '../../ports/eventStore.js';
+import { startCatchUpSubscription } from './catchUpSubscription.js';
+
+export interface SqliteEventStoreOptions {
+  /** database file, created with its schema when missing; several processes may open the same file */
+  path: string;
+  /** how often a live subscription re-reads the file to see appends made by other processes (default 200) */
+  pollIntervalMs?: number;
+  /** most events handed to a subscription handler at once (default 500) */
+  batchSize?: number;
+  /** how long a commit waits for another process holding the write lock before failing (default 5000) */
+  busyTimeoutMs?: number;
+  /** a subscription read or handler failed; the batch is retried after `pollIntervalMs` (default: stderr) */
+  onSubscriptionError?: (error: unknown) => void;
+}
+
+/** counters for tests and benchmarks: `appends / commits` is the group-commit ratio */
+export interface SqliteEventStoreStats {
+  appends: number;
+  commits: number;
+}
+
+export type SqliteEventStore = EventStore & { stats(): SqliteEventStoreStats };
+
+export class EventStoreClosedError extends Error {
+  readonly code = 'SERP_EVENTSTORE_CLOSED';
+  constructor() {
+    super('event store is closed');
+    this.name = 'EventStoreClosedError';
+  }
+}
+
+export class CorruptEventError extends Error {
+  readonly code = 'SERP_EVENTSTORE_CORRUPT_EVENT';
+  constructor(
+    readonly globalPosition: unknown,
+    readonly reason: string,
+  ) {
+    super(`stored event at position ${String(globalPosition)} is invalid: ${reason}`);
+    this.name = 'CorruptEventError';
+  }
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  global_position INTEGER PRIMARY KEY,
+  stream TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL CHECK (json_valid(data)),
+  metadata TEXT NOT NULL CHECK (json_valid(metadata)),
+  UNIQUE (stream, version)
+)`;
+
+const StoredRow = z.object({
+  global_position: z.number().int().positive(),
+  stream: z.string(),
+  version: z.number().int().nonnegative(),
+  type: z.string().min(1),
+  data: z.string(),
+  metadata: z.string(),
+});
+
+const StoredMetadata = z.object({
+  eventId: z.string().min(1),
+  correlationId: z.string().optional(),
+  causationId: z.string().optional(),
+  recordedAt: z.string().min(1),
+});
+
+/** stored JSON is validated on the way out: a bad row is reported with its position, never passed on half-parsed */
+const toRecordedEvent = (raw: unknown): RecordedEvent => {
+  const row = StoredRow.safeParse(raw);
+  const position = (raw as { global_position?: unknown } | undefined)?.global_position;
+  if (!row.success) throw new CorruptEventError(position, row.error.message);
+  try {
+    const metadata = StoredMetadata.safeParse(JSON.parse(row.data.metadata));
+    if (!metadata.success) throw new CorruptEventError(position, `metadata: ${metadata.error.message}`);
+    return {
+      streamName: row.data.stream,
+      streamVersion: row.data.version,
+      globalPosition: row.data.global_position,
+      type: row.data.type,
+      data: JSON.parse(row.data.data),
+      metadata: metadata.data,
+    };
+  } catch (error) {
+    if (error instanceof CorruptEventError) throw error;
+    throw new CorruptEventError(position, String(error));
+  }
+};
+
+const versionMatches = (expected: ExpectedVersion, current: number) =>
+  expected === 'any' ||
+  (expected === 'no_stream' && current === -1) ||
+  (expected === 'stream_exists' && current >= 0) ||
+  expected === current;
+
+interface EncodedEvent {
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+interface PendingAppend {
+  stream: string;
+  events: EncodedEvent[];
+  expected: ExpectedVersion;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** serialised at call time so bad input fails its own append only, and recordedAt is when the caller asked */
+const encode = (event: NewEvent): EncodedEvent => {
+  if (typeof event.type !== 'string' || event.type === '') throw new TypeError('event type must be a non-empty string');
+  const data = JSON.stringify(event.data);
+  if (data === undefined) throw new TypeError(`event ${event.type}: data is not JSON-serialisable`);
+  const metadata: EventMetadata = {
+    eventId: event.metadata?.eventId ?? randomUUID(),
+    correlationId: event.metadata?.correlationId,
+    causationId: event.metadata?.causationId,
+    recordedAt: event.metadata?.recordedAt ?? new Date().toISOString(),
+  };
+  return { type: event.type, data, metadata: JSON.stringify(metadata) };
+};
+
+/**
+ * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`, so a COMMIT returns only after fsync.
+ *
+ * Group commit: appends made in the same turn of the event loop are queued and written by one transaction (one
+ * fsync). Each append runs inside its own SAVEPOINT and checks its own expected version against what is in the file
+ * plus what earlier appends of the same batch wrote, so a conflicting append fails alone. No append resolves before
+ * the COMMIT returned: an acknowledged append is durable.
+ */
+export const createSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEventStore => {
+  const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const batchSize = options.batchSize ?? 500;
+  const onSubscriptionError =
+    options.onSubscriptionError ??
+    ((error: unknown) => process.stderr.write(`event store subscription: ${String(error)}\n`));
+
+  const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(SCHEMA);
+
+  const currentVersion = db.prepare<[string], { v: number | null }>(
+    'SELECT MAX(version) AS v FROM events WHERE stream = ?',
+  );
+  const head = db.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events');
+  const insert = db.prepare<[string, number, string, string, string]>(
+    'INSERT INTO events (stream, version, type, data, metadata) VALUES (?, ?, ?, ?, ?)',
+  );
+  const selectStream = db.prepare<[string, number, number]>(
+    'SELECT * FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?',
+  );
+  const selectAll = db.prepare<[number, number]>(
+    'SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?',
+  );
+  const readStreamTx = db.transaction((stream: string, fromVersion: number, maxCount: number) => ({
+    rows: selectStream.all(stream, fromVersion, maxCount),
+    current: currentVersion.get(stream)?.v ?? -1,
+  }));
+
+  const stats: SqliteEventStoreStats = { appends: 0, commits: 0 };
+  const appendListeners = new Set<() => void>();
+  const subscriptions = new Set<Subscription>();
+  let queue: PendingAppend[] = [];
+  let flushScheduled = false;
+  let closing: Promise<void> | undefined;
+  let acceptingAppends = true;
+
+  const applyOne = (append: PendingAppend): AppendResult => {
+    db.exec('SAVEPOINT append');
+    try {
+      const current = currentVersion.get(append.stream)?.v ?? -1;
+      if (!versionMatches(append.expected, current)) {
+        throw new WrongExpectedVersionError(append.stream, append.expected, current);
+      }
+      // an empty append only checks the version; it reports the head so the result stays a valid checkpoint
+      let lastGlobalPosition = append.events.length === 0 ? (head.get()?.p ?? 0) : 0;
+      append.events.forEach((event, i) => {
+        const info = insert.run(append.stream, current + 1 + i, event.type, event.data, event.metadata);
+        lastGlobalPosition = Number(info.lastInsertRowid);
+      });
+      db.exec('RELEASE append');
+      return { nextExpectedVersion: current + append.events.length, lastGlobalPosition };
+    } catch (error) {
+      db.exec('ROLLBACK TO append');
+      db.exec('RELEASE append');
+      throw error;
+    }
+  };
+
+  const flush = () => {
+    flushScheduled = false;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    const outcomes: Array<{ ok: true; value: AppendResult } | { ok: false; error: unknown }> = [];
+    try {
+      // IMMEDIATE takes the write lock up front, so the version checks below see every other process's commits.
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        for (const append of batch) {
+          try {
+            outcomes.push({ ok: true, value: applyOne(append) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+        db.exec('COMMIT');
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    } catch (error) {
+      for (const append of batch) append.reject(error);
+      return;
+    }
+    stats.commits += 1;
+    stats.appends += batch.length;
+    batch.forEach((append, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) append.resolve(outcome.value);
+      else append.reject(outcome.error);
+    });
+    for (const wake of appendListeners) wake();
+  };
+
+  const readAfter = (fromPosition: number, maxCount: number) =>
+    selectAll.all(fromPosition, maxCount).map(toRecordedEvent);
+
+  const store: SqliteEventStore = {
+    appendToStream(stream, events, appendOptions) {
+      if (!acceptingAppends) return Promise.reject(new EventStoreClosedError());
+      let encoded: EncodedEvent[];
+      try {
+        encoded = events.map(encode);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return new Promise<AppendResult>((resolve, reject) => {
+        queue.push({ stream, events: encoded, expected: appendOptions?.expectedVersion ?? 'any', resolve, reject });
+        if (!flushScheduled) {
+          flushScheduled = true;
+          // setImmediate runs after every promise continuation of this turn: concurrent callers share the commit.
+          setImmediate(flush);
+        }
+      });
+    },
+
+    async readStream(stream, readOptions) {
+      const { rows, current } = readStreamTx(stream, readOptions?.fromVersion ?? 0, readOptions?.maxCount ?? -1);
+      return { events: rows.map(toRecordedEvent), currentVersion: current };
+    },
+
+    async readAll(readOptions) {
+      return readAfter(readOptions?.fromPosition ?? 0, readOptions?.maxCount ?? -1);
+    },
+
+    subscribeToAll(fromPosition, handler) {
+      if (closing) throw new EventStoreClosedError();
+      const subscription = startCatchUpSubscription({
+        fromPosition,
+        handler,
+        readAfter: async (position) => readAfter(position, batchSize),
+        onAppended: (wake) => {
+          appendListeners.add(wake);
+          return () => appendListeners.delete(wake);
+        },
+        pollIntervalMs,
+        onError: onSubscriptionError,
+      });
+      subscriptions.add(subscription);
+      return {
+        async stop() {
+          await subscription.stop();
+          subscriptions.delete(subscription);
+        },
+      };
+    },
+
+    async headPosition() {
+      return head.get()?.p ?? 0;
+    },
+
+    close() {
+      closing ??= (async () => {
+        // Handlers in flight may still append (a projector recording a follow-up), so stop them before refusing appends.
+        await Promise.all([...subscriptions].map((s) => s.stop()));
+        acceptingAppends = false;
+        flush();
+        db.close();
+      })();
+      return closing;
+    },
+
+    stats: () => ({ ...stats }),
+  };
+  return store;
+};

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import t from 'tap';
+import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
+import { WrongExpectedVersionError } from '../../services/ports/eventStore.js';
+import { type EventStoreFixture, eventStoreConformance } from './eventStoreSuite.js';
+
+const makeFixture = async (): Promise<EventStoreFixture & { file: string }> => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'serp-es-'));
+  const file = path.join(dir, 'events.db');
+  return {
+    file,
+    connect: async () => createSqliteEventStore({ path: file, pollIntervalMs: 50 }),
+    cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+};
+
+t.test('SqliteEventStore › conformance', async (t) => eventStoreConformance(t, makeFixture));
+
+t.test('SqliteEventStore › group commit', async (t) => {
+  const fixture = await makeFixture();
+  const store = createSqliteEventStore({ path: fixture.file });
+  t.teardown(async () => {
+    await store.close();
+    await fixture.cleanup();
+  });
+
+  await t.test('200 concurrent appends to 200 streams share a handful of commits', async (t) => {
+    const before = store.stats();
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        store.appendToStream(`many-${i}`, [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+      ),
+    );
+    const after = store.stats();
+    t.equal(after.appends - before.appends, 200);
+    t.ok(after.commits - before.commits <= 5, `${after.commits - before.commits} commits for 200 appends`);
+  });
+
+  await t.test('a conflicting append fails alone, the rest of its batch commits', async (t) => {
+    await store.appendToStream('taken', [{ type: 'A', data: {} }]);
+    const before = store.stats();
+    const outcomes = await Promise.allSettled([
+      store.appendToStream('ok-1', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+      store.appendToStream('taken', [{ type: 'B', data: {} }], { expectedVersion: 'no_stream' }),
+      store.appendToStream('ok-2', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+    ]);
+    t.equal(store.stats().commits - before.commits, 1, 'all three went through one commit');
+    t.same(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    t.type((outcomes[1] as PromiseRejectedResult).reason, WrongExpectedVersionError);
+    t.equal((await store.readStream('ok-2')).events.length, 1);
+    t.equal((await store.readStream('taken')).events.length, 1, 'the conflicting event was rolled back');
+  });
+
+  await t.test('an event that cannot be serialised fails its own append only', async (t) => {
+    const bad = store.appendToStream('bad', [{ type: 'A', data: undefined }]);
+    const good = store.appendToStream('good', [{ type: 'A', data: 1 }]);
+    await t.rejects(bad, TypeError);
+    t.equal((await good).nextExpectedVersion, 0);
+  });
+});
+
+t.test('SqliteEventStore › stored JSON is validated on read', async (t) => {
+  const fixture = await makeFixture();
+  const store = createSqliteEventStore({ path: fixture.file });
+  t.teardown(async () => {
+    await store.close();
+    await fixture.cleanup();
+  });
+  await store.appendToStream('fine', [{ type: 'A', data: {} }]);
+  const raw = new Database(fixture.file);
+  raw.prepare("INSERT INTO events (stream, version, type, data, metadata) VALUES ('broken', 0, 'A', '{}', '{}')").run();
+  raw.close();
+  await t.rejects(store.readStream('broken'), { code: 'SERP_EVENTSTORE_CORRUPT_EVENT', globalPosition: 2 });
+  await t.rejects(store.readAll(), { code: 'SERP_EVENTSTORE_CORRUPT_EVENT' });
+  t.equal((await store.readStream('fine')).events.length, 1, 'valid streams still read');
+});
