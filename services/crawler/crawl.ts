@@ -1,0 +1,180 @@
+import type { PageFetched } from '../../contracts/events.js';
+import type { JobMessage } from '../../contracts/jobMessage.js';
+import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
+import type { SearchRequest } from '../../contracts/search.js';
+import type { Fetcher } from '../ports/fetcher.js';
+import { CrawlAbortedError, CrawlRequestError, describeError } from './errors.js';
+import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
+import { buildGoogleUrl, googleOrigin, type Targeting } from './googleUrl.js';
+import { assembleRawHtml, mergePages } from './parser/index.js';
+import type { SessionPool } from './sessions.js';
+
+/** SERP_FETCHER: which fetcher serves which page. */
+export type FetcherMode = 'http' | 'browser' | 'auto';
+
+export interface CrawlLimits extends PageLimits {
+  /** stop once this many organic results are in hand (default 100: Google's top 100) */
+  targetResults: number;
+  /** at most this many pages, `start = 0, 10, …` (default 10) */
+  maxPages: number;
+}
+
+export interface CrawlerDeps {
+  /** SERP_GOOGLE_ORIGIN: replaces `https://www.{engine_domain}` (tests, mirrors) */
+  googleOrigin?: string;
+  fetchers: { http?: Fetcher; browser?: Fetcher };
+  /** SERP_FETCHER (default `auto` when both fetchers are given, else the one given) */
+  fetcherMode?: FetcherMode;
+  sessions: SessionPool;
+  /** location / lat-lon → gl, hl, uule; throws CrawlRequestError for an unknown location */
+  resolveTargeting?: (request: SearchRequest) => Targeting;
+  limits?: Partial<CrawlLimits>;
+}
+
+export interface CrawlOutcome {
+  status: 'done' | 'partial' | 'failed';
+  /** the pages kept, in order; a block page is never among them */
+  pages: PageFetched[];
+  /** merged result with continuous positions; absent when failed */
+  result?: ParsedSerp;
+  /** every kept page behind its `<!-- serp-page … -->` marker (DESIGN.md §4); absent when failed */
+  rawHtml?: string;
+  /** blocks met (CAPTCHA, JS challenge, consent, 429), each of which retired a session */
+  blocks: number;
+  /** why the crawl ended early (partial) or failed */
+  reason?: string;
+}
+
+export interface CrawlOptions {
+  /** called at least once per fetch attempt and back-off, so a queue lease never runs out during a long crawl */
+  heartbeat: () => void;
+  /** aborting stops the crawl: crawl() then rejects with CrawlAbortedError and no outcome is to be recorded */
+  signal?: AbortSignal;
+}
+
+export interface Crawler {
+  crawl(message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_LIMITS: CrawlLimits = {
+  maxAttemptsPerPage: 4,
+  pageTimeoutMs: 30_000,
+  backoffBaseMs: 1_000,
+  backoffMaxMs: 15_000,
+  targetResults: 100,
+  maxPages: 10,
+};
+
+const hostOf = (link: string | undefined): string | undefined => {
+  if (!link) return undefined;
+  try {
+    return new URL(link).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+};
+
+/** `stop_domain: example.com` matches example.com and any subdomain (www.example.com, shop.example.com). */
+const hasDomain = (results: readonly OrganicResult[], domain: string): boolean =>
+  results.some((r) => {
+    const host = hostOf(r.link);
+    return host !== undefined && (host === domain || host.endsWith(`.${domain}`));
+  });
+
+/**
+ * The last page: no organic results, or Google's pager is there without a "Next" link. Pages without a pager
+ * (continuous scroll) say nothing, so the crawl goes on until the results run out or the page limit.
+ */
+const isLastPage = (page: KeptPage): boolean => {
+  if (page.serp.organic_results.length === 0) return true;
+  const html = page.fetched.html;
+  return html.includes('aria-label="Page ') && !html.includes('id="pnnext"');
+};
+
+const trimOrganic = (serp: ParsedSerp, max: number): ParsedSerp =>
+  serp.organic_results.length <= max ? serp : { ...serp, organic_results: serp.organic_results.slice(0, max) };
+
+export const createCrawler = (deps: CrawlerDeps): Crawler => {
+  const limits: CrawlLimits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const { http, browser } = deps.fetchers;
+  const mode: FetcherMode = deps.fetcherMode ?? (http && browser ? 'auto' : browser ? 'browser' : 'http');
+  const need = (f: Fetcher | undefined, name: string): Fetcher => {
+    if (!f) throw new Error(`SERP_FETCHER=${mode} needs the ${name} fetcher`);
+    return f;
+  };
+  // fail at wiring time, not on the first job
+  if (mode !== 'browser') need(http, 'http');
+  if (mode !== 'http') need(browser, 'browser');
+
+  /**
+   * auto: the AI Overview streams in after load and only ever sits on the first page, so only that page pays for the
+   * browser's render wait; every other page takes the http fast path with the cookies the browser's session earned.
+   */
+  const fetcherFor = (start: number, captureAio: boolean): Fetcher => {
+    if (mode === 'http') return http!;
+    if (mode === 'browser') return browser!;
+    return start === 0 && captureAio ? browser! : http!;
+  };
+
+  const crawl = async (message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
+    const request = message.request;
+    const kept: KeptPage[] = [];
+    let blocks = 0;
+    let reason: string | undefined;
+    let organicSoFar = 0;
+    try {
+      const origin = googleOrigin(request, deps.googleOrigin);
+      const targeting = deps.resolveTargeting?.(request);
+      for (let index = 0; index < limits.maxPages; index++) {
+        const start = index * 10;
+        const page = await fetchPageWithRetries(
+          {
+            url: buildGoogleUrl(request, { origin, start, targeting }),
+            start,
+            device: request.device,
+            captureAio: request.capture_aio,
+            fetcher: fetcherFor(start, request.capture_aio),
+            signal: opts.signal,
+            heartbeat: opts.heartbeat,
+            onBlock: () => {
+              blocks += 1;
+            },
+          },
+          deps.sessions,
+          limits,
+        );
+        kept.push(page);
+        organicSoFar += page.serp.organic_results.length;
+        if (request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) break;
+        if (organicSoFar >= limits.targetResults || isLastPage(page)) break;
+      }
+    } catch (err) {
+      if (err instanceof CrawlAbortedError || opts.signal?.aborted) throw new CrawlAbortedError();
+      if (err instanceof CrawlRequestError && kept.length === 0)
+        return { status: 'failed', pages: [], blocks, reason: describeError(err) };
+      reason = describeError(err);
+    }
+    if (kept.length === 0) return { status: 'failed', pages: [], blocks, reason: reason ?? 'no page fetched' };
+    const pages: PageFetched[] = kept.map((p) => ({
+      start: p.start,
+      url: p.fetched.url,
+      status: p.fetched.status,
+      fetchedAt: p.fetched.fetchedAt,
+      organicCount: p.serp.organic_results.length,
+      fetcher: p.fetcher,
+    }));
+    const result = trimOrganic(mergePages(kept.map((p) => ({ start: p.start, serp: p.serp }))), limits.targetResults);
+    const rawHtml = assembleRawHtml(
+      kept.map((p) => ({ start: p.start, url: p.fetched.url, fetchedAt: p.fetched.fetchedAt, html: p.fetched.html })),
+    );
+    return { status: reason ? 'partial' : 'done', pages, result, rawHtml, blocks, ...(reason ? { reason } : {}) };
+  };
+
+  return {
+    crawl,
+    async close() {
+      await Promise.all([http?.close(), browser?.close()]);
+    },
+  };
+};

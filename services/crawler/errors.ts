@@ -1,0 +1,71 @@
+/**
+ * What can go wrong fetching one Google page. The kind decides the retry (Crawlee's rule): a block retires the session
+ * and retries on another, a transient failure backs off and retries, a bad request is never retried.
+ */
+export type BlockKind = 'captcha' | 'js_challenge' | 'consent' | 'rate_limited';
+
+export class CrawlBlockedError extends Error {
+  readonly code = 'SERP_CRAWL_BLOCKED';
+  readonly retireSession = true;
+  readonly retryable = true;
+  constructor(
+    readonly kind: BlockKind,
+    readonly url: string,
+    readonly status: number,
+  ) {
+    super(`blocked by Google (${kind}, HTTP ${status}) at ${url}`);
+    this.name = 'CrawlBlockedError';
+  }
+}
+
+/** 5xx, timeouts, connection resets, pages the parser calls `error`: worth another try, on the same session. */
+export class CrawlTransientError extends Error {
+  readonly code = 'SERP_CRAWL_TRANSIENT';
+  readonly retireSession = false;
+  readonly retryable = true;
+  constructor(
+    readonly kind: 'server_error' | 'timeout' | 'network' | 'error_page',
+    readonly url: string,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'CrawlTransientError';
+  }
+}
+
+/** The request itself is wrong (an unknown engine domain, a 4xx other than 429): retrying cannot help. */
+export class CrawlRequestError extends Error {
+  readonly code = 'SERP_CRAWL_BAD_REQUEST';
+  readonly retireSession = false;
+  readonly retryable = false;
+  constructor(message: string) {
+    super(message);
+    this.name = 'CrawlRequestError';
+  }
+}
+
+/** The job was cancelled (shutdown drain, lost lease): stop at once, keep nothing further. */
+export class CrawlAbortedError extends Error {
+  readonly code = 'SERP_CRAWL_ABORTED';
+  readonly retireSession = false;
+  readonly retryable = false;
+  constructor() {
+    super('crawl aborted');
+    this.name = 'CrawlAbortedError';
+  }
+}
+
+export type CrawlError = CrawlBlockedError | CrawlTransientError | CrawlRequestError | CrawlAbortedError;
+
+export const isCrawlError = (err: unknown): err is CrawlError =>
+  err instanceof CrawlBlockedError ||
+  err instanceof CrawlTransientError ||
+  err instanceof CrawlRequestError ||
+  err instanceof CrawlAbortedError;
+
+/** One line for `CrawlFailed.reason` and logs. */
+export const describeError = (err: unknown): string =>
+  isCrawlError(err)
+    ? `${err.code}: ${err.message}`
+    : `SERP_CRAWL_UNEXPECTED: ${(err as Error)?.message ?? String(err)}`;

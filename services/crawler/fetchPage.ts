@@ -1,0 +1,147 @@
+import type { ParsedSerp } from '../../contracts/result.js';
+import type { Device } from '../../contracts/search.js';
+import type { CrawlSession, FetchedPage, Fetcher } from '../ports/fetcher.js';
+import {
+  CrawlAbortedError,
+  CrawlBlockedError,
+  type CrawlError,
+  CrawlRequestError,
+  CrawlTransientError,
+  isCrawlError,
+} from './errors.js';
+import { parse } from './parser/index.js';
+import type { SessionPool } from './sessions.js';
+
+/** Per-page retry limits. Defaults suit live Google; tests shrink the waits. */
+export interface PageLimits {
+  /** tries per page, on as many sessions as blocks require (default 4) */
+  maxAttemptsPerPage: number;
+  /** one fetch, including the browser's render wait (default 30,000 ms) */
+  pageTimeoutMs: number;
+  /** first back-off after a failure; doubles per attempt, with full jitter (default 1,000 ms) */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
+
+export interface KeptPage {
+  start: number;
+  fetched: FetchedPage;
+  serp: ParsedSerp;
+  fetcher: string;
+}
+
+export interface PageJob {
+  url: string;
+  start: number;
+  device: Device;
+  captureAio: boolean;
+  /** which fetcher serves this page: the crawler decides from SERP_FETCHER and capture_aio */
+  fetcher: Fetcher;
+  signal?: AbortSignal;
+  heartbeat: () => void;
+  /** counts every block met, retried or not */
+  onBlock: (err: CrawlBlockedError) => void;
+}
+
+/**
+ * Classifies what came back before parsing: status and final URL catch the blocks the body cannot show (a 429 with
+ * an empty body, a redirect to /sorry/), then the parser's page classification catches the rest.
+ */
+const judge = (page: FetchedPage, captureAio: boolean, start: number, device: Device): ParsedSerp => {
+  const finalPath = safePath(page.finalUrl);
+  if (finalPath.startsWith('/sorry/')) throw new CrawlBlockedError('captcha', page.finalUrl, page.status);
+  if (page.status === 429) throw new CrawlBlockedError('rate_limited', page.finalUrl, page.status);
+  if (page.status >= 500) {
+    throw new CrawlTransientError('server_error', page.finalUrl, `Google answered HTTP ${page.status}`, page.status);
+  }
+  if (page.status >= 400) throw new CrawlRequestError(`Google answered HTTP ${page.status} for ${page.url}`);
+  const outcome = parse(page.html, { captureAio, start, device, status: page.status, finalUrl: page.finalUrl });
+  if (outcome.kind === 'serp') return outcome.serp;
+  if (outcome.kind === 'error') {
+    throw new CrawlTransientError('error_page', page.finalUrl, `Google error page: ${outcome.detail}`, page.status);
+  }
+  throw new CrawlBlockedError(outcome.kind, page.finalUrl, page.status);
+};
+
+const safePath = (url: string): string => {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+};
+
+/** Maps what a fetcher threw (got, playwright, abort) onto the crawler's typed errors. */
+const asCrawlError = (err: unknown, url: string, signal?: AbortSignal): CrawlError => {
+  if (signal?.aborted) return new CrawlAbortedError();
+  if (isCrawlError(err)) return err;
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e?.name === 'TimeoutError' || e?.code === 'ETIMEDOUT') {
+    return new CrawlTransientError('timeout', url, `timed out fetching ${url}`);
+  }
+  return new CrawlTransientError(
+    'network',
+    url,
+    `fetch failed: ${e?.code ?? e?.name ?? 'error'}: ${e?.message ?? err}`,
+  );
+};
+
+export const backoffDelay = (attempt: number, limits: PageLimits): number =>
+  Math.round(Math.random() * Math.min(limits.backoffMaxMs, limits.backoffBaseMs * 2 ** (attempt - 1)));
+
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new CrawlAbortedError());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new CrawlAbortedError());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/**
+ * One results page, retried by the kind of failure (Crawlee's rule): a block retires the session and the next try
+ * takes another; a transient failure keeps the session; a bad request or an abort ends at once. Resolves only with a
+ * parsed SERP, so a block page can never become a result; rejects with the last typed error.
+ */
+export const fetchPageWithRetries = async (
+  job: PageJob,
+  sessions: SessionPool,
+  limits: PageLimits,
+): Promise<KeptPage> => {
+  let last: CrawlError | undefined;
+  for (let attempt = 1; attempt <= limits.maxAttemptsPerPage; attempt++) {
+    job.heartbeat();
+    let session: CrawlSession | undefined;
+    try {
+      session = await sessions.acquire(job.device, job.signal);
+      const fetched = await job.fetcher.fetch({
+        url: job.url,
+        device: job.device,
+        session,
+        captureAio: job.captureAio,
+        timeoutMs: limits.pageTimeoutMs,
+        signal: job.signal,
+      });
+      const serp = judge(fetched, job.captureAio, job.start, job.device);
+      sessions.succeeded(session, fetched.cookies);
+      return { start: job.start, fetched, serp, fetcher: job.fetcher.name };
+    } catch (err) {
+      last = asCrawlError(err, job.url, job.signal);
+      if (last instanceof CrawlBlockedError) {
+        job.onBlock(last);
+        if (session) sessions.retire(session);
+      }
+      if (!last.retryable) throw last;
+    }
+    if (attempt < limits.maxAttemptsPerPage) {
+      job.heartbeat();
+      await sleep(backoffDelay(attempt, limits), job.signal);
+    }
+  }
+  throw last ?? new CrawlTransientError('network', job.url, 'no attempt made');
+};

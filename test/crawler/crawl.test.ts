@@ -1,0 +1,174 @@
+import t from 'tap';
+import { CrawlAbortedError } from '../../services/crawler/errors.js';
+import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
+import { startFakeGoogle, type Trouble } from '../support/fakeGoogle.js';
+import { fixturesMissing } from '../support/fixtures.js';
+
+const skip = fixturesMissing();
+
+t.test('crawl() against the fake Google origin', { skip }, async (t) => {
+  const google = await startFakeGoogle();
+  t.teardown(() => google.close());
+  const { crawler } = httpCrawlerFor(google.origin);
+  t.teardown(() => crawler.close());
+  const heartbeat = () => undefined;
+  const fresh = () => {
+    google.setMode({});
+    google.requests.length = 0;
+  };
+
+  t.test('paginates ten pages with one request each and continuous positions over all of them', async (t) => {
+    fresh();
+    const outcome = await crawler.crawl(jobFor({ keyword: 'cistern' }), { heartbeat });
+    t.equal(outcome.status, 'done');
+    const searches = google.searches();
+    t.equal(searches.length, 10, 'ten requests');
+    t.same(
+      searches.map((r) => Number(r.query.start ?? 0)),
+      [0, 10, 20, 30, 40, 50, 60, 70, 80, 90],
+    );
+    t.equal(outcome.pages.length, 10);
+    const organic = outcome.result?.organic_results ?? [];
+    t.ok(organic.length > 80, `most of the 94 results (${organic.length}) kept after dedupe`);
+    t.same(
+      organic.map((r) => r.position),
+      organic.map((_, i) => i + 1),
+      'positions run 1..N',
+    );
+    t.same(new Set(organic.map((r) => r.page)), new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 'every page contributed');
+    t.equal(outcome.rawHtml?.match(/<!-- serp-page start=/g)?.length, 10, 'raw HTML holds every page with its marker');
+    t.equal(outcome.blocks, 0);
+    t.equal(searches[0]?.query.q, 'cistern');
+  });
+
+  t.test('stops at the page where stop_domain first appears', async (t) => {
+    fresh();
+    const outcome = await crawler.crawl(jobFor({ keyword: 'folders', stop_domain: 'amazon.com' }), { heartbeat });
+    t.equal(outcome.status, 'done');
+    t.equal(google.searches().length, 4, 'amazon.com first appears on the fourth page');
+    t.equal(outcome.pages.length, 4);
+    t.ok(outcome.result?.organic_results.some((r) => r.link?.includes('amazon.com')));
+  });
+
+  t.test('ends at the last page when Google has no more results', async (t) => {
+    const short = await startFakeGoogle({
+      queries: { short: ['serp/websearcher/2024-03-13_cistern_81f344a9684a.html.gz'] },
+    });
+    t.teardown(() => short.close());
+    const { crawler: c } = httpCrawlerFor(short.origin);
+    const outcome = await c.crawl(jobFor({ keyword: 'short' }), { heartbeat });
+    t.equal(outcome.status, 'done');
+    t.equal(short.searches().length, 2, 'the second page had no results');
+    t.equal(outcome.pages.length, 2);
+    t.equal(outcome.result?.organic_results.length, 10);
+  });
+
+  t.test('retries a blocked page on a new session and counts the blocks', async (t) => {
+    fresh();
+    google.setMode({ trouble: { kind: 'captcha' }, fromStart: 20, firstRequests: 2 });
+    const outcome = await crawler.crawl(jobFor({ keyword: 'cistern' }), { heartbeat });
+    t.equal(outcome.status, 'done');
+    t.equal(outcome.blocks, 2);
+    t.equal(outcome.pages.length, 10, 'no page lost');
+    const third = google.searches().filter((r) => r.query.start === '20');
+    t.equal(third.length, 3, 'blocked twice, then served');
+    const blockedCookie = third[0]?.headers.cookie;
+    t.match(blockedCookie, /NID=/, 'the blocked session carried the cookie Google gave it');
+    t.not(third[1]?.headers.cookie, blockedCookie, 'the retry came from another session');
+    t.not(third[2]?.headers.cookie, blockedCookie);
+  });
+
+  const blocks: Array<[string, Trouble]> = [
+    ['a redirect to /sorry/index', { kind: 'sorry_redirect' }],
+    ['the JS challenge', { kind: 'js_challenge' }],
+    ['the consent page', { kind: 'consent' }],
+    ['HTTP 429', { kind: 'status', status: 429 }],
+  ];
+  for (const [name, trouble] of blocks) {
+    t.test(`treats ${name} as a block`, async (t) => {
+      fresh();
+      google.setMode({ trouble, firstRequests: 1 });
+      const outcome = await crawler.crawl(jobFor({ keyword: 'cistern', stop_domain: 'dictionary.com' }), { heartbeat });
+      t.equal(outcome.status, 'done');
+      t.equal(outcome.blocks, 1);
+      t.equal(outcome.pages.length, 2);
+      t.equal(outcome.pages[0]?.status, 200, 'the kept page is the real one');
+    });
+  }
+
+  t.test('retries 5xx and timeouts without counting them as blocks', async (t) => {
+    for (const trouble of [
+      { kind: 'status', status: 503 },
+      { kind: 'status', status: 500 },
+      { kind: 'hang' },
+    ] as Trouble[]) {
+      fresh();
+      google.setMode({ trouble, firstRequests: 1 });
+      const { crawler: c } = httpCrawlerFor(google.origin, { limits: { pageTimeoutMs: 300 } });
+      const outcome = await c.crawl(jobFor({ keyword: 'cistern', stop_domain: 'dictionary.com' }), { heartbeat });
+      t.equal(outcome.status, 'done', trouble.kind);
+      t.equal(outcome.blocks, 0);
+      t.equal(google.searches().length, 3, 'one failed request, then two pages');
+    }
+  });
+
+  t.test('blocked from the fourth page on for good: partial with the first three pages', async (t) => {
+    fresh();
+    google.setMode({ trouble: { kind: 'sorry_redirect' }, fromStart: 30 });
+    const outcome = await crawler.crawl(jobFor({ keyword: 'cistern' }), { heartbeat });
+    t.equal(outcome.status, 'partial');
+    t.equal(outcome.pages.length, 3);
+    t.same(
+      outcome.pages.map((p) => p.start),
+      [0, 10, 20],
+    );
+    t.equal(outcome.blocks, 3, 'every attempt at the fourth page was a block');
+    const organic = outcome.result?.organic_results ?? [];
+    t.equal(
+      organic.length,
+      outcome.pages.reduce((n, p) => n + p.organicCount, 0),
+      'every result of the three pages',
+    );
+    t.same(new Set(organic.map((r) => r.page)), new Set([1, 2, 3]));
+    t.match(outcome.reason, /SERP_CRAWL_BLOCKED/);
+    t.equal(outcome.rawHtml?.match(/<!-- serp-page start=/g)?.length, 3, 'no block page in the raw HTML');
+  });
+
+  t.test('an origin that always blocks: failed, with no result and no raw HTML', async (t) => {
+    fresh();
+    google.setMode({ trouble: { kind: 'captcha' } });
+    const outcome = await crawler.crawl(jobFor({ keyword: 'cistern' }), { heartbeat });
+    t.equal(outcome.status, 'failed');
+    t.same(outcome.pages, []);
+    t.equal(outcome.result, undefined);
+    t.equal(outcome.rawHtml, undefined);
+    t.equal(outcome.blocks, 3);
+    t.match(outcome.reason, /captcha/);
+  });
+
+  t.test('refuses an engine_domain that is not Google without a request', async (t) => {
+    fresh();
+    const job = jobFor({ keyword: 'x' });
+    const outcome = await crawler.crawl(
+      { ...job, request: { ...job.request, engine_domain: 'example.com' } },
+      { heartbeat },
+    );
+    t.equal(outcome.status, 'failed');
+    t.match(outcome.reason, /SERP_CRAWL_BAD_REQUEST/);
+    t.equal(google.requests.length, 0);
+  });
+
+  t.test('heartbeats during the crawl and stops when aborted', async (t) => {
+    fresh();
+    google.setMode({ latencyMs: 100 });
+    let beats = 0;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 250);
+    await t.rejects(
+      crawler.crawl(jobFor({ keyword: 'cistern' }), { heartbeat: () => beats++, signal: controller.signal }),
+      CrawlAbortedError,
+    );
+    t.ok(beats >= 1, `heartbeats sent (${beats})`);
+    t.ok(google.searches().length < 10, 'stopped early');
+  });
+});
