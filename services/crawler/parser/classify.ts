@@ -7,7 +7,17 @@ export interface ClassifyContext {
 }
 
 /** A result page carries one of these whatever the layout (desktop, mobile, basic, 2020–2026). */
-const SERP_MARKERS = ['id="rso"', 'id="search"', 'id="main"', 'id="res"', 'id=rso', 'id=search', 'id=main'];
+const SERP_MARKERS = [
+  'id="rso"',
+  'id="search"',
+  'id="main"',
+  'id="res"',
+  'id="tsf"',
+  'id="topstuff"',
+  'id=rso',
+  'id=search',
+  'id=main',
+];
 
 /**
  * Classifies on markers that do not depend on the interface language (URLs, ids, form actions); the
@@ -21,14 +31,15 @@ export const classifyWithDetail = (html: string, ctx: ClassifyContext = {}): { k
     return { kind: 'captcha', detail: `redirected to ${url}` };
   if (/^https?:\/\/consent\.google\./i.test(url)) return { kind: 'consent', detail: `redirected to ${url}` };
   const head = html.slice(0, 300_000);
-  const looksLikeSerp = SERP_MARKERS.some((m) => head.includes(m));
+  const looksLikeSerp = SERP_MARKERS.some((m) => html.includes(m));
   if (
     head.includes('id="captcha-form"') ||
     (head.includes('g-recaptcha') && head.includes('/sorry/')) ||
     (!looksLikeSerp && /\/sorry\/index|unusual traffic from your computer/i.test(head))
   )
     return { kind: 'captcha', detail: 'Google CAPTCHA ("unusual traffic") page' };
-  if (head.includes('/httpservice/retry/enablejs') && !/id="?rso/.test(head))
+  // Real result pages carry the same noscript refresh for JS-less visitors; only the bare shell lacks the search form.
+  if (head.includes('/httpservice/retry/enablejs') && !looksLikeSerp)
     return {
       kind: 'js_challenge',
       detail: 'Google JavaScript challenge (noscript refresh to /httpservice/retry/enablejs)',

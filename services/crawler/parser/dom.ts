@@ -97,12 +97,16 @@ export const unwrapLink = (href: string | undefined): string | undefined => {
   const absolute = href.startsWith('/') ? `https://www.google.com${href}` : href;
   if (!m) return absolute;
   const params = new URLSearchParams(m[1]);
-  const target = params.get('q') ?? params.get('url') ?? params.get('imgrefurl');
+  const target = params.get('q') || params.get('url') || params.get('imgrefurl');
   return target && /^https?:\/\//i.test(target) ? target : absolute;
 };
 
+/**
+ * Links that lead back into Google's own search UI (more results, image tab, settings). Other Google properties
+ * (Maps, Translate, Drive) are kept: for a query such as "google" they are the organic results.
+ */
 export const isGoogleInternal = (link: string): boolean =>
-  /^https?:\/\/(?:www\.|maps\.|support\.|policies\.|accounts\.)?google\.[a-z.]+\/(?:search|maps|webhp|preferences|setprefs|advanced_search|sorry|imgres|shopping|travel|intl|url)/i.test(
+  /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?:search|setprefs|preferences|advanced_search|sorry|imgres|url)\b/i.test(
     link,
   ) ||
   link.startsWith('#') ||

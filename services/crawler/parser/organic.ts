@@ -10,15 +10,7 @@ import { richSnippetOf, sitelinksOf } from './organicExtras.js';
  */
 const EXCLUDED_IDS = new Set(['tads', 'tadsb', 'bottomads', 'tvcap', 'atvcap', 'rhs', 'rhscol', 'taw']);
 const EXCLUDED_TAGS = new Set(['g-scrolling-carousel', 'g-inner-card', 'block-component', 'g-accordion-expander']);
-const EXCLUDED_CLASSES = [
-  'related-question-pair',
-  'usJj9c',
-  'BYM4Nd',
-  'ULSxyf',
-  'cUnQKe',
-  'commercial-unit-desktop-top',
-  'uEierd',
-];
+const EXCLUDED_CLASSES = ['related-question-pair', 'usJj9c', 'cUnQKe', 'commercial-unit-desktop-top', 'uEierd'];
 
 const isExcludedBlock = (el: HTMLElement): boolean => {
   const id = el.id;

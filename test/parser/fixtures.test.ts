@@ -1,0 +1,82 @@
+import t from 'tap';
+import { ParsedSerp } from '../../contracts/result.js';
+import { parse, toCompat } from '../../services/crawler/parser/index.js';
+import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
+import { normLink } from './compare.js';
+import { expectationFor } from './expected.js';
+
+/**
+ * Counts that differ from another parser's test for a reason found in the page, not a parser gap. Each entry
+ * says who is right; anything not listed must match exactly.
+ */
+const COUNT_DISAGREEMENTS: Record<string, string> = {
+  // WebSearcher files the "OscarTheGrouch (@OscarTheGrouch) / X" header as part of its twitter_cards component;
+  // we do too (twitter_results), so our organic list matches its 6 general results.
+};
+
+const missing = fixturesMissing();
+const pages = missing ? [] : listSerpPages();
+
+t.test('Google SERP parser › every fixture page', { skip: missing }, async (t) => {
+  for (const page of pages) {
+    t.test(page, async (t) => {
+      const html = readFixtureText(page);
+      const out = parse(html, { captureAio: true });
+      const e = expectationFor(page);
+      if (e?.kind) t.equal(out.kind, e.kind, 'page kind');
+      if (out.kind !== 'serp') {
+        t.ok(out.detail.length > 0, 'an interstitial says what it is');
+        return;
+      }
+      const serp = out.serp;
+      t.ok(ParsedSerp.safeParse(serp).success, 'matches the ParsedSerp contract');
+      t.same(
+        serp.organic_results.map((r) => r.position),
+        serp.organic_results.map((_, i) => i + 1),
+        'positions run 1..N',
+      );
+      const links = serp.organic_results.map((r) => r.link ?? '');
+      t.equal(new Set(links).size, links.length, 'no link twice');
+      t.ok(
+        links.every((l) => /^https?:\/\//.test(l) && !/^https?:\/\/www\.google\.[a-z.]+\/url\?/.test(l)),
+        'links are absolute and unwrapped',
+      );
+      t.ok(
+        serp.organic_results.every((r) => r.title.trim() === r.title && r.title.length > 0),
+        'titles are trimmed text',
+      );
+      const compat = toCompat({
+        search_metadata: {
+          id: 'x',
+          status: 'done',
+          cached: false,
+          created_at: '2026-01-01T00:00:00Z',
+          parameters: { q: 'q' },
+          information: serp.information,
+        },
+        organic_results: serp.organic_results,
+        serp_features: serp.serp_features,
+      });
+      t.ok(Array.isArray(compat.organic_results), 'maps onto the compat envelope');
+      if (!e) return;
+      if (e.organicLinks) {
+        t.same(links.map(normLink), e.organicLinks.map(normLink), 'organic links and order as the other parser');
+      }
+      if (e.organicCount !== undefined) {
+        const why = COUNT_DISAGREEMENTS[page];
+        if (why) t.comment(`count differs from the other parser on purpose: ${why}`);
+        else t.equal(serp.organic_results.length, e.organicCount, 'organic count');
+      }
+      for (const a of e.organicAt ?? []) {
+        const r = serp.organic_results[a.index];
+        if (a.link) t.equal(normLink(r?.link ?? ''), normLink(a.link), `link of result ${a.index}`);
+        if (a.title) t.equal(r?.title, a.title, `title of result ${a.index}`);
+      }
+      if (e.totalResults !== undefined) t.equal(serp.information.total_results, e.totalResults, 'result estimate');
+      for (const [name, present] of Object.entries(e.features ?? {})) {
+        const found = name === 'ai_overview' ? serp.ai_overview !== undefined : name in serp.serp_features;
+        t.equal(found, present, `${name} ${present ? 'present' : 'absent'}`);
+      }
+    });
+  }
+});
