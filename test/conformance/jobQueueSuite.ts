@@ -1,0 +1,211 @@
+import type { Test } from 'tap';
+import type { JobMessage } from '../../contracts/jobMessage.js';
+import type { ConsumeOptions, Delivery, JobQueue } from '../../services/ports/jobQueue.js';
+import { jobQueueFailureConformance } from './jobQueueFailureSuite.js';
+import {
+  createGate,
+  createRecorder,
+  type JobQueueFixture,
+  type JobQueueSettings,
+  jobMessage,
+  sleep,
+} from './jobQueueHelpers.js';
+
+export type { JobQueueFixture, JobQueueSettings } from './jobQueueHelpers.js';
+
+export type MakeJobQueue = (settings: JobQueueSettings) => Promise<JobQueueFixture>;
+
+/** settings used unless a test needs others; ack wait is long enough for a loaded machine to heartbeat in time */
+export const defaultSettings: JobQueueSettings = { ackWaitMs: 600, maxDeliver: 5, dedupeWindowMs: 60_000 };
+
+export type WithQueue = (
+  t: Test,
+  settings: Partial<JobQueueSettings>,
+  body: (queue: JobQueue, consume: ConsumeHelper) => Promise<void>,
+) => Promise<void>;
+
+/** consume with the consumer stopped at teardown, so a failing test never leaves handlers running */
+export type ConsumeHelper = (
+  handler: (delivery: Delivery) => Promise<void>,
+  options?: Partial<ConsumeOptions>,
+) => { stop(): Promise<void> };
+
+/**
+ * The one suite every JobQueue adapter runs. Timing assertions are lower bounds only ("no sooner than"), with
+ * generous waits, so a loaded machine makes them slower, never red.
+ */
+export const jobQueueConformance = (t: Test, makeQueue: MakeJobQueue) => {
+  const withQueue: WithQueue = async (t, settings, body) => {
+    const fixture = await makeQueue({ ...defaultSettings, ...settings });
+    const consumers: Array<{ stop(): Promise<void> }> = [];
+    t.teardown(async () => {
+      await Promise.all(consumers.map((c) => c.stop()));
+      await fixture.cleanup();
+    });
+    const consume: ConsumeHelper = (handler, options) => {
+      const consumer = fixture.queue.consume(handler, { concurrency: 1, ...options });
+      consumers.push(consumer);
+      return consumer;
+    };
+    await body(fixture.queue, consume);
+  };
+
+  t.test('ack › an acked message is delivered once, with attempt 1', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      const message = jobMessage();
+      t.same(await queue.enqueue(message), { duplicate: false });
+      const rec = createRecorder((d) => d.ack());
+      consume(rec.handler);
+      await rec.until((s) => s.length >= 1, 'the delivery');
+      await sleep(defaultSettings.ackWaitMs * 2);
+      t.equal(rec.seen.length, 1, 'never redelivered after ack');
+      t.same(rec.seen[0].delivery.message, message, 'the message arrives intact');
+      t.equal(rec.seen[0].delivery.attempt, 1);
+    }),
+  );
+
+  t.test('order › messages are delivered in enqueue order', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      const messages = Array.from({ length: 10 }, () => jobMessage());
+      for (const m of messages) await queue.enqueue(m);
+      const rec = createRecorder((d) => d.ack());
+      consume(rec.handler);
+      await rec.until((s) => s.length >= 10, 'ten deliveries');
+      t.same(
+        rec.seen.map((r) => r.delivery.message.jobId),
+        messages.map((m) => m.jobId),
+      );
+    }),
+  );
+
+  t.test('delay › a delayed message waits, and does not hold back the ones behind it', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      const delayed = jobMessage();
+      const enqueuedAt = Date.now();
+      await queue.enqueue(delayed, { delayMs: 400 });
+      const prompt = jobMessage();
+      await queue.enqueue(prompt);
+      const rec = createRecorder((d) => d.ack());
+      consume(rec.handler);
+      await rec.until((s) => s.length >= 2, 'both deliveries');
+      t.same(
+        rec.seen.map((r) => r.delivery.message.jobId),
+        [prompt.jobId, delayed.jobId],
+      );
+      t.ok(rec.seen[1].at - enqueuedAt >= 400, 'the delayed one came no sooner than its delay');
+    }),
+  );
+
+  t.test('nak › a nak with a delay redelivers no sooner than the delay, as the next attempt', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      await queue.enqueue(jobMessage());
+      let nakAt = 0;
+      const rec = createRecorder(async (d) => {
+        if (d.attempt === 1) {
+          nakAt = Date.now();
+          await d.nak(500);
+        } else await d.ack();
+      });
+      consume(rec.handler);
+      await rec.until((s) => s.length >= 2, 'the redelivery');
+      t.same(
+        rec.seen.map((r) => r.delivery.attempt),
+        [1, 2],
+      );
+      t.ok(rec.seen[1].at - nakAt >= 500, `redelivered after ${rec.seen[1].at - nakAt} ms`);
+    }),
+  );
+
+  t.test('dedupe › the same job id and dispatch within the window is enqueued once', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      const message = jobMessage();
+      t.same(await queue.enqueue(message), { duplicate: false });
+      t.same(await queue.enqueue({ ...message, keyId: 'changed' }), { duplicate: true }, 'same id: duplicate');
+      t.same(await queue.enqueue({ ...message, dispatch: 1 }), { duplicate: false }, 'a re-dispatch is not');
+      const rec = createRecorder((d) => d.ack());
+      consume(rec.handler);
+      await rec.until((s) => s.length >= 2, 'two deliveries');
+      await sleep(300);
+      t.same(
+        rec.seen.map((r) => [r.delivery.message.dispatch, r.delivery.message.keyId]),
+        [
+          [0, 'key-1'],
+          [1, 'key-1'],
+        ],
+      );
+    }),
+  );
+
+  t.test('dedupe › after the window the same id is accepted again', (t) =>
+    withQueue(t, { dedupeWindowMs: 200 }, async (queue) => {
+      const message = jobMessage();
+      await queue.enqueue(message);
+      await sleep(600);
+      t.same(await queue.enqueue(message), { duplicate: false });
+    }),
+  );
+
+  t.test('enqueue › a malformed message is refused', (t) =>
+    withQueue(t, {}, async (queue) => {
+      await t.rejects(queue.enqueue({ jobId: 'x' } as unknown as JobMessage));
+    }),
+  );
+
+  t.test('concurrency › never more handlers at once than the bound, and the bound is used', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      for (let i = 0; i < 20; i += 1) await queue.enqueue(jobMessage());
+      let running = 0;
+      let maxRunning = 0;
+      const rec = createRecorder(async (d) => {
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        await sleep(30);
+        running -= 1;
+        await d.ack();
+      });
+      consume(rec.handler, { concurrency: 3 });
+      await rec.until((s) => s.length >= 20, 'twenty deliveries');
+      await sleep(100);
+      t.equal(maxRunning, 3);
+      t.equal(new Set(rec.seen.map((r) => r.delivery.message.jobId)).size, 20, 'each message once');
+    }),
+  );
+
+  t.test('stop › drains the handlers in flight and takes nothing new', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      const messages = Array.from({ length: 5 }, () => jobMessage());
+      for (const m of messages) await queue.enqueue(m);
+      const gate = createGate();
+      let finished = 0;
+      const first = createRecorder(async (d) => {
+        await gate.opened;
+        finished += 1;
+        await d.ack();
+      });
+      const consumer = consume(first.handler, { concurrency: 2 });
+      await first.until((s) => s.length >= 2, 'two in flight');
+      let stopped = false;
+      const stopping = consumer.stop().then(() => {
+        stopped = true;
+      });
+      await sleep(100);
+      t.notOk(stopped, 'stop waits while handlers run');
+      gate.open();
+      await stopping;
+      t.equal(finished, 2, 'both handlers finished before stop resolved');
+      t.equal(first.seen.length, 2, 'the stopped consumer took nothing new');
+
+      const second = createRecorder((d) => d.ack());
+      consume(second.handler);
+      await second.until((s) => s.length >= 3, 'the rest');
+      await sleep(defaultSettings.ackWaitMs * 2);
+      t.same(
+        second.seen.map((r) => r.delivery.message.jobId),
+        messages.slice(2).map((m) => m.jobId),
+        'another consumer gets exactly the messages left, and none acked during the drain',
+      );
+    }),
+  );
+
+  jobQueueFailureConformance(t, withQueue);
+};
