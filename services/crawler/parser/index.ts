@@ -1,6 +1,7 @@
 import type { ParsedSerp } from '../../../contracts/result.js';
 import { classifyPage, classifyWithDetail, type PageKind } from './classify.js';
 import { loadDom } from './dom.js';
+import { parseFeatures } from './features/index.js';
 import { parseInformation } from './information.js';
 import { parseOrganic } from './organic.js';
 import { assembleRawHtml, mergePages, splitRawHtml } from './pages.js';
@@ -31,7 +32,7 @@ export const parse = (html: string, context: ParseContext): ParseOutcome => {
   const organic = parseOrganic(root);
   const serp: ParsedSerp = {
     organic_results: organic,
-    serp_features: {},
+    serp_features: parseFeatures(root),
     information: parseInformation(root, html, organic.length),
   };
   return { kind: 'serp', serp };

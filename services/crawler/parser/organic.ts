@@ -9,7 +9,13 @@ import { richSnippetOf, sitelinksOf } from './organicExtras.js';
  * Ids and custom tag names lasted 2020–2026; classes are only used where nothing else marks the block.
  */
 const EXCLUDED_IDS = new Set(['tads', 'tadsb', 'bottomads', 'tvcap', 'atvcap', 'rhs', 'rhscol', 'taw']);
-const EXCLUDED_TAGS = new Set(['g-scrolling-carousel', 'g-inner-card', 'block-component', 'g-accordion-expander']);
+const EXCLUDED_TAGS = new Set([
+  'g-scrolling-carousel',
+  'g-inner-card',
+  'block-component',
+  'g-accordion-expander',
+  'g-section-with-header',
+]);
 const EXCLUDED_CLASSES = ['related-question-pair', 'usJj9c', 'cUnQKe', 'commercial-unit-desktop-top', 'uEierd'];
 
 const isExcludedBlock = (el: HTMLElement): boolean => {

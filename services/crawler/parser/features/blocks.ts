@@ -1,0 +1,139 @@
+import type { HTMLElement } from 'node-html-parser';
+import { hasClass, isGoogleInternal, textOf, unwrapLink } from '../dom.js';
+
+/**
+ * Carousel-like blocks (top stories, videos, perspectives, forums, jobs, recipes, images, X/Twitter) have no class
+ * that lasted, so they are told apart as WebSearcher does: by the block's heading. The headings are localized;
+ * these cover the interface languages of the fixture pages. Where a stable marker exists it is used as well.
+ */
+const HEADINGS: Array<[string, RegExp]> = [
+  [
+    'top_stories',
+    /^(Top stories|Noticias destacadas|Principales noticias|Schlagzeilen|Top-Meldungen|À la une|Principais notícias|Главные новости|Tin bài hàng đầu|ข่าวเด่น|トップニュース|주요 뉴스|Najważniejsze wiadomości|Notizie principali|Huvudnyheter|News)$/i,
+  ],
+  ['inline_videos', /^(Videos|Short videos|Vídeos|Vidéos|Видео|Video|動画|동영상|Filmy|Videoklipp|วิดีโอ)$/i],
+  ['perspectives', /^(Perspectives|What people are saying|Perspectivas|Perspektiven|Points de vue)$/i],
+  [
+    'discussions_and_forums',
+    /^(Discussions and forums|Foros de debate|Diskussionen und Foren|Discussions et forums|Fóruns e discussões|Обсуждения и форумы)$/i,
+  ],
+  ['jobs_results', /^(Jobs|Empleos|Jobs in der Nähe|Emplois|Vagas|Вакансии)$/i],
+  ['recipes_results', /^(Recipes|Recetas|Rezepte|Recettes|Receitas|Рецепты)$/i],
+  [
+    'inline_images',
+    /^(Images|Images for .*|Imágenes|Imágenes de .*|Bilder|Bilder zu .*|Imagens|Картинки|Hình ảnh|รูปภาพ|画像|이미지)$/i,
+  ],
+];
+
+const headingOf = (block: HTMLElement): string => {
+  const h =
+    block.querySelector('[role="heading"][aria-level="2"]') ??
+    block.querySelector('h2') ??
+    block.querySelector('g-section-with-header [role="heading"]') ??
+    block.querySelector('.mgAbYb');
+  return textOf(h);
+};
+
+/** The top-level blocks of the results column: `div.MjjYud` (2022–26) or the children of `#rso`. */
+const topBlocks = (root: HTMLElement): HTMLElement[] => {
+  const mj = root.querySelectorAll('.MjjYud');
+  if (mj.length) return [...mj, ...root.querySelectorAll('#botstuff g-section-with-header')];
+  const rso = root.querySelector('#rso');
+  return rso ? (rso.childNodes.filter((c) => c.nodeType === 1) as HTMLElement[]) : [];
+};
+
+export const headedBlocks = (root: HTMLElement): Record<string, Array<Record<string, string>>> => {
+  const found: Record<string, Array<Record<string, string>>> = {};
+  const add = (name: string, items: Array<Record<string, string>>) => {
+    if (items.length) found[name] = [...(found[name] ?? []), ...items];
+  };
+  for (const block of topBlocks(root)) {
+    const heading = headingOf(block);
+    const twitter = block
+      .querySelector('g-section-with-header')
+      ?.querySelector('a[href*="twitter.com/"], a[href*="//x.com/"]');
+    if (twitter) {
+      add('twitter_results', cardsOf(block));
+      continue;
+    }
+    if (block.querySelector('.gws-plugins-horizon-jobs__li-ed')) {
+      add('jobs_results', jobsOf(block));
+      continue;
+    }
+    const match = HEADINGS.find(([, re]) => re.test(heading));
+    if (match) {
+      add(match[0], cardsOf(block));
+      continue;
+    }
+    if (block.querySelector('a.WlydOe') && block.querySelector('g-section-with-header'))
+      add('top_stories', cardsOf(block));
+    else if (block.querySelector('.RzdJxc') || block.querySelector('video-voyager'))
+      add('inline_videos', cardsOf(block));
+  }
+  return found;
+};
+
+/** Cards of a carousel or list: one per distinct target, titled by its heading or its own text. */
+export const cardsOf = (block: HTMLElement): Array<Record<string, string>> => {
+  const out: Array<Record<string, string>> = [];
+  const seen = new Set<string>();
+  for (const a of block.querySelectorAll('a[href]')) {
+    const link = unwrapLink(a.getAttribute('href'));
+    if (!link || !/^https?:/.test(link) || isGoogleInternal(link) || seen.has(link)) continue;
+    const title =
+      textOf(a.querySelector('[role="heading"]')) ||
+      textOf(a.querySelector('.mCBkyc')) ||
+      textOf(a.querySelector('h3')) ||
+      a.getAttribute('aria-label') ||
+      textOf(a);
+    if (!title || title.length < 2) continue;
+    seen.add(link);
+    const card: Record<string, string> = { title: title.slice(0, 300), link };
+    const source = textOf(
+      a.querySelector('.MgUUmf') ?? a.querySelector('.CEMjEf') ?? a.querySelector('.NUnG9d') ?? a.querySelector('cite'),
+    );
+    if (source) card.source = source;
+    const date = textOf(
+      a.querySelector('.OSrXXb') ??
+        a.querySelector('.ZE0LJd') ??
+        a.querySelector('.rbYSKb') ??
+        a.querySelector('.LfVVr'),
+    );
+    if (date) card.date = date;
+    const duration = textOf(a.querySelector('.J1mWY') ?? a.querySelector('.c8rnLc'));
+    if (duration) card.duration = duration;
+    out.push(card);
+  }
+  return out;
+};
+
+const jobsOf = (block: HTMLElement): Array<Record<string, string>> =>
+  block.querySelectorAll('.gws-plugins-horizon-jobs__li-ed').flatMap((li) => {
+    const title = textOf(li.querySelector('[role="heading"]') ?? li.querySelector('.BjJfJf'));
+    if (!title) return [];
+    const company = textOf(li.querySelector('.vNEEBe'));
+    const location = textOf(li.querySelector('.Qk80Jf'));
+    return [{ title, ...(company ? { company_name: company } : {}), ...(location ? { location } : {}) }];
+  });
+
+/** Shopping (product listing) ads: `.pla-unit` in a top or right-hand carousel. */
+export const shoppingResults = (root: HTMLElement): Array<Record<string, string>> | undefined => {
+  const out: Array<Record<string, string>> = [];
+  for (const unit of root.querySelectorAll('.pla-unit')) {
+    if (hasClass(unit, 'pla-unit-container')) continue;
+    const a = unit.querySelector('a[href]');
+    const title = textOf(
+      unit.querySelector('.pymv4e') ?? unit.querySelector('.orXoSd') ?? unit.querySelector('[role="heading"]'),
+    );
+    if (!title) continue;
+    const item: Record<string, string> = { title };
+    const link = a?.getAttribute('data-pcu')?.split(',')[0] ?? unwrapLink(a?.getAttribute('href'));
+    if (link) item.link = link;
+    const price = textOf(unit.querySelector('.e10twf') ?? unit.querySelector('.T4OwTb'));
+    if (price) item.price = price;
+    const source = textOf(unit.querySelector('.LbUacb') ?? unit.querySelector('.zPEcBd'));
+    if (source) item.source = source;
+    out.push(item);
+  }
+  return out.length ? out : undefined;
+};

@@ -1,0 +1,26 @@
+import type { HTMLElement } from 'node-html-parser';
+import { ads } from './ads.js';
+import { answerBox } from './answerBox.js';
+import { headedBlocks, shoppingResults } from './blocks.js';
+import { knowledgeGraph } from './knowledge.js';
+import { localResults } from './local.js';
+import { relatedQuestions } from './questions.js';
+import { pagination, relatedSearches } from './relatedSearches.js';
+
+/** Every SERP feature found on the page, each under its SerpApi name and present only when found (DESIGN.md §6). */
+export const parseFeatures = (root: HTMLElement): Record<string, unknown> => {
+  const features: Record<string, unknown> = {};
+  const set = (name: string, value: unknown) => {
+    if (value !== undefined) features[name] = value;
+  };
+  set('answer_box', answerBox(root));
+  set('knowledge_graph', knowledgeGraph(root));
+  set('related_questions', relatedQuestions(root));
+  set('local_results', localResults(root));
+  set('ads', ads(root));
+  set('shopping_results', shoppingResults(root));
+  for (const [name, items] of Object.entries(headedBlocks(root))) set(name, items);
+  set('related_searches', relatedSearches(root));
+  set('pagination', pagination(root));
+  return features;
+};

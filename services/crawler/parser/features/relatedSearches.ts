@@ -1,0 +1,51 @@
+import type { HTMLElement } from 'node-html-parser';
+import { hasAncestor, textOf } from '../dom.js';
+
+/**
+ * Related searches. `a.k8XOCe` lasted until early 2025; after that the only stable description is BlankTrail's:
+ * links to `/search` inside `#botstuff`/`#bres`, outside pagination, that are not another page, tab or filter of
+ * the same search. The phrase is the `q` parameter, which is language-independent.
+ */
+export const relatedSearches = (root: HTMLElement): Array<Record<string, string>> | undefined => {
+  const scope = root.querySelector('#botstuff') ?? root.querySelector('#bres') ?? root.querySelector('#brs');
+  const anchors = [
+    ...root.querySelectorAll('a.k8XOCe'),
+    ...(scope ? scope.querySelectorAll('a[href]') : []),
+    ...root.querySelectorAll('a.ngTNl'),
+  ];
+  const out: Array<Record<string, string>> = [];
+  const seen = new Set<string>();
+  for (const a of anchors) {
+    const href = a.getAttribute('href') ?? '';
+    if (!/^(?:https?:\/\/www\.google\.[a-z.]+)?\/search\?/.test(href)) continue;
+    const params = new URLSearchParams(href.slice(href.indexOf('?') + 1));
+    if (['start', 'tbm', 'udm', 'tbs', 'ibp'].some((p) => params.has(p))) continue;
+    if (hasAncestor(a, (e) => e.getAttribute('role') === 'navigation' || e.id === 'foot')) continue;
+    const query = params.get('q');
+    if (!query || seen.has(query)) continue;
+    seen.add(query);
+    out.push({ query: textOf(a) || query, link: href.startsWith('/') ? `https://www.google.com${href}` : href });
+  }
+  return out.length ? out : undefined;
+};
+
+/** Pagination from `[role=navigation]` (`a#pnnext` is the next page); `start` carries the offset. */
+export const pagination = (root: HTMLElement): Record<string, unknown> | undefined => {
+  const nav = root.querySelector('[role="navigation"] table') ?? root.querySelector('#botstuff [role="navigation"]');
+  if (!nav) return undefined;
+  const other: Record<string, string> = {};
+  for (const a of nav.querySelectorAll('a[href]')) {
+    const n = textOf(a);
+    const href = a.getAttribute('href') ?? '';
+    if (/^\d+$/.test(n) && href.includes('start=')) other[n] = `https://www.google.com${href}`;
+  }
+  const current = Number(textOf(nav.querySelector('.YyVfkd')) || '1');
+  const next =
+    nav.querySelector('#pnnext')?.getAttribute('href') ?? root.querySelector('a#pnnext')?.getAttribute('href');
+  if (!next && !Object.keys(other).length) return undefined;
+  return {
+    current: Number.isFinite(current) ? current : 1,
+    ...(next ? { next: `https://www.google.com${next}` } : {}),
+    ...(Object.keys(other).length ? { other_pages: other } : {}),
+  };
+};
