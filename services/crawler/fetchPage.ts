@@ -11,6 +11,7 @@ import {
 } from './errors.js';
 import { parse } from './parser/index.js';
 import type { SessionPool } from './sessions.js';
+import { sleep } from './sleep.js';
 
 /** Per-page retry limits. Defaults suit live Google; tests shrink the waits. */
 export interface PageLimits {
@@ -88,20 +89,6 @@ const asCrawlError = (err: unknown, url: string, signal?: AbortSignal): CrawlErr
 
 export const backoffDelay = (attempt: number, limits: PageLimits): number =>
   Math.round(Math.random() * Math.min(limits.backoffMaxMs, limits.backoffBaseMs * 2 ** (attempt - 1)));
-
-export const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new CrawlAbortedError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CrawlAbortedError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 /**
  * One results page, retried by the kind of failure (Crawlee's rule): a block retires the session and the next try

@@ -3,6 +3,7 @@ import type { Device } from '../../contracts/search.js';
 import type { CrawlSession } from '../ports/fetcher.js';
 import { CrawlAbortedError } from './errors.js';
 import { deviceProfile } from './geo/devices.js';
+import { sleep } from './sleep.js';
 
 /**
  * Sessions as Crawlee's pool has them (DESIGN.md §5): each proxy is pinned to one live session per device, because
@@ -42,20 +43,6 @@ interface Route {
   /** a session being opened, shared by concurrent acquirers so one browser visit serves them all */
   opening: Map<Device, Promise<CrawlSession>>;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new CrawlAbortedError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CrawlAbortedError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool => {
   const now = options.now ?? Date.now;

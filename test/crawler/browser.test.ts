@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import t from 'tap';
+import { createBrowserFetcher } from '../../services/adapters/fetcher/browser.js';
+import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
+import { createCrawler } from '../../services/crawler/crawl.js';
+import { createSessionPool } from '../../services/crawler/sessions.js';
+import { FAST_LIMITS, jobFor } from '../support/crawlerHarness.js';
+import { AIO_QUERY, startFakeGoogle } from '../support/fakeGoogle.js';
+import { fixturesMissing } from '../support/fixtures.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const skip =
+  fixturesMissing() ?? (existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+
+t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
+  const google = await startFakeGoogle({ aioDelayMs: 1_000 });
+  t.teardown(() => google.close());
+  const browser = createBrowserFetcher({ executablePath: CHROMIUM, aioWaitMs: 6_000 });
+  t.teardown(() => browser.close());
+  const heartbeat = () => undefined;
+  const aioUrl = `${google.origin}/search?q=${encodeURIComponent(AIO_QUERY)}`;
+
+  t.test('capture_aio: true waits for the AI Overview a script inserts after load', async (t) => {
+    const page = await browser.fetch({ url: aioUrl, device: 'desktop', captureAio: true, timeoutMs: 15_000 });
+    t.equal(page.status, 200);
+    t.notOk(page.html.includes('id="fake-aio-slot"'), 'the slot was replaced by the overview');
+    t.ok(page.html.includes('mZJni'), 'the overview body is in the captured HTML');
+    t.match(page.cookies, /NID=/, 'the cookies Google set come back for the session');
+  });
+
+  t.test('capture_aio: false does not wait, and returns no AI Overview', async (t) => {
+    const page = await browser.fetch({ url: aioUrl, device: 'mobile', captureAio: false, timeoutMs: 15_000 });
+    t.equal(page.status, 200);
+    t.ok(page.html.includes('id="fake-aio-slot"'), 'the overview had not arrived');
+    const ua = google.searches().at(-1)?.headers['user-agent'];
+    t.match(ua, /Mobile/, 'the mobile device profile was used');
+  });
+
+  t.test('SERP_FETCHER=browser: the crawl keeps the AI Overview only with capture_aio', async (t) => {
+    const crawler = createCrawler({
+      googleOrigin: google.origin,
+      fetchers: { browser },
+      fetcherMode: 'browser',
+      sessions: createSessionPool({ cooldownBaseMs: 5 }),
+      limits: { ...FAST_LIMITS, maxPages: 1, pageTimeoutMs: 15_000 },
+    });
+    const withAio = await crawler.crawl(jobFor({ keyword: AIO_QUERY, capture_aio: true }), { heartbeat });
+    const without = await crawler.crawl(jobFor({ keyword: AIO_QUERY, capture_aio: false }), { heartbeat });
+    t.equal(withAio.status, 'done');
+    t.equal(without.status, 'done');
+    t.equal(withAio.pages[0]?.fetcher, 'browser');
+    t.notOk(withAio.rawHtml?.includes('id="fake-aio-slot"'), 'stored HTML holds the overview');
+    t.ok(without.rawHtml?.includes('id="fake-aio-slot"'), 'stored HTML without it');
+    t.equal(without.result?.ai_overview, undefined, 'no ai_overview when capture_aio is false');
+    if (withAio.result?.ai_overview) t.ok(withAio.result.ai_overview.text_blocks.length > 0, 'parsed overview');
+  });
+
+  t.test('SERP_FETCHER=auto: the browser opens sessions whose cookies the http fetcher reuses', async (t) => {
+    google.setMode({ requireCookie: true });
+    t.teardown(() => google.setMode({}));
+    const opened: string[] = [];
+    const sessions = createSessionPool({
+      cooldownBaseMs: 5,
+      open: async (session, device, signal) => {
+        const cookies = await browser.openSession(google.origin, session, device, signal);
+        opened.push(cookies);
+        return cookies;
+      },
+    });
+    const crawler = createCrawler({
+      googleOrigin: google.origin,
+      fetchers: { http: createHttpFetcher(), browser },
+      fetcherMode: 'auto',
+      sessions,
+      limits: { ...FAST_LIMITS, pageTimeoutMs: 15_000 },
+    });
+    const outcome = await crawler.crawl(jobFor({ keyword: 'cistern', stop_domain: 'dictionary.com' }), { heartbeat });
+    t.equal(outcome.status, 'done');
+    t.equal(outcome.blocks, 0, 'no JS challenge: the http requests carried the browser session cookies');
+    t.same(
+      outcome.pages.map((p) => p.fetcher),
+      ['http', 'http'],
+      'capture_aio false takes the fast path',
+    );
+    t.equal(opened.length, 1, 'one session opened by the browser');
+    t.match(opened[0], /NID=/);
+    t.equal(google.searches().at(-1)?.headers.cookie, opened[0]);
+  });
+
+  t.test('SERP_FETCHER=http without a browser session gets the JS challenge and fails', async (t) => {
+    google.setMode({ requireCookie: true });
+    t.teardown(() => google.setMode({}));
+    const crawler = createCrawler({
+      googleOrigin: google.origin,
+      fetchers: { http: createHttpFetcher() },
+      fetcherMode: 'http',
+      sessions: createSessionPool({ cooldownBaseMs: 5 }),
+      limits: FAST_LIMITS,
+    });
+    const outcome = await crawler.crawl(jobFor({ keyword: 'cistern' }), { heartbeat });
+    t.equal(outcome.status, 'failed');
+    t.match(outcome.reason, /js_challenge/);
+  });
+});
