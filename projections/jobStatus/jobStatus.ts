@@ -25,6 +25,8 @@ export const terminalStatuses = new Set(['done', 'partial', 'failed']);
 
 export const jobStatusProjection: Projection<JobStatusDoc> = {
   name: 'jobStatus',
+  /** open jobs are findable as a set, so a restarted dispatcher can re-enqueue them */
+  lookupOf: (doc) => (terminalStatuses.has(doc.status) ? undefined : 'open'),
   idOf: (e) => (e.streamName.startsWith('searchJob-') ? (e.data as { jobId: string }).jobId : undefined),
   evolve(doc, e) {
     if (e.type === 'SearchSubmitted') {

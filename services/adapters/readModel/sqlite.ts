@@ -16,6 +16,7 @@ export interface ReadModelStore {
   get<T>(view: string, id: string): T | undefined;
   findByLookup<T>(view: string, lookup: string): T | undefined;
   list<T>(view: string): T[];
+  listByLookup<T>(view: string, lookup: string): T[];
   /** writes the documents and moves `checkpointName` to `position`, atomically */
   commit(writes: DocWrite[], checkpointName: string, position: number): void;
   checkpoint(name: string): number;
@@ -41,6 +42,9 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     'SELECT doc FROM docs WHERE view = ? AND lookup = ? LIMIT 1',
   );
   const listStmt = db.prepare<[string], { doc: string }>('SELECT doc FROM docs WHERE view = ? ORDER BY id');
+  const listLookupStmt = db.prepare<[string, string], { doc: string }>(
+    'SELECT doc FROM docs WHERE view = ? AND lookup = ? ORDER BY id',
+  );
   const putStmt = db.prepare('INSERT OR REPLACE INTO docs (view, id, doc, lookup) VALUES (?, ?, ?, ?)');
   const delStmt = db.prepare('DELETE FROM docs WHERE view = ? AND id = ?');
   const cpGet = db.prepare<[string], { position: number }>('SELECT position FROM checkpoints WHERE name = ?');
@@ -58,6 +62,8 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     get: (view, id) => parse(getStmt.get(view, id)),
     findByLookup: (view, lookup) => parse(lookupStmt.get(view, lookup)),
     list: <T>(view: string) => listStmt.all(view).map((r) => JSON.parse(r.doc) as T),
+    listByLookup: <T>(view: string, lookup: string) =>
+      listLookupStmt.all(view, lookup).map((r) => JSON.parse(r.doc) as T),
     commit: (writes, name, position) => commitTx(writes, name, position),
     checkpoint: (name) => cpGet.get(name)?.position ?? 0,
     dump: () =>

@@ -1,0 +1,92 @@
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { SerpResult } from '../../contracts/result.js';
+import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
+import type { KeyCommands } from '../app/keys.js';
+import type { SearchService } from '../app/searches.js';
+import type { Config } from '../compose/config.js';
+import type { Secrets } from '../compose/secrets.js';
+import type { BlobStore } from '../ports/blobStore.js';
+import type { Projector } from '../projector/projector.js';
+import { createAuthenticator } from './auth.js';
+import { installErrorHandler } from './errors.js';
+import { createMemoryRateLimiter, type RateLimiter } from './rateLimit.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import { registerMetaRoutes } from './routes/meta.js';
+import { registerRawRoute } from './routes/raw.js';
+import { registerSearchRoutes } from './routes/search.js';
+import { registerUsageRoute } from './routes/usage.js';
+
+export interface AppDeps {
+  config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl' | 'logLevel'>;
+  secrets: Secrets;
+  readModels: ReadModelStore;
+  searches: SearchService;
+  keys: KeyCommands;
+  blobStore: BlobStore;
+  projector: Projector;
+  toCompat: (result: SerpResult) => Record<string, unknown>;
+  /** undefined when the location is unknown; the api answers 422 then */
+  resolveLocation?: (name: string) => unknown;
+  rateLimiter?: RateLimiter;
+  logger?: boolean;
+}
+
+/** Never log a raw key: the compat surface carries it in the query string. */
+const redactUrl = (url: string) => url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
+
+/** The app as a plugin built from its dependencies (fastify/demo); `server.ts`-style listening lives in compose. */
+export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
+  const app = Fastify({
+    logger:
+      deps.logger === false
+        ? false
+        : {
+            level: deps.config.logLevel,
+            redact: ['req.headers["x-api-key"]', 'req.headers.authorization'],
+            serializers: {
+              req: (req) => ({ method: req.method, url: redactUrl(req.url), reqId: req.id }),
+            },
+          },
+    bodyLimit: 1024 * 1024,
+    genReqId: () => `req_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'SERP API',
+        version: '1.0.0',
+        description: 'Live Google results as clean JSON. Submit a search, poll the job, read json, compat or html.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  const ctx = {
+    ...deps,
+    authenticate: createAuthenticator(deps.readModels, deps.secrets.keyPepper),
+    limiter: deps.rateLimiter ?? createMemoryRateLimiter(),
+  };
+  registerSearchRoutes(app, ctx);
+  registerUsageRoute(app, ctx);
+  registerRawRoute(app, ctx);
+  registerAdminRoutes(app, ctx);
+  registerMetaRoutes(app);
+  return app;
+};
+
+export type RouteContext = AppDeps & {
+  authenticate: ReturnType<typeof createAuthenticator>;
+  limiter: RateLimiter;
+};

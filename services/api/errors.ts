@@ -1,0 +1,110 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
+
+/** An error the api answers with on purpose: a status, a stable code and a `detail` a human can act on. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+  }
+}
+
+const domainStatus: Record<string, number> = {
+  [errorCodes.quotaExceeded]: 429,
+  [errorCodes.keyNotFound]: 404,
+  [errorCodes.keyRevoked]: 409,
+  [errorCodes.keyExists]: 409,
+  [errorCodes.jobNotFound]: 404,
+  [errorCodes.jobNotTerminal]: 409,
+};
+
+interface Issue {
+  path: string;
+  message: string;
+}
+
+const issuesOf = (err: FastifyError): Issue[] =>
+  (err.validation ?? []).map((v) => {
+    const raw = v as unknown as {
+      instancePath?: string;
+      path?: Array<string | number>;
+      message?: string;
+      params?: { issue?: { path?: Array<string | number> } };
+    };
+    const segs = raw.params?.issue?.path ?? raw.path;
+    const path = segs ? segs.join('.') : (raw.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
+    return { path, message: raw.message ?? 'invalid value' };
+  });
+
+const describe = (context: string | undefined, issues: Issue[]) => {
+  const first = issues[0];
+  if (!first) return 'invalid request';
+  const where = [context === 'body' ? '' : context, first.path].filter(Boolean).join(' ');
+  const msg = first.message.replace(/^Invalid input: /, '');
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  return `${where ? `${where}: ` : ''}${msg}${more}`;
+};
+
+const send = (
+  reply: FastifyReply,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) => reply.code(status).headers(headers).type('application/json').send(body);
+
+/** One error handler (STYLE.md): every error becomes `{detail, code}`; only true server faults are 5xx. */
+export const installErrorHandler = (app: FastifyInstance) => {
+  app.setNotFoundHandler((req, reply) =>
+    send(reply, 404, { detail: `no route for ${req.method} ${req.url.split('?')[0]}`, code: 'SERP_API_NOT_FOUND' }),
+  );
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err instanceof ApiError)
+      return send(reply, err.statusCode, { detail: err.detail, code: err.code }, err.headers);
+    if (err instanceof DomainError) {
+      return send(reply, domainStatus[err.code] ?? 422, { detail: err.message, code: err.code });
+    }
+    if (err.validation) {
+      const errors = issuesOf(err);
+      return send(reply, 422, {
+        detail: describe(err.validationContext, errors),
+        code: 'SERP_API_INVALID_REQUEST',
+        errors,
+      });
+    }
+    switch (err.code) {
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return send(reply, 415, {
+          detail: `unsupported content type "${req.headers['content-type'] ?? ''}": send JSON with Content-Type: application/json`,
+          code: 'SERP_API_UNSUPPORTED_MEDIA_TYPE',
+        });
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return send(reply, 413, { detail: 'request body too large (limit 1 MiB)', code: 'SERP_API_BODY_TOO_LARGE' });
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return send(reply, 400, {
+          detail: 'the JSON body is empty: send an object such as {"keyword":"coffee"}',
+          code: 'SERP_API_INVALID_JSON',
+        });
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return send(reply, 400, {
+          detail: `the body is not valid JSON: ${err.message}`,
+          code: 'SERP_API_INVALID_JSON',
+        });
+    }
+    if (err.statusCode === 400 && err instanceof SyntaxError) {
+      return send(reply, 400, { detail: `the body is not valid JSON: ${err.message}`, code: 'SERP_API_INVALID_JSON' });
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return send(reply, err.statusCode, {
+        detail: err.message,
+        code: err.code ? `SERP_API_${err.code}` : 'SERP_API_BAD_REQUEST',
+      });
+    }
+    req.log.error({ err }, 'unhandled error');
+    return send(reply, 500, { detail: 'internal error: retry with backoff', code: 'SERP_API_INTERNAL' });
+  });
+};

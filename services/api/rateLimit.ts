@@ -1,0 +1,36 @@
+/**
+ * Per-key fixed one-minute windows, in memory (embedded mode). `hit` counts one request and says whether it is
+ * allowed, with what a client needs for `Retry-After` and the `RateLimit-*` headers.
+ */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+export interface RateLimiter {
+  hit(bucket: string, limit: number): RateDecision;
+}
+
+export const createMemoryRateLimiter = (now: () => number = Date.now): RateLimiter => {
+  const windows = new Map<string, { window: number; count: number }>();
+  let lastSweep = 0;
+  return {
+    hit(bucket, limit) {
+      const t = now();
+      const window = Math.floor(t / 60_000);
+      if (window !== lastSweep) {
+        for (const [k, v] of windows) if (v.window < window) windows.delete(k);
+        lastSweep = window;
+      }
+      const w = windows.get(bucket);
+      const entry = w && w.window === window ? w : { window, count: 0 };
+      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * 60_000 - t) / 1000));
+      if (entry.count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds };
+      entry.count++;
+      windows.set(bucket, entry);
+      return { allowed: true, limit, remaining: limit - entry.count, resetSeconds };
+    },
+  };
+};

@@ -1,0 +1,141 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody } from '../../../contracts/errors.js';
+import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
+import type { RouteContext } from '../app.js';
+import { ApiError } from '../errors.js';
+
+export const KeyView = z.object({
+  key_id: z.string(),
+  prefix: z.string(),
+  label: z.string().optional(),
+  tier: z.string(),
+  monthly_quota: z.number().int(),
+  rate_limit_per_min: z.number().int(),
+  status: z.enum(['active', 'revoked']),
+  issued_at: z.string(),
+  revoked_at: z.string().optional(),
+});
+
+export const CreateKeyBody = z
+  .object({
+    tier: z.string().min(1),
+    label: z.string().max(200).optional(),
+    monthly_quota: z.number().int().nonnegative().optional(),
+    rate_limit_per_min: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const LimitsBody = z
+  .object({
+    tier: z.string().min(1).optional(),
+    monthly_quota: z.number().int().nonnegative().optional(),
+    rate_limit_per_min: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const keyView = (d: ApiKeyDoc): z.infer<typeof KeyView> => ({
+  key_id: d.keyId,
+  prefix: d.prefix,
+  label: d.label,
+  tier: d.tier,
+  monthly_quota: d.monthlyQuota,
+  rate_limit_per_min: d.rateLimitPerMin,
+  status: d.status,
+  issued_at: d.issuedAt,
+  revoked_at: d.revokedAt,
+});
+
+/** `/admin/api/*`, behind SERP_ADMIN_TOKEN. Every write returns only once its events are projected, so a revoked key is refused on its very next request. */
+export const registerAdminRoutes = (app: FastifyInstance, ctx: RouteContext) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const expected = Buffer.from(ctx.secrets.adminToken);
+  const requireAdmin = async (req: FastifyRequest) => {
+    const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+    const got = Buffer.from(m?.[1]?.trim() ?? '');
+    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+      throw new ApiError(
+        401,
+        'SERP_ADMIN_UNAUTHORIZED',
+        'admin token required: Authorization: Bearer <SERP_ADMIN_TOKEN>',
+      );
+    }
+  };
+  const settled = async (position: number | undefined) => {
+    if (position !== undefined) await ctx.projector.waitFor(position);
+  };
+  const known = (keyId: string) => {
+    const doc = ctx.readModels.get<ApiKeyDoc>('apiKeys', keyId);
+    if (!doc) throw new ApiError(404, 'SERP_KEY_NOT_FOUND', `no key with id ${keyId}`);
+    return doc;
+  };
+  const tierError = (err: unknown) =>
+    err instanceof RangeError ? new ApiError(422, 'SERP_ADMIN_UNKNOWN_TIER', err.message) : err;
+  const hide = { hide: true };
+
+  r.get('/admin/api/keys', {
+    schema: { ...hide, response: { 200: z.object({ keys: z.array(KeyView) }), 401: ErrorBody } },
+    onRequest: requireAdmin,
+    handler: async () => ({ keys: ctx.readModels.list<ApiKeyDoc>('apiKeys').map(keyView) }),
+  });
+
+  r.post('/admin/api/keys', {
+    schema: {
+      ...hide,
+      body: CreateKeyBody,
+      response: { 201: KeyView.extend({ key: z.string() }), 401: ErrorBody, 422: ErrorBody },
+    },
+    onRequest: requireAdmin,
+    handler: async (req, reply) => {
+      const b = req.body;
+      const created = await ctx.keys
+        .create({ tier: b.tier, label: b.label, monthlyQuota: b.monthly_quota, rateLimitPerMin: b.rate_limit_per_min })
+        .catch((e) => {
+          throw tierError(e);
+        });
+      await settled(created.position);
+      return reply.code(201).send({ ...keyView(known(created.keyId)), key: created.key });
+    },
+  });
+
+  r.post('/admin/api/keys/:key_id/revoke', {
+    schema: {
+      ...hide,
+      params: z.object({ key_id: z.string().max(64) }),
+      response: { 200: KeyView, 401: ErrorBody, 404: ErrorBody },
+    },
+    onRequest: requireAdmin,
+    handler: async (req) => {
+      known(req.params.key_id);
+      await settled((await ctx.keys.revoke(req.params.key_id)).position);
+      return keyView(known(req.params.key_id));
+    },
+  });
+
+  r.patch('/admin/api/keys/:key_id', {
+    schema: {
+      ...hide,
+      params: z.object({ key_id: z.string().max(64) }),
+      body: LimitsBody,
+      response: { 200: KeyView, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+    },
+    onRequest: requireAdmin,
+    handler: async (req) => {
+      known(req.params.key_id);
+      const b = req.body;
+      const res = await ctx.keys
+        .changeLimits(req.params.key_id, {
+          tier: b.tier,
+          monthlyQuota: b.monthly_quota,
+          rateLimitPerMin: b.rate_limit_per_min,
+        })
+        .catch((e) => {
+          throw tierError(e);
+        });
+      await settled(res.position);
+      return keyView(known(req.params.key_id));
+    },
+  });
+};

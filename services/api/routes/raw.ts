@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody } from '../../../contracts/errors.js';
+import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
+import type { RouteContext } from '../app.js';
+import { ApiError } from '../errors.js';
+import { verifyRawLink } from '../signing.js';
+
+/** The presigned raw-HTML link: no key, only a valid unexpired signature. */
+export const registerRawRoute = (app: FastifyInstance, ctx: RouteContext) => {
+  app.withTypeProvider<ZodTypeProvider>().get('/raw/:job_id', {
+    schema: {
+      summary: 'Raw HTML of a job (presigned link from output=html)',
+      params: z.object({ job_id: z.string().max(64) }),
+      querystring: z.object({ expires: z.coerce.number().int(), signature: z.string().max(128) }),
+      response: {
+        200: z.string().describe('the raw HTML, pages in order behind serp-page markers'),
+        403: ErrorBody,
+        404: ErrorBody,
+        410: ErrorBody,
+        422: ErrorBody,
+      },
+    },
+    handler: async (req, reply) => {
+      const { job_id: jobId } = req.params;
+      const check = verifyRawLink(ctx.secrets.linkSecret, jobId, req.query.expires, req.query.signature);
+      if (check === 'expired')
+        throw new ApiError(
+          410,
+          'SERP_LINK_EXPIRED',
+          'this link has expired: fetch the job again with output=html for a new one',
+        );
+      if (check === 'invalid') throw new ApiError(403, 'SERP_LINK_INVALID', 'invalid link signature');
+      const job = ctx.readModels.get<JobStatusDoc>('jobStatus', jobId);
+      const doc = ctx.readModels.get<SearchResultDoc>('searchResults', job?.sourceJobId ?? jobId);
+      const body = doc ? await ctx.blobStore.get(doc.rawHtmlRef.key) : undefined;
+      if (!body) throw new ApiError(404, 'SERP_RAW_NOT_FOUND', 'no raw HTML is kept for this job');
+      return reply.type('text/html; charset=utf-8').send(body.toString('utf8'));
+    },
+  });
+};

@@ -1,0 +1,174 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { streams } from '../../contracts/events.js';
+import type { SerpResult } from '../../contracts/result.js';
+import type { SearchRequest } from '../../contracts/search.js';
+import { fold } from '../../domain/kernel/decider.js';
+import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
+import { usageDecider, usageMonth } from '../../domain/usage/usage.js';
+import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import { isFresh, type ResultCacheDoc } from '../../projections/resultCache/resultCache.js';
+import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
+import { type UsageCounterDoc, usageCounterId } from '../../projections/usageCounters/usageCounters.js';
+import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
+import type { EventStore } from '../ports/eventStore.js';
+import type { CommandContext, CommandHandler } from './commandHandler.js';
+
+/** 24 lowercase hex characters, time-ordered: 12 of milliseconds, 12 random (a SerpApi-shaped id). */
+export const newJobId = (now = Date.now()) =>
+  now.toString(16).padStart(12, '0').slice(-12) + randomBytes(6).toString('hex');
+
+/** Members that change what Google is asked; `async` and `no_cache` change only how we answer. */
+export const cacheKeyOf = (request: SearchRequest) => {
+  const { no_cache: _n, ...rest } = request;
+  const canonical = Object.keys(rest)
+    .sort()
+    .map((k) => [k, rest[k as keyof typeof rest]])
+    .filter(([, v]) => v !== undefined);
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+};
+
+export interface SubmitOutcome {
+  jobId: string;
+  status: 'queued' | 'done';
+  cached: boolean;
+  position?: number;
+}
+
+export const createSearchService = (deps: {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  handle: CommandHandler;
+  cacheTtlS: number;
+  now?: () => Date;
+}) => {
+  const { readModels, handle } = deps;
+  const now = () => deps.now?.() ?? new Date();
+
+  /** The job as the read model has it, or folded from its stream when this node has not projected it yet. */
+  const jobDoc = async (jobId: string): Promise<JobStatusDoc | undefined> => {
+    const doc = readModels.get<JobStatusDoc>('jobStatus', jobId);
+    if (doc) return doc;
+    const { events } = await deps.eventStore.readStream(streams.searchJob(jobId));
+    if (events.length === 0) return undefined;
+    const s = fold(
+      searchJobDecider,
+      events.map((e) => ({ type: e.type, data: e.data }) as Parameters<typeof searchJobDecider.evolve>[1]),
+    );
+    if (s.status === 'none' || !s.jobId || !s.keyId || !s.request || !s.submittedAt) return undefined;
+    return {
+      jobId: s.jobId,
+      keyId: s.keyId,
+      status: s.status,
+      cached: Boolean(s.sourceJobId),
+      sourceJobId: s.sourceJobId,
+      request: s.request,
+      cacheKey: s.cacheKey ?? '',
+      month: s.month ?? '',
+      charged: s.charged ?? false,
+      submittedAt: s.submittedAt,
+      updatedAt: s.submittedAt,
+      attempts: s.attempts,
+      detail: s.failure,
+    };
+  };
+
+  return {
+    jobDoc,
+    async submit(key: ApiKeyDoc, request: SearchRequest, ctx: CommandContext): Promise<SubmitOutcome> {
+      const at = now();
+      const jobId = newJobId(at.getTime());
+      const cacheKey = cacheKeyOf(request);
+      const submission = {
+        jobId,
+        keyId: key.keyId,
+        request,
+        cacheKey,
+        month: usageMonth(at.toISOString()),
+        now: at.toISOString(),
+      };
+      if (!request.no_cache) {
+        const hit = readModels.get<ResultCacheDoc>('resultCache', cacheKey);
+        if (hit && isFresh(hit, at, deps.cacheTtlS)) {
+          const res = await handle(
+            streams.searchJob(jobId),
+            searchJobDecider,
+            {
+              type: 'AnswerFromCache',
+              sourceJobId: hit.jobId,
+              ...submission,
+            },
+            ctx,
+          );
+          return { jobId, status: 'done', cached: true, position: res.position };
+        }
+      }
+      // Reserve first: a crash between the two appends leaves a reservation without a job, which
+      // `serp-api audit usage --repair` releases; the other order could run a job nobody paid for.
+      await handle(
+        streams.usage(key.keyId, submission.month),
+        usageDecider,
+        {
+          type: 'ReserveQuota',
+          keyId: key.keyId,
+          month: submission.month,
+          jobId,
+          monthlyQuota: key.monthlyQuota,
+          now: submission.now,
+        },
+        ctx,
+      );
+      const res = await handle(
+        streams.searchJob(jobId),
+        searchJobDecider,
+        { type: 'SubmitSearch', ...submission },
+        ctx,
+      );
+      return { jobId, status: 'queued', cached: false, position: res.position };
+    },
+
+    /** The result document behind a terminal job (a cached job reads its source's). */
+    resultOf(job: JobStatusDoc): SearchResultDoc | undefined {
+      return readModels.get<SearchResultDoc>('searchResults', job.sourceJobId ?? job.jobId);
+    },
+
+    usage(key: ApiKeyDoc) {
+      const month = usageMonth(now().toISOString());
+      const used = readModels.get<UsageCounterDoc>('usageCounters', usageCounterId(key.keyId, month))?.used ?? 0;
+      return {
+        tier: key.tier,
+        monthly_quota: key.monthlyQuota,
+        used_this_month: used,
+        remaining: key.monthlyQuota === 0 ? null : Math.max(0, key.monthlyQuota - used),
+        rate_limit_per_min: key.rateLimitPerMin,
+      };
+    },
+  };
+};
+export type SearchService = ReturnType<typeof createSearchService>;
+
+/** The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. */
+export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: number): SerpResult => {
+  const { request } = job;
+  const organic =
+    start === undefined ? doc.result.organic_results : doc.result.organic_results.slice(start, start + 10);
+  const submitted = Date.parse(job.submittedAt);
+  const processed = job.completedAt ?? doc.completedAt;
+  return {
+    search_metadata: {
+      id: job.jobId,
+      status: doc.status,
+      cached: job.cached,
+      created_at: job.submittedAt,
+      processed_at: processed,
+      total_time_taken: job.cached ? 0 : Math.max(0, (Date.parse(doc.completedAt) - submitted) / 1000),
+      pages_fetched: doc.pages.length,
+      parser_version: doc.parserVersion,
+      parameters: { ...request },
+      information: doc.result.information,
+    },
+    organic_results: organic,
+    serp_features: doc.result.serp_features,
+    ...(request.capture_aio && doc.result.ai_overview ? { ai_overview: doc.result.ai_overview } : {}),
+  };
+};

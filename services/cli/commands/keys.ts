@@ -1,0 +1,142 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
+import { keyView } from '../../api/routes/admin.js';
+import { loadConfig } from '../../compose/config.js';
+import { openCore } from '../../compose/embedded.js';
+import { adminCall, runningServer } from '../target.js';
+
+const nonNegative = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+};
+const positive = (v: string) => {
+  const n = nonNegative(v);
+  if (n === 0) throw new InvalidArgumentError('must be at least 1');
+  return n;
+};
+
+interface Common {
+  baseUrl?: string;
+  data?: string;
+  json?: boolean;
+}
+
+/** Runs `viaApi` against a running service, or `direct` against the data directory when none runs. */
+const withTarget = async <T>(
+  opts: Common,
+  viaApi: (server: { url: string; token: string }) => Promise<T>,
+  direct: (core: Awaited<ReturnType<typeof openCore>>) => Promise<T>,
+) => {
+  const config = loadConfig(process.env, { dataDir: opts.data });
+  const server = await runningServer(config, opts.baseUrl);
+  if (server) return viaApi(server);
+  const core = await openCore(config);
+  try {
+    return await direct(core);
+  } finally {
+    await core.close();
+  }
+};
+
+const print = (opts: Common, value: unknown, text: string) =>
+  console.log(opts.json ? JSON.stringify(value, null, 2) : text);
+
+export const registerKeysCommand = (program: Command) => {
+  const keys = program.command('keys').description('mint, list, revoke API keys and change their limits');
+  const common = (c: Command) =>
+    c
+      .option('--base-url <url>', 'admin api of a running service (default: the one the data directory names)')
+      .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
+      .option('--json', 'print JSON');
+
+  common(keys.command('create'))
+    .description('mint a key; its raw value is printed once and never stored')
+    .requiredOption('--tier <tier>', 'free, starter, pro, enterprise (or one from SERP_TIERS)')
+    .option('--label <label>', 'a note to recognise the key by')
+    .option('--quota <n>', 'monthly quota (0 = unlimited)', nonNegative)
+    .option('--rate <n>', 'submissions per minute', positive)
+    .action(async (o: Common & { tier: string; label?: string; quota?: number; rate?: number }) => {
+      const body = { tier: o.tier, label: o.label, monthly_quota: o.quota, rate_limit_per_min: o.rate };
+      const created = (await withTarget(
+        o,
+        (s) => adminCall(s, 'POST', '/keys', body),
+        async (core) => {
+          const c = await core.keys.create({
+            tier: o.tier,
+            label: o.label,
+            monthlyQuota: o.quota,
+            rateLimitPerMin: o.rate,
+          });
+          if (c.position) await core.projector.waitFor(c.position);
+          return { ...keyView(core.readModels.get<ApiKeyDoc>('apiKeys', c.keyId)!), key: c.key };
+        },
+      )) as ReturnType<typeof keyView> & { key: string };
+      print(
+        o,
+        created,
+        `${created.key}\n\nkey id ${created.key_id} · tier ${created.tier} · quota ${created.monthly_quota || 'unlimited'}/month · ${created.rate_limit_per_min}/min\nThis is the only time the key is shown.`,
+      );
+    });
+
+  common(keys.command('list'))
+    .description('list keys (prefix, tier, limits, status); raw keys are never shown')
+    .action(async (o: Common) => {
+      const list = (await withTarget(
+        o,
+        async (s) => ((await adminCall(s, 'GET', '/keys')) as { keys: unknown[] }).keys,
+        async (core) => core.readModels.list<ApiKeyDoc>('apiKeys').map(keyView),
+      )) as Array<ReturnType<typeof keyView>>;
+      const rows = list.map(
+        (k) =>
+          `${k.key_id}  ${k.prefix}…  ${k.tier.padEnd(10)} ${String(k.monthly_quota).padStart(7)}/mo ${String(k.rate_limit_per_min).padStart(5)}/min  ${k.status}  ${k.label ?? ''}`,
+      );
+      print(o, list, rows.length ? rows.join('\n') : 'no keys yet: serp-api keys create --tier free');
+    });
+
+  common(keys.command('revoke <keyId>'))
+    .description('revoke a key: its next request gets 401')
+    .action(async (keyId: string, o: Common) => {
+      const view = await withTarget(
+        o,
+        (s) => adminCall(s, 'POST', `/keys/${encodeURIComponent(keyId)}/revoke`),
+        async (core) => {
+          const r = await core.keys.revoke(keyId);
+          if (r.position) await core.projector.waitFor(r.position);
+          return keyView(core.readModels.get<ApiKeyDoc>('apiKeys', keyId)!);
+        },
+      );
+      print(o, view, `revoked ${keyId}`);
+    });
+
+  common(keys.command('limits <keyId>'))
+    .description("change a key's tier, monthly quota or rate")
+    .option('--tier <tier>', 'new tier')
+    .option('--quota <n>', 'monthly quota (0 = unlimited)', nonNegative)
+    .option('--rate <n>', 'submissions per minute', positive)
+    .action(async (keyId: string, o: Common & { tier?: string; quota?: number; rate?: number }) => {
+      const view = (await withTarget(
+        o,
+        (s) =>
+          adminCall(s, 'PATCH', `/keys/${encodeURIComponent(keyId)}`, {
+            tier: o.tier,
+            monthly_quota: o.quota,
+            rate_limit_per_min: o.rate,
+          }),
+        async (core) => {
+          const r = await core.keys.changeLimits(keyId, {
+            tier: o.tier,
+            monthlyQuota: o.quota,
+            rateLimitPerMin: o.rate,
+          });
+          if (r.position) await core.projector.waitFor(r.position);
+          return keyView(core.readModels.get<ApiKeyDoc>('apiKeys', keyId)!);
+        },
+      )) as ReturnType<typeof keyView>;
+      print(
+        o,
+        view,
+        `${keyId}: ${view.tier}, ${view.monthly_quota || 'unlimited'}/month, ${view.rate_limit_per_min}/min`,
+      );
+    });
+};

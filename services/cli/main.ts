@@ -1,0 +1,50 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../compose/config.js';
+import { startEmbedded } from '../compose/embedded.js';
+import { registerMaintenanceCommands } from './commands/admin.js';
+import { registerKeysCommand } from './commands/keys.js';
+
+const port = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('port must be 0–65535');
+  return n;
+};
+
+const program = new Command('serp-api')
+  .description('Live Google search results as clean JSON: native /v1 API, SerpApi-compatible surface, MCP server')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the whole service in one process (embedded mode: SQLite, in-process queue, files)')
+  .option('--port <port>', 'port to listen on (SERP_PORT, default 8080)', port)
+  .option('--host <host>', 'address to bind (SERP_HOST, default 127.0.0.1)')
+  .option('--data <dir>', 'data directory (SERP_DATA_DIR, default ./.data)')
+  .action(async (o: { port?: number; host?: string; data?: string }) => {
+    const config = loadConfig(process.env, { port: o.port, dataDir: o.data, host: o.host });
+    const svc = await startEmbedded(config);
+    if (svc.core.createdAdminToken) {
+      console.error(`admin token (shown once, kept in ${config.dataDir}/secrets.json): ${svc.core.secrets.adminToken}`);
+    }
+    console.error(`serp-api listening on ${svc.url} (data: ${config.dataDir})`);
+    const stop = (signal: string) => {
+      console.error(`${signal}: draining`);
+      svc.close().then(
+        () => process.exit(0),
+        (err) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+
+registerKeysCommand(program);
+registerMaintenanceCommands(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  console.error(`serp-api: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

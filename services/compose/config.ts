@@ -1,0 +1,76 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Tier defaults (DESIGN.md §4); SERP_TIERS (JSON) overrides or adds tiers. */
+export const defaultTiers: Record<string, { monthlyQuota: number; rateLimitPerMin: number }> = {
+  free: { monthlyQuota: 250, rateLimitPerMin: 10 },
+  starter: { monthlyQuota: 5000, rateLimitPerMin: 60 },
+  pro: { monthlyQuota: 50000, rateLimitPerMin: 300 },
+  enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200 },
+};
+
+const Tiers = z.record(
+  z.string(),
+  z.object({ monthlyQuota: z.number().int().nonnegative(), rateLimitPerMin: z.number().int().positive() }),
+);
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  googleOrigin?: string;
+  cacheTtlS: number;
+  syncTimeoutMs: number;
+  presignTtlS: number;
+  retentionDays: number;
+  tiers: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
+  keyPepper?: string;
+  adminToken?: string;
+  linkSecret?: string;
+  crawlerConcurrency: number;
+  fetcher: 'http' | 'browser' | 'auto';
+  proxyUrls: string[];
+  publicBaseUrl?: string;
+  logLevel: string;
+}
+
+const int = (v: string | undefined, fallback: number, name: string) => {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  return n;
+};
+
+/** The only place that reads process.env (STYLE.md); flags from the CLI win over the environment. */
+export const loadConfig = (
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Pick<Config, 'port' | 'dataDir' | 'host'>> = {},
+): Config => {
+  const fetcher = env.SERP_FETCHER ?? 'http';
+  if (fetcher !== 'http' && fetcher !== 'browser' && fetcher !== 'auto') {
+    throw new Error(`SERP_FETCHER must be http, browser or auto, got "${fetcher}"`);
+  }
+  const tiers = { ...defaultTiers, ...(env.SERP_TIERS ? Tiers.parse(JSON.parse(env.SERP_TIERS)) : {}) };
+  return {
+    port: overrides.port ?? int(env.SERP_PORT, 8080, 'SERP_PORT'),
+    host: overrides.host ?? env.SERP_HOST ?? '127.0.0.1',
+    dataDir: resolve(overrides.dataDir ?? env.SERP_DATA_DIR ?? '.data'),
+    googleOrigin: env.SERP_GOOGLE_ORIGIN || undefined,
+    cacheTtlS: int(env.SERP_CACHE_TTL_S, 3600, 'SERP_CACHE_TTL_S'),
+    syncTimeoutMs: int(env.SERP_SYNC_TIMEOUT_MS, 55_000, 'SERP_SYNC_TIMEOUT_MS'),
+    presignTtlS: int(env.SERP_PRESIGN_TTL_S, 3600, 'SERP_PRESIGN_TTL_S'),
+    retentionDays: int(env.SERP_RETENTION_DAYS, 31, 'SERP_RETENTION_DAYS'),
+    tiers,
+    keyPepper: env.SERP_KEY_PEPPER || undefined,
+    adminToken: env.SERP_ADMIN_TOKEN || undefined,
+    linkSecret: env.SERP_LINK_SECRET || undefined,
+    crawlerConcurrency: int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1,
+    fetcher,
+    proxyUrls: (env.SERP_PROXY_URLS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    publicBaseUrl: env.SERP_PUBLIC_BASE_URL || undefined,
+    logLevel: env.SERP_LOG_LEVEL ?? 'info',
+  };
+};

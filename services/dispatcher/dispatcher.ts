@@ -1,0 +1,87 @@
+import { streams } from '../../contracts/events.js';
+import type { JobMessage } from '../../contracts/jobMessage.js';
+import { fold } from '../../domain/kernel/decider.js';
+import { type SearchJobEvent, searchJobDecider } from '../../domain/searchJob/searchJob.js';
+import { usageDecider } from '../../domain/usage/usage.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
+import type { CommandHandler } from '../app/commandHandler.js';
+import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { JobQueue } from '../ports/jobQueue.js';
+import { toProjected } from '../projector/projector.js';
+
+const CHECKPOINT = 'dispatcher';
+
+/**
+ * Turns `SearchSubmitted` into a job on the queue and a final `CrawlFailed` into a quota release. The api never
+ * writes to the queue itself, so a queue outage delays work and loses none; on start, every job the read model
+ * still has open is enqueued again (the in-process queue forgets everything in a crash), and the queue's dedupe
+ * (jobId + dispatch number) drops the ones it already holds.
+ */
+export const createDispatcher = (deps: {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  queue: JobQueue;
+  handle: CommandHandler;
+}) => {
+  const { eventStore, readModels, queue, handle } = deps;
+  let subscription: Subscription | undefined;
+
+  const jobState = async (jobId: string) => {
+    const { events } = await eventStore.readStream(streams.searchJob(jobId));
+    return fold(
+      searchJobDecider,
+      events.map((e) => ({ type: e.type, data: e.data }) as SearchJobEvent),
+    );
+  };
+
+  const enqueue = (m: JobMessage) => queue.enqueue(m);
+
+  const onBatch = async (batch: RecordedEvent[]) => {
+    for (const raw of batch) {
+      const e = toProjected(raw);
+      if (e?.type === 'SearchSubmitted' && e.data.charged) {
+        const { jobId, keyId, cacheKey, submittedAt, request } = e.data;
+        await enqueue({ jobId, dispatch: 0, keyId, cacheKey, submittedAt, request });
+      } else if (e?.type === 'CrawlFailed' && e.data.final) {
+        const s = await jobState(e.data.jobId);
+        if (s.charged && s.keyId && s.month) {
+          await handle(
+            streams.usage(s.keyId, s.month),
+            usageDecider,
+            {
+              type: 'ReleaseQuota',
+              keyId: s.keyId,
+              month: s.month,
+              jobId: e.data.jobId,
+              reason: 'crawl failed',
+              now: e.data.failedAt,
+            },
+            { causationId: raw.metadata.eventId },
+          );
+        }
+      }
+    }
+    if (batch.length) readModels.commit([], CHECKPOINT, batch[batch.length - 1].globalPosition);
+  };
+
+  return {
+    async start() {
+      for (const job of readModels.listByLookup<JobStatusDoc>('jobStatus', 'open')) {
+        if (!job.charged) continue;
+        await enqueue({
+          jobId: job.jobId,
+          dispatch: job.attempts,
+          keyId: job.keyId,
+          cacheKey: job.cacheKey,
+          submittedAt: job.submittedAt,
+          request: job.request,
+        });
+      }
+      subscription = eventStore.subscribeToAll(readModels.checkpoint(CHECKPOINT), onBatch);
+    },
+    async stop() {
+      await subscription?.stop();
+    },
+  };
+};

@@ -1,0 +1,91 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cliArgs = ['--import', 'tsx', join(root, 'services', 'cli', 'main.ts')];
+const run = promisify(execFile);
+
+export const tempDataDir = (name = 'serp') => mkdtempSync(join(tmpdir(), `${name}-`));
+
+/** Runs the real CLI (`serp-api …`) from the sources, as a user would, and returns its stdout. */
+export const cli = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+  const { stdout } = await run(process.execPath, [...cliArgs, ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+};
+
+export interface RunningService {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** SIGTERM and wait (a clean drain) */
+  stop(): Promise<void>;
+  /** SIGKILL: the crash */
+  kill(): Promise<void>;
+}
+
+/** `serp-api serve --port 0` in a child process: real HTTP through a listening port. */
+export const startService = async (dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningService> => {
+  const child = spawn(process.execPath, [...cliArgs, 'serve', '--port', '0', '--data', dataDir], {
+    cwd: root,
+    env: { ...process.env, SERP_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${err}`)), 60_000);
+    child.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${err}`));
+    });
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return {
+    url,
+    child,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+};
+
+export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true });
+
+/** Polls a job until it is no longer 202, as the spec's recommended client loop does. */
+export const pollJob = async (url: string, key: string, jobId: string, output = 'json', timeoutMs = 60_000) => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${url}/v1/search/${jobId}?output=${output}`, { headers: { 'x-api-key': key } });
+    if (res.status !== 202 || Date.now() > deadline) return res;
+    await res.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+export const submit = (url: string, key: string, body: unknown) =>
+  fetch(`${url}/v1/search`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
