@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { z } from 'zod';
 import {
   type AppendResult,
-  type EventMetadata,
   type EventStore,
   type ExpectedVersion,
-  type NewEvent,
-  type RecordedEvent,
   type Subscription,
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
 import { startCatchUpSubscription } from './catchUpSubscription.js';
+import { type EncodedEvent, encode, toRecordedEvent } from './sqliteCodec.js';
+
+export { CorruptEventError } from './sqliteCodec.js';
 
 export interface SqliteEventStoreOptions {
   /** database file, created with its schema when missing; several processes may open the same file */
@@ -42,17 +40,6 @@ export class EventStoreClosedError extends Error {
   }
 }
 
-export class CorruptEventError extends Error {
-  readonly code = 'SERP_EVENTSTORE_CORRUPT_EVENT';
-  constructor(
-    readonly globalPosition: unknown,
-    readonly reason: string,
-  ) {
-    super(`stored event at position ${String(globalPosition)} is invalid: ${reason}`);
-    this.name = 'CorruptEventError';
-  }
-}
-
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   global_position INTEGER PRIMARY KEY,
@@ -64,55 +51,11 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream, version)
 )`;
 
-const StoredRow = z.object({
-  global_position: z.number().int().positive(),
-  stream: z.string(),
-  version: z.number().int().nonnegative(),
-  type: z.string().min(1),
-  data: z.string(),
-  metadata: z.string(),
-});
-
-const StoredMetadata = z.object({
-  eventId: z.string().min(1),
-  correlationId: z.string().optional(),
-  causationId: z.string().optional(),
-  recordedAt: z.string().min(1),
-});
-
-/** stored JSON is validated on the way out: a bad row is reported with its position, never passed on half-parsed */
-const toRecordedEvent = (raw: unknown): RecordedEvent => {
-  const row = StoredRow.safeParse(raw);
-  const position = (raw as { global_position?: unknown } | undefined)?.global_position;
-  if (!row.success) throw new CorruptEventError(position, row.error.message);
-  try {
-    const metadata = StoredMetadata.safeParse(JSON.parse(row.data.metadata));
-    if (!metadata.success) throw new CorruptEventError(position, `metadata: ${metadata.error.message}`);
-    return {
-      streamName: row.data.stream,
-      streamVersion: row.data.version,
-      globalPosition: row.data.global_position,
-      type: row.data.type,
-      data: JSON.parse(row.data.data),
-      metadata: metadata.data,
-    };
-  } catch (error) {
-    if (error instanceof CorruptEventError) throw error;
-    throw new CorruptEventError(position, String(error));
-  }
-};
-
 const versionMatches = (expected: ExpectedVersion, current: number) =>
   expected === 'any' ||
   (expected === 'no_stream' && current === -1) ||
   (expected === 'stream_exists' && current >= 0) ||
   expected === current;
-
-interface EncodedEvent {
-  type: string;
-  data: string;
-  metadata: string;
-}
 
 interface PendingAppend {
   stream: string;
@@ -121,20 +64,6 @@ interface PendingAppend {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
-
-/** serialised at call time so bad input fails its own append only, and recordedAt is when the caller asked */
-const encode = (event: NewEvent): EncodedEvent => {
-  if (typeof event.type !== 'string' || event.type === '') throw new TypeError('event type must be a non-empty string');
-  const data = JSON.stringify(event.data);
-  if (data === undefined) throw new TypeError(`event ${event.type}: data is not JSON-serialisable`);
-  const metadata: EventMetadata = {
-    eventId: event.metadata?.eventId ?? randomUUID(),
-    correlationId: event.metadata?.correlationId,
-    causationId: event.metadata?.causationId,
-    recordedAt: event.metadata?.recordedAt ?? new Date().toISOString(),
-  };
-  return { type: event.type, data, metadata: JSON.stringify(metadata) };
-};
 
 /**
  * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`, so a COMMIT returns only after fsync.
