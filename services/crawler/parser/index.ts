@@ -1,4 +1,5 @@
 import type { ParsedSerp } from '../../../contracts/result.js';
+import { parseAiOverview } from './aiOverview.js';
 import { classifyPage, classifyWithDetail, type PageKind } from './classify.js';
 import { loadDom } from './dom.js';
 import { parseFeatures } from './features/index.js';
@@ -35,6 +36,11 @@ export const parse = (html: string, context: ParseContext): ParseOutcome => {
     serp_features: parseFeatures(root),
     information: parseInformation(root, html, organic.length),
   };
+  // Only when asked for: the overview is the costliest block to read and some callers must not store it.
+  if (context.captureAio) {
+    const aio = parseAiOverview(root);
+    if (aio) serp.ai_overview = aio;
+  }
   return { kind: 'serp', serp };
 };
 

@@ -17,8 +17,9 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
     textOf(panel.querySelector('[data-attrid="title"]')) ||
     textOf(panel.querySelector('h2[data-attrid]')) ||
     textOf(panel.querySelector('.qrShPb'));
-  const kg: Record<string, unknown> = {};
-  if (title) kg.title = title;
+  // Google also emits an empty `.kp-wholepage` shell on pages without a panel; no title means no panel.
+  if (!title) return undefined;
+  const kg: Record<string, unknown> = { title };
   const type = textOf(panel.querySelector('[data-attrid="subtitle"]'));
   if (type) kg.type = type;
   const descEl = panel.querySelector('[data-attrid="description"]') ?? panel.querySelector('.kno-rdesc');
@@ -47,5 +48,5 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
       .replace(/^_|_$/g, '');
     if (key && kg[key] === undefined) kg[key] = value;
   }
-  return Object.keys(kg).length ? kg : undefined;
+  return kg;
 };
