@@ -1,6 +1,6 @@
 /**
  * The event store port (Emmett's shape): streams with 0-based versions, one global order, optimistic concurrency.
- * Every adapter passes test/conformance/eventStore.ts.
+ * Every adapter passes test/conformance/eventStoreSuite.ts (`eventStoreConformance`).
  */
 export type ExpectedVersion = number | 'no_stream' | 'stream_exists' | 'any';
 
@@ -60,7 +60,11 @@ export interface EventStore {
   readStream(stream: string, options?: { fromVersion?: number; maxCount?: number }): Promise<ReadStreamResult>;
   /** events after `fromPosition` (exclusive) in global order */
   readAll(options?: { fromPosition?: number; maxCount?: number }): Promise<RecordedEvent[]>;
-  /** catch-up from the checkpoint, then live; batches arrive in order and the next waits for the handler */
+  /**
+   * catch-up from the checkpoint, then live; batches arrive in order and the next waits for the handler.
+   * A batch whose handler threw is delivered again (at-least-once), so handlers must be idempotent; a handler must not
+   * await its own subscription's `stop()` (stop waits for that very handler).
+   */
   subscribeToAll(fromPosition: number, handler: (events: RecordedEvent[]) => Promise<void> | void): Subscription;
   /** the global position of the newest event (0 when empty) */
   headPosition(): Promise<number>;

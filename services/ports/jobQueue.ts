@@ -2,7 +2,8 @@ import type { JobMessage } from '../../contracts/jobMessage.js';
 
 /**
  * A work queue with at-least-once delivery (JetStream's ack vocabulary). Every adapter passes
- * test/conformance/jobQueue.ts.
+ * test/conformance/jobQueueSuite.ts (`jobQueueConformance`). Once a delivery has been redelivered (ack wait ran out)
+ * or settled, its ack/nak/working/term are ignored; a handler that throws counts as a nak with the queue's backoff.
  */
 export interface Delivery {
   readonly message: JobMessage;
