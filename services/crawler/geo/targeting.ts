@@ -1,0 +1,24 @@
+import type { SearchRequest } from '../../../contracts/search.js';
+import { CrawlRequestError } from '../errors.js';
+import type { Targeting } from '../googleUrl.js';
+import type { LocationResolver } from './locations.js';
+import { uuleForPoint } from './uule.js';
+
+/**
+ * gl / hl / uule for a request: `location` through the geotargets, or `lat`/`lon` as an `a+` uule. Values the request
+ * gives itself win (buildGoogleUrl applies them). An unknown location is a bad request, never a silent untargeted
+ * search: the api answers it with 422 before a job exists, and this check keeps old job messages honest.
+ */
+export const createTargetingResolver =
+  (locations: LocationResolver) =>
+  (request: SearchRequest): Targeting => {
+    if (request.location) {
+      const found = locations.resolveLocation(request.location);
+      if (!found) throw new CrawlRequestError(`unknown location "${request.location}"`);
+      return { gl: found.gl, hl: found.hl, uule: found.uule };
+    }
+    if (request.lat !== undefined && request.lon !== undefined) {
+      return { uule: uuleForPoint(request.lat, request.lon, request.radius) };
+    }
+    return {};
+  };

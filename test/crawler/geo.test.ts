@@ -1,0 +1,123 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import t from 'tap';
+import { registerLocationsCommand } from '../../services/cli/commands/locations.js';
+import { mainLanguageHl } from '../../services/crawler/geo/language.js';
+import { createLocationResolver, importLocations } from '../../services/crawler/geo/locations.js';
+import { createTargetingResolver } from '../../services/crawler/geo/targeting.js';
+import { uuleForName, uuleForPoint } from '../../services/crawler/geo/uule.js';
+import { buildGoogleUrl } from '../../services/crawler/googleUrl.js';
+import { jobFor } from '../support/crawlerHarness.js';
+import { fixturesDir, fixturesMissing } from '../support/fixtures.js';
+
+const decode = (uule: string) => Buffer.from(uule.slice(2), 'base64');
+
+t.test('uule', async (t) => {
+  t.test('w+ form: protobuf {1: 2, 2: 32, 4: name}', async (t) => {
+    t.equal(uuleForName('Austin,Texas,United States'), 'w+CAIQICIaQXVzdGluLFRleGFzLFVuaXRlZCBTdGF0ZXM=');
+    const bytes = decode(uuleForName('Austin,Texas,United States'));
+    t.same([...bytes.subarray(0, 6)], [0x08, 0x02, 0x10, 0x20, 0x22, 26]);
+  });
+
+  t.test('names over 127 UTF-8 bytes take two length bytes', async (t) => {
+    const name = `${'Ä'.repeat(70)},Germany`; // 148 bytes
+    const bytes = decode(uuleForName(name));
+    t.same([...bytes.subarray(4, 7)], [0x22, 0x94, 0x01], 'varint 148 = 0x94 0x01');
+    t.equal(bytes.subarray(7).toString('utf8'), name);
+  });
+
+  t.test('a+ form carries lat/lon in 1e-7 degrees and the radius', async (t) => {
+    const text = decode(uuleForPoint(30.2672, -97.7431, 500, 1)).toString('utf8');
+    t.match(text, /latitude_e7:302672000\nlongitude_e7:-977431000/);
+    t.match(text, /radius:500000/);
+  });
+});
+
+t.test('mainLanguageHl uses CLDR territory data with Google hl names', async (t) => {
+  t.same(['US', 'DE', 'CH', 'BR', 'PT', 'TW', 'CN', 'IL', 'PH'].map(mainLanguageHl), [
+    'en',
+    'de',
+    'de',
+    'pt-br',
+    'pt-pt',
+    'zh-tw',
+    'zh-cn',
+    'iw',
+    'tl',
+  ]);
+});
+
+t.test('countries resolve without any import', async (t) => {
+  const resolver = createLocationResolver();
+  const de = resolver.resolveLocation(' germany ');
+  t.same(de, { canonicalName: 'Germany', countryCode: 'DE', gl: 'de', hl: 'de', uule: uuleForName('Germany') });
+  t.equal(resolver.resolveLocation('Austin, Texas, United States'), undefined, 'cities need the import');
+});
+
+t.test('geotargets import', { skip: fixturesMissing('geo') }, async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'serp-geo-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const program = new Command().exitOverride();
+  registerLocationsCommand(program);
+  const logs: string[] = [];
+  const log = console.log;
+  console.log = (m: string) => logs.push(m);
+  try {
+    await program.parseAsync(
+      ['locations', 'import', join(fixturesDir, 'geo', 'geotargets.csv.gz'), '--data', dataDir],
+      {
+        from: 'user',
+      },
+    );
+  } finally {
+    console.log = log;
+  }
+  t.match(logs[0], /imported \d{5} geotargets/, 'serp-api locations import FILE --data DIR');
+  const resolver = createLocationResolver(dataDir);
+  t.teardown(() => resolver.close());
+
+  t.test('"Austin, Texas, United States" gives the expected uule, gl=us, hl=en', async (t) => {
+    t.same(resolver.resolveLocation('Austin, Texas, United States'), {
+      canonicalName: 'Austin,Texas,United States',
+      countryCode: 'US',
+      gl: 'us',
+      hl: 'en',
+      uule: 'w+CAIQICIaQXVzdGluLFRleGFzLFVuaXRlZCBTdGF0ZXM=',
+    });
+  });
+
+  t.test('an unknown location resolves to nothing, and a crawl refuses it', async (t) => {
+    t.equal(resolver.resolveLocation('Atlantis, Nowhere'), undefined);
+    const targeting = createTargetingResolver(resolver);
+    t.throws(() => targeting(jobFor({ keyword: 'x', location: 'Atlantis, Nowhere' }).request), /unknown location/);
+  });
+
+  t.test('the targeting goes into the Google URL; explicit gl/hl win', async (t) => {
+    const targeting = createTargetingResolver(resolver);
+    const request = jobFor({
+      keyword: 'coffee',
+      location: 'Munich,Bavaria,Germany',
+      hl: 'en',
+      tbs: 'qdr:d',
+      safe: 'active',
+    }).request;
+    const url = new URL(
+      buildGoogleUrl(request, { origin: 'https://www.google.de', start: 10, targeting: targeting(request) }),
+    );
+    t.equal(url.searchParams.get('gl'), 'de');
+    t.equal(url.searchParams.get('hl'), 'en', 'the request hl overrides the country language');
+    t.equal(url.searchParams.get('uule'), uuleForName('Munich,Bavaria,Germany'));
+    t.equal(url.searchParams.get('tbs'), 'qdr:d');
+    t.equal(url.searchParams.get('safe'), 'active');
+    t.equal(url.searchParams.get('start'), '10');
+    t.equal(url.searchParams.get('num'), null, 'num is never sent');
+  });
+
+  t.test('re-importing replaces the table', async (t) => {
+    const again = await importLocations(join(fixturesDir, 'geo', 'geotargets.csv.gz'), dataDir);
+    t.ok(again.rows > 50_000);
+    t.equal(resolver.resolveLocation('Austin,Texas,United States')?.gl, 'us');
+  });
+});
