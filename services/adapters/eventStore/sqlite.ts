@@ -147,6 +147,9 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
           try {
             outcomes.push({ ok: true, value: applyOne(append) });
           } catch (error) {
+            // SQLite ends the whole transaction on some errors (disk full, I/O): then nothing of the batch is
+            // written, and carrying on would run the next appends outside it, so the batch fails as one.
+            if (!db.inTransaction) throw error;
             outcomes.push({ ok: false, error });
           }
         }
