@@ -55,6 +55,8 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  // JSON only: a text/plain body must be a 415, not a string that fails validation.
+  app.removeContentTypeParser('text/plain');
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
