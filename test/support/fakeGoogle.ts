@@ -91,17 +91,30 @@ const fixture = (path: string): string => {
   return text;
 };
 
-/** The AIO page without its scripts (they would call home) and with the overview re-inserted after `delayMs`. */
+/** Every AI Overview marker of the 2024–26 layouts (containers, bodies, headings). */
+const AIO_MARKERS = 'div.YzCcne, div.mZJni, div.rPeykc, div.Fzsovc, [data-mcpr], li.LLtSOc';
+
+/**
+ * The AIO page without its scripts (they would call home) and with every piece of its AI Overview taken out and put
+ * back by one script `delayMs` after load, as Google streams it in. Each piece leaves an empty `.fake-aio-slot`.
+ */
 const buildAioPage = (delayMs: number): string => {
   const root = parseHtml(fixture(AIO_PAGE), { comment: false });
   for (const s of root.querySelectorAll('script')) s.remove();
-  const aio = root.querySelector('div.YzCcne') ?? root.querySelector('div.Fzsovc');
-  if (!aio) throw new Error(`no AI Overview block in ${AIO_PAGE}`);
-  const html = aio.outerHTML;
-  aio.replaceWith('<div id="fake-aio-slot"></div>');
-  const script = `<script>setTimeout(function(){var s=document.getElementById('fake-aio-slot');s.outerHTML=${JSON.stringify(
-    html,
-  ).replace(/</g, '\\u003c')};},${delayMs});</script>`;
+  const found = root.querySelectorAll(AIO_MARKERS);
+  const inSet = new Set(found);
+  const outermost = found.filter((el) => {
+    for (let a = el.parentNode; a; a = a.parentNode) if (inSet.has(a)) return false;
+    return true;
+  });
+  if (outermost.length === 0) throw new Error(`no AI Overview in ${AIO_PAGE}`);
+  const blocks = outermost.map((el, i) => {
+    const html = el.outerHTML;
+    el.replaceWith(`<div class="fake-aio-slot" data-i="${i}"></div>`);
+    return html;
+  });
+  const data = JSON.stringify(blocks).replace(/</g, '\\u003c');
+  const script = `<script>setTimeout(function(){var b=${data};document.querySelectorAll('.fake-aio-slot').forEach(function(s){s.outerHTML=b[Number(s.getAttribute('data-i'))];});},${delayMs});</script>`;
   return root.toString().replace('</body>', `${script}</body>`);
 };
 
