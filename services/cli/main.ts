@@ -3,6 +3,7 @@ import { loadConfig } from '../compose/config.js';
 import { startEmbedded } from '../compose/embedded.js';
 import { registerMaintenanceCommands } from './commands/admin.js';
 import { registerKeysCommand } from './commands/keys.js';
+import { registerLocationsCommand } from './commands/locations.js';
 
 const port = (v: string) => {
   const n = Number(v);
@@ -43,6 +44,7 @@ program
 
 registerKeysCommand(program);
 registerMaintenanceCommands(program);
+registerLocationsCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`serp-api: ${err instanceof Error ? err.message : String(err)}`);

@@ -46,7 +46,7 @@ export const loadConfig = (
   env: NodeJS.ProcessEnv = process.env,
   overrides: Partial<Pick<Config, 'port' | 'dataDir' | 'host'>> = {},
 ): Config => {
-  const fetcher = env.SERP_FETCHER ?? 'http';
+  const fetcher = env.SERP_FETCHER ?? 'auto';
   if (fetcher !== 'http' && fetcher !== 'browser' && fetcher !== 'auto') {
     throw new Error(`SERP_FETCHER must be http, browser or auto, got "${fetcher}"`);
   }

@@ -5,16 +5,15 @@ import type { FastifyInstance } from 'fastify';
 import { allProjections } from '../../projections/index.js';
 import { createFsBlobStore } from '../adapters/blobStore/fs.js';
 import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
-import { createHttpFetcher } from '../adapters/fetcher/http.js';
 import { createInProcessJobQueue } from '../adapters/jobQueue/inProcess.js';
 import { createSqliteReadModelStore, type ReadModelStore } from '../adapters/readModel/sqlite.js';
 import { buildApp } from '../api/app.js';
 import { createCommandHandler } from '../app/commandHandler.js';
 import { createKeyCommands } from '../app/keys.js';
 import { createSearchService } from '../app/searches.js';
-import { createCrawler } from '../crawler/crawl.js';
+import { createLocationResolver } from '../crawler/geo/locations.js';
 import { toCompat } from '../crawler/parser/index.js';
-import { createSessionPool } from '../crawler/sessions.js';
+import { createConfiguredCrawler } from '../crawler/setup.js';
 import { createCrawlWorker } from '../crawler/worker.js';
 import { createDispatcher } from '../dispatcher/dispatcher.js';
 import type { EventStore } from '../ports/eventStore.js';
@@ -89,12 +88,13 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     backoffMs: [1_000, 5_000, 15_000],
     dedupeWindowMs: 10 * 60_000,
   });
-  const crawler = createCrawler({
+  const crawler = createConfiguredCrawler({
+    fetcher: config.fetcher,
     googleOrigin: config.googleOrigin,
-    fetchers: { http: createHttpFetcher() },
-    fetcherMode: 'http',
-    sessions: createSessionPool({ proxyUrls: config.proxyUrls }),
+    proxyUrls: config.proxyUrls,
+    dataDir: config.dataDir,
   });
+  const locations = createLocationResolver(config.dataDir);
   const worker = createCrawlWorker({
     queue,
     handle: core.handle,
@@ -124,6 +124,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     blobStore,
     projector: core.projector,
     toCompat,
+    resolveLocation: (name) => locations.resolveLocation(name),
     logger: options.logger,
   });
   await dispatcher.start();
@@ -142,6 +143,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         await dispatcher.stop();
         await queue.close();
         await crawler.close();
+        locations.close();
         await core.close();
         rmSync(paths.server, { force: true });
       })();

@@ -35,7 +35,7 @@ export interface RunningService {
 export const startService = async (dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningService> => {
   const child = spawn(process.execPath, [...cliArgs, 'serve', '--port', '0', '--data', dataDir], {
     cwd: root,
-    env: { ...process.env, SERP_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
