@@ -1,6 +1,7 @@
 import type { HTMLElement } from 'node-html-parser';
 import type { AiOverview } from '../../../contracts/result.js';
 import { hasClass, spacedText, textOf } from './dom.js';
+import { qs, qsa } from './select.js';
 
 /**
  * The AI overview in both markups that the fixtures show: 2024–25 (`.YzCcne` container, `.WaaZC`/`.rPeykc`
@@ -12,23 +13,23 @@ export const parseAiOverview = (root: HTMLElement): AiOverview | undefined => {
   const container = findContainer(root);
   if (!container) return undefined;
   const text_blocks: Array<Record<string, unknown>> = [];
-  const body = container.querySelector('.mZJni');
+  const body = qs(container, '.mZJni');
   // 2024–25: the container also holds the header, a hidden "can't generate" variant and "Learn more"; the answer
   // itself is the run of `.WaaZC` blocks.
   if (body) walk(body, text_blocks);
-  else for (const block of container.querySelectorAll('.WaaZC')) walk(block, text_blocks);
+  else for (const block of qsa(container, '.WaaZC')) walk(block, text_blocks);
   if (text_blocks.length === 0) return undefined;
   return { text_blocks, references: references(container) };
 };
 
 const findContainer = (root: HTMLElement): HTMLElement | undefined => {
-  const body = root.querySelector('.mZJni');
+  const body = qs(root, '.mZJni');
   if (body) {
     let c: HTMLElement = body;
-    for (let i = 0; i < 15 && c.parentNode && !c.querySelector('li.LLtSOc'); i++) c = c.parentNode;
-    return c.querySelector('li.LLtSOc') ? c : body;
+    for (let i = 0; i < 15 && c.parentNode && !qs(c, 'li.LLtSOc'); i++) c = c.parentNode;
+    return qs(c, 'li.LLtSOc') ? c : body;
   }
-  return root.querySelectorAll('.YzCcne').find((c) => c.querySelector('.rPeykc') || c.querySelector('.WaaZC'));
+  return qsa(root, '.YzCcne').find((c) => qs(c, '.rPeykc') || qs(c, '.WaaZC'));
 };
 
 const BLOCK_TAGS = new Set(['div', 'ul', 'ol', 'p', 'table', 'section', 'li', 'h1', 'h2', 'h3', 'h4']);
@@ -49,7 +50,7 @@ const isTextContainer = (el: HTMLElement): boolean =>
 
 const cleanText = (el: HTMLElement): string => {
   const clone = el.clone() as HTMLElement;
-  for (const s of clone.querySelectorAll('button, [role="button"], [aria-hidden="true"], .NPrrbc, .uJ19be')) s.remove();
+  for (const s of qsa(clone, 'button, [role="button"], [aria-hidden="true"], .NPrrbc, .uJ19be')) s.remove();
   return spacedText(clone);
 };
 
@@ -60,7 +61,7 @@ const walk = (el: HTMLElement, out: Array<Record<string, unknown>>): void => {
     if (skip(c)) continue;
     const tag = c.rawTagName?.toLowerCase();
     if (tag === 'ul' || tag === 'ol') {
-      if (c.querySelector('li.LLtSOc')) continue;
+      if (qs(c, 'li.LLtSOc')) continue;
       const list = c.childNodes
         .filter((li) => li.nodeType === 1 && (li as HTMLElement).rawTagName?.toLowerCase() === 'li')
         .map((li) => listItem(li as HTMLElement))
@@ -72,7 +73,7 @@ const walk = (el: HTMLElement, out: Array<Record<string, unknown>>): void => {
     if (isTextContainer(c) || /^h[1-4]$/.test(tag ?? '')) {
       const text = cleanText(c);
       if (!text) continue;
-      const heading = c.querySelector('[role="heading"]') ?? (c.getAttribute('role') === 'heading' ? c : null);
+      const heading = qs(c, '[role="heading"]') ?? (c.getAttribute('role') === 'heading' ? c : null);
       if (/^h[1-4]$/.test(tag ?? '') || (heading && textOf(heading) === text))
         out.push({ type: 'heading', snippet: text });
       else out.push({ type: 'paragraph', snippet: text });
@@ -84,7 +85,7 @@ const walk = (el: HTMLElement, out: Array<Record<string, unknown>>): void => {
 
 const listItem = (li: HTMLElement): Record<string, string> => {
   const text = cleanText(li);
-  const strong = textOf(li.querySelector('strong'));
+  const strong = textOf(qs(li, 'strong'));
   if (strong && text.startsWith(strong) && text.length > strong.length) {
     return { title: strong.replace(/[:：]\s*$/, ''), snippet: text.slice(strong.length).replace(/^[\s:：]+/, '') };
   }
@@ -94,17 +95,17 @@ const listItem = (li: HTMLElement): Record<string, string> => {
 const references = (container: HTMLElement): Array<Record<string, unknown>> => {
   const out: Array<Record<string, unknown>> = [];
   const seen = new Set<string>();
-  for (const li of container.querySelectorAll('li.LLtSOc')) {
-    const a = li.querySelector('a.KEVENd') ?? li.querySelector('a[href]');
+  for (const li of qsa(container, 'li.LLtSOc')) {
+    const a = qs(li, 'a.KEVENd') ?? qs(li, 'a[href]');
     const link = a?.getAttribute('href');
     if (!link || seen.has(link)) continue;
     seen.add(link);
     const ref: Record<string, unknown> = { index: out.length, link };
-    const title = a?.getAttribute('aria-label') || textOf(li.querySelector('.mNme1d'));
+    const title = a?.getAttribute('aria-label') || textOf(qs(li, '.mNme1d'));
     if (title) ref.title = title;
-    const snippet = textOf(li.querySelector('.gxZfx'));
+    const snippet = textOf(qs(li, '.gxZfx'));
     if (snippet) ref.snippet = snippet;
-    const source = textOf(li.querySelector('.R8BTeb'));
+    const source = textOf(qs(li, '.R8BTeb'));
     if (source) ref.source = source;
     out.push(ref);
   }

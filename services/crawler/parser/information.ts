@@ -1,6 +1,7 @@
 import type { HTMLElement } from 'node-html-parser';
 import type { ParsedSerp } from '../../../contracts/result.js';
 import { textOf } from './dom.js';
+import { qs } from './select.js';
 
 type Information = ParsedSerp['information'];
 
@@ -40,14 +41,14 @@ const rawResultStats = (raw: string): string | undefined => {
 
 export const parseInformation = (root: HTMLElement, raw: string, organicCount: number): Information => {
   const info: Information = {};
-  const statsText = textOf(root.querySelector('#result-stats')) || rawResultStats(raw) || '';
+  const statsText = textOf(qs(root, '#result-stats')) || rawResultStats(raw) || '';
   const { total, time } = parseResultStats(statsText);
   if (total !== undefined) info.total_results = total;
   if (time !== undefined) info.time_taken_displayed = time;
   const query = queryDisplayed(root);
   if (query) info.query_displayed = query;
-  const showing = textOf(root.querySelector('#fprsl'));
-  const didYouMean = textOf(root.querySelector('a.gL9Hy') ?? root.querySelector('a.spell'));
+  const showing = textOf(qs(root, '#fprsl'));
+  const didYouMean = textOf(qs(root, 'a.gL9Hy') ?? qs(root, 'a.spell'));
   if (showing) {
     info.showing_results_for = showing;
     info.organic_results_state = 'Some results for exact spelling but showing fixed spelling';
@@ -62,10 +63,10 @@ export const parseInformation = (root: HTMLElement, raw: string, organicCount: n
 
 /** The search box holds the query as Google shows it; the `<title>` ("q - Google Search") is the fallback. */
 const queryDisplayed = (root: HTMLElement): string | undefined => {
-  const box = root.querySelector('textarea[name="q"]') ?? root.querySelector('input[name="q"]');
+  const box = qs(root, 'textarea[name="q"]') ?? qs(root, 'input[name="q"]');
   const v = box?.getAttribute('value') ?? (box ? textOf(box) : '');
   if (v) return v;
-  const title = textOf(root.querySelector('title'));
+  const title = textOf(qs(root, 'title'));
   const m = /^(.*) - [^-]+$/.exec(title);
   return m?.[1] || undefined;
 };

@@ -2,6 +2,7 @@ import type { HTMLElement } from 'node-html-parser';
 import type { OrganicResult } from '../../../contracts/result.js';
 import { closestWhere, hasClass, isGoogleInternal, spacedText, textOf, unwrapLink } from './dom.js';
 import { richSnippetOf, sitelinksOf } from './organicExtras.js';
+import { qs, qsa } from './select.js';
 
 /**
  * Blocks whose links are never organic results: ads (#tads/#tadsb/#bottomads, top and bottom), the right-hand
@@ -48,15 +49,15 @@ const isResultBox = (el: HTMLElement): boolean =>
 /** A title anchor: `<a href><h3>` on desktop and basic pages, `<a><div role=heading>` on the 2020–23 mobile page. */
 export const titleAnchors = (root: HTMLElement): Array<{ a: HTMLElement; title: HTMLElement }> => {
   const out: Array<{ a: HTMLElement; title: HTMLElement }> = [];
-  const scope = root.querySelector('#rso') ?? root.querySelector('#search') ?? root.querySelector('#main') ?? root;
-  for (const h of scope.querySelectorAll('h3')) {
+  const scope = qs(root, '#rso') ?? qs(root, '#search') ?? qs(root, '#main') ?? root;
+  for (const h of qsa(scope, 'h3')) {
     const a = closestWhere(h, (e) => e.rawTagName === 'a' || e.rawTagName === 'A');
     if (a?.getAttribute('href')) out.push({ a, title: h });
   }
   if (out.length === 0) {
-    for (const a of scope.querySelectorAll('a[href]')) {
-      const heading = a.querySelector('[role="heading"]');
-      if (heading && !a.querySelector('img[src^="data:image/jpeg"]')) out.push({ a, title: heading });
+    for (const a of qsa(scope, 'a[href]')) {
+      const heading = qs(a, '[role="heading"]');
+      if (heading && !qs(a, 'img[src^="data:image/jpeg"]')) out.push({ a, title: heading });
     }
   }
   return out;
@@ -80,13 +81,12 @@ export const parseOrganic = (root: HTMLElement): OrganicResult[] => {
 const buildResult = (a: HTMLElement, title: string, link: string, position: number): OrganicResult => {
   const box = closestWhere(a, isResultBox) ?? a.parentNode ?? a;
   const r: OrganicResult = { position, title, link };
-  const cite = box.querySelector('cite');
+  const cite = qs(box, 'cite');
   const displayed = cite ? textOf(cite) : basicDisplayedLink(a);
   if (displayed) r.displayed_link = displayed;
-  const source = textOf(box.querySelector('.VuuXrf'));
+  const source = textOf(qs(box, '.VuuXrf'));
   if (source) r.source = source;
-  const favicon =
-    box.querySelector('.XNo5Ab')?.getAttribute('src') ?? box.querySelector('.H9lube img')?.getAttribute('src');
+  const favicon = qs(box, '.XNo5Ab')?.getAttribute('src') ?? qs(box, '.H9lube img')?.getAttribute('src');
   if (favicon) r.favicon = favicon;
   const snippetEl = snippetElement(box);
   if (snippetEl) {
@@ -95,8 +95,7 @@ const buildResult = (a: HTMLElement, title: string, link: string, position: numb
     if (date) r.date = date;
     const words = [
       ...new Set(
-        snippetEl
-          .querySelectorAll('em, b')
+        qsa(snippetEl, 'em, b')
           .map((e) => textOf(e))
           .filter(Boolean),
       ),
@@ -112,7 +111,7 @@ const buildResult = (a: HTMLElement, title: string, link: string, position: numb
 
 /** The basic (no-JS) page has no `<cite>`: the displayed URL is the second line inside the title anchor. */
 const basicDisplayedLink = (a: HTMLElement): string | undefined => {
-  const t = textOf(a.querySelector('.UPmit') ?? a.querySelector('.sCuL3'));
+  const t = textOf(qs(a, '.UPmit') ?? qs(a, '.sCuL3'));
   return t || undefined;
 };
 
@@ -129,7 +128,7 @@ const SNIPPET_SELECTORS = [
 
 const snippetElement = (box: HTMLElement): HTMLElement | undefined => {
   for (const sel of SNIPPET_SELECTORS) {
-    const el = box.querySelector(sel);
+    const el = qs(box, sel);
     if (el && textOf(el)) return el;
   }
   return undefined;
@@ -138,11 +137,7 @@ const snippetElement = (box: HTMLElement): HTMLElement | undefined => {
 /** Google prefixes dated snippets with "Mar 3, 2024 — " (`span.LEwnzc`/`.YrbPuc`, basic page `span.r0bn4c`). */
 const splitDate = (el: HTMLElement): { snippet: string; date?: string } => {
   const text = spacedText(el);
-  const dateEl =
-    el.querySelector('.LEwnzc') ??
-    el.querySelector('.YrbPuc') ??
-    el.querySelector('.r0bn4c') ??
-    el.querySelector('.MUxGbd.wuQ4Ob.WZ8Tjf');
+  const dateEl = qs(el, '.LEwnzc') ?? qs(el, '.YrbPuc') ?? qs(el, '.r0bn4c') ?? qs(el, '.MUxGbd.wuQ4Ob.WZ8Tjf');
   const date = textOf(dateEl).replace(/\s*[—–-]\s*$/, '');
   if (date && text.startsWith(date)) return { snippet: text.slice(date.length).replace(/^\s*[—–-]\s*/, ''), date };
   return { snippet: text };

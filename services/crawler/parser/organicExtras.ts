@@ -1,5 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { isGoogleInternal, textOf, unwrapLink } from './dom.js';
+import { qs, qsa } from './select.js';
 
 interface Sitelink {
   title: string;
@@ -17,16 +18,16 @@ export const sitelinksOf = (
   mainLink: string,
 ): { inline?: Sitelink[]; expanded?: Sitelink[] } | undefined => {
   const expanded: Sitelink[] = [];
-  for (const card of box.querySelectorAll('.usJj9c')) {
-    const a = card.querySelector('a[href]');
+  for (const card of qsa(box, '.usJj9c')) {
+    const a = qs(card, 'a[href]');
     const link = unwrapLink(a?.getAttribute('href'));
     const title = textOf(a);
     if (!link || !title) continue;
-    const snippet = textOf(card.querySelector('.zz3gNc') ?? card.querySelector('.s'));
+    const snippet = textOf(qs(card, '.zz3gNc') ?? qs(card, '.s'));
     expanded.push(snippet ? { title, link, snippet } : { title, link });
   }
   const inline: Sitelink[] = [];
-  const rows = box.querySelectorAll('.HiHjCd a, .fl.VuQJ2e a, div[role="list"] a[href], .IThcWe a');
+  const rows = qsa(box, '.HiHjCd a, .fl.VuQJ2e a, div[role="list"] a[href], .IThcWe a');
   for (const a of rows) {
     const link = unwrapLink(a.getAttribute('href'));
     const title = textOf(a);
@@ -44,7 +45,7 @@ export const sitelinksOf = (
  * so only digits and separators are relied on.
  */
 export const richSnippetOf = (box: HTMLElement): Record<string, unknown> | undefined => {
-  const line = box.querySelector('.fG8Fp') ?? box.querySelector('.uo4vr');
+  const line = qs(box, '.fG8Fp') ?? qs(box, '.uo4vr');
   const text = textOf(line);
   if (!text) return undefined;
   const extensions = text
@@ -53,7 +54,7 @@ export const richSnippetOf = (box: HTMLElement): Record<string, unknown> | undef
     .filter(Boolean);
   const detected: Record<string, number | string> = {};
   const rating = /(\d(?:[.,]\d)?)\s*(?:\/\s*5|\(|\s|$)/.exec(text);
-  if (box.querySelector('g-review-stars, .z3HNkc') || /rating|bewertung|note|valoración/i.test(text)) {
+  if (qs(box, 'g-review-stars, .z3HNkc') || /rating|bewertung|note|valoración/i.test(text)) {
     if (rating?.[1]) detected.rating = Number(rating[1].replace(',', '.'));
     const reviews = /\(?([\d.,\s]+)\)?\s*(?:reviews?|votes?|avis|Rezensionen|reseñas|Bewertungen|\))/i.exec(text);
     const n = reviews?.[1] ? Number(reviews[1].replace(/[.,\s]/g, '')) : Number.NaN;

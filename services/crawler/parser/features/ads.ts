@@ -1,5 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { textOf, unwrapLink } from '../dom.js';
+import { qs, qsa } from '../select.js';
 
 interface Ad {
   position: number;
@@ -19,15 +20,15 @@ interface Ad {
 export const ads = (root: HTMLElement): Ad[] | undefined => {
   const out: Ad[] = [];
   const blocks: Array<[HTMLElement | null, 'top' | 'bottom']> = [
-    [root.querySelector('#tads'), 'top'],
-    [root.querySelector('#tadsb'), 'bottom'],
-    [root.querySelector('#bottomads'), 'bottom'],
+    [qs(root, '#tads'), 'top'],
+    [qs(root, '#tadsb'), 'bottom'],
+    [qs(root, '#bottomads'), 'bottom'],
   ];
   const done = new Set<HTMLElement>();
   for (const [block, where] of blocks) {
     if (!block) continue;
-    let units = block.querySelectorAll('[data-text-ad]');
-    if (!units.length) units = block.querySelectorAll('.uEierd');
+    let units = qsa(block, '[data-text-ad]');
+    if (!units.length) units = qsa(block, '.uEierd');
     for (const unit of units) {
       if (done.has(unit)) continue;
       done.add(unit);
@@ -37,7 +38,7 @@ export const ads = (root: HTMLElement): Ad[] | undefined => {
   }
   if (!out.length) {
     // Basic layout: no ad ids; ad cards are `.uEierd` inside `#main`.
-    for (const unit of root.querySelectorAll('#main .uEierd')) {
+    for (const unit of qsa(root, '#main .uEierd')) {
       const ad = adOf(unit, 'top', out.length + 1);
       if (ad) out.push(ad);
     }
@@ -46,23 +47,19 @@ export const ads = (root: HTMLElement): Ad[] | undefined => {
 };
 
 const adOf = (unit: HTMLElement, where: 'top' | 'bottom', position: number): Ad | undefined => {
-  const heading = unit.querySelector('[role="heading"]') ?? unit.querySelector('h3') ?? unit.querySelector('.CCgQ5');
+  const heading = qs(unit, '[role="heading"]') ?? qs(unit, 'h3') ?? qs(unit, '.CCgQ5');
   const title = textOf(heading);
   if (!title) return undefined;
-  const a = unit.querySelector('a[data-pcu]') ?? unit.querySelector('a[href]');
+  const a = qs(unit, 'a[data-pcu]') ?? qs(unit, 'a[href]');
   const pcu = a?.getAttribute('data-pcu')?.split(',')[0];
   const href = a?.getAttribute('href');
   const ad: Ad = { position, block_position: where, title };
   const link = pcu ?? unwrapLink(href);
   if (link) ad.link = link;
   if (href && pcu) ad.tracking_link = unwrapLink(href) ?? href;
-  const displayed = textOf(
-    unit.querySelector('.x2VHCd') ?? unit.querySelector('.qzEoUe') ?? unit.querySelector('cite'),
-  );
+  const displayed = textOf(qs(unit, '.x2VHCd') ?? qs(unit, '.qzEoUe') ?? qs(unit, 'cite'));
   if (displayed) ad.displayed_link = displayed;
-  const description = textOf(
-    unit.querySelector('.MUxGbd.yDYNvb') ?? unit.querySelector('.Va3FIb') ?? unit.querySelector('.yDYNvb'),
-  );
+  const description = textOf(qs(unit, '.MUxGbd.yDYNvb') ?? qs(unit, '.Va3FIb') ?? qs(unit, '.yDYNvb'));
   if (description) ad.description = description;
   return ad;
 };

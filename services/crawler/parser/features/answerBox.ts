@@ -1,5 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { hasAncestor, hasClass, spacedText, textOf, unwrapLink } from '../dom.js';
+import { closest, qs, qsa } from '../select.js';
 
 /**
  * The answer box, typed as SerpApi types it. Direct answers have ids or data attributes that lasted
@@ -10,73 +11,72 @@ export const answerBox = (root: HTMLElement): Record<string, unknown> | undefine
   calculator(root) ?? currency(root) ?? weather(root) ?? shortAnswer(root) ?? featuredSnippet(root);
 
 const calculator = (root: HTMLElement) => {
-  const r = textOf(root.querySelector('#cwos'));
+  const r = textOf(qs(root, '#cwos'));
   return r ? { type: 'calculator_result', result: r } : undefined;
 };
 
 const currency = (root: HTMLElement) => {
-  const to = root.querySelector('.DFlfde.SwHCTb') ?? root.querySelector('[data-exchange-rate]');
+  const to = qs(root, '.DFlfde.SwHCTb') ?? qs(root, '[data-exchange-rate]');
   if (to) {
     const value = to.getAttribute('data-value') ?? textOf(to);
-    const unit = textOf(root.querySelector('.MWvIVe'));
+    const unit = textOf(qs(root, '.MWvIVe'));
     return { type: 'currency_converter', result: [value, unit].filter(Boolean).join(' ') };
   }
   // Basic (no-JS) layout: the converted amount is the first `.BNeawe.iBp4i` line of the first card.
-  const basic = root.querySelector('#main .BNeawe.iBp4i.AP7Wnd');
+  const basic = qs(root, '#main .BNeawe.iBp4i.AP7Wnd');
   if (basic && textOf(basic)) return { type: 'answer', answer: textOf(basic) };
   return undefined;
 };
 
 const weather = (root: HTMLElement) => {
-  const w = root.querySelector('#wob_wc');
+  const w = qs(root, '#wob_wc');
   if (!w) return undefined;
   const box: Record<string, unknown> = { type: 'weather_result' };
-  const temperature = textOf(w.querySelector('#wob_tm'));
+  const temperature = textOf(qs(w, '#wob_tm'));
   if (temperature) box.temperature = temperature;
-  const weatherText = textOf(w.querySelector('#wob_dc'));
+  const weatherText = textOf(qs(w, '#wob_dc'));
   if (weatherText) box.weather = weatherText;
-  const location = textOf(w.querySelector('#wob_loc') ?? root.querySelector('.BBwThe'));
+  const location = textOf(qs(w, '#wob_loc') ?? qs(root, '.BBwThe'));
   if (location) box.location = location;
   for (const [id, key] of [
     ['#wob_pp', 'precipitation'],
     ['#wob_hm', 'humidity'],
     ['#wob_ws', 'wind'],
   ] as const) {
-    const v = textOf(w.querySelector(id));
+    const v = textOf(qs(w, id));
     if (v) box[key] = v;
   }
   return box;
 };
 
 const shortAnswer = (root: HTMLElement) => {
-  const a = root.querySelector('.Z0LcW');
+  const a = qs(root, '.Z0LcW');
   const answer = textOf(a);
   return answer ? { type: 'answer', answer } : undefined;
 };
 
 const featuredSnippet = (root: HTMLElement) => {
-  const candidates = [...root.querySelectorAll('.hgKElc'), ...root.querySelectorAll('[data-attrid="wa:/description"]')];
+  const candidates = [...qsa(root, '.hgKElc'), ...qsa(root, '[data-attrid="wa:/description"]')];
   const body = candidates.find((c) => !hasAncestor(c, (e) => hasClass(e, 'related-question-pair') || e.id === 'rhs'));
   if (!body) return undefined;
   const block =
-    body.closest('block-component') ?? body.closest('.xpdopen') ?? body.closest('.MjjYud') ?? body.parentNode;
+    closest(body, 'block-component') ?? closest(body, '.xpdopen') ?? closest(body, '.MjjYud') ?? body.parentNode;
   const box: Record<string, unknown> = { type: 'organic_result', snippet: spacedText(body) };
   const words = [
     ...new Set(
-      body
-        .querySelectorAll('b, em')
+      qsa(body, 'b, em')
         .map((e) => textOf(e))
         .filter(Boolean),
     ),
   ];
   if (words.length) box.snippet_highlighted_words = words;
-  const a = block?.querySelector('.yuRUbf a') ?? block?.querySelector('a h3')?.parentNode;
+  const a = qs(block, '.yuRUbf a') ?? qs(block, 'a h3')?.parentNode;
   const link = unwrapLink(a?.getAttribute('href'));
   if (link && /^https?:/.test(link)) {
     box.link = link;
-    const title = textOf(a?.querySelector('h3'));
+    const title = textOf(qs(a, 'h3'));
     if (title) box.title = title;
-    const cite = textOf(block?.querySelector('cite'));
+    const cite = textOf(qs(block, 'cite'));
     if (cite) box.displayed_link = cite;
   }
   return box;

@@ -1,5 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { hasClass, isGoogleInternal, textOf, unwrapLink } from '../dom.js';
+import { qs, qsa } from '../select.js';
 
 /**
  * Carousel-like blocks (top stories, videos, perspectives, forums, jobs, recipes, images, X/Twitter) have no class
@@ -27,18 +28,18 @@ const HEADINGS: Array<[string, RegExp]> = [
 
 const headingOf = (block: HTMLElement): string => {
   const h =
-    block.querySelector('[role="heading"][aria-level="2"]') ??
-    block.querySelector('h2') ??
-    block.querySelector('g-section-with-header [role="heading"]') ??
-    block.querySelector('.mgAbYb');
+    qs(block, '[role="heading"][aria-level="2"]') ??
+    qs(block, 'h2') ??
+    qs(block, 'g-section-with-header [role="heading"]') ??
+    qs(block, '.mgAbYb');
   return textOf(h);
 };
 
 /** The top-level blocks of the results column: `div.MjjYud` (2022–26) or the children of `#rso`. */
 const topBlocks = (root: HTMLElement): HTMLElement[] => {
-  const mj = root.querySelectorAll('.MjjYud');
-  if (mj.length) return [...mj, ...root.querySelectorAll('#botstuff g-section-with-header')];
-  const rso = root.querySelector('#rso');
+  const mj = qsa(root, '.MjjYud');
+  if (mj.length) return [...mj, ...qsa(root, '#botstuff g-section-with-header')];
+  const rso = qs(root, '#rso');
   return rso ? (rso.childNodes.filter((c) => c.nodeType === 1) as HTMLElement[]) : [];
 };
 
@@ -49,14 +50,12 @@ export const headedBlocks = (root: HTMLElement): Record<string, Array<Record<str
   };
   for (const block of topBlocks(root)) {
     const heading = headingOf(block);
-    const twitter = block
-      .querySelector('g-section-with-header')
-      ?.querySelector('a[href*="twitter.com/"], a[href*="//x.com/"]');
+    const twitter = qs(qs(block, 'g-section-with-header'), 'a[href*="twitter.com/"], a[href*="//x.com/"]');
     if (twitter) {
       add('twitter_results', cardsOf(block));
       continue;
     }
-    if (block.querySelector('.gws-plugins-horizon-jobs__li-ed')) {
+    if (qs(block, '.gws-plugins-horizon-jobs__li-ed')) {
       add('jobs_results', jobsOf(block));
       continue;
     }
@@ -65,10 +64,8 @@ export const headedBlocks = (root: HTMLElement): Record<string, Array<Record<str
       add(match[0], cardsOf(block));
       continue;
     }
-    if (block.querySelector('a.WlydOe') && block.querySelector('g-section-with-header'))
-      add('top_stories', cardsOf(block));
-    else if (block.querySelector('.RzdJxc') || block.querySelector('video-voyager'))
-      add('inline_videos', cardsOf(block));
+    if (qs(block, 'a.WlydOe') && qs(block, 'g-section-with-header')) add('top_stories', cardsOf(block));
+    else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager')) add('inline_videos', cardsOf(block));
   }
   return found;
 };
@@ -77,30 +74,23 @@ export const headedBlocks = (root: HTMLElement): Record<string, Array<Record<str
 export const cardsOf = (block: HTMLElement): Array<Record<string, string>> => {
   const out: Array<Record<string, string>> = [];
   const seen = new Set<string>();
-  for (const a of block.querySelectorAll('a[href]')) {
+  for (const a of qsa(block, 'a[href]')) {
     const link = unwrapLink(a.getAttribute('href'));
     if (!link || !/^https?:/.test(link) || isGoogleInternal(link) || seen.has(link)) continue;
     const title =
-      textOf(a.querySelector('[role="heading"]')) ||
-      textOf(a.querySelector('.mCBkyc')) ||
-      textOf(a.querySelector('h3')) ||
+      textOf(qs(a, '[role="heading"]')) ||
+      textOf(qs(a, '.mCBkyc')) ||
+      textOf(qs(a, 'h3')) ||
       a.getAttribute('aria-label') ||
       textOf(a);
     if (!title || title.length < 2) continue;
     seen.add(link);
     const card: Record<string, string> = { title: title.slice(0, 300), link };
-    const source = textOf(
-      a.querySelector('.MgUUmf') ?? a.querySelector('.CEMjEf') ?? a.querySelector('.NUnG9d') ?? a.querySelector('cite'),
-    );
+    const source = textOf(qs(a, '.MgUUmf') ?? qs(a, '.CEMjEf') ?? qs(a, '.NUnG9d') ?? qs(a, 'cite'));
     if (source) card.source = source;
-    const date = textOf(
-      a.querySelector('.OSrXXb') ??
-        a.querySelector('.ZE0LJd') ??
-        a.querySelector('.rbYSKb') ??
-        a.querySelector('.LfVVr'),
-    );
+    const date = textOf(qs(a, '.OSrXXb') ?? qs(a, '.ZE0LJd') ?? qs(a, '.rbYSKb') ?? qs(a, '.LfVVr'));
     if (date) card.date = date;
-    const duration = textOf(a.querySelector('.J1mWY') ?? a.querySelector('.c8rnLc'));
+    const duration = textOf(qs(a, '.J1mWY') ?? qs(a, '.c8rnLc'));
     if (duration) card.duration = duration;
     out.push(card);
   }
@@ -108,30 +98,28 @@ export const cardsOf = (block: HTMLElement): Array<Record<string, string>> => {
 };
 
 const jobsOf = (block: HTMLElement): Array<Record<string, string>> =>
-  block.querySelectorAll('.gws-plugins-horizon-jobs__li-ed').flatMap((li) => {
-    const title = textOf(li.querySelector('[role="heading"]') ?? li.querySelector('.BjJfJf'));
+  qsa(block, '.gws-plugins-horizon-jobs__li-ed').flatMap((li) => {
+    const title = textOf(qs(li, '[role="heading"]') ?? qs(li, '.BjJfJf'));
     if (!title) return [];
-    const company = textOf(li.querySelector('.vNEEBe'));
-    const location = textOf(li.querySelector('.Qk80Jf'));
+    const company = textOf(qs(li, '.vNEEBe'));
+    const location = textOf(qs(li, '.Qk80Jf'));
     return [{ title, ...(company ? { company_name: company } : {}), ...(location ? { location } : {}) }];
   });
 
 /** Shopping (product listing) ads: `.pla-unit` in a top or right-hand carousel. */
 export const shoppingResults = (root: HTMLElement): Array<Record<string, string>> | undefined => {
   const out: Array<Record<string, string>> = [];
-  for (const unit of root.querySelectorAll('.pla-unit')) {
+  for (const unit of qsa(root, '.pla-unit')) {
     if (hasClass(unit, 'pla-unit-container')) continue;
-    const a = unit.querySelector('a[href]');
-    const title = textOf(
-      unit.querySelector('.pymv4e') ?? unit.querySelector('.orXoSd') ?? unit.querySelector('[role="heading"]'),
-    );
+    const a = qs(unit, 'a[href]');
+    const title = textOf(qs(unit, '.pymv4e') ?? qs(unit, '.orXoSd') ?? qs(unit, '[role="heading"]'));
     if (!title) continue;
     const item: Record<string, string> = { title };
     const link = a?.getAttribute('data-pcu')?.split(',')[0] ?? unwrapLink(a?.getAttribute('href'));
     if (link) item.link = link;
-    const price = textOf(unit.querySelector('.e10twf') ?? unit.querySelector('.T4OwTb'));
+    const price = textOf(qs(unit, '.e10twf') ?? qs(unit, '.T4OwTb'));
     if (price) item.price = price;
-    const source = textOf(unit.querySelector('.LbUacb') ?? unit.querySelector('.zPEcBd'));
+    const source = textOf(qs(unit, '.LbUacb') ?? qs(unit, '.zPEcBd'));
     if (source) item.source = source;
     out.push(item);
   }

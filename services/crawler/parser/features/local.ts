@@ -1,5 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { textOf } from '../dom.js';
+import { closest, qs, qsa } from '../select.js';
 
 /**
  * Local pack: each place is a `.rllt__details` block (2020–25), next to a map. Rating and review count are the
@@ -8,20 +9,18 @@ import { textOf } from '../dom.js';
  */
 export const localResults = (root: HTMLElement): Record<string, unknown> | undefined => {
   const places: Array<Record<string, unknown>> = [];
-  for (const d of root.querySelectorAll('.rllt__details')) {
-    const title = textOf(
-      d.querySelector('[role="heading"]') ?? d.querySelector('.dbg0pd') ?? (d.firstChild as HTMLElement),
-    );
+  for (const d of qsa(root, '.rllt__details')) {
+    const title = textOf(qs(d, '[role="heading"]') ?? qs(d, '.dbg0pd') ?? (d.firstChild as HTMLElement));
     if (!title) continue;
     const place: Record<string, unknown> = { position: places.length + 1, title };
-    const rating = textOf(d.querySelector('.yi40Hd') ?? d.querySelector('.MW4etd') ?? d.querySelector('.BTtC6e'));
+    const rating = textOf(qs(d, '.yi40Hd') ?? qs(d, '.MW4etd') ?? qs(d, '.BTtC6e'));
     if (rating) place.rating = Number(rating.replace(',', '.'));
-    const reviews = textOf(d.querySelector('.RDApEe') ?? d.querySelector('.UY7F9') ?? d.querySelector('.HypWnf'));
+    const reviews = textOf(qs(d, '.RDApEe') ?? qs(d, '.UY7F9') ?? qs(d, '.HypWnf'));
     const n = Number(reviews.replace(/[^\d]/g, ''));
     if (reviews && Number.isFinite(n) && n > 0) place.reviews = n;
     const lines = d.childNodes.map((c) => textOf(c as HTMLElement)).filter((t) => t && t !== title);
     if (lines.length) place.extensions = lines;
-    const cid = d.closest('[data-cid]')?.getAttribute('data-cid');
+    const cid = closest(d, '[data-cid]')?.getAttribute('data-cid');
     if (cid) place.place_id = cid;
     places.push(place);
   }

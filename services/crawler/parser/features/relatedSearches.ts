@@ -1,5 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { hasAncestor, textOf } from '../dom.js';
+import { qs, qsa } from '../select.js';
 
 /**
  * Related searches. `a.k8XOCe` lasted until early 2025; after that the only stable description is BlankTrail's:
@@ -7,12 +8,8 @@ import { hasAncestor, textOf } from '../dom.js';
  * the same search. The phrase is the `q` parameter, which is language-independent.
  */
 export const relatedSearches = (root: HTMLElement): Array<Record<string, string>> | undefined => {
-  const scope = root.querySelector('#botstuff') ?? root.querySelector('#bres') ?? root.querySelector('#brs');
-  const anchors = [
-    ...root.querySelectorAll('a.k8XOCe'),
-    ...(scope ? scope.querySelectorAll('a[href]') : []),
-    ...root.querySelectorAll('a.ngTNl'),
-  ];
+  const scope = qs(root, '#botstuff') ?? qs(root, '#bres') ?? qs(root, '#brs');
+  const anchors = [...qsa(root, 'a.k8XOCe'), ...(scope ? qsa(scope, 'a[href]') : []), ...qsa(root, 'a.ngTNl')];
   const out: Array<Record<string, string>> = [];
   const seen = new Set<string>();
   for (const a of anchors) {
@@ -31,17 +28,16 @@ export const relatedSearches = (root: HTMLElement): Array<Record<string, string>
 
 /** Pagination from `[role=navigation]` (`a#pnnext` is the next page); `start` carries the offset. */
 export const pagination = (root: HTMLElement): Record<string, unknown> | undefined => {
-  const nav = root.querySelector('[role="navigation"] table') ?? root.querySelector('#botstuff [role="navigation"]');
+  const nav = qs(root, '[role="navigation"] table') ?? qs(root, '#botstuff [role="navigation"]');
   if (!nav) return undefined;
   const other: Record<string, string> = {};
-  for (const a of nav.querySelectorAll('a[href]')) {
+  for (const a of qsa(nav, 'a[href]')) {
     const n = textOf(a);
     const href = a.getAttribute('href') ?? '';
     if (/^\d+$/.test(n) && href.includes('start=')) other[n] = `https://www.google.com${href}`;
   }
-  const current = Number(textOf(nav.querySelector('.YyVfkd')) || '1');
-  const next =
-    nav.querySelector('#pnnext')?.getAttribute('href') ?? root.querySelector('a#pnnext')?.getAttribute('href');
+  const current = Number(textOf(qs(nav, '.YyVfkd')) || '1');
+  const next = qs(nav, '#pnnext')?.getAttribute('href') ?? qs(root, 'a#pnnext')?.getAttribute('href');
   if (!next && !Object.keys(other).length) return undefined;
   return {
     current: Number.isFinite(current) ? current : 1,
