@@ -1,0 +1,72 @@
+import t from 'tap';
+import type { ParsedSerp } from '../../contracts/result.js';
+import { assembleRawHtml, mergePages, parse, parseRaw, splitRawHtml } from '../../services/crawler/parser/index.js';
+import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
+
+const serp = (links: string[], features: Record<string, unknown> = {}): ParsedSerp => ({
+  organic_results: links.map((link, i) => ({ position: i + 1, title: link, link })),
+  serp_features: features,
+  information: {},
+});
+
+t.test('mergePages › positions continue, repeats are dropped, each result knows its page', async (t) => {
+  const merged = mergePages([
+    { start: 10, serp: serp(['https://c', 'https://a', 'https://d'], { related_searches: [{ query: 'y' }] }) },
+    { start: 0, serp: serp(['https://a', 'https://b'], { related_searches: [{ query: 'x' }] }) },
+  ]);
+  t.same(
+    merged.organic_results.map((r) => [r.position, r.link, r.page]),
+    [
+      [1, 'https://a', 1],
+      [2, 'https://b', 1],
+      [3, 'https://c', 2],
+      [4, 'https://d', 2],
+    ],
+  );
+  t.same(merged.serp_features.related_searches, [{ query: 'x' }, { query: 'y' }], 'list features concatenate');
+});
+
+t.test('raw HTML › split is the inverse of assemble; a file without markers is one page at start 0', async (t) => {
+  const pages = [
+    {
+      start: 0,
+      url: 'https://www.google.com/search?q=a b',
+      fetchedAt: '2026-01-01T00:00:00Z',
+      html: '<html>1</html>\n',
+    },
+    { start: 10, url: 'https://www.google.com/search?q=a&start=10', fetchedAt: '2026-01-01T00:00:01Z', html: '<p>2' },
+  ];
+  t.same(splitRawHtml(assembleRawHtml(pages)), pages);
+  t.same(splitRawHtml('<html></html>'), [{ start: 0, url: '', fetchedAt: '', html: '<html></html>' }]);
+});
+
+t.test('parseRaw › merges SERP pages and skips interstitials', { skip: fixturesMissing() }, async (t) => {
+  const a = readFixtureText('serp/websearcher/2025-02-06_barclays-job-cuts_ad1eb5594673.html.gz');
+  const js = readFixtureText('serp/js-challenge-pages/jgravelle-Groqqle_2025-03-02_en.html.gz');
+  const raw = assembleRawHtml([
+    { start: 0, url: 'u0', fetchedAt: 'f0', html: a },
+    { start: 10, url: 'u1', fetchedAt: 'f1', html: js },
+  ]);
+  const out = parseRaw(raw, { captureAio: false });
+  t.equal(out.kind, 'serp');
+  if (out.kind === 'serp') {
+    t.equal(out.serp.organic_results.length, 10);
+    t.notOk('ai_overview' in out.serp, 'no AI overview when captureAio is false');
+  }
+  const only = parseRaw(assembleRawHtml([{ start: 0, url: 'u', fetchedAt: 'f', html: js }]), { captureAio: true });
+  t.equal(only.kind, 'js_challenge', 'a search with no SERP page reports why');
+  const one = parse(a, { captureAio: true });
+  t.ok(one.kind === 'serp' && one.serp.ai_overview?.text_blocks.length, 'AI overview when asked for');
+});
+
+t.test('classifyPage › status and final URL decide before the body', async (t) => {
+  t.equal(
+    parse('<html></html>', { captureAio: false, finalUrl: 'https://www.google.com/sorry/index?continue=x' }).kind,
+    'captcha',
+  );
+  t.equal(
+    parse('<html></html>', { captureAio: false, finalUrl: 'https://consent.google.com/ml?continue=x' }).kind,
+    'consent',
+  );
+  t.equal(parse('<html></html>', { captureAio: false, status: 503 }).kind, 'error');
+});
