@@ -4,6 +4,7 @@ import { startEmbedded } from '../compose/embedded.js';
 import { registerMaintenanceCommands } from './commands/admin.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerLocationsCommand } from './commands/locations.js';
+import { registerParseCommand } from './commands/parse.js';
 
 const port = (v: string) => {
   const n = Number(v);
@@ -45,6 +46,7 @@ program
 registerKeysCommand(program);
 registerMaintenanceCommands(program);
 registerLocationsCommand(program);
+registerParseCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`serp-api: ${err instanceof Error ? err.message : String(err)}`);
