@@ -131,9 +131,11 @@ const indexFor = (el: HTMLElement): TreeIndex => {
 
 /** The index key of a compound's most selective part: id, then class, then attribute name, then tag. */
 const keyOf = (src: string): string => {
-  const id = /#([\w-]+)/.exec(src);
+  // Attribute values may contain "." or "#" ("twitter.com/"), so they are masked before looking for id and class.
+  const bare = src.replace(/\[[^\]]*\]/g, '[]');
+  const id = /#([\w-]+)/.exec(bare);
   if (id) return `i:${id[1]}`;
-  const cls = /\.([\w-]+)/.exec(src);
+  const cls = /\.([\w-]+)/.exec(bare);
   if (cls) return `c:${cls[1]}`;
   const attr = /\[([\w-]+)/.exec(src);
   if (attr) return `a:${attr[1]}`;

@@ -1,6 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { hasClass, isGoogleInternal, textOf, unwrapLink } from '../dom.js';
-import { qs, qsa } from '../select.js';
+import { closest, qs, qsa } from '../select.js';
 
 /**
  * Carousel-like blocks (top stories, videos, perspectives, forums, jobs, recipes, images, X/Twitter) have no class
@@ -26,6 +26,11 @@ const HEADINGS: Array<[string, RegExp]> = [
   ],
 ];
 
+const isWithin = (inner: HTMLElement, outer: HTMLElement): boolean => {
+  for (let p = inner.parentNode; p; p = p.parentNode) if (p === outer) return true;
+  return false;
+};
+
 const headingOf = (block: HTMLElement): string => {
   const h =
     qs(block, '[role="heading"][aria-level="2"]') ??
@@ -48,13 +53,17 @@ export const headedBlocks = (root: HTMLElement): Record<string, Array<Record<str
   const add = (name: string, items: Array<Record<string, string>>) => {
     if (items.length) found[name] = [...(found[name] ?? []), ...items];
   };
+  // The X/Twitter carousel is a `g-section-with-header` whose header links to the account; it can sit inside the
+  // one block of a knowledge-panel layout, so it is looked for on its own.
+  const twitter = qsa(root, 'g-section-with-header').filter((section) => {
+    const header = qs(section, 'h3');
+    const href = header ? (closest(header, 'a')?.getAttribute('href') ?? '') : '';
+    return /\/\/(?:[\w-]+\.)?(?:twitter|x)\.com\//.test(href);
+  });
+  for (const section of twitter) add('twitter_results', cardsOf(section));
   for (const block of topBlocks(root)) {
+    if (twitter.some((s) => s === block || isWithin(s, block))) continue;
     const heading = headingOf(block);
-    const twitter = qs(qs(block, 'g-section-with-header'), 'a[href*="twitter.com/"], a[href*="//x.com/"]');
-    if (twitter) {
-      add('twitter_results', cardsOf(block));
-      continue;
-    }
     if (qs(block, '.gws-plugins-horizon-jobs__li-ed')) {
       add('jobs_results', jobsOf(block));
       continue;

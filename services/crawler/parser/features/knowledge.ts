@@ -1,6 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { textOf, unwrapLink } from '../dom.js';
-import { qs, qsa } from '../select.js';
+import { closest, qs, qsa } from '../select.js';
 
 /**
  * Knowledge panel: `.kp-wholepage` (2020–26; a right-hand `#rhs .kp-wholepage` or the `-osrp` top layout) or the
@@ -9,8 +9,11 @@ import { qs, qsa } from '../select.js';
  * `.w8qArf` and value `.LrzXr`.
  */
 export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | undefined => {
+  // Pages hold several `.kp-wholepage` shells; the panel is the one around the entity title.
+  const titleEl = qs(root, '[data-attrid="title"]') ?? qs(root, '#rhs h2');
+  if (!titleEl) return undefined;
   const panel =
-    qs(root, '.kp-wholepage') ?? qs(root, '#rhs .kp-blk') ?? qs(root, '#rhs [data-attrid="title"]')?.parentNode;
+    closest(titleEl, '.kp-wholepage') ?? closest(titleEl, '#rhs') ?? closest(titleEl, '.kp-blk') ?? titleEl.parentNode;
   if (!panel) return undefined;
   const title =
     textOf(qs(panel, '[data-attrid="title"]')) || textOf(qs(panel, 'h2[data-attrid]')) || textOf(qs(panel, '.qrShPb'));
