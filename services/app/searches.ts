@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
 import type { SerpResult } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
-import { fold } from '../../domain/kernel/decider.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { usageDecider, usageMonth } from '../../domain/usage/usage.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
@@ -13,6 +12,7 @@ import { type UsageCounterDoc, usageCounterId } from '../../projections/usageCou
 import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
+import { readJobState } from './jobState.js';
 
 /** 24 lowercase hex characters, time-ordered: 12 of milliseconds, 12 random (a SerpApi-shaped id). */
 export const newJobId = (now = Date.now()) =>
@@ -49,12 +49,7 @@ export const createSearchService = (deps: {
   const jobDoc = async (jobId: string): Promise<JobStatusDoc | undefined> => {
     const doc = readModels.get<JobStatusDoc>('jobStatus', jobId);
     if (doc) return doc;
-    const { events } = await deps.eventStore.readStream(streams.searchJob(jobId));
-    if (events.length === 0) return undefined;
-    const s = fold(
-      searchJobDecider,
-      events.map((e) => ({ type: e.type, data: e.data }) as Parameters<typeof searchJobDecider.evolve>[1]),
-    );
+    const s = await readJobState(deps.eventStore, jobId);
     if (s.status === 'none' || !s.jobId || !s.keyId || !s.request || !s.submittedAt) return undefined;
     return {
       jobId: s.jobId,

@@ -1,11 +1,10 @@
 import { streams } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
-import { fold } from '../../domain/kernel/decider.js';
-import { type SearchJobEvent, searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { usageDecider } from '../../domain/usage/usage.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
 import type { CommandHandler } from '../app/commandHandler.js';
+import { readJobState } from '../app/jobState.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import { toProjected } from '../projector/projector.js';
@@ -27,14 +26,6 @@ export const createDispatcher = (deps: {
   const { eventStore, readModels, queue, handle } = deps;
   let subscription: Subscription | undefined;
 
-  const jobState = async (jobId: string) => {
-    const { events } = await eventStore.readStream(streams.searchJob(jobId));
-    return fold(
-      searchJobDecider,
-      events.map((e) => ({ type: e.type, data: e.data }) as SearchJobEvent),
-    );
-  };
-
   const enqueue = (m: JobMessage) => queue.enqueue(m);
 
   const onBatch = async (batch: RecordedEvent[]) => {
@@ -44,7 +35,7 @@ export const createDispatcher = (deps: {
         const { jobId, keyId, cacheKey, submittedAt, request } = e.data;
         await enqueue({ jobId, dispatch: 0, keyId, cacheKey, submittedAt, request });
       } else if (e?.type === 'CrawlFailed' && e.data.final) {
-        const s = await jobState(e.data.jobId);
+        const s = await readJobState(eventStore, e.data.jobId);
         if (s.charged && s.keyId && s.month) {
           await handle(
             streams.usage(s.keyId, s.month),
