@@ -5,6 +5,7 @@ import { registerMaintenanceCommands } from './commands/admin.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerLocationsCommand } from './commands/locations.js';
 import { registerParseCommand } from './commands/parse.js';
+import { registerReparseCommand } from './commands/reparse.js';
 
 const port = (v: string) => {
   const n = Number(v);
@@ -47,6 +48,7 @@ registerKeysCommand(program);
 registerMaintenanceCommands(program);
 registerLocationsCommand(program);
 registerParseCommand(program);
+registerReparseCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`serp-api: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { createFsBlobStore } from '../../adapters/blobStore/fs.js';
+import { createSqliteEventStore } from '../../adapters/eventStore/sqlite.js';
+import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
+import { createCommandHandler } from '../../app/commandHandler.js';
+import { type ReparseEntry, type ReparseReport, type ReparseSelection, reparseSearches } from '../../app/reparse.js';
+import { type Config, loadConfig } from '../../compose/config.js';
+import { dataPaths, openCore } from '../../compose/embedded.js';
+import { runningServer } from '../target.js';
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** `--since`: a date or date-time (ISO 8601), read as UTC unless it names its offset; 2026-02-30 is refused. */
+const sinceArg = (v: string) => {
+  const text = v.trim();
+  const m = ISO_DATE.exec(text);
+  const day = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
+  const real = m && day && day.getUTCMonth() === Number(m[2]) - 1 && day.getUTCDate() === Number(m[3]);
+  const ms = real ? Date.parse(text.includes(':') && !m[4] ? `${text}Z` : text) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new InvalidArgumentError('must be an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z');
+  }
+  return new Date(ms).toISOString();
+};
+
+/** The projector's checkpoint in the read-model file (services/projector/projector.ts). */
+const PROJECTOR_CHECKPOINT = 'projector';
+
+/**
+ * With a service running on the data directory, its projector is the only one that may write the read models (two
+ * would apply the same events twice). So the events go straight into the shared SQLite event store, which several
+ * processes may append to, and the service's projector picks them up by polling; we wait until its checkpoint in
+ * read.db has passed our last event, so that the service answers with the new results by the time we exit.
+ */
+const reparseBesideService = async (config: Config, selection: ReparseSelection, onJob: (e: ReparseEntry) => void) => {
+  const paths = dataPaths(config.dataDir);
+  const eventStore = createSqliteEventStore({ path: paths.events });
+  try {
+    const report = await reparseSearches(
+      { eventStore, blobStore: createFsBlobStore(paths.blobs), handle: createCommandHandler(eventStore), onJob },
+      selection,
+    );
+    if (report.position !== undefined && !(await serviceProjected(paths.readModels, report.position, 15_000))) {
+      console.error('warning: the running service has not projected the new results yet; they show once it has');
+    }
+    return report;
+  } finally {
+    await eventStore.close();
+  }
+};
+
+const serviceProjected = async (file: string, position: number, timeoutMs: number) => {
+  const readModels = createSqliteReadModelStore(file);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (readModels.checkpoint(PROJECTOR_CHECKPOINT) < position) {
+      if (Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return true;
+  } finally {
+    readModels.close();
+  }
+};
+
+/** No service running: this process is the only writer and projects the new events itself before it closes. */
+const reparseAlone = async (config: Config, selection: ReparseSelection, onJob: (e: ReparseEntry) => void) => {
+  const core = await openCore(config);
+  try {
+    const report = await reparseSearches(
+      {
+        eventStore: core.eventStore,
+        blobStore: createFsBlobStore(dataPaths(config.dataDir).blobs),
+        handle: core.handle,
+        onJob,
+      },
+      selection,
+    );
+    if (report.position !== undefined) await core.projector.waitFor(report.position);
+    return report;
+  } finally {
+    await core.close();
+  }
+};
+
+const line = (e: ReparseEntry) =>
+  e.outcome === 'reparsed'
+    ? `reparsed ${e.jobId}: parser ${e.from} → ${e.to}, organic results ${e.organic.before} → ${e.organic.after}`
+    : `${e.outcome} ${e.jobId}: ${e.reason}`;
+
+const summary = (r: ReparseReport) =>
+  `re-parsed ${r.reparsed}, skipped ${r.skipped}, failed ${r.failed} (parser ${r.parserVersion})`;
+
+export const registerReparseCommand = (program: Command) => {
+  program
+    .command('reparse')
+    .description('re-parse stored raw HTML with the current parser and append SearchReparsed (no crawl, no quota)')
+    .addOption(new Option('--job <id>', 'only this job').conflicts('since'))
+    .option('--since <date>', 'only jobs completed at or after this date (ISO 8601, UTC by default)', sinceArg)
+    .option('--force', 're-parse jobs already parsed by the current parser version too')
+    .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
+    .option('--json', 'print the report as JSON')
+    .action(async (o: { job?: string; since?: string; force?: boolean; data?: string; json?: boolean }) => {
+      const config = loadConfig(process.env, { dataDir: o.data });
+      if (!existsSync(dataPaths(config.dataDir).events)) {
+        throw new Error(`no event store in ${config.dataDir} (wrong --data or SERP_DATA_DIR?)`);
+      }
+      const selection: ReparseSelection = { jobId: o.job, since: o.since, force: o.force };
+      // Skipped jobs are only counted: a full run over a large store would print one line per job otherwise.
+      const onJob = (e: ReparseEntry) => {
+        if (!o.json && e.outcome !== 'skipped') console.log(line(e));
+      };
+      const server = await runningServer(config);
+      const report = server
+        ? await reparseBesideService(config, selection, onJob)
+        : await reparseAlone(config, selection, onJob);
+      if (o.json) console.log(JSON.stringify(report, null, 2));
+      else {
+        if (o.job && report.skipped) console.log(line(report.jobs[0]));
+        console.log(summary(report));
+      }
+      if (report.failed > 0) process.exitCode = 1;
+    });
+};
