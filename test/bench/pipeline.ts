@@ -1,15 +1,22 @@
 /**
- * Crawl pipeline benchmark: N jobs of 10 pages each through the fake Google origin (real fixture pages, fixed latency
- * per page), crawled, parsed, merged and stored in the fs BlobStore, at several concurrency settings.
- * Reports jobs/s, pages/s, p50/p99 submit-to-done, peak RSS and disk used. It asserts nothing (STYLE.md).
+ * Pipeline benchmark: N jobs of 10 pages each through the fake Google origin (real fixture pages, fixed latency per
+ * page), at several concurrency settings, two ways in the same run:
+ *  - `service`: the whole embedded service in this process: POST /v1/search over a real socket, SearchSubmitted on
+ *    the SQLite event store, dispatcher, in-process queue, crawl worker, parse, raw HTML to the blob store,
+ *    CrawlCompleted, projections. Done = the job left the jobStatus read model's open set.
+ *  - `crawl only` (the baseline): the same crawler, parse and blob store with no events, queue or API.
+ * Reports jobs/s, pages/s, p50/p99 submit-to-done, peak RSS, disk used, and the service/crawl-only throughput ratio
+ * (what the event-sourced plumbing costs). It asserts nothing (STYLE.md).
  *
  *   npx tsx test/bench/pipeline.ts [--jobs 300] [--latency 100] [--concurrency 8,32]
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
+import { loadConfig } from '../../services/compose/config.js';
+import { startEmbedded } from '../../services/compose/embedded.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -29,6 +36,7 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 const run = async (concurrency: number) => {
+  global.gc?.();
   const google = await startFakeGoogle({ latencyMs });
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-'));
   const blobs = createFsBlobStore(dir);
@@ -67,6 +75,7 @@ const run = async (concurrency: number) => {
   await rm(dir, { recursive: true, force: true });
   doneAfter.sort((a, b) => a - b);
   return {
+    mode: 'crawl only',
     concurrency,
     jobs,
     notDone,
@@ -81,9 +90,110 @@ const run = async (concurrency: number) => {
   };
 };
 
+const duBytes = async (dir: string): Promise<number> => {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    total += entry.isDirectory() ? await duBytes(p) : (await stat(p)).size;
+  }
+  return total;
+};
+
+const runService = async (concurrency: number) => {
+  global.gc?.();
+  const google = await startFakeGoogle({ latencyMs });
+  const dir = await mkdtemp(join(tmpdir(), 'serp-bench-svc-'));
+  const config = loadConfig(
+    {
+      SERP_GOOGLE_ORIGIN: google.origin,
+      SERP_FETCHER: 'http',
+      SERP_CRAWLER_CONCURRENCY: String(concurrency),
+      SERP_LOG_LEVEL: 'warn',
+    },
+    { port: 0, dataDir: dir, host: '127.0.0.1' },
+  );
+  const svc = await startEmbedded(config, { logger: false });
+  const { key } = await svc.core.keys.create({ tier: 'enterprise', rateLimitPerMin: 1_000_000 });
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 50);
+  const t0 = performance.now();
+  const submitted = new Map<string, number>();
+  let refused = 0;
+  // submit all at once, in batches of 50 sockets, as a client firing a batch of keywords would
+  for (let i = 0; i < jobs; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, jobs - i) }, async (_, j) => {
+        const res = await fetch(`${svc.url}/v1/search`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ keyword: `bench ${i + j}`, no_cache: true }),
+        });
+        const body = (await res.json()) as { job_id?: string };
+        if (res.status === 202 && body.job_id) submitted.set(body.job_id, performance.now());
+        else refused += 1;
+      }),
+    );
+  }
+  const doneAfter: number[] = [];
+  const pending = new Set(submitted.keys());
+  while (pending.size > 0) {
+    await new Promise((r) => setTimeout(r, 100));
+    const open = new Set(svc.core.readModels.listByLookup<{ jobId: string }>('jobStatus', 'open').map((d) => d.jobId));
+    const t = performance.now();
+    for (const id of pending) {
+      if (open.has(id)) continue;
+      pending.delete(id);
+      doneAfter.push(t - submitted.get(id)!);
+    }
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  let pages = 0;
+  let notDone = 0;
+  for (const id of submitted.keys()) {
+    const doc = svc.core.readModels.get<{ status: string; pagesFetched?: number }>('jobStatus', id);
+    if (doc?.status !== 'done') notDone += 1;
+    pages += doc?.pagesFetched ?? 0;
+  }
+  await svc.close();
+  const diskBytes = await duBytes(dir);
+  await google.close();
+  await rm(dir, { recursive: true, force: true });
+  doneAfter.sort((a, b) => a - b);
+  return {
+    mode: 'service',
+    concurrency,
+    jobs,
+    notDone: notDone + refused,
+    pages,
+    seconds: seconds.toFixed(1),
+    jobsPerS: (jobs / seconds).toFixed(2),
+    pagesPerS: (pages / seconds).toFixed(1),
+    p50S: (percentile(doneAfter, 50) / 1000).toFixed(1),
+    p99S: (percentile(doneAfter, 99) / 1000).toFixed(1),
+    peakRssMb: Math.round(peakRss / 2 ** 20),
+    diskMb: Math.round(diskBytes / 2 ** 20),
+  };
+};
+
 const reason = fixturesMissing();
-if (reason) process.exit(0);
+if (reason) {
+  console.log(`# pipeline: skipped, ${reason}`);
+  process.exit(0);
+}
 console.log(`# pipeline: ${jobs} jobs x 10 pages, ${latencyMs} ms per page, concurrency ${settings.join(' and ')}`);
+console.log(
+  `# latency bound: ${settings.map((c) => `${((c * 1000) / (10 * latencyMs)).toFixed(1)} jobs/s at ${c}`).join(', ')}`,
+);
 const rows = [];
-for (const c of settings) rows.push(await run(c));
+for (const c of settings) {
+  const service = await runService(c);
+  const baseline = await run(c);
+  rows.push(service, baseline);
+  console.log(
+    `# concurrency ${c}: service / crawl-only throughput = ${(Number(service.jobsPerS) / Number(baseline.jobsPerS)).toFixed(2)}`,
+  );
+}
 console.table(rows);
