@@ -95,11 +95,13 @@ export const unwrapLink = (href: string | undefined): string | undefined => {
 };
 
 /**
- * Links that lead back into Google's own search UI (more results, image tab, settings). Other Google properties
- * (Maps, Translate, Drive) are kept: for a query such as "google" they are the organic results.
+ * Links that lead back into Google's own search UI (more results, image tab, settings): a UI path with a query
+ * string, or `/search` itself. Other Google pages are kept: for the query "google" `google.com/search/about/`,
+ * `…/search/howsearchworks/` and the bare `…/advanced_search` page are organic results (serp-parser-zlurad's
+ * google-100 pages), as are Maps, Translate and Drive.
  */
 export const isGoogleInternal = (link: string): boolean =>
-  /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?:search|setprefs|preferences|advanced_search|sorry|imgres|url)\b/i.test(
+  /^https?:\/\/(?:www\.)?google\.[a-z.]+\/(?:(?:search|setprefs|preferences|advanced_search|sorry|imgres|url)[?#]|search$)/i.test(
     link,
   ) ||
   link.startsWith('#') ||
