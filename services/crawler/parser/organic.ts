@@ -46,7 +46,10 @@ const isResultBox = (el: HTMLElement): boolean =>
   hasClass(el, 'xpd') ||
   el.getAttribute('data-rpos') !== undefined;
 
-/** A title anchor: `<a href><h3>` on desktop and basic pages, `<a><div role=heading>` on the 2020–23 mobile page. */
+/**
+ * A title anchor: `<a href><h3>` on desktop and basic pages, `<a><div role=heading>` on the 2020–23 mobile page
+ * (minus app-install cards, `a[data-app]`, and the items of headed blocks).
+ */
 export const titleAnchors = (root: HTMLElement): Array<{ a: HTMLElement; title: HTMLElement }> => {
   const out: Array<{ a: HTMLElement; title: HTMLElement }> = [];
   const scope = qs(root, '#rso') ?? qs(root, '#search') ?? qs(root, '#main') ?? root;
@@ -55,12 +58,34 @@ export const titleAnchors = (root: HTMLElement): Array<{ a: HTMLElement; title: 
     if (a?.getAttribute('href')) out.push({ a, title: h });
   }
   if (out.length === 0) {
+    const sections = sectionBoxes(scope);
     for (const a of qsa(scope, 'a[href]')) {
       const heading = qs(a, '[role="heading"]');
-      if (heading && !qs(a, 'img[src^="data:image/jpeg"]')) out.push({ a, title: heading });
+      if (!heading || a.getAttribute('data-app') !== undefined) continue;
+      const box = closestWhere(a, isMobileBox);
+      if (box && sections.has(box)) continue;
+      out.push({ a, title: heading });
     }
   }
   return out;
+};
+
+const isMobileBox = (el: HTMLElement): boolean =>
+  hasClass(el, 'xpd') || hasClass(el, 'mnr-c') || hasClass(el, 'MjjYud');
+
+/**
+ * On the 2020–23 mobile page a carousel or list block (Videos, Top stories, Recipes, Discussions and forums, a
+ * local pack) is a result-sized box with its own `role=heading aria-level=2` header; an organic result has only its
+ * title (`aria-level=3`) inside the anchor. Titled cards inside such boxes are the block's items, never organic.
+ */
+const sectionBoxes = (scope: HTMLElement): Set<HTMLElement> => {
+  const boxes = new Set<HTMLElement>();
+  for (const h of qsa(scope, '[role="heading"][aria-level="2"]')) {
+    if (closestWhere(h, (e) => e.rawTagName === 'a')) continue;
+    const box = closestWhere(h, isMobileBox);
+    if (box) boxes.add(box);
+  }
+  return boxes;
 };
 
 export const parseOrganic = (root: HTMLElement): OrganicResult[] => {
