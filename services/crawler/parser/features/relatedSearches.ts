@@ -1,6 +1,6 @@
 import type { HTMLElement } from 'node-html-parser';
 import { hasAncestor, textOf } from '../dom.js';
-import { qs, qsa } from '../select.js';
+import { closest, qs, qsa } from '../select.js';
 
 /**
  * Related searches. `a.k8XOCe` lasted until early 2025; after that the only stable description is BlankTrail's:
@@ -9,7 +9,15 @@ import { qs, qsa } from '../select.js';
  */
 export const relatedSearches = (root: HTMLElement): Array<Record<string, string>> | undefined => {
   const scope = qs(root, '#botstuff') ?? qs(root, '#bres') ?? qs(root, '#brs');
-  const anchors = [...qsa(root, 'a.k8XOCe'), ...(scope ? qsa(scope, 'a[href]') : []), ...qsa(root, 'a.ngTNl')];
+  // Basic (no-JS) pages, 2020–24: every suggestion link carries an `accordion-entry-search-icon` element, whatever
+  // the block's localized heading ("Related searches", "Andra söker även efter", "Похожие запросы").
+  const basic = qsa(root, 'accordion-entry-search-icon').flatMap((icon) => closest(icon, 'a') ?? []);
+  const anchors = [
+    ...qsa(root, 'a.k8XOCe'),
+    ...(scope ? qsa(scope, 'a[href]') : []),
+    ...qsa(root, 'a.ngTNl'),
+    ...basic,
+  ];
   const out: Array<Record<string, string>> = [];
   const seen = new Set<string>();
   for (const a of anchors) {
