@@ -8,7 +8,12 @@ import { closest, qs, qsa } from '../select.js';
  * featured snippet is `.hgKElc`/`[data-attrid="wa:/description"]` outside People also ask, with its source link.
  */
 export const answerBox = (root: HTMLElement): Record<string, unknown> | undefined =>
-  calculator(root) ?? currency(root) ?? weather(root) ?? shortAnswer(root) ?? featuredSnippet(root);
+  calculator(root) ??
+  currency(root) ??
+  weather(root) ??
+  shortAnswer(root) ??
+  featuredSnippet(root) ??
+  basicFeaturedSnippet(root);
 
 const calculator = (root: HTMLElement) => {
   const r = textOf(qs(root, '#cwos'));
@@ -78,6 +83,30 @@ const featuredSnippet = (root: HTMLElement) => {
     if (title) box.title = title;
     const cite = textOf(qs(block, 'cite'));
     if (cite) box.displayed_link = cite;
+  }
+  return box;
+};
+
+/**
+ * The basic (no-JS) page's featured snippet: a `.Gx5Zad` card holding the help link about featured snippets
+ * (`support.google.com/websearch?p=featured_snippets`, the same in every language), the snippet (`.PqksIc`) and the
+ * source's title anchor. It is the answer box, not the first organic result.
+ */
+const basicFeaturedSnippet = (root: HTMLElement) => {
+  const help = qsa(root, 'a[href*="featured_snippets"]').find((a) => closest(a, '.Gx5Zad'));
+  const block = help ? closest(help, '.Gx5Zad') : null;
+  if (!help || !block) return undefined;
+  const box: Record<string, unknown> = { type: 'organic_result' };
+  const snippet = spacedText(qs(block, '.PqksIc'));
+  if (snippet) box.snippet = snippet;
+  const a = qsa(block, 'a[href^="/url?"]').find((x) => x !== help && textOf(x));
+  const link = unwrapLink(a?.getAttribute('href'));
+  if (a && link && /^https?:/.test(link)) {
+    box.link = link;
+    const title = textOf(qs(a, '.Xb5VRe') ?? qs(a, '.vvjwJb'));
+    if (title) box.title = title;
+    const displayed = textOf(qs(a, '.UPmit'));
+    if (displayed) box.displayed_link = displayed;
   }
   return box;
 };
