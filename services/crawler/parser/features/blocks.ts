@@ -40,9 +40,20 @@ const headingOf = (block: HTMLElement): string => {
   return textOf(h);
 };
 
-/** The top-level blocks of the results column: `div.MjjYud` (2022–26) or the children of `#rso`. */
+/**
+ * The top-level blocks of the results column: `div.MjjYud` (2022–26) or the children of `#rso`. On knowledge-panel
+ * layouts (2023–24) one `MjjYud` holds the whole column and its blocks are the outermost `div.TzHB6b` inside it;
+ * reading that shell as one block would file every link of the page under whichever heading comes first.
+ */
 const topBlocks = (root: HTMLElement): HTMLElement[] => {
-  const mj = qsa(root, '.MjjYud');
+  const mj = qsa(root, '.MjjYud').flatMap((block) => {
+    const inner: HTMLElement[] = [];
+    for (const sub of qsa(block, '.TzHB6b')) {
+      const last = inner.at(-1);
+      if (!last || !isWithin(sub, last)) inner.push(sub);
+    }
+    return inner.length > 1 ? inner : [block];
+  });
   if (mj.length) return [...mj, ...qsa(root, '#botstuff g-section-with-header')];
   const rso = qs(root, '#rso');
   return rso ? (rso.childNodes.filter((c) => c.nodeType === 1) as HTMLElement[]) : [];
@@ -85,7 +96,10 @@ export const cardsOf = (block: HTMLElement): Array<Record<string, string>> => {
   const seen = new Set<string>();
   for (const a of qsa(block, 'a[href]')) {
     const link = unwrapLink(a.getAttribute('href'));
-    if (!link || !/^https?:/.test(link) || isGoogleInternal(link) || seen.has(link)) continue;
+    if (!link) continue;
+    // A video's "key moments" link to the same video at a time offset (`&t=765`): one card per video.
+    const key = link.replace(/([?&])t=\d+s?(&|$)/, '$1').replace(/[?&]$/, '');
+    if (!/^https?:/.test(link) || isGoogleInternal(link) || seen.has(key)) continue;
     const title =
       textOf(qs(a, '[role="heading"]')) ||
       textOf(qs(a, '.mCBkyc')) ||
@@ -93,7 +107,7 @@ export const cardsOf = (block: HTMLElement): Array<Record<string, string>> => {
       a.getAttribute('aria-label') ||
       textOf(a);
     if (!title || title.length < 2) continue;
-    seen.add(link);
+    seen.add(key);
     const card: Record<string, string> = { title: title.slice(0, 300), link };
     const source = textOf(qs(a, '.MgUUmf') ?? qs(a, '.CEMjEf') ?? qs(a, '.NUnG9d') ?? qs(a, 'cite'));
     if (source) card.source = source;
