@@ -5,45 +5,17 @@ import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixt
 import { normLink } from './compare.js';
 import { expectationFor } from './expected.js';
 
-/**
- * Counts that differ from another parser's test for a reason found in the page, not a parser gap. Each entry
- * says who is right; anything not listed must match exactly.
- */
-const COUNT_DISAGREEMENTS: Record<string, string> = {
-  // WebSearcher files the "OscarTheGrouch (@OscarTheGrouch) / X" header as part of its twitter_cards component;
-  // we do too (twitter_results), so our organic list matches its 6 general results.
-};
-
 const missing = fixturesMissing();
 const pages = missing ? [] : listSerpPages();
 
-/**
- * Pages where the parser and the other parser's expected output still disagree (organic counts on 2020–23
- * mobile/tablet/100-result pages, a few feature detections). Not yet checked which side is right: open work for
- * issue 3, listed here so the suite stays green without hiding the other 135 pages.
- */
-const divergent: Record<string, string> = Object.fromEntries(
-  [
-    'serp/bs-serp-parser-spider/mobile.html.gz',
-    'serp/bs-serp-parser-spider/tablet.html.gz',
-    'serp/serp-parser-zlurad/desktop/google-100.html.gz',
-    'serp/serp-parser-zlurad/mobile/google-100.html.gz',
-    'serp/serp-parser-zlurad/mobile/google.html.gz',
-    'serp/serp-parser-zlurad/nojs/google-nojs.html.gz',
-    'serp/serp-parser-zlurad/nojs/google100-nojs.html.gz',
-    'serp/serp_parser-kjellberg-ruby/2024-09-06-matkasse-goteborg.html.gz',
-    'serp/serp_parser-kjellberg-ruby/2024-09-06-matkasse.html.gz',
-    'serp/websearcher/2024-03-13_oscar-the-grouch_7d621e868493.html.gz',
-    'serp/websearcher/2026-01-20_why-is-the-sky-blue_7049404a2dd6.html.gz',
-  ].map((p) => [p, 'known divergence from the expected output, open in issue 3']),
-);
-
 t.test('Google SERP parser › every fixture page', { skip: missing }, async (t) => {
   for (const page of pages) {
-    t.test(page, { skip: divergent[page] }, async (t) => {
+    t.test(page, async (t) => {
       const html = readFixtureText(page);
       const out = parse(html, { captureAio: true });
+      // Where the other parser is wrong, expected.ts (CORRECTIONS) holds the right answer and says why.
       const e = expectationFor(page);
+      if (e?.corrected) t.comment(`expectation corrected: ${e.corrected}`);
       if (e?.kind) t.equal(out.kind, e.kind, 'page kind');
       if (out.kind !== 'serp') {
         t.ok(out.detail.length > 0, 'an interstitial says what it is');
@@ -83,11 +55,7 @@ t.test('Google SERP parser › every fixture page', { skip: missing }, async (t)
       if (e.organicLinks) {
         t.same(links.map(normLink), e.organicLinks.map(normLink), 'organic links and order as the other parser');
       }
-      if (e.organicCount !== undefined) {
-        const why = COUNT_DISAGREEMENTS[page];
-        if (why) t.comment(`count differs from the other parser on purpose: ${why}`);
-        else t.equal(serp.organic_results.length, e.organicCount, 'organic count');
-      }
+      if (e.organicCount !== undefined) t.equal(serp.organic_results.length, e.organicCount, 'organic count');
       for (const a of e.organicAt ?? []) {
         const r = serp.organic_results[a.index];
         if (a.link) t.equal(normLink(r?.link ?? ''), normLink(a.link), `link of result ${a.index}`);
