@@ -4,11 +4,29 @@ import type { CommandHandler } from '../app/commandHandler.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
 import type { Crawler } from './crawl.js';
+import { CrawlAbortedError } from './errors.js';
 import { PARSER_VERSION } from './parser/index.js';
+
+/** A crawl still running when the drain timeout passed: handed back to the queue and no longer awaited. */
+const abandoned = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => {
+    const fire = () => reject(new CrawlAbortedError());
+    if (signal.aborted) fire();
+    else signal.addEventListener('abort', fire, { once: true });
+  });
 
 /**
  * Takes jobs from the queue, crawls them and reports with events. Acks only after the terminal event is on disk,
  * so a crash at any point means a redelivery, and the decider turns the redelivery of a finished job into nothing.
+ *
+ * While a crawl runs the worker calls `working()` every `heartbeatMs`, so a crawl longer than the queue's ack wait is
+ * not presumed dead and handed to another consumer. Set `heartbeatMs` well under the queue's ack wait.
+ *
+ * `stop()` drains: no new job starts, the crawls in flight get up to `drainTimeoutMs` to finish and be acked. The
+ * ones still running then are aborted and handed back with `nak()`, never acked and never recorded as failed (a
+ * shutdown is not the job's fault): the next consumer, or the dispatcher's re-enqueue of open jobs after a restart,
+ * crawls them again. An abandoned crawl that ignores its signal and finishes later records nothing, so the job still
+ * completes once and its single quota reservation stands.
  */
 export const createCrawlWorker = (deps: {
   queue: JobQueue;
@@ -17,13 +35,19 @@ export const createCrawlWorker = (deps: {
   blobStore: BlobStore;
   concurrency: number;
   workerId: string;
-  /** how often a long crawl tells the queue it is still alive */
+  /** how often a long crawl tells the queue it is still alive (default 10 s) */
   heartbeatMs?: number;
+  /** how long `stop()` waits for the crawls in flight before handing them back to the queue (default 20 s) */
+  drainTimeoutMs?: number;
   retryDelayMs?: number;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }) => {
   const { handle, crawler, blobStore } = deps;
   let consumer: Consumer | undefined;
+  let stopping = false;
+  let draining: Promise<{ abandoned: number }> | undefined;
+  /** one controller per crawl in flight: aborted when the drain timeout passes */
+  const inFlight = new Set<AbortController>();
   const now = () => new Date().toISOString();
 
   const fail = (jobId: string, attempt: number, reason: string, final: boolean) =>
@@ -36,7 +60,7 @@ export const createCrawlWorker = (deps: {
       now: now(),
     });
 
-  const work = async (d: Delivery) => {
+  const crawlOnce = async (d: Delivery, signal: AbortSignal) => {
     const { jobId } = d.message;
     const stream = streams.searchJob(jobId);
     const started = await handle(stream, searchJobDecider, {
@@ -47,10 +71,14 @@ export const createCrawlWorker = (deps: {
       now: now(),
     });
     if (started.events.length === 0) return d.ack();
-    const beat = setInterval(() => void d.working().catch(() => undefined), deps.heartbeatMs ?? 10_000);
+    const alive = () => void d.working().catch(() => undefined);
+    const beat = setInterval(alive, deps.heartbeatMs ?? 10_000);
     beat.unref();
     try {
-      const outcome = await crawler.crawl(d.message, { heartbeat: () => void d.working().catch(() => undefined) });
+      const crawl = crawler.crawl(d.message, { heartbeat: alive, signal });
+      // An abandoned crawl may still settle later: nobody awaits it then, so its rejection must not go unhandled.
+      crawl.catch(() => undefined);
+      const outcome = await Promise.race([crawl, abandoned(signal)]);
       if (outcome.status === 'failed' || !outcome.result || !outcome.rawHtml) {
         await fail(jobId, d.attempt, outcome.reason ?? 'no usable page', true);
         return d.ack();
@@ -69,6 +97,10 @@ export const createCrawlWorker = (deps: {
       });
       return d.ack();
     } catch (err) {
+      if (signal.aborted) {
+        deps.log?.('crawl abandoned at shutdown, handed back to the queue', { jobId, attempt: d.attempt });
+        return d.nak(0);
+      }
       const reason = err instanceof Error ? err.message : String(err);
       deps.log?.('crawl attempt failed', { jobId, attempt: d.attempt, reason });
       await fail(jobId, d.attempt, reason, false).catch(() => undefined);
@@ -78,8 +110,22 @@ export const createCrawlWorker = (deps: {
     }
   };
 
+  const work = async (d: Delivery) => {
+    // A queue that prefetches may still hand over a message after stop(): give it back untouched.
+    if (stopping) return d.nak(0);
+    const controller = new AbortController();
+    inFlight.add(controller);
+    try {
+      await crawlOnce(d, controller.signal);
+    } finally {
+      inFlight.delete(controller);
+    }
+  };
+
   return {
     start() {
+      if (consumer) throw new Error('crawl worker already started');
+      stopping = false;
       consumer = deps.queue.consume(work, {
         concurrency: deps.concurrency,
         onExhausted: async (m, attempts) => {
@@ -87,8 +133,32 @@ export const createCrawlWorker = (deps: {
         },
       });
     },
-    async stop() {
-      await consumer?.stop();
+    /** resolves once every crawl in flight is acked, or handed back after the drain timeout; `abandoned` counts those */
+    stop(options: { timeoutMs?: number } = {}): Promise<{ abandoned: number }> {
+      const current = consumer;
+      if (!current) return Promise.resolve({ abandoned: 0 });
+      draining ??= (async () => {
+        stopping = true;
+        const drained = current.stop();
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = await Promise.race([
+          drained.then(() => false),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(true), options.timeoutMs ?? deps.drainTimeoutMs ?? 20_000);
+          }),
+        ]);
+        clearTimeout(timer);
+        const handedBack = timedOut ? inFlight.size : 0;
+        if (timedOut) {
+          deps.log?.('drain timeout: handing the crawls in flight back to the queue', { crawls: handedBack });
+          for (const controller of inFlight) controller.abort();
+          await drained;
+        }
+        consumer = undefined;
+        draining = undefined;
+        return { abandoned: handedBack };
+      })();
+      return draining;
     },
   };
 };
