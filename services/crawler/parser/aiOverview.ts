@@ -1,6 +1,6 @@
-import type { HTMLElement } from 'node-html-parser';
 import type { AiOverview } from '../../../contracts/result.js';
 import { hasClass, spacedText, textOf } from './dom.js';
+import type { HTMLElement } from './html.js';
 import { qs, qsa } from './select.js';
 
 /**
@@ -48,11 +48,15 @@ const isTextContainer = (el: HTMLElement): boolean =>
     (c) => c.nodeType === 1 && BLOCK_TAGS.has((c as HTMLElement).rawTagName?.toLowerCase()) && textOf(c as HTMLElement),
   );
 
-const cleanText = (el: HTMLElement): string => {
-  const clone = el.clone() as HTMLElement;
-  for (const s of qsa(clone, 'button, [role="button"], [aria-hidden="true"], .NPrrbc, .uJ19be')) s.remove();
-  return spacedText(clone);
-};
+/** Buttons, hidden parts and the inline source chips (`.NPrrbc`, `.uJ19be`) are not part of the answer's text. */
+const notText = (e: HTMLElement): boolean =>
+  e.rawTagName?.toLowerCase() === 'button' ||
+  e.getAttribute('role') === 'button' ||
+  e.getAttribute('aria-hidden') === 'true' ||
+  hasClass(e, 'NPrrbc') ||
+  hasClass(e, 'uJ19be');
+
+const cleanText = (el: HTMLElement): string => spacedText(el, notText);
 
 const walk = (el: HTMLElement, out: Array<Record<string, unknown>>): void => {
   for (const node of el.childNodes) {

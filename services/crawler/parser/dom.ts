@@ -1,4 +1,4 @@
-import { type HTMLElement, parse as parseHtml } from 'node-html-parser';
+import { type HTMLElement, parseDocument } from './html.js';
 
 /**
  * Google pages are mostly inline scripts, styles, SVG icons and (2025–26) JSON inside comments. Dropping those
@@ -24,19 +24,18 @@ export const stripScriptsAndStyles = (html: string): string => {
   return parts.join('');
 };
 
-export const loadDom = (html: string): HTMLElement =>
-  parseHtml(stripScriptsAndStyles(html), {
-    comment: false,
-    // Google nests block elements inside <a> and <span>; the default fixing would move them out of their result.
-    blockTextElements: { noscript: true, pre: true, textarea: true },
-  });
+/** The document tree of a page (scripts, styles, SVG and comments emptied first), with its selector index. */
+export const loadDom = (html: string): HTMLElement => parseDocument(stripScriptsAndStyles(html)).root;
 
-/** Visible text with whitespace collapsed; `textContent` of node-html-parser already decodes entities. */
+/** Visible text with whitespace collapsed; `textContent` already decodes entities. */
 export const textOf = (el: HTMLElement | null | undefined): string =>
   el ? el.textContent.replace(/\s+/g, ' ').trim() : '';
 
-/** Text where block children are separated by a space, so `<div>a</div><div>b</div>` does not read "ab". */
-export const spacedText = (el: HTMLElement | null | undefined): string => {
+/**
+ * Text where block children are separated by a space, so `<div>a</div><div>b</div>` does not read "ab". Hidden
+ * elements, and descendants for which `leaveOut` says so, add nothing.
+ */
+export const spacedText = (el: HTMLElement | null | undefined, leaveOut?: (e: HTMLElement) => boolean): string => {
   if (!el) return '';
   const out: string[] = [];
   const walk = (n: HTMLElement) => {
@@ -46,6 +45,7 @@ export const spacedText = (el: HTMLElement | null | undefined): string => {
         const ce = c as HTMLElement;
         if (ce.getAttribute('aria-hidden') === 'true' || ce.rawTagName === 'style' || ce.rawTagName === 'script')
           continue;
+        if (leaveOut?.(ce)) continue;
         const block = BLOCK.has(ce.rawTagName?.toLowerCase() ?? '');
         if (block) out.push(' ');
         walk(ce);
@@ -74,10 +74,7 @@ export const closestWhere = (el: HTMLElement, test: (a: HTMLElement) => boolean)
   return undefined;
 };
 
-export const hasClass = (el: HTMLElement, cls: string): boolean => {
-  const c = el.getAttribute('class');
-  return c !== undefined && ` ${c} `.includes(` ${cls} `);
-};
+export const hasClass = (el: HTMLElement, cls: string): boolean => el.classes.includes(cls);
 
 /**
  * Google wraps targets in `/url?q=` (no-JS and mobile pages), `/url?url=` or `…/url?sa=t&url=` (2025–26) and

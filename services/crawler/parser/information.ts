@@ -1,6 +1,6 @@
-import type { HTMLElement } from 'node-html-parser';
 import type { ParsedSerp } from '../../../contracts/result.js';
 import { textOf } from './dom.js';
+import type { HTMLElement } from './html.js';
 import { qs } from './select.js';
 
 type Information = ParsedSerp['information'];

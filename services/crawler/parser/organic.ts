@@ -1,6 +1,6 @@
-import type { HTMLElement } from 'node-html-parser';
 import type { OrganicResult } from '../../../contracts/result.js';
 import { closestWhere, hasClass, isGoogleInternal, spacedText, textOf, unwrapLink } from './dom.js';
+import type { HTMLElement } from './html.js';
 import { richSnippetOf, sitelinksOf } from './organicExtras.js';
 import { qs, qsa } from './select.js';
 

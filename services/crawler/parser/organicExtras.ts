@@ -1,5 +1,5 @@
-import type { HTMLElement } from 'node-html-parser';
 import { isGoogleInternal, textOf, unwrapLink } from './dom.js';
+import type { HTMLElement } from './html.js';
 import { qs, qsa } from './select.js';
 
 interface Sitelink {

@@ -1,4 +1,4 @@
-import type { HTMLElement } from 'node-html-parser';
+import type { HTMLDocument, HTMLElement } from './html.js';
 
 /**
  * A small CSS selector matcher for the subset this parser uses (tag, #id, .class, [attr], [attr="v"], [attr^="v"],
@@ -23,13 +23,8 @@ const attrCheck = (name: string, op: string | undefined, value: string | undefin
 
 const classCheck =
   (cls: string): Check =>
-  (el) => {
-    const c = el.getAttribute('class');
-    if (c === undefined) return false;
-    const i = c.indexOf(cls);
-    if (i < 0) return false;
-    return ` ${c} `.includes(` ${cls} `);
-  };
+  (el) =>
+    el.classes.includes(cls);
 
 const TOKEN = /([a-zA-Z][\w-]*)|#([\w-]+)|\.([\w-]+)|\[([\w-]+)(?:(\^=|\*=|=)"([^"]*)")?\]/y;
 
@@ -41,7 +36,7 @@ const compileCompound = (src: string): Compound => {
     if (!m) throw new Error(`unsupported selector: ${src}`);
     if (m[1]) {
       const tag = m[1].toLowerCase();
-      checks.push((el) => el.rawTagName?.toLowerCase() === tag);
+      checks.push((el) => el.localName === tag);
     } else if (m[2]) {
       const id = m[2];
       checks.push((el) => el.id === id);
@@ -74,96 +69,72 @@ const matchesComplex = (el: HTMLElement, sel: Complex): boolean => {
   return i < 0;
 };
 
-/**
- * One pass over the document builds lists of elements by tag, id, class and attribute name, in document order.
- * Every query then starts from the short list for its subject's most selective part instead of walking the tree.
- */
-interface TreeIndex {
-  order: Map<HTMLElement, number>;
-  byKey: Map<string, HTMLElement[]>;
+/** Where a compound's candidates come from: its id, else its class, else its attribute name and/or its tag. */
+interface Key {
+  id?: string;
+  cls?: string;
+  attr?: string;
+  tag?: string;
 }
 
-const indexes = new WeakMap<HTMLElement, TreeIndex>();
-
-const push = (m: Map<string, HTMLElement[]>, k: string, el: HTMLElement) => {
-  const l = m.get(k);
-  if (l) l.push(el);
-  else m.set(k, [el]);
-};
-
-const buildIndex = (top: HTMLElement): TreeIndex => {
-  const order = new Map<HTMLElement, number>();
-  const byKey = new Map<string, HTMLElement[]>();
-  const visit = (el: HTMLElement) => {
-    for (const c of el.childNodes) {
-      if (c.nodeType !== 1) continue;
-      const e = c as HTMLElement;
-      order.set(e, order.size);
-      push(byKey, `t:${e.rawTagName?.toLowerCase()}`, e);
-      const attrs = e.rawAttributes;
-      for (const name in attrs) {
-        push(byKey, `a:${name}`, e);
-        if (name === 'class') for (const cls of (attrs[name] ?? '').split(/\s+/)) if (cls) push(byKey, `c:${cls}`, e);
-        if (name === 'id') push(byKey, `i:${attrs[name]}`, e);
-      }
-      visit(e);
-    }
-  };
-  visit(top);
-  return { order, byKey };
-};
-
-const topOf = (el: HTMLElement): HTMLElement => {
-  let t = el;
-  while (t.parentNode) t = t.parentNode;
-  return t;
-};
-
-const indexFor = (el: HTMLElement): TreeIndex => {
-  const top = topOf(el);
-  let idx = indexes.get(top);
-  if (!idx) {
-    idx = buildIndex(top);
-    indexes.set(top, idx);
-  }
-  return idx;
-};
-
-/** The index key of a compound's most selective part: id, then class, then attribute name, then tag. */
-const keyOf = (src: string): string => {
+const keyOf = (src: string): Key => {
   // Attribute values may contain "." or "#" ("twitter.com/"), so they are masked before looking for id and class.
   const bare = src.replace(/\[[^\]]*\]/g, '[]');
   const id = /#([\w-]+)/.exec(bare);
-  if (id) return `i:${id[1]}`;
+  if (id?.[1]) return { id: id[1] };
   const cls = /\.([\w-]+)/.exec(bare);
-  if (cls) return `c:${cls[1]}`;
-  const attr = /\[([\w-]+)/.exec(src);
-  if (attr) return `a:${attr[1]}`;
-  return `t:${/^[a-zA-Z][\w-]*/.exec(src)?.[0]?.toLowerCase()}`;
+  if (cls?.[1]) return { cls: cls[1] };
+  const attr = /\[([\w-]+)/.exec(src)?.[1]?.toLowerCase();
+  const tag = /^[a-zA-Z][\w-]*/.exec(src)?.[0]?.toLowerCase();
+  return { ...(attr ? { attr } : {}), ...(tag ? { tag } : {}) };
 };
 
-const keyCache = new Map<string, string[]>();
+/** A tag list up to this long is used as it is; longer ones ("div", "span") give way to the attribute's list. */
+const SHORT_TAG_LIST = 400;
 
-const isInside = (el: HTMLElement, scope: HTMLElement): boolean => {
-  for (let p = el.parentNode; p; p = p.parentNode) if (p === scope) return true;
-  return false;
-};
+const keyCache = new Map<string, Key[]>();
 
 const walkMatch = (el: HTMLElement, sels: Complex[]): HTMLElement[] => {
   const out: HTMLElement[] = [];
   const visit = (n: HTMLElement) => {
     for (const c of n.childNodes) {
       if (c.nodeType !== 1) continue;
-      const e = c as HTMLElement;
-      if (sels.some((s) => matchesComplex(e, s))) out.push(e);
-      visit(e);
+      if (sels.some((s) => matchesComplex(c, s))) out.push(c);
+      visit(c);
     }
   };
   visit(el);
   return out;
 };
 
-/** All descendants of `el` matching `selector`, in document order. */
+/** The document's candidate list for a key, in document order (attribute lists are built on first use). */
+const candidates = (doc: HTMLDocument, key: Key): HTMLElement[] => {
+  if (key.id !== undefined) return doc.byId.get(key.id) ?? NONE;
+  if (key.cls !== undefined) return doc.byClass.get(key.cls) ?? NONE;
+  const byTag = key.tag !== undefined ? (doc.byTag.get(key.tag) ?? NONE) : undefined;
+  if (key.attr === undefined) return byTag ?? doc.all;
+  if (byTag && byTag.length <= SHORT_TAG_LIST) return byTag;
+  return doc.withAttribute(key.attr);
+};
+
+const NONE: HTMLElement[] = [];
+
+/** Index of the first element of `list` (sorted by document order) that comes after document position `order`. */
+const firstAfter = (list: HTMLElement[], order: number): number => {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((list[mid] as HTMLElement).order <= order) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+};
+
+/**
+ * All descendants of `el` matching `selector`, in document order. Descendants of `el` are exactly the elements
+ * whose document position lies in `(el.order, el.end]`, so each candidate list is cut to that range by binary search.
+ */
 export const qsa = (el: HTMLElement | null | undefined, selector: string): HTMLElement[] => {
   if (!el) return [];
   const sels = compile(selector);
@@ -172,20 +143,19 @@ export const qsa = (el: HTMLElement | null | undefined, selector: string): HTMLE
     keys = selector.split(',').map((part) => keyOf(part.trim().split(/\s+/).at(-1) ?? ''));
     keyCache.set(selector, keys);
   }
-  const idx = indexFor(el);
-  const scoped = el.parentNode !== null;
-  // A common key ("span", "a[href]") inside one result box: walking the small subtree beats filtering a long list.
-  if (scoped && keys.some((k) => (idx.byKey.get(k)?.length ?? 0) > 150)) return walkMatch(el, sels);
+  const doc = el.doc;
+  if (!doc) return walkMatch(el, sels);
   const out: HTMLElement[] = [];
-  sels.forEach((sel, i) => {
-    for (const cand of idx.byKey.get(keys[i] ?? '') ?? []) {
-      if (matchesComplex(cand, sel) && (!scoped || isInside(cand, el))) out.push(cand);
+  for (let i = 0; i < sels.length; i++) {
+    const sel = sels[i] as Complex;
+    const list = candidates(doc, keys[i] as Key);
+    for (let j = firstAfter(list, el.order); j < list.length; j++) {
+      const cand = list[j] as HTMLElement;
+      if (cand.order > el.end) break;
+      if (matchesComplex(cand, sel)) out.push(cand);
     }
-  });
-  if (sels.length > 1) {
-    const unique = [...new Set(out)];
-    return unique.sort((a, b) => (idx.order.get(a) ?? 0) - (idx.order.get(b) ?? 0));
   }
+  if (sels.length > 1) return [...new Set(out)].sort((a, b) => a.order - b.order);
   return out;
 };
 

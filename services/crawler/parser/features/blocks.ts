@@ -1,5 +1,5 @@
-import type { HTMLElement } from 'node-html-parser';
 import { hasClass, isGoogleInternal, textOf, unwrapLink } from '../dom.js';
+import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
 
 /**

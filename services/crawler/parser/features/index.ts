@@ -1,4 +1,4 @@
-import type { HTMLElement } from 'node-html-parser';
+import type { HTMLElement } from '../html.js';
 import { ads } from './ads.js';
 import { answerBox } from './answerBox.js';
 import { headedBlocks, shoppingResults } from './blocks.js';

@@ -1,0 +1,597 @@
+import { HTMLElement as NhpElement, TextNode as NhpText } from 'node-html-parser';
+
+/**
+ * A lean document tree for the parser: the tree node-html-parser builds (same tokenizer pattern, same implicit
+ * closing rules, same repair of unclosed tags, so the same parent/child structure; test/parser/html.test.ts
+ * compares the two on every fixture page), without its per-node costs. node-html-parser gives every element a
+ * DOMTokenList, a defineProperty'd range and two regex passes over its attributes, and that was most of the parse
+ * time (DESIGN.md §6). Here an element keeps its raw attribute string and parses it on first use, and the tree is
+ * indexed by tag, id and class while it is built, so that selectors start from short candidate lists.
+ * Entity decoding is node-html-parser's own (attribute mode for attributes, legacy mode for text) wherever a
+ * value holds anything but the few common entities.
+ */
+
+export class HTMLText {
+  readonly nodeType = 3;
+  parentNode: HTMLElement | null;
+  readonly rawText: string;
+  constructor(rawText: string, parentNode: HTMLElement | null) {
+    this.rawText = rawText;
+    this.parentNode = parentNode;
+  }
+  get text(): string {
+    return decodeText(this.rawText);
+  }
+  get textContent(): string {
+    return decodeText(this.rawText);
+  }
+}
+
+export type HTMLNode = HTMLElement | HTMLText;
+
+export class HTMLElement {
+  readonly nodeType = 1;
+  /** The tag name as written; null for the document root. */
+  readonly rawTagName: string;
+  parentNode: HTMLElement | null = null;
+  childNodes: HTMLNode[] = [];
+  /** The attribute text after the tag name, as written. */
+  readonly rawAttrs: string;
+  /** `id` and `class` as node-html-parser reads them while tokenizing (last one wins, not decoded). */
+  readonly id: string;
+  readonly classes: readonly string[];
+  /** The tag name in lower case ('' for the root). */
+  readonly localName: string;
+  /** Document order, for sorting query results; the root is -1. */
+  order = -1;
+  /** Document order of the last descendant (the element's own when it has none): its subtree is (order, end]. */
+  end = -1;
+  /** Where the start tag's attribute text lies in the parsed source. */
+  attrsStart = 0;
+  attrsEnd = 0;
+  /** The document this element belongs to (its index). */
+  doc: HTMLDocument | null = null;
+  private raw: Map<string, string | null> | undefined = undefined;
+  /** Set when two attribute names differ only in case: lookups then go through the decoded map below. */
+  private decoded: Map<string, string> | undefined = undefined;
+
+  constructor(rawTagName: string, rawAttrs: string, id: string, classes: readonly string[]) {
+    this.rawTagName = rawTagName;
+    this.localName = rawTagName ? rawTagName.toLowerCase() : '';
+    this.rawAttrs = rawAttrs;
+    this.id = id;
+    this.classes = classes;
+  }
+
+  get tagName(): string {
+    return this.rawTagName ? this.rawTagName.toUpperCase() : this.rawTagName;
+  }
+
+  get firstChild(): HTMLNode | undefined {
+    return this.childNodes[0];
+  }
+
+  /** Attributes as written (first occurrence wins, values not decoded), parsed on first use. */
+  get rawAttributes(): Record<string, string | null> {
+    return Object.fromEntries(this.attributeMap());
+  }
+
+  private attributeMap(): Map<string, string | null> {
+    if (this.raw) return this.raw;
+    const raw = parseAttributes(this.rawAttrs);
+    this.raw = raw;
+    for (const key of raw.keys()) {
+      if (key !== key.toLowerCase()) {
+        // node-html-parser lower-cases names after reading them; a later name wins over an earlier one.
+        const d = new Map<string, string>();
+        for (const [k, v] of raw) d.set(k.toLowerCase(), decodeAttribute(v || ''));
+        this.decoded = d;
+        break;
+      }
+    }
+    return raw;
+  }
+
+  /** Decoded attribute value, names case-insensitive; undefined when absent. */
+  getAttribute(name: string): string | undefined {
+    const raw = this.attributeMap();
+    if (this.decoded) return this.decoded.get(name.toLowerCase());
+    const v = raw.get(name);
+    if (v === undefined) {
+      const lower = name.toLowerCase();
+      if (lower === name) return undefined;
+      const w = raw.get(lower);
+      return w === undefined ? undefined : decodeAttribute(w || '');
+    }
+    return decodeAttribute(v || '');
+  }
+
+  hasAttribute(name: string): boolean {
+    const raw = this.attributeMap();
+    if (this.decoded) return this.decoded.has(name.toLowerCase());
+    return raw.has(name) || raw.has(name.toLowerCase());
+  }
+
+  hasClass(cls: string): boolean {
+    return this.classes.includes(cls);
+  }
+
+  get rawText(): string {
+    if (this.rawTagName === 'br' || this.rawTagName === 'BR' || /^br$/i.test(this.rawTagName ?? '')) return '\n';
+    const parts: string[] = [];
+    collectRawText(this, parts);
+    return parts.join('');
+  }
+
+  get textContent(): string {
+    return decodeText(this.rawText);
+  }
+
+  get text(): string {
+    return decodeText(this.rawText);
+  }
+}
+
+const collectRawText = (el: HTMLElement, out: string[]): void => {
+  for (const c of el.childNodes) {
+    if (c.nodeType === 3) out.push(c.rawText);
+    else if (/^br$/i.test(c.rawTagName)) out.push('\n');
+    else collectRawText(c, out);
+  }
+};
+
+/** The root and the per-document index built while parsing. */
+export class HTMLDocument {
+  readonly root: HTMLElement;
+  /** Every element in document order. */
+  readonly all: HTMLElement[] = [];
+  /** Elements by lower-case tag name, id and class, each list in document order. */
+  readonly byTag = new Map<string, HTMLElement[]>();
+  readonly byId = new Map<string, HTMLElement[]>();
+  readonly byClass = new Map<string, HTMLElement[]>();
+  private readonly byAttribute = new Map<string, HTMLElement[]>();
+  constructor(root: HTMLElement) {
+    this.root = root;
+  }
+
+  add(el: HTMLElement): void {
+    el.order = this.all.length;
+    el.end = el.order;
+    el.doc = this;
+    this.all.push(el);
+    push(this.byTag, el.localName, el);
+    if (el.id) push(this.byId, el.id, el);
+    const classes = el.classes;
+    for (let i = 0; i < classes.length; i++) {
+      const c = classes[i] as string;
+      // Once per element even when the class is written twice.
+      if (c && (i === 0 || classes.indexOf(c) === i)) push(this.byClass, c, el);
+    }
+  }
+
+  /** The parsed source and its elements in source order (which is document order unless unclosed tags moved). */
+  source = '';
+  inSourceOrder: HTMLElement[] = [];
+
+  /**
+   * Elements carrying attribute `name` (lower case), built on first request: every occurrence of the name in the
+   * source that falls inside some start tag's attribute text makes that element a candidate, and its parsed
+   * attributes confirm it. One native substring search over the page instead of one per element.
+   */
+  withAttribute(name: string): HTMLElement[] {
+    let list = this.byAttribute.get(name);
+    if (!list) {
+      list = [];
+      const els = this.inSourceOrder;
+      let last: HTMLElement | undefined;
+      for (let pos = this.source.indexOf(name); pos >= 0; pos = this.source.indexOf(name, pos + 1)) {
+        let lo = 0;
+        let hi = els.length - 1;
+        let found = -1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >> 1;
+          if ((els[mid] as HTMLElement).attrsStart <= pos) {
+            found = mid;
+            lo = mid + 1;
+          } else hi = mid - 1;
+        }
+        const el = els[found];
+        if (!el || el === last || pos + name.length > el.attrsEnd) continue;
+        last = el;
+        if (el.hasAttribute(name)) list.push(el);
+      }
+      if (els !== this.all) list.sort((a, b) => a.order - b.order);
+      this.byAttribute.set(name, list);
+    }
+    return list;
+  }
+
+  /** Sets each element's `end` once the tree is final: children come after their parent in `all`. */
+  closeRanges(): void {
+    const all = this.all;
+    this.root.end = all.length - 1;
+    for (let i = all.length - 1; i >= 0; i--) {
+      const el = all[i] as HTMLElement;
+      const p = el.parentNode;
+      if (p && p.end < el.end) p.end = el.end;
+    }
+  }
+
+  clear(): void {
+    this.all.length = 0;
+    this.byTag.clear();
+    this.byId.clear();
+    this.byClass.clear();
+    this.byAttribute.clear();
+  }
+}
+
+// node-html-parser's tokenizer pattern (v9), kept verbatim so that tags split exactly where they split there.
+const kMarkupPattern =
+  /<!--[\s\S]*?-->|<(\/?)([a-zA-Z][-.:0-9_a-zA-Z@\xB7\xC0-\xD6\xD8-\xF6\u00F8-\u03A1\u03A3-\u03D9\u03DB-\u03EF\u03F7-\u03FF\u0400-\u04FF\u0500-\u052F\u1D00-\u1D2B\u1D6B-\u1D77\u1D79-\u1D9A\u1E00-\u1E9B\u1F00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2126\u212A-\u212B\u2132\u214E\u2160-\u2188\u2C60-\u2C7F\uA722-\uA787\uA78B-\uA78E\uA790-\uA7AD\uA7B0-\uA7B7\uA7F7-\uA7FF\uAB30-\uAB5A\uAB5C-\uAB5F\uAB64-\uAB65\uFB00-\uFB06\uFB13-\uFB17\uFF21-\uFF3A\uFF41-\uFF5A\x37F-\u1FFF\u200C-\u200D\u203F-\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*)((?:\s+[^>]*?(?:(?:'[^']*')|(?:"[^"]*"))?)*)\s*(\/?)>/gu;
+const kUnquotedAttributeValueAtEnd = /(?:^|\s)[^\s"'<>=/]+\s*=\s*[^\s"'<>`]+$/;
+const kAttribute = /([_a-zA-Z()[\]#@$.?:][a-zA-Z0-9-._:()[\]#]*)(?:\s*=\s*((?:'[^']*')|(?:"[^"]*")|\S+))?/g;
+
+const VOID = new Set(
+  [
+    'area',
+    'base',
+    'br',
+    'col',
+    'embed',
+    'hr',
+    'img',
+    'input',
+    'link',
+    'meta',
+    'param',
+    'source',
+    'track',
+    'wbr',
+  ].flatMap((t) => [t, t.toUpperCase()]),
+);
+
+/** node-html-parser's tables list each tag in lower and in upper case, never mixed. */
+const table = (src: Record<string, string[]>): Map<string, Set<string>> => {
+  const m = new Map<string, Set<string>>();
+  for (const [k, vs] of Object.entries(src)) {
+    const set = new Set(vs.flatMap((v) => [v, v.toUpperCase()]));
+    m.set(k, set);
+    m.set(k.toUpperCase(), set);
+  }
+  return m;
+};
+const CELLS = ['td', 'th', 'tr', 'tbody', 'tfoot'];
+const CLOSED_BY_OPENING = table({
+  li: ['li'],
+  p: ['p', 'div'],
+  b: ['div'],
+  td: CELLS,
+  th: CELLS,
+  tr: ['tr', 'tbody', 'tfoot'],
+  thead: ['tbody', 'tfoot'],
+  tbody: ['tbody', 'tfoot'],
+  h1: ['h1'],
+  h2: ['h2'],
+  h3: ['h3'],
+  h4: ['h4'],
+  h5: ['h5'],
+  h6: ['h6'],
+  dt: ['dt', 'dd'],
+  dd: ['dt', 'dd'],
+});
+const TABLE_PARTS = ['tr', 'table', 'thead', 'tbody', 'tfoot'];
+const CLOSED_BY_CLOSING = table({
+  li: ['ul', 'ol'],
+  a: ['div'],
+  b: ['div'],
+  i: ['div'],
+  p: ['div'],
+  td: TABLE_PARTS,
+  th: TABLE_PARTS,
+  tr: ['table', 'thead', 'tbody', 'tfoot'],
+  tbody: ['table'],
+  tfoot: ['table'],
+  dt: ['dl', 'body', 'html'],
+  dd: ['dl', 'body', 'html'],
+});
+const P_NOT_CLOSED_BY = new Set(['a', 'audio', 'del', 'ins', 'map', 'noscript', 'video']);
+/** Elements whose content is kept as raw text (what the parser asked node-html-parser for). */
+const BLOCK_TEXT = new Set(['noscript', 'pre', 'textarea']);
+
+const NO_ATTRIBUTES: Map<string, string | null> = new Map();
+const NO_CLASSES: readonly string[] = [];
+
+const parseAttributes = (rawAttrs: string): Map<string, string | null> => {
+  if (!rawAttrs) return NO_ATTRIBUTES;
+  const attrs = new Map<string, string | null>();
+  kAttribute.lastIndex = 0;
+  for (let m = kAttribute.exec(rawAttrs); m; m = kAttribute.exec(rawAttrs)) {
+    const key = m[1] as string;
+    if (key === '__proto__') continue;
+    let val: string | null = m[2] || null;
+    if (val && (val[0] === "'" || val[0] === '"')) val = val.slice(1, val.length - 1);
+    attrs.set(key, attrs.get(key) || val);
+  }
+  return attrs;
+};
+
+const isSpace = (c: number): boolean =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  (c > 127 &&
+    (c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000 ||
+      c === 0xfeff));
+
+/**
+ * `id` and `class` exactly as node-html-parser's tokenizer reads them with
+ * `/(?:^|\s)(id|class)\s*=\s*('[^']*'|"[^"]*"|\S+)/gi` (anywhere in the attribute text, last one wins), by a
+ * character scan instead of a regex.
+ */
+const keyAttributes = (a: string): { id: string; cls: string } => {
+  let id = '';
+  let cls = '';
+  const n = a.length;
+  // Every match has an "=" right after the name (spaces allowed); `from` is where the regex would resume.
+  let from = 0;
+  for (let eq = a.indexOf('='); eq >= 0; eq = a.indexOf('=', eq + 1)) {
+    let k = eq - 1;
+    while (k >= 0 && isSpace(a.charCodeAt(k))) k--;
+    let nameStart = -1;
+    let isId = false;
+    if (k >= 1 && (a.charCodeAt(k) | 32) === 100 && (a.charCodeAt(k - 1) | 32) === 105) {
+      nameStart = k - 1;
+      isId = true;
+    } else if (
+      k >= 4 &&
+      (a.charCodeAt(k) | 32) === 115 &&
+      (a.charCodeAt(k - 1) | 32) === 115 &&
+      (a.charCodeAt(k - 2) | 32) === 97 &&
+      (a.charCodeAt(k - 3) | 32) === 108 &&
+      (a.charCodeAt(k - 4) | 32) === 99
+    ) {
+      nameStart = k - 4;
+    }
+    if (nameStart < 0) continue;
+    // `(?:^|\s)`: the string's start (only before any match), or a space at or after where the regex resumes.
+    if (nameStart === 0 ? from !== 0 : nameStart - 1 < from || !isSpace(a.charCodeAt(nameStart - 1))) continue;
+    let j = eq + 1;
+    while (j < n && isSpace(a.charCodeAt(j))) j++;
+    if (j >= n) continue;
+    const q = a.charCodeAt(j);
+    let valueEnd = -1;
+    if (q === 39 || q === 34) {
+      const close = a.indexOf(q === 39 ? "'" : '"', j + 1);
+      if (close >= 0) valueEnd = close + 1;
+    }
+    if (valueEnd < 0) {
+      valueEnd = j;
+      while (valueEnd < n && !isSpace(a.charCodeAt(valueEnd))) valueEnd++;
+    }
+    const v = a.slice(j, valueEnd);
+    const val = v[0] === "'" || v[0] === '"' ? v.slice(1, v.length - 1) : v;
+    if (isId) id = val;
+    else cls = val;
+    from = valueEnd;
+    eq = valueEnd - 1;
+  }
+  return { id, cls };
+};
+
+/** `class` split as node-html-parser splits it (`/\s+/`); plain ASCII class lists take the quick path. */
+const splitClasses = (cls: string): string[] => {
+  for (let i = 0; i < cls.length; i++) {
+    const c = cls.charCodeAt(i);
+    if (c < 32 || c > 126) return cls.split(/\s+/);
+  }
+  return cls.split(' ');
+};
+
+const push = (m: Map<string, HTMLElement[]>, k: string, el: HTMLElement): void => {
+  const l = m.get(k);
+  if (l) l.push(el);
+  else m.set(k, [el]);
+};
+
+const append = (parent: HTMLElement, child: HTMLNode): void => {
+  child.parentNode = parent;
+  parent.childNodes.push(child);
+};
+
+/** Builds the tree the way node-html-parser's `parse` does with the options the parser used. */
+export const parseDocument = (html: string): HTMLDocument => {
+  const root = new HTMLElement(null as unknown as string, '', '', NO_CLASSES);
+  const doc = new HTMLDocument(root);
+  root.doc = doc;
+  const stack: HTMLElement[] = [root];
+  let current = root;
+  const data = `<documentfragmentcontainer>${html}</documentfragmentcontainer>`;
+  doc.source = data;
+  doc.inSourceOrder = doc.all;
+  let lastTextPos = -1;
+  kMarkupPattern.lastIndex = 0;
+  for (let match = kMarkupPattern.exec(data); match; match = kMarkupPattern.exec(data)) {
+    const matchText = match[0];
+    let leadingSlash = match[1];
+    const tagName = match[2] as string;
+    const attributesAsWritten = match[3] ?? '';
+    let attributes = attributesAsWritten;
+    let closingSlash = match[4];
+    const tagEndPos = kMarkupPattern.lastIndex;
+    const tagStartPos = tagEndPos - matchText.length;
+    if (closingSlash && !leadingSlash && kUnquotedAttributeValueAtEnd.test(attributes) && !VOID.has(tagName)) {
+      attributes += closingSlash;
+      closingSlash = '';
+    }
+    if (lastTextPos > -1 && lastTextPos + matchText.length < tagEndPos) {
+      append(current, new HTMLText(data.substring(lastTextPos, tagStartPos), null));
+    }
+    lastTextPos = tagEndPos;
+    if (tagName === 'documentfragmentcontainer') continue;
+    if (matchText[1] === '!') continue;
+    if (!leadingSlash) {
+      const { id, cls } = keyAttributes(attributes);
+      if (!closingSlash) {
+        for (let closes = CLOSED_BY_OPENING.get(current.rawTagName); closes?.has(tagName); ) {
+          stack.pop();
+          current = stack[stack.length - 1] as HTMLElement;
+          closes = CLOSED_BY_OPENING.get(current.rawTagName);
+        }
+      }
+      const el = new HTMLElement(tagName, attributes.slice(1), id, cls ? splitClasses(cls) : NO_CLASSES);
+      el.attrsStart = tagStartPos + 1 + tagName.length + 1;
+      el.attrsEnd = el.attrsStart + attributesAsWritten.length - 1;
+      doc.add(el);
+      append(current, el);
+      current = el;
+      stack.push(el);
+      if (BLOCK_TEXT.has(el.localName)) {
+        const closeMarkup = `</${tagName}>`;
+        const closeIndex = data.indexOf(closeMarkup, tagEndPos);
+        const textEndPos = closeIndex === -1 ? data.length - 28 : closeIndex;
+        const text = data.substring(tagEndPos, textEndPos);
+        if (text.length > 0 && /\S/.test(text)) append(current, new HTMLText(text, null));
+        if (closeIndex === -1) {
+          lastTextPos = kMarkupPattern.lastIndex = data.length + 1;
+        } else {
+          lastTextPos = kMarkupPattern.lastIndex = closeIndex + closeMarkup.length;
+          leadingSlash = '/';
+        }
+      }
+    }
+    if (leadingSlash || closingSlash || VOID.has(tagName)) {
+      while (true) {
+        if (current.rawTagName === tagName) {
+          stack.pop();
+          current = stack[stack.length - 1] as HTMLElement;
+          break;
+        }
+        if (CLOSED_BY_CLOSING.get(current.tagName)?.has(tagName)) {
+          stack.pop();
+          current = stack[stack.length - 1] as HTMLElement;
+          continue;
+        }
+        const openTag = current.rawTagName ? current.rawTagName.toLowerCase() : '';
+        if (openTag === 'p' && stack.length > 1) {
+          const closingTag = tagName.toLowerCase();
+          const container = stack[stack.length - 2];
+          if (
+            container?.rawTagName &&
+            container.rawTagName.toLowerCase() === closingTag &&
+            !P_NOT_CLOSED_BY.has(closingTag)
+          ) {
+            stack.pop();
+            current = stack[stack.length - 1] as HTMLElement;
+            continue;
+          }
+        }
+        break;
+      }
+    }
+  }
+  // Unclosed elements, repaired as node-html-parser repairs them: children move up to the enclosing element.
+  const unclosed = stack.length > 1;
+  while (stack.length > 1) {
+    const last = stack.pop() as HTMLElement;
+    const oneBefore = stack[stack.length - 1] as HTMLElement;
+    if (last.parentNode?.parentNode) {
+      if (last.parentNode === oneBefore && last.tagName === oneBefore.tagName) {
+        removeChild(oneBefore, last);
+        reparent(last, oneBefore.parentNode as HTMLElement);
+        stack.pop();
+      } else {
+        removeChild(oneBefore, last);
+        reparent(last, oneBefore);
+      }
+    }
+  }
+  // Moving children can change document order, so the index is rebuilt from the repaired tree.
+  if (unclosed) reindex(doc);
+  doc.closeRanges();
+  return doc;
+};
+
+const reindex = (doc: HTMLDocument): void => {
+  doc.inSourceOrder = [...doc.all];
+  doc.clear();
+  const visit = (el: HTMLElement) => {
+    for (const c of el.childNodes) {
+      if (c.nodeType !== 1) continue;
+      doc.add(c);
+      visit(c);
+    }
+  };
+  visit(doc.root);
+};
+
+const removeChild = (parent: HTMLElement, child: HTMLElement): void => {
+  parent.childNodes = parent.childNodes.filter((c) => c !== child);
+};
+
+const reparent = (source: HTMLElement, parent: HTMLElement): void => {
+  const children = source.childNodes;
+  source.childNodes = [];
+  for (const child of children) append(parent, child);
+};
+
+/** The common entities decoded directly; anything else (or any doubt) goes to node-html-parser's decoder. */
+const SIMPLE: Record<string, string> = { amp: '&', quot: '"', lt: '<', gt: '>', apos: "'", nbsp: '\u00a0' };
+const ENTITY = /&(?:(amp|quot|lt|gt|apos|nbsp)|#(\d{1,5})|#[xX]([0-9a-fA-F]{1,4}));/g;
+const ONLY_SIMPLE = /&(?!(?:amp|quot|lt|gt|apos|nbsp|#\d{1,5}|#[xX][0-9a-fA-F]{1,4});)/;
+
+/** Code points that decode to themselves in both modes (no C0/C1 remapping, no surrogates, no zero). */
+const plainCodePoint = (n: number): boolean =>
+  (n >= 0x20 && n < 0x7f) || n === 0x09 || n === 0x0a || (n >= 0xa0 && n < 0xd800) || (n >= 0xe000 && n <= 0xfffd);
+
+const AMP = /&amp;/g;
+
+const fastDecode = (s: string): string | undefined => {
+  // Most values are URLs whose only entity is `&amp;`.
+  let amps = 0;
+  for (let i = s.indexOf('&'); i >= 0; i = s.indexOf('&', i + 1)) {
+    if (!s.startsWith('amp;', i + 1)) {
+      amps = -1;
+      break;
+    }
+    amps++;
+  }
+  if (amps > 0) return s.replace(AMP, '&');
+  if (ONLY_SIMPLE.test(s)) return undefined;
+  let ok = true;
+  const out = s.replace(ENTITY, (m, name: string | undefined, dec: string | undefined, hex: string | undefined) => {
+    if (name) return SIMPLE[name] as string;
+    const n = dec ? Number.parseInt(dec, 10) : Number.parseInt(hex as string, 16);
+    if (!plainCodePoint(n)) {
+      ok = false;
+      return m;
+    }
+    return String.fromCharCode(n);
+  });
+  return ok ? out : undefined;
+};
+
+let scratch: NhpElement | undefined;
+
+/** Attribute-mode decoding (`&copy=` inside a URL stays as written), identical to node-html-parser's getAttribute. */
+export const decodeAttribute = (raw: string): string => {
+  if (!raw.includes('&')) return raw;
+  const fast = fastDecode(raw);
+  if (fast !== undefined) return fast;
+  scratch ??= new NhpElement('x', {}, '');
+  void scratch.attrs;
+  scratch.setAttribute('v', raw);
+  return scratch.getAttribute('v') ?? raw;
+};
+
+/** Legacy-mode (text) decoding, identical to node-html-parser's `textContent`. */
+export const decodeText = (raw: string): string => {
+  if (!raw.includes('&')) return raw;
+  return fastDecode(raw) ?? new NhpText(raw).text;
+};

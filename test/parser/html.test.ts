@@ -1,0 +1,112 @@
+import { type HTMLElement as NhpElement, type Node as NhpNode, parse as nhpParse } from 'node-html-parser';
+import t from 'tap';
+import { stripScriptsAndStyles } from '../../services/crawler/parser/dom.js';
+import { type HTMLElement, type HTMLNode, parseDocument } from '../../services/crawler/parser/html.js';
+import { qsa } from '../../services/crawler/parser/select.js';
+import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
+
+/**
+ * The parser's own document tree must be the tree node-html-parser builds (the options the parser used before:
+ * comments dropped, noscript/pre/textarea kept as text): same elements in the same places, same attribute values
+ * after decoding, same id, same text. Compared node by node on every fixture page, and on a few awkward snippets.
+ */
+
+const describe = (n: NhpNode | HTMLNode): string =>
+  n.nodeType === 1 ? `<${(n as NhpElement).rawTagName}>` : `#text(${JSON.stringify(n.rawText.slice(0, 40))})`;
+
+const compareTrees = (ours: HTMLElement, theirs: NhpElement): string | undefined => {
+  const stack: Array<[HTMLElement, NhpElement, string]> = [[ours, theirs, 'root']];
+  let checked = 0;
+  while (stack.length) {
+    const [a, b, path] = stack.pop() as [HTMLElement, NhpElement, string];
+    const ca = a.childNodes;
+    const cb = b.childNodes.filter((c) => c.nodeType !== 8);
+    if (ca.length !== cb.length)
+      return `${path}: ${ca.length} children, node-html-parser ${cb.length} (${ca.map(describe).join(' ')} / ${cb.map(describe).join(' ')})`.slice(
+        0,
+        600,
+      );
+    for (let i = 0; i < ca.length; i++) {
+      const x = ca[i] as HTMLNode;
+      const y = cb[i] as NhpNode;
+      const where = `${path} > ${describe(x)}[${i}]`;
+      if (x.nodeType !== y.nodeType) return `${where}: node type ${x.nodeType} vs ${y.nodeType}`;
+      if (x.nodeType === 3) {
+        if (x.rawText !== y.rawText) return `${where}: text differs`;
+        if (x.text !== (y as NhpNode).text) return `${where}: decoded text differs`;
+        continue;
+      }
+      const ye = y as NhpElement;
+      if (x.rawTagName !== ye.rawTagName) return `${where}: tag ${x.rawTagName} vs ${ye.rawTagName}`;
+      if (x.id !== ye.id) return `${where}: id ${x.id} vs ${ye.id}`;
+      if ([...new Set(x.classes.filter(Boolean))].join(' ') !== ye.classList.value.filter(Boolean).join(' '))
+        return `${where}: classes differ`;
+      for (const name of Object.keys(ye.rawAttributes)) {
+        if (x.getAttribute(name) !== ye.getAttribute(name)) return `${where}: attribute ${name} differs`;
+      }
+      if (Object.keys(x.rawAttributes).join() !== Object.keys(ye.rawAttributes).join())
+        return `${where}: attribute names differ`;
+      checked++;
+      stack.push([x, ye, where.slice(-300)]);
+    }
+  }
+  return checked >= 0 ? undefined : 'unreachable';
+};
+
+const nhp = (html: string): NhpElement =>
+  nhpParse(html, { comment: false, blockTextElements: { noscript: true, pre: true, textarea: true } });
+
+t.test('the same tree as node-html-parser on awkward markup', async (t) => {
+  const cases = [
+    '<div class="a b" id=x><p>one<p>two<div>three</div></div>',
+    '<ul><li>a<li>b</ul><span>after</span>',
+    '<table><tr><td>1<td>2<tr><td>3</table>',
+    '<a href="/url?q=https://x.com/&amp;sa=U&amp;ved=1">t&amp;t &copy; &#39;x&#39; &nbsp;</a>',
+    '<a href="?a=1&copy=2&lang=en">legacy entity in a URL</a>',
+    '<img src=x/><br/><input value="a>b"><div title=\'it"s\'>q</div>',
+    '<div data-x="a class=b" ID="UP" CLASS="Up  Two">case</div>',
+    '<div><span>unclosed<b>bold</div>tail',
+    '<div><div>nested unclosed<span>x</div>',
+    '<noscript><p>kept as text</p></noscript><pre>  <b>x</b> </pre><textarea name=q>a<b</textarea>',
+    '<h3>a<h3>b</h3>',
+    'text < 5 and <3 hearts <!-- c --> <!DOCTYPE html>',
+    '<p>para<a href=x>link</p>after',
+    '<div class="&quot;q&quot; z">entity in class</div>',
+    '<DIV Class="k">upper tag</DIV><Li>x</Li>',
+  ];
+  for (const html of cases) {
+    t.equal(compareTrees(parseDocument(html).root, nhp(html)), undefined, html);
+  }
+});
+
+const missing = fixturesMissing();
+
+t.test('the same tree as node-html-parser on every fixture page', { skip: missing }, async (t) => {
+  for (const page of missing ? [] : listSerpPages()) {
+    const html = stripScriptsAndStyles(readFixtureText(page));
+    t.equal(compareTrees(parseDocument(html).root, nhp(html)), undefined, page);
+  }
+});
+
+t.test('selector queries see each subtree through its document-order range', async (t) => {
+  const { root } = parseDocument(
+    '<div id=a><p class=x>1</p><div id=b><p class=x>2</p><span role=heading>h</span></div></div><p class=x>3</p>',
+  );
+  t.same(
+    qsa(root, '.x').map((e) => e.textContent),
+    ['1', '2', '3'],
+  );
+  const b = qsa(root, '#b')[0];
+  t.same(
+    qsa(b, '.x').map((e) => e.textContent),
+    ['2'],
+  );
+  t.same(
+    qsa(root, '#a [role="heading"]').map((e) => e.textContent),
+    ['h'],
+  );
+  t.same(
+    qsa(root, 'span, p').map((e) => e.textContent),
+    ['1', '2', 'h', '3'],
+  );
+});
