@@ -73,6 +73,15 @@ t.test('the same tree as node-html-parser on awkward markup', async (t) => {
     '<p>para<a href=x>link</p>after',
     '<div class="&quot;q&quot; z">entity in class</div>',
     '<DIV Class="k">upper tag</DIV><Li>x</Li>',
+    // Tokenizer corners, where the character scan hands over to the pattern or must stop where it stops.
+    '<a b="x"c="y">odd after quote</a><br /><div   >sp</div><a/b>x</a></ div>',
+    '<a b="x>y" c=\'it"s\'>q</a><img alt="x"/ ><img alt="x" / >',
+    '<a title="never closed>text<b>bold</b>',
+    "<a b=c'd>e</a><span class='s'>f</span>",
+    '<über a=1>umlaut</über><div\u00a0class=x>nbsp after name</div><p\u2003>em space</p>',
+    '<a href=foo/>unquoted slash</a><input value=x/><div class=a/>self</div>',
+    '<div>a<!-->b-->c<!-- d -- >e-->f</div><!unknown x>',
+    '<div data-a="1"data-b="2">glued</div><div a="1"\t/>tab</div>',
   ];
   for (const html of cases) {
     t.equal(compareTrees(parseDocument(html).root, nhp(html)), undefined, html);

@@ -229,6 +229,131 @@ export class HTMLDocument {
 // node-html-parser's tokenizer pattern (v9), kept verbatim so that tags split exactly where they split there.
 const kMarkupPattern =
   /<!--[\s\S]*?-->|<(\/?)([a-zA-Z][-.:0-9_a-zA-Z@\xB7\xC0-\xD6\xD8-\xF6\u00F8-\u03A1\u03A3-\u03D9\u03DB-\u03EF\u03F7-\u03FF\u0400-\u04FF\u0500-\u052F\u1D00-\u1D2B\u1D6B-\u1D77\u1D79-\u1D9A\u1E00-\u1E9B\u1F00-\u1F15\u1F18-\u1F1D\u1F20-\u1F45\u1F48-\u1F4D\u1F50-\u1F57\u1F59\u1F5B\u1F5D\u1F5F-\u1F7D\u1F80-\u1FB4\u1FB6-\u1FBC\u1FBE\u1FC2-\u1FC4\u1FC6-\u1FCC\u1FD0-\u1FD3\u1FD6-\u1FDB\u1FE0-\u1FEC\u1FF2-\u1FF4\u1FF6-\u1FFC\u2126\u212A-\u212B\u2132\u214E\u2160-\u2188\u2C60-\u2C7F\uA722-\uA787\uA78B-\uA78E\uA790-\uA7AD\uA7B0-\uA7B7\uA7F7-\uA7FF\uAB30-\uAB5A\uAB5C-\uAB5F\uAB64-\uAB65\uFB00-\uFB06\uFB13-\uFB17\uFF21-\uFF3A\uFF41-\uFF5A\x37F-\u1FFF\u200C-\u200D\u203F-\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]*)((?:\s+[^>]*?(?:(?:'[^']*')|(?:"[^"]*"))?)*)\s*(\/?)>/gu;
+/** One tokenizer match: a comment, or a start/end tag with the pattern's four groups. */
+interface Markup {
+  start: number;
+  end: number;
+  comment: boolean;
+  leadingSlash: string;
+  tagName: string;
+  attributes: string;
+  closingSlash: string;
+}
+
+const MARKUP: Markup = {
+  start: 0,
+  end: 0,
+  comment: false,
+  leadingSlash: '',
+  tagName: '',
+  attributes: '',
+  closingSlash: '',
+};
+
+/** ASCII characters allowed in a tag name after its first letter (`[-.:0-9_a-zA-Z@]`). */
+const NAME_CHAR = new Uint8Array(128);
+for (const c of '-.:0123456789_@abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ') NAME_CHAR[c.charCodeAt(0)] = 1;
+
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * The next match of kMarkupPattern at or after `from`, found by a character scan that follows the pattern's own
+ * order of preference (a quoted value first, then another attribute, then the end of the tag), so that it stops
+ * where the pattern stops. Anything the scan does not settle on that path (a non-ASCII tag name, an unclosed quote,
+ * a quote followed by something other than space, `/>` or `>`) is handed to the pattern itself.
+ */
+const nextMarkup = (data: string, from: number, m: Markup): boolean => {
+  const n = data.length;
+  for (let p = data.indexOf('<', from); p >= 0; p = data.indexOf('<', p + 1)) {
+    const c1 = data.charCodeAt(p + 1);
+    if (c1 === 33) {
+      if (!data.startsWith('<!--', p)) continue;
+      const close = data.indexOf('-->', p + 4);
+      if (close < 0) continue;
+      m.start = p;
+      m.end = close + 3;
+      m.comment = true;
+      m.leadingSlash = '';
+      m.tagName = '';
+      m.attributes = '';
+      m.closingSlash = '';
+      return true;
+    }
+    let q = p + 1;
+    if (c1 === 47) q++;
+    if (!isLetter(data.charCodeAt(q))) continue;
+    let r = q + 1;
+    let c = data.charCodeAt(r);
+    while (c < 128 && NAME_CHAR[c] === 1) c = data.charCodeAt(++r);
+    if (c >= 128 && r < n) return viaPattern(data, p, m);
+    let end = -1;
+    let closingSlash = '';
+    let attrsEnd = r;
+    if (c === 62) end = r + 1;
+    else if (c === 47) {
+      if (data.charCodeAt(r + 1) !== 62) continue;
+      closingSlash = '/';
+      end = r + 2;
+    } else if (c === 32 || (c >= 9 && c <= 13)) {
+      let i = r + 1;
+      while (i < n) {
+        const ch = data.charCodeAt(i);
+        if (ch === 62) {
+          if (data.charCodeAt(i - 1) === 47) {
+            closingSlash = '/';
+            attrsEnd = i - 1;
+          } else attrsEnd = i;
+          end = i + 1;
+          break;
+        }
+        if (ch === 34 || ch === 39) {
+          const close = data.indexOf(ch === 34 ? '"' : "'", i + 1);
+          if (close < 0) return viaPattern(data, p, m);
+          const after = data.charCodeAt(close + 1);
+          if (
+            !(after === 32 || (after >= 9 && after <= 13) || after === 62) &&
+            !(after === 47 && data.charCodeAt(close + 2) === 62)
+          )
+            return viaPattern(data, p, m);
+          i = close + 1;
+          continue;
+        }
+        i++;
+      }
+      if (end < 0) return viaPattern(data, p, m);
+    } else if (r >= n) {
+      continue;
+    } else {
+      // Unicode spaces and anything else after a tag name: let the pattern decide.
+      if (c > 127) return viaPattern(data, p, m);
+      continue;
+    }
+    m.start = p;
+    m.end = end;
+    m.comment = false;
+    m.leadingSlash = c1 === 47 ? '/' : '';
+    m.tagName = data.slice(q, r);
+    m.attributes = data.slice(r, attrsEnd);
+    m.closingSlash = closingSlash;
+    return true;
+  }
+  return false;
+};
+
+const viaPattern = (data: string, from: number, m: Markup): boolean => {
+  kMarkupPattern.lastIndex = from;
+  const match = kMarkupPattern.exec(data);
+  if (!match) return false;
+  m.end = kMarkupPattern.lastIndex;
+  m.start = m.end - match[0].length;
+  m.comment = match[0].startsWith('<!--');
+  m.leadingSlash = match[1] ?? '';
+  m.tagName = match[2] ?? '';
+  m.attributes = match[3] ?? '';
+  m.closingSlash = match[4] ?? '';
+  return true;
+};
+
 const kUnquotedAttributeValueAtEnd = /(?:^|\s)[^\s"'<>=/]+\s*=\s*[^\s"'<>`]+$/;
 const kAttribute = /([_a-zA-Z()[\]#@$.?:][a-zA-Z0-9-._:()[\]#]*)(?:\s*=\s*((?:'[^']*')|(?:"[^"]*")|\S+))?/g;
 
@@ -416,26 +541,25 @@ export const parseDocument = (html: string): HTMLDocument => {
   doc.source = data;
   doc.inSourceOrder = doc.all;
   let lastTextPos = -1;
-  kMarkupPattern.lastIndex = 0;
-  for (let match = kMarkupPattern.exec(data); match; match = kMarkupPattern.exec(data)) {
-    const matchText = match[0];
-    let leadingSlash = match[1];
-    const tagName = match[2] as string;
-    const attributesAsWritten = match[3] ?? '';
+  const m = MARKUP;
+  for (let pos = 0; nextMarkup(data, pos, m); pos = m.end) {
+    let leadingSlash = m.leadingSlash;
+    const tagName = m.tagName;
+    const attributesAsWritten = m.attributes;
     let attributes = attributesAsWritten;
-    let closingSlash = match[4];
-    const tagEndPos = kMarkupPattern.lastIndex;
-    const tagStartPos = tagEndPos - matchText.length;
+    let closingSlash = m.closingSlash;
+    const tagEndPos = m.end;
+    const tagStartPos = m.start;
     if (closingSlash && !leadingSlash && kUnquotedAttributeValueAtEnd.test(attributes) && !VOID.has(tagName)) {
       attributes += closingSlash;
       closingSlash = '';
     }
-    if (lastTextPos > -1 && lastTextPos + matchText.length < tagEndPos) {
+    if (lastTextPos > -1 && lastTextPos < tagStartPos) {
       append(current, new HTMLText(data.substring(lastTextPos, tagStartPos), null));
     }
     lastTextPos = tagEndPos;
+    if (m.comment) continue;
     if (tagName === 'documentfragmentcontainer') continue;
-    if (matchText[1] === '!') continue;
     if (!leadingSlash) {
       const { id, cls } = keyAttributes(attributes);
       if (!closingSlash) {
@@ -459,9 +583,9 @@ export const parseDocument = (html: string): HTMLDocument => {
         const text = data.substring(tagEndPos, textEndPos);
         if (text.length > 0 && /\S/.test(text)) append(current, new HTMLText(text, null));
         if (closeIndex === -1) {
-          lastTextPos = kMarkupPattern.lastIndex = data.length + 1;
+          lastTextPos = m.end = data.length + 1;
         } else {
-          lastTextPos = kMarkupPattern.lastIndex = closeIndex + closeMarkup.length;
+          lastTextPos = m.end = closeIndex + closeMarkup.length;
           leadingSlash = '/';
         }
       }
