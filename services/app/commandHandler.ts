@@ -10,46 +10,136 @@ export interface CommandContext {
 
 export interface CommandResult<Event> {
   events: Event[];
-  /** global position of the last appended event, or undefined when nothing was decided */
+  /** global position of the append that holds these events, or undefined when nothing was decided */
   position?: number;
 }
 
-/**
- * Emmett's command handler: read the stream, fold, decide, append with the expected version, and retry only on a
- * version conflict (another process wrote first). Commands on one stream are serialised inside this process, so
- * a burst on one key waits in line instead of burning retries; across processes the expected version still guards.
- */
-export const createCommandHandler = (eventStore: EventStore, options: { maxRetries?: number } = {}) => {
-  const maxRetries = options.maxRetries ?? 20;
-  const tails = new Map<string, Promise<unknown>>();
+// biome-ignore lint/suspicious/noExplicitAny: one handler serves every decider; each call is typed at its call site
+type AnyDecider = Decider<any, any, any>;
 
-  const once = async <S, C, E extends DomainEvent>(
-    stream: string,
-    decider: Decider<S, C, E>,
-    command: C,
-    ctx: CommandContext,
-  ): Promise<CommandResult<E>> => {
+interface Pending {
+  decider: AnyDecider;
+  command: unknown;
+  ctx: CommandContext;
+  resolve: (r: CommandResult<DomainEvent>) => void;
+  reject: (err: unknown) => void;
+}
+
+interface Folded {
+  decider: AnyDecider;
+  state: unknown;
+  /** stream version the state includes; -1 = no stream */
+  version: number;
+}
+
+/**
+ * Emmett's command handler (read, fold, decide, append with the expected version, retry on a version conflict),
+ * made cheap for hot streams:
+ *
+ * - Folded states are kept per stream (LRU). Before every decision the handler reads only the events after the
+ *   version it holds, so a decision always sees the whole stream, including what other processes appended.
+ * - Commands on one stream queue in this process, and the queue is decided in batches: each command is decided on
+ *   the state its predecessors left, and all their events go out in ONE append (one fsync). A burst of 200
+ *   submissions on one key is a few appends, not 200 fsyncs in a row. Each command still gets its own outcome: a
+ *   command that throws (quota exceeded) rejects alone, the others are appended.
+ * - A version conflict (another process wrote first) re-reads the new events and decides the whole batch again.
+ *
+ * Deciders must be pure (they are: domain/), since a state is reused after a conflict.
+ */
+export const createCommandHandler = (
+  eventStore: EventStore,
+  options: { maxRetries?: number; maxBatch?: number; cachedStreams?: number } = {},
+) => {
+  const maxRetries = options.maxRetries ?? 20;
+  const maxBatch = options.maxBatch ?? 128;
+  const cachedStreams = options.cachedStreams ?? 10_000;
+  const lanes = new Map<string, Pending[]>();
+  const folded = new Map<string, Folded>();
+
+  const remember = (stream: string, f: Folded) => {
+    folded.delete(stream);
+    folded.set(stream, f);
+    if (folded.size > cachedStreams) folded.delete(folded.keys().next().value as string);
+  };
+
+  /** The stream's state up to its last event: the cached fold plus whatever was appended since. */
+  const load = async (stream: string, decider: AnyDecider): Promise<Folded> => {
+    const known = folded.get(stream);
+    const base = known && known.decider === decider ? known : { decider, state: decider.initialState(), version: -1 };
+    const { events, currentVersion } = await eventStore.readStream(stream, { fromVersion: base.version + 1 });
+    if (events.length === 0 && currentVersion === base.version) return base;
+    let state = base.state;
+    for (const e of events) state = decider.evolve(state, { type: e.type, data: e.data } as DomainEvent);
+    return { decider, state, version: currentVersion };
+  };
+
+  const runBatch = async (stream: string, batch: Pending[]) => {
+    const { decider } = batch[0]!;
     for (let attempt = 0; ; attempt++) {
-      const { events, currentVersion } = await eventStore.readStream(stream);
-      const state = events.reduce(
-        (s, e) => decider.evolve(s, { type: e.type, data: e.data } as E),
-        decider.initialState(),
-      );
-      const decided = decider.decide(command, state);
-      if (decided.length === 0) return { events: [] };
-      const toAppend: NewEvent[] = decided.map((e) => ({
-        type: e.type,
-        data: e.data,
-        metadata: { eventId: randomUUID(), correlationId: ctx.correlationId, causationId: ctx.causationId },
-      }));
+      let current: Folded;
       try {
-        const res = await eventStore.appendToStream(stream, toAppend, {
-          expectedVersion: currentVersion < 0 ? 'no_stream' : currentVersion,
-        });
-        return { events: decided, position: res.lastGlobalPosition };
+        current = await load(stream, decider);
       } catch (err) {
-        if (!(err instanceof WrongExpectedVersionError) || attempt >= maxRetries) throw err;
+        for (const p of batch) p.reject(err);
+        return;
       }
+      let state = current.state;
+      const toAppend: NewEvent[] = [];
+      const outcomes: ({ events: DomainEvent[] } | { error: unknown })[] = [];
+      for (const p of batch) {
+        try {
+          const decided: DomainEvent[] = decider.decide(p.command, state);
+          for (const e of decided) state = decider.evolve(state, e);
+          for (const e of decided) {
+            toAppend.push({
+              type: e.type,
+              data: e.data,
+              metadata: { eventId: randomUUID(), correlationId: p.ctx.correlationId, causationId: p.ctx.causationId },
+            });
+          }
+          outcomes.push({ events: decided });
+        } catch (error) {
+          outcomes.push({ error });
+        }
+      }
+      let position: number | undefined;
+      if (toAppend.length > 0) {
+        try {
+          const res = await eventStore.appendToStream(stream, toAppend, {
+            expectedVersion: current.version < 0 ? 'no_stream' : current.version,
+          });
+          position = res.lastGlobalPosition;
+          remember(stream, { decider, state, version: res.nextExpectedVersion });
+        } catch (err) {
+          remember(stream, current);
+          if (err instanceof WrongExpectedVersionError && attempt < maxRetries) continue;
+          folded.delete(stream);
+          for (const p of batch) p.reject(err);
+          return;
+        }
+      } else {
+        remember(stream, current);
+      }
+      batch.forEach((p, i) => {
+        const o = outcomes[i]!;
+        if ('error' in o) p.reject(o.error);
+        else p.resolve({ events: o.events, position: o.events.length > 0 ? position : undefined });
+      });
+      return;
+    }
+  };
+
+  const drain = async (stream: string, queue: Pending[]) => {
+    try {
+      while (queue.length > 0) {
+        // one decider per batch (a stream has one in practice; a mismatch only shortens the batch)
+        const first = queue[0]!;
+        let n = 1;
+        while (n < queue.length && n < maxBatch && queue[n]!.decider === first.decider) n++;
+        await runBatch(stream, queue.splice(0, n));
+      }
+    } finally {
+      lanes.delete(stream);
     }
   };
 
@@ -58,19 +148,24 @@ export const createCommandHandler = (eventStore: EventStore, options: { maxRetri
     decider: Decider<S, C, E>,
     command: C,
     ctx: CommandContext = {},
-  ): Promise<CommandResult<E>> => {
-    const prev = tails.get(stream) ?? Promise.resolve();
-    const run = prev.then(
-      () => once(stream, decider, command, ctx),
-      () => once(stream, decider, command, ctx),
-    );
-    const tail = run.catch(() => undefined);
-    tails.set(stream, tail);
-    void tail.then(() => {
-      if (tails.get(stream) === tail) tails.delete(stream);
+  ): Promise<CommandResult<E>> =>
+    new Promise<CommandResult<E>>((resolve, reject) => {
+      const pending: Pending = {
+        decider,
+        command,
+        ctx,
+        resolve: resolve as (r: CommandResult<DomainEvent>) => void,
+        reject,
+      };
+      const queue = lanes.get(stream);
+      if (queue) {
+        queue.push(pending);
+        return;
+      }
+      const fresh = [pending];
+      lanes.set(stream, fresh);
+      void drain(stream, fresh);
     });
-    return run;
-  };
 };
 
 export type CommandHandler = ReturnType<typeof createCommandHandler>;

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { streams } from '../../contracts/events.js';
+import { usageDecider, usedOf } from '../../domain/usage/usage.js';
+import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
+import { createCommandHandler } from '../../services/app/commandHandler.js';
+
+const now = '2026-11-21T10:00:00.000Z';
+const stream = streams.usage('k1', '202611');
+const reserve = (jobId: string, monthlyQuota: number) =>
+  ({ type: 'ReserveQuota', keyId: 'k1', month: '202611', jobId, monthlyQuota, now }) as const;
+const release = (jobId: string) =>
+  ({ type: 'ReleaseQuota', keyId: 'k1', month: '202611', jobId, reason: 'test', now }) as const;
+
+const openStore = (t: Test) => {
+  const dir = mkdtempSync(join(tmpdir(), 'serp-handler-'));
+  const store = createSqliteEventStore({ path: join(dir, 'events.db') });
+  t.teardown(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return store;
+};
+
+const usedIn = async (store: ReturnType<typeof createSqliteEventStore>) => {
+  const { events } = await store.readStream(stream);
+  return usedOf(
+    events.reduce(
+      (s, e) => usageDecider.evolve(s, { type: e.type, data: e.data } as never),
+      usageDecider.initialState(),
+    ),
+  );
+};
+
+t.test('CommandHandler › a burst on one stream is decided in order and appended in few writes', async (t) => {
+  const store = openStore(t);
+  const handle = createCommandHandler(store);
+  const results = await Promise.allSettled(
+    Array.from({ length: 200 }, (_, i) => handle(stream, usageDecider, reserve(`j${i}`, 50))),
+  );
+  const ok = results.filter((r) => r.status === 'fulfilled');
+  const refused = results.filter((r) => r.status === 'rejected');
+  t.equal(ok.length, 50, 'exactly the quota is reserved');
+  t.equal(refused.length, 150);
+  t.ok(
+    refused.every((r) => (r as PromiseRejectedResult).reason?.code === 'SERP_QUOTA_EXCEEDED'),
+    'each refusal is its own quota error, the batch is not failed for it',
+  );
+  t.same(
+    results.slice(0, 50).map((r) => r.status),
+    Array(50).fill('fulfilled'),
+    'first come, first served: the first 50 submitted are the 50 reserved',
+  );
+  t.equal(await usedIn(store), 50, 'the log holds exactly 50 reservations');
+  const { appends } = store.stats();
+  t.ok(appends < 10, `the 50 reservations took ${appends} appends, not 50`);
+  const positions = ok.map((r) => (r as PromiseFulfilledResult<{ position?: number }>).value.position ?? 0);
+  t.ok(
+    positions.every((p) => p > 0),
+    'each accepted command reports the position of the append that holds it (for read-your-writes)',
+  );
+});
+
+t.test('CommandHandler › a decision sees what another process appended since the cached state', async (t) => {
+  const store = openStore(t);
+  const a = createCommandHandler(store);
+  const b = createCommandHandler(store); // another process on the same log
+  await a(stream, usageDecider, reserve('j1', 10));
+  await b(stream, usageDecider, reserve('j2', 10));
+  const released = await a(stream, usageDecider, release('j2'));
+  t.equal(released.events.length, 1, 'a releases j2, which only b had reserved: its fold caught up first');
+  const again = await b(stream, usageDecider, release('j2'));
+  t.same(again.events, [], 'b sees a’s release and decides nothing');
+  t.equal(await usedIn(store), 1);
+});
+
+t.test('CommandHandler › two handlers racing on one stream never overshoot the quota', async (t) => {
+  const store = openStore(t);
+  const a = createCommandHandler(store);
+  const b = createCommandHandler(store);
+  const results = await Promise.allSettled(
+    Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b)(stream, usageDecider, reserve(`j${i}`, 30))),
+  );
+  t.equal(results.filter((r) => r.status === 'fulfilled').length, 30, 'version conflicts are retried, not lost');
+  t.equal(await usedIn(store), 30);
+});
+
+t.test('CommandHandler › an event store error reaches the caller as a rejection', async (t) => {
+  const store = openStore(t);
+  const handle = createCommandHandler(store);
+  await handle(stream, usageDecider, reserve('j1', 10));
+  await store.close();
+  await t.rejects(handle(stream, usageDecider, reserve('j2', 10)), 'the store’s error reaches the caller');
+});
