@@ -72,6 +72,7 @@ const run = async (concurrency: number) => {
   clearInterval(sampler);
   await crawler.close();
   await google.close();
+  const diskBytes = await duBytes(dir);
   await rm(dir, { recursive: true, force: true });
   doneAfter.sort((a, b) => a - b);
   return {
@@ -86,7 +87,8 @@ const run = async (concurrency: number) => {
     p50S: (percentile(doneAfter, 50) / 1000).toFixed(1),
     p99S: (percentile(doneAfter, 99) / 1000).toFixed(1),
     peakRssMb: Math.round(peakRss / 2 ** 20),
-    diskMb: Math.round(bytes / 2 ** 20),
+    htmlMb: Math.round(bytes / 2 ** 20),
+    diskMb: Math.round(diskBytes / 2 ** 20),
   };
 };
 

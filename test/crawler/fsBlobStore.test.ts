@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -34,6 +34,18 @@ t.test('FsBlobStore', async (t) => {
     await store.delete('raw/gone.html');
     await store.delete('raw/gone.html');
     t.equal(await store.get('raw/gone.html'), undefined);
+  });
+
+  t.test('keeps a page gzipped on disk and reads blobs written before compression', async (t) => {
+    const page = `<html><body>${'<div class="MjjYud"><a href="https://example.com/">result</a></div>'.repeat(5000)}</body></html>`;
+    const ref = await store.put('raw/big.html', page);
+    t.equal(ref.bytes, Buffer.byteLength(page), 'the reference describes the content');
+    const onDisk = await readFile(join(dir, 'raw', 'big.html'));
+    t.same([onDisk[0], onDisk[1]], [0x1f, 0x8b], 'the file is a gzip member');
+    t.ok((await stat(join(dir, 'raw', 'big.html'))).size < page.length / 10, 'and much smaller than the page');
+    t.equal((await store.get('raw/big.html'))?.toString('utf8'), page);
+    await writeFile(join(dir, 'raw', 'old.html'), '<html>stored plain by an older version</html>');
+    t.equal((await store.get('raw/old.html'))?.toString('utf8'), '<html>stored plain by an older version</html>');
   });
 
   t.test('refuses keys that could leave its folder', async (t) => {
