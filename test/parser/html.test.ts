@@ -82,6 +82,7 @@ t.test('the same tree as node-html-parser on awkward markup', async (t) => {
     '<a href=foo/>unquoted slash</a><input value=x/><div class=a/>self</div>',
     '<div>a<!-->b-->c<!-- d -- >e-->f</div><!unknown x>',
     '<div data-a="1"data-b="2">glued</div><div a="1"\t/>tab</div>',
+    '<p a="" b=\'\' c= d = "x" __proto__=1 e e=2 f="" f=3 -g=4 h=\'open>x</p>',
   ];
   for (const html of cases) {
     t.equal(compareTrees(parseDocument(html).root, nhp(html)), undefined, html);

@@ -32,14 +32,16 @@ export const classifyWithDetail = (html: string, ctx: ClassifyContext = {}): { k
   if (/^https?:\/\/consent\.google\./i.test(url)) return { kind: 'consent', detail: `redirected to ${url}` };
   const head = html.slice(0, 300_000);
   const looksLikeSerp = SERP_MARKERS.some((m) => html.includes(m));
+  // Both CAPTCHA markers contain "captcha": one scan of the head rules them out on an ordinary page.
+  const mentionsCaptcha = head.includes('captcha');
   if (
-    head.includes('id="captcha-form"') ||
-    (head.includes('g-recaptcha') && head.includes('/sorry/')) ||
+    (mentionsCaptcha && head.includes('id="captcha-form"')) ||
+    (mentionsCaptcha && head.includes('g-recaptcha') && head.includes('/sorry/')) ||
     (!looksLikeSerp && /\/sorry\/index|unusual traffic from your computer/i.test(head))
   )
     return { kind: 'captcha', detail: 'Google CAPTCHA ("unusual traffic") page' };
   // Real result pages carry the same noscript refresh for JS-less visitors; only the bare shell lacks the search form.
-  if (head.includes('/httpservice/retry/enablejs') && !looksLikeSerp)
+  if (!looksLikeSerp && head.includes('/httpservice/retry/enablejs'))
     return {
       kind: 'js_challenge',
       detail: 'Google JavaScript challenge (noscript refresh to /httpservice/retry/enablejs)',

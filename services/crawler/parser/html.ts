@@ -355,7 +355,6 @@ const viaPattern = (data: string, from: number, m: Markup): boolean => {
 };
 
 const kUnquotedAttributeValueAtEnd = /(?:^|\s)[^\s"'<>=/]+\s*=\s*[^\s"'<>`]+$/;
-const kAttribute = /([_a-zA-Z()[\]#@$.?:][a-zA-Z0-9-._:()[\]#]*)(?:\s*=\s*((?:'[^']*')|(?:"[^"]*")|\S+))?/g;
 
 const VOID = new Set(
   [
@@ -427,15 +426,56 @@ const BLOCK_TEXT = new Set(['noscript', 'pre', 'textarea']);
 const NO_ATTRIBUTES: Map<string, string | null> = new Map();
 const NO_CLASSES: readonly string[] = [];
 
-const parseAttributes = (rawAttrs: string): Map<string, string | null> => {
-  if (!rawAttrs) return NO_ATTRIBUTES;
+/** `[_a-zA-Z()[\]#@$.?:]` and `[a-zA-Z0-9-._:()[\]#]`: where an attribute name may start, and what may follow. */
+const NAME_START = new Uint8Array(128);
+const NAME_REST = new Uint8Array(128);
+for (const c of '_()[]#@$.?:abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ') NAME_START[c.charCodeAt(0)] = 1;
+for (const c of '-._:()[]#0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ')
+  NAME_REST[c.charCodeAt(0)] = 1;
+
+/**
+ * Attributes as node-html-parser's `rawAttributes` reads them with
+ * `/([_a-zA-Z()[\]#@$.?:][a-zA-Z0-9-._:()[\]#]*)(?:\s*=\s*('[^']*'|"[^"]*"|\S+))?/g` (first occurrence of a
+ * name wins unless it had no value), by a character scan instead of the regex.
+ */
+const parseAttributes = (a: string): Map<string, string | null> => {
+  if (!a) return NO_ATTRIBUTES;
   const attrs = new Map<string, string | null>();
-  kAttribute.lastIndex = 0;
-  for (let m = kAttribute.exec(rawAttrs); m; m = kAttribute.exec(rawAttrs)) {
-    const key = m[1] as string;
+  const n = a.length;
+  let i = 0;
+  while (i < n) {
+    const c = a.charCodeAt(i);
+    if (c >= 128 || NAME_START[c] !== 1) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    for (let d = a.charCodeAt(j); d < 128 && NAME_REST[d] === 1; d = a.charCodeAt(++j));
+    const key = a.slice(i, j);
+    i = j;
+    let val: string | null = null;
+    let k = j;
+    while (k < n && isSpace(a.charCodeAt(k))) k++;
+    if (a.charCodeAt(k) === 61) {
+      k++;
+      while (k < n && isSpace(a.charCodeAt(k))) k++;
+      if (k < n) {
+        const q = a.charCodeAt(k);
+        let end = -1;
+        if (q === 39 || q === 34) {
+          const close = a.indexOf(q === 39 ? "'" : '"', k + 1);
+          if (close >= 0) end = close + 1;
+        }
+        if (end < 0) {
+          end = k;
+          while (end < n && !isSpace(a.charCodeAt(end))) end++;
+        }
+        const v = a.slice(k, end);
+        val = v && (v[0] === "'" || v[0] === '"') ? v.slice(1, v.length - 1) : v || null;
+        i = end;
+      }
+    }
     if (key === '__proto__') continue;
-    let val: string | null = m[2] || null;
-    if (val && (val[0] === "'" || val[0] === '"')) val = val.slice(1, val.length - 1);
     attrs.set(key, attrs.get(key) || val);
   }
   return attrs;
