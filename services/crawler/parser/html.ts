@@ -54,6 +54,7 @@ export class HTMLElement {
   private raw: Map<string, string | null> | undefined = undefined;
   /** Set when two attribute names differ only in case: lookups then go through the decoded map below. */
   private decoded: Map<string, string> | undefined = undefined;
+  private lowerAttrs: string | undefined = undefined;
 
   constructor(rawTagName: string, rawAttrs: string, id: string, classes: readonly string[]) {
     this.rawTagName = rawTagName;
@@ -92,8 +93,21 @@ export class HTMLElement {
     return raw;
   }
 
+  /**
+   * True when the attribute text cannot hold `lower` as a name, whatever its case: most lookups (an ancestor walk
+   * asking every element for `data-text-ad` or `role`) end here without reading the attributes.
+   */
+  private certainlyLacks(lower: string): boolean {
+    if (this.raw) return false;
+    const text = this.rawAttrs;
+    if (text.includes(lower)) return false;
+    this.lowerAttrs ??= text.toLowerCase();
+    return !this.lowerAttrs.includes(lower);
+  }
+
   /** Decoded attribute value, names case-insensitive; undefined when absent. */
   getAttribute(name: string): string | undefined {
+    if (this.certainlyLacks(name.toLowerCase())) return undefined;
     const raw = this.attributeMap();
     if (this.decoded) return this.decoded.get(name.toLowerCase());
     const v = raw.get(name);
@@ -107,6 +121,7 @@ export class HTMLElement {
   }
 
   hasAttribute(name: string): boolean {
+    if (this.certainlyLacks(name.toLowerCase())) return false;
     const raw = this.attributeMap();
     if (this.decoded) return this.decoded.has(name.toLowerCase());
     return raw.has(name) || raw.has(name.toLowerCase());

@@ -25,8 +25,7 @@ const isExcludedBlock = (el: HTMLElement): boolean => {
   const tag = el.rawTagName?.toLowerCase();
   if (tag && EXCLUDED_TAGS.has(tag)) return true;
   if (el.getAttribute('data-text-ad') !== undefined) return true;
-  const cls = el.getAttribute('class');
-  return cls !== undefined && EXCLUDED_CLASSES.some((c) => ` ${cls} `.includes(` ${c} `));
+  return EXCLUDED_CLASSES.some((c) => hasClass(el, c));
 };
 
 /** Walks up once per title and reports whether any ancestor is a non-organic block. */

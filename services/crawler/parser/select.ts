@@ -89,8 +89,8 @@ const keyOf = (src: string): Key => {
   return { ...(attr ? { attr } : {}), ...(tag ? { tag } : {}) };
 };
 
-/** A tag list up to this long is used as it is; longer ones ("div", "span") give way to the attribute's list. */
-const SHORT_TAG_LIST = 400;
+/** Generic containers: their tag lists are long, so an attribute test on them starts from the attribute's list. */
+const CONTAINER_TAGS = new Set(['div', 'span']);
 
 const keyCache = new Map<string, Key[]>();
 
@@ -113,7 +113,7 @@ const candidates = (doc: HTMLDocument, key: Key): HTMLElement[] => {
   if (key.cls !== undefined) return doc.byClass.get(key.cls) ?? NONE;
   const byTag = key.tag !== undefined ? (doc.byTag.get(key.tag) ?? NONE) : undefined;
   if (key.attr === undefined) return byTag ?? doc.all;
-  if (byTag && byTag.length <= SHORT_TAG_LIST) return byTag;
+  if (byTag && !CONTAINER_TAGS.has(key.tag as string)) return byTag;
   return doc.withAttribute(key.attr);
 };
 
