@@ -139,6 +139,8 @@ const runService = async (concurrency: number) => {
     );
   }
   const doneAfter: number[] = [];
+  /** RSS when each quarter of the jobs is done: flat means memory is bounded by concurrency, not by jobs */
+  const rssByQuarter: number[] = [];
   const pending = new Set(submitted.keys());
   while (pending.size > 0) {
     await new Promise((r) => setTimeout(r, 100));
@@ -148,6 +150,8 @@ const runService = async (concurrency: number) => {
       if (open.has(id)) continue;
       pending.delete(id);
       doneAfter.push(t - submitted.get(id)!);
+      if (doneAfter.length % Math.ceil(submitted.size / 4) === 0)
+        rssByQuarter.push(Math.round(process.memoryUsage().rss / 2 ** 20));
     }
   }
   const seconds = (performance.now() - t0) / 1000;
@@ -176,6 +180,7 @@ const runService = async (concurrency: number) => {
     p50S: (percentile(doneAfter, 50) / 1000).toFixed(1),
     p99S: (percentile(doneAfter, 99) / 1000).toFixed(1),
     peakRssMb: Math.round(peakRss / 2 ** 20),
+    rssByQuarterMb: rssByQuarter.join('/'),
     diskMb: Math.round(diskBytes / 2 ** 20),
   };
 };
