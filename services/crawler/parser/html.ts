@@ -56,9 +56,15 @@ export class HTMLElement {
   private decoded: Map<string, string> | undefined = undefined;
   private lowerAttrs: string | undefined = undefined;
 
-  constructor(rawTagName: string, rawAttrs: string, id: string, classes: readonly string[]) {
+  constructor(
+    rawTagName: string,
+    rawAttrs: string,
+    id: string,
+    classes: readonly string[],
+    localName = rawTagName ? rawTagName.toLowerCase() : '',
+  ) {
     this.rawTagName = rawTagName;
-    this.localName = rawTagName ? rawTagName.toLowerCase() : '';
+    this.localName = localName;
     this.rawAttrs = rawAttrs;
     this.id = id;
     this.classes = classes;
@@ -299,7 +305,12 @@ const nextMarkup = (data: string, from: number, m: Markup): boolean => {
     if (!isLetter(data.charCodeAt(q))) continue;
     let r = q + 1;
     let c = data.charCodeAt(r);
-    while (c < 128 && NAME_CHAR[c] === 1) c = data.charCodeAt(++r);
+    // Tag names of up to 7 characters are looked up by a number made of their codes, so that "div" is one string.
+    let code = data.charCodeAt(q);
+    while (c < 128 && NAME_CHAR[c] === 1) {
+      code = code * 128 + c;
+      c = data.charCodeAt(++r);
+    }
     if (c >= 128 && r < n) return viaPattern(data, p, m);
     let end = -1;
     let closingSlash = '';
@@ -347,12 +358,35 @@ const nextMarkup = (data: string, from: number, m: Markup): boolean => {
     m.end = end;
     m.comment = false;
     m.leadingSlash = c1 === 47 ? '/' : '';
-    m.tagName = data.slice(q, r);
+    m.tagName = r - q <= 7 ? internName(code, data, q, r) : data.slice(q, r);
     m.attributes = data.slice(r, attrsEnd);
     m.closingSlash = closingSlash;
     return true;
   }
   return false;
+};
+
+const NAMES = new Map<number, string>();
+
+const internName = (code: number, data: string, q: number, r: number): string => {
+  let name = NAMES.get(code);
+  if (name === undefined) {
+    name = data.slice(q, r);
+    if (NAMES.size < 4096) NAMES.set(code, name);
+  }
+  return name;
+};
+
+/** Lower-case forms of tag names, computed once per distinct name. */
+const LOWER = new Map<string, string>();
+
+const lowerName = (tag: string): string => {
+  let lower = LOWER.get(tag);
+  if (lower === undefined) {
+    lower = tag.toLowerCase();
+    if (LOWER.size < 4096) LOWER.set(tag, lower);
+  }
+  return lower;
 };
 
 const viaPattern = (data: string, from: number, m: Markup): boolean => {
@@ -597,6 +631,8 @@ export const parseDocument = (html: string): HTMLDocument => {
   doc.inSourceOrder = doc.all;
   let lastTextPos = -1;
   const m = MARKUP;
+  // The same class lists recur hundreds of times on a page: one array (and one set of token strings) each.
+  const classLists = new Map<string, readonly string[]>();
   for (let pos = 0; nextMarkup(data, pos, m); pos = m.end) {
     let leadingSlash = m.leadingSlash;
     const tagName = m.tagName;
@@ -624,7 +660,16 @@ export const parseDocument = (html: string): HTMLDocument => {
           closes = CLOSED_BY_OPENING.get(current.rawTagName);
         }
       }
-      const el = new HTMLElement(tagName, attributes.slice(1), id, cls ? splitClasses(cls) : NO_CLASSES);
+      let classes = NO_CLASSES;
+      if (cls) {
+        const known = classLists.get(cls);
+        if (known) classes = known;
+        else {
+          classes = splitClasses(cls);
+          classLists.set(cls, classes);
+        }
+      }
+      const el = new HTMLElement(tagName, attributes.slice(1), id, classes, lowerName(tagName));
       el.attrsStart = tagStartPos + 1 + tagName.length + 1;
       el.attrsEnd = el.attrsStart + attributesAsWritten.length - 1;
       doc.add(el);
