@@ -197,35 +197,44 @@ export class HTMLDocument {
   /**
    * Elements carrying attribute `name` (lower case), built on first request: every occurrence of the name in the
    * source that falls inside some start tag's attribute text makes that element a candidate, and its parsed
-   * attributes confirm it. One native substring search over the page instead of one per element.
+   * attributes confirm it. The names the parser's selectors ask for are all found in one regex pass over the page.
    */
   withAttribute(name: string): HTMLElement[] {
     let list = this.byAttribute.get(name);
-    if (!list) {
-      list = [];
-      const els = this.inSourceOrder;
-      let last: HTMLElement | undefined;
-      for (let pos = this.source.indexOf(name); pos >= 0; pos = this.source.indexOf(name, pos + 1)) {
-        let lo = 0;
-        let hi = els.length - 1;
-        let found = -1;
-        while (lo <= hi) {
-          const mid = (lo + hi) >> 1;
-          if ((els[mid] as HTMLElement).attrsStart <= pos) {
-            found = mid;
-            lo = mid + 1;
-          } else hi = mid - 1;
-        }
-        const el = els[found];
-        if (!el || el === last || pos + name.length > el.attrsEnd) continue;
-        last = el;
-        if (el.hasAttribute(name)) list.push(el);
-      }
-      if (els !== this.all) list.sort((a, b) => a.order - b.order);
-      this.byAttribute.set(name, list);
+    if (list) return list;
+    list = [];
+    let positions: number[];
+    if (INDEXED_ATTRIBUTES.has(name)) {
+      this.occurrences ??= findOccurrences(this.source);
+      positions = this.occurrences.get(name) ?? [];
+    } else {
+      positions = [];
+      for (let pos = this.source.indexOf(name); pos >= 0; pos = this.source.indexOf(name, pos + 1)) positions.push(pos);
     }
+    const els = this.inSourceOrder;
+    let last: HTMLElement | undefined;
+    for (const pos of positions) {
+      let lo = 0;
+      let hi = els.length - 1;
+      let found = -1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if ((els[mid] as HTMLElement).attrsStart <= pos) {
+          found = mid;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      const el = els[found];
+      if (!el || el === last || pos + name.length > el.attrsEnd) continue;
+      last = el;
+      if (el.hasAttribute(name)) list.push(el);
+    }
+    if (els !== this.all) list.sort((a, b) => a.order - b.order);
+    this.byAttribute.set(name, list);
     return list;
   }
+
+  private occurrences: Map<string, number[]> | undefined = undefined;
 
   /** Sets each element's `end` once the tree is final: children come after their parent in `all`. */
   closeRanges(): void {
@@ -246,6 +255,36 @@ export class HTMLDocument {
     this.byAttribute.clear();
   }
 }
+
+/**
+ * Attribute names that selectors look elements up by (rather than by id, class or tag). None is a prefix of
+ * another, and every start position is tried, so each occurrence of each name is found.
+ */
+const INDEXED_ATTRIBUTES = new Set([
+  'role',
+  'aria-level',
+  'data-attrid',
+  'data-sncf',
+  'data-text-ad',
+  'data-exchange-rate',
+  'data-content-feature',
+  'data-kgmid',
+  'data-mid',
+  'data-pcu',
+  'data-cid',
+  'data-app',
+]);
+const INDEXED_PATTERN = new RegExp([...INDEXED_ATTRIBUTES].join('|'), 'g');
+
+const findOccurrences = (source: string): Map<string, number[]> => {
+  const found = new Map<string, number[]>();
+  INDEXED_PATTERN.lastIndex = 0;
+  for (let m = INDEXED_PATTERN.exec(source); m; m = INDEXED_PATTERN.exec(source)) {
+    push(found, m[0], m.index);
+    INDEXED_PATTERN.lastIndex = m.index + 1;
+  }
+  return found;
+};
 
 // node-html-parser's tokenizer pattern (v9), kept verbatim so that tags split exactly where they split there.
 const kMarkupPattern =
@@ -608,7 +647,7 @@ const splitClasses = (cls: string): string[] => {
   return cls.split(' ');
 };
 
-const push = (m: Map<string, HTMLElement[]>, k: string, el: HTMLElement): void => {
+const push = <T>(m: Map<string, T[]>, k: string, el: T): void => {
   const l = m.get(k);
   if (l) l.push(el);
   else m.set(k, [el]);
