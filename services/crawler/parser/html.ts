@@ -324,7 +324,8 @@ const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <
  */
 const nextMarkup = (data: string, from: number, m: Markup): boolean => {
   const n = data.length;
-  for (let p = data.indexOf('<', from); p >= 0; p = data.indexOf('<', p + 1)) {
+  // Tags usually follow each other directly ("</div></div>"): look at the next character before searching.
+  for (let p = data.charCodeAt(from) === 60 ? from : data.indexOf('<', from); p >= 0; p = data.indexOf('<', p + 1)) {
     const c1 = data.charCodeAt(p + 1);
     if (c1 === 33) {
       if (!data.startsWith('<!--', p)) continue;
