@@ -70,3 +70,28 @@ t.test('classifyPage › status and final URL decide before the body', async (t)
   );
   t.equal(parse('<html></html>', { captureAio: false, status: 503 }).kind, 'error');
 });
+
+t.test(
+  'AI overview › citation chips become reference_indexes into the source tray (2025–26 markup)',
+  { skip: fixturesMissing() },
+  async (t) => {
+    const out = parse(readFixtureText('serp/websearcher/2026-02-06_why-is-the-sky-blue_032572e185d3.html.gz'), {
+      captureAio: true,
+    });
+    if (out.kind !== 'serp') throw new Error(out.detail);
+    const aio = out.serp.ai_overview;
+    t.ok(aio, 'overview found');
+    const refs = aio?.references ?? [];
+    t.equal(refs.length, 11, 'eleven sources in the tray');
+    const [first] = aio?.text_blocks ?? [];
+    // The first paragraph's chip cites NOAA, NASA, a Facebook post, weather.gov and Morgridge: the tray's first five.
+    t.same(first?.reference_indexes, [0, 1, 2, 3, 4]);
+    const items = (aio?.text_blocks ?? []).flatMap((b) =>
+      b.type === 'list' ? (b.list as Array<Record<string, unknown>>) : [],
+    );
+    t.equal(items.length, 5, 'list items inside display:contents wrappers are read too');
+    const space = items.find((i) => i.title === 'Space is Black');
+    t.same(space?.reference_indexes, [5, 6, 7, 8, 9, 10], 'the last item cites the other six sources');
+    for (const i of space?.reference_indexes as number[]) t.ok(refs[i], `reference ${i} exists`);
+  },
+);

@@ -12,7 +12,7 @@ export type { PageKind };
 export { assembleRawHtml, classifyPage, mergePages, splitRawHtml };
 
 /** Bump whenever the output for the same HTML changes: stored raw HTML is re-parsed when it does. */
-export const PARSER_VERSION = '1.1.0';
+export const PARSER_VERSION = '1.2.0';
 
 export interface ParseContext {
   captureAio: boolean;
@@ -38,7 +38,7 @@ export const parse = (html: string, context: ParseContext): ParseOutcome => {
   };
   // Only when asked for: the overview is the costliest block to read and some callers must not store it.
   if (context.captureAio) {
-    const aio = parseAiOverview(root);
+    const aio = parseAiOverview(root, html);
     if (aio) serp.ai_overview = aio;
   }
   return { kind: 'serp', serp };
