@@ -92,6 +92,6 @@ t.test(
     t.equal(items.length, 5, 'list items inside display:contents wrappers are read too');
     const space = items.find((i) => i.title === 'Space is Black');
     t.same(space?.reference_indexes, [5, 6, 7, 8, 9, 10], 'the last item cites the other six sources');
-    for (const i of space?.reference_indexes as number[]) t.ok(refs[i], `reference ${i} exists`);
+    for (const i of (space?.reference_indexes ?? []) as number[]) t.ok(refs[i], `reference ${i} exists`);
   },
 );
