@@ -74,7 +74,7 @@ const run = (): void => {
   console.log(`${pages.length} pages, ${mb.toFixed(1)} MB, ${rounds} rounds`);
   console.log('| parser | median ms/page | p99 ms/page | MB/s | pages that threw |');
   console.log('|---|---|---|---|---|');
-  console.log(row('this parser (node-html-parser, scripts skipped)', ours));
+  console.log(row('this parser (own document tree, scripts skipped)', ours));
   console.log(row('serp-parser 1.5.0 (cheerio)', theirs));
   console.log(
     `ratio: ${(theirs.median / ours.median).toFixed(1)}× faster by median, ${(ours.mbPerS / theirs.mbPerS).toFixed(1)}× by throughput`,
