@@ -57,6 +57,21 @@ export const PageFetched = z.object({
 });
 export type PageFetched = z.infer<typeof PageFetched>;
 
+/**
+ * The targeting a crawl used (DESIGN.md §6): the geotarget's canonical name when a `location` was resolved, the
+ * gl / hl / uule sent to Google (explicit request values or the location's), the Google domain asked (also when
+ * SERP_GOOGLE_ORIGIN replaced the origin) and the device impersonated.
+ */
+export const TargetingUsed = z.object({
+  location: z.string().optional(),
+  gl: z.string().optional(),
+  hl: z.string().optional(),
+  uule: z.string().optional(),
+  googleDomain: z.string(),
+  device: z.string(),
+});
+export type TargetingUsed = z.infer<typeof TargetingUsed>;
+
 export const SearchSubmitted = z.object({
   type: z.literal('SearchSubmitted'),
   data: z.object({
@@ -90,6 +105,8 @@ export const CrawlCompleted = z.object({
     parserVersion: z.string(),
     cacheKey: z.string(),
     blocks: z.number().int().nonnegative(),
+    /** added later: events recorded before it have none */
+    targeting: TargetingUsed.optional(),
     completedAt: iso,
   }),
 });

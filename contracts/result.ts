@@ -50,6 +50,18 @@ export const ParsedSerp = z.object({
 });
 export type ParsedSerp = z.infer<typeof ParsedSerp>;
 
+/** `search_metadata.targeting`: what the crawl sent Google (absent for jobs crawled before it was recorded). */
+export const TargetingMetadata = z.object({
+  /** the geotarget's canonical name, when the request gave a `location` */
+  location: z.string().optional(),
+  gl: z.string().optional(),
+  hl: z.string().optional(),
+  uule: z.string().optional(),
+  google_domain: z.string(),
+  device: z.string(),
+});
+export type TargetingMetadata = z.infer<typeof TargetingMetadata>;
+
 export const SearchMetadata = z
   .object({
     id: z.string(),
@@ -60,7 +72,7 @@ export const SearchMetadata = z
     total_time_taken: z.number().optional(),
     pages_fetched: z.number().int().optional(),
     parser_version: z.string().optional(),
-    targeting: z.record(z.string(), z.unknown()).optional(),
+    targeting: TargetingMetadata.optional(),
     parameters: z.record(z.string(), z.unknown()),
     information: SearchInformation,
   })

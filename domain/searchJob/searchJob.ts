@@ -1,4 +1,4 @@
-import type { EventOf, PageFetched, RawHtmlRef } from '../../contracts/events.js';
+import type { EventOf, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
 import type { ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { Decider } from '../kernel/decider.js';
@@ -51,6 +51,8 @@ export type SearchJobCommand =
       rawHtmlRef: RawHtmlRef;
       parserVersion: string;
       blocks: number;
+      /** the targeting the crawl used, recorded for `search_metadata.targeting` */
+      targeting?: TargetingUsed;
       now: string;
     }
   | { type: 'FailCrawl'; jobId: string; attempt: number; reason: string; final: boolean; now: string }
@@ -120,8 +122,13 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'CompleteCrawl': {
-        const { type: _type, now, ...data } = command;
-        return [{ type: 'CrawlCompleted', data: { ...data, cacheKey: state.cacheKey ?? '', completedAt: now } }];
+        const { type: _type, now, targeting, ...data } = command;
+        return [
+          {
+            type: 'CrawlCompleted',
+            data: { ...data, cacheKey: state.cacheKey ?? '', ...(targeting ? { targeting } : {}), completedAt: now },
+          },
+        ];
       }
       case 'FailCrawl':
         return [

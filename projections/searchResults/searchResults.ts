@@ -1,4 +1,4 @@
-import type { PageFetched, RawHtmlRef } from '../../contracts/events.js';
+import type { PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
 import type { ParsedSerp } from '../../contracts/result.js';
 import type { Projection } from '../projection.js';
 
@@ -10,6 +10,8 @@ export interface SearchResultDoc {
   pages: PageFetched[];
   rawHtmlRef: RawHtmlRef;
   parserVersion: string;
+  /** what the crawl sent Google; absent for jobs completed before CrawlCompleted recorded it */
+  targeting?: TargetingUsed;
   completedAt: string;
   reparsedAt?: string;
 }
@@ -19,8 +21,17 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
   idOf: (e) => (e.type === 'CrawlCompleted' || e.type === 'SearchReparsed' ? e.data.jobId : undefined),
   evolve(doc, e) {
     if (e.type === 'CrawlCompleted') {
-      const { jobId, status, result, pages, rawHtmlRef, parserVersion, completedAt } = e.data;
-      return { jobId, status, result, pages, rawHtmlRef, parserVersion, completedAt };
+      const { jobId, status, result, pages, rawHtmlRef, parserVersion, targeting, completedAt } = e.data;
+      return {
+        jobId,
+        status,
+        result,
+        pages,
+        rawHtmlRef,
+        parserVersion,
+        ...(targeting ? { targeting } : {}),
+        completedAt,
+      };
     }
     if (e.type === 'SearchReparsed' && doc) {
       return { ...doc, result: e.data.result, parserVersion: e.data.parserVersion, reparsedAt: e.data.reparsedAt };

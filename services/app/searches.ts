@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { streams } from '../../contracts/events.js';
-import type { SerpResult } from '../../contracts/result.js';
+import { streams, type TargetingUsed } from '../../contracts/events.js';
+import type { SerpResult, TargetingMetadata } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { usageDecider, usageMonth } from '../../domain/usage/usage.js';
@@ -142,6 +142,12 @@ export const createSearchService = (deps: {
 };
 export type SearchService = ReturnType<typeof createSearchService>;
 
+/** `search_metadata.targeting` under the native schema's snake_case names. */
+const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMetadata => ({
+  ...rest,
+  google_domain: googleDomain,
+});
+
 /** The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. */
 export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: number): SerpResult => {
   const { request } = job;
@@ -159,6 +165,8 @@ export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: nu
       total_time_taken: job.cached ? 0 : Math.max(0, (Date.parse(doc.completedAt) - submitted) / 1000),
       pages_fetched: doc.pages.length,
       parser_version: doc.parserVersion,
+      // a cached job's doc is its source's, so the targeting is the one the source crawl used
+      ...(doc.targeting ? { targeting: publicTargeting(doc.targeting) } : {}),
       parameters: { ...request },
       information: doc.result.information,
     },

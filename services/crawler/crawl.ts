@@ -1,11 +1,12 @@
-import type { PageFetched } from '../../contracts/events.js';
+import type { PageFetched, TargetingUsed } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import { CrawlAbortedError, CrawlRequestError, describeError } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
-import { buildGoogleUrl, googleOrigin, type Targeting } from './googleUrl.js';
+import type { ResolvedTargeting } from './geo/targeting.js';
+import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
 import { assembleRawHtml, mergePages } from './parser/index.js';
 import type { SessionPool } from './sessions.js';
 
@@ -27,7 +28,7 @@ export interface CrawlerDeps {
   fetcherMode?: FetcherMode;
   sessions: SessionPool;
   /** location / lat-lon → gl, hl, uule; throws CrawlRequestError for an unknown location */
-  resolveTargeting?: (request: SearchRequest) => Targeting;
+  resolveTargeting?: (request: SearchRequest) => ResolvedTargeting;
   limits?: Partial<CrawlLimits>;
 }
 
@@ -43,6 +44,8 @@ export interface CrawlOutcome {
   blocks: number;
   /** why the crawl ended early (partial) or failed */
   reason?: string;
+  /** what was sent to Google: the resolved location, gl, hl, uule, domain, device; absent when failed */
+  targeting?: TargetingUsed;
 }
 
 export interface CrawlOptions {
@@ -92,6 +95,21 @@ const isLastPage = (page: KeptPage): boolean => {
   return html.includes('aria-label="Page ') && !html.includes('id="pnnext"');
 };
 
+/** The targeting as sent: an explicit request gl / hl / uule wins over the location's, as in buildGoogleUrl. */
+export const targetingUsed = (request: SearchRequest, resolved: ResolvedTargeting | undefined): TargetingUsed => {
+  const gl = request.gl ?? resolved?.gl;
+  const hl = request.hl ?? resolved?.hl;
+  const uule = request.uule ?? resolved?.uule;
+  return {
+    ...(resolved?.location ? { location: resolved.location } : {}),
+    ...(gl ? { gl } : {}),
+    ...(hl ? { hl } : {}),
+    ...(uule ? { uule } : {}),
+    googleDomain: request.engine_domain ?? 'google.com',
+    device: request.device,
+  };
+};
+
 const trimOrganic = (serp: ParsedSerp, max: number): ParsedSerp =>
   serp.organic_results.length <= max ? serp : { ...serp, organic_results: serp.organic_results.slice(0, max) };
 
@@ -123,9 +141,11 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     let blocks = 0;
     let reason: string | undefined;
     let organicSoFar = 0;
+    let used: TargetingUsed | undefined;
     try {
       const origin = googleOrigin(request, deps.googleOrigin);
       const targeting = deps.resolveTargeting?.(request);
+      used = targetingUsed(request, targeting);
       for (let index = 0; index < limits.maxPages; index++) {
         const start = index * 10;
         const page = await fetchPageWithRetries(
@@ -168,7 +188,15 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     const rawHtml = assembleRawHtml(
       kept.map((p) => ({ start: p.start, url: p.fetched.url, fetchedAt: p.fetched.fetchedAt, html: p.fetched.html })),
     );
-    return { status: reason ? 'partial' : 'done', pages, result, rawHtml, blocks, ...(reason ? { reason } : {}) };
+    return {
+      status: reason ? 'partial' : 'done',
+      pages,
+      result,
+      rawHtml,
+      blocks,
+      ...(reason ? { reason } : {}),
+      ...(used ? { targeting: used } : {}),
+    };
   };
 
   return {

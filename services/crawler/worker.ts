@@ -93,6 +93,7 @@ export const createCrawlWorker = (deps: {
         rawHtmlRef,
         parserVersion: PARSER_VERSION,
         blocks: outcome.blocks,
+        ...(outcome.targeting ? { targeting: outcome.targeting } : {}),
         now: now(),
       });
       return d.ack();

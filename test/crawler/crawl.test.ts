@@ -1,5 +1,8 @@
 import t from 'tap';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
+import { createLocationResolver } from '../../services/crawler/geo/locations.js';
+import { createTargetingResolver } from '../../services/crawler/geo/targeting.js';
+import { uuleForName } from '../../services/crawler/geo/uule.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogle, type Trouble } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -156,6 +159,34 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     t.equal(outcome.status, 'failed');
     t.match(outcome.reason, /SERP_CRAWL_BAD_REQUEST/);
     t.equal(google.requests.length, 0);
+  });
+
+  t.test('the outcome says which targeting was sent: the location resolved, explicit values winning', async (t) => {
+    const short = await startFakeGoogle({
+      queries: { short: ['serp/websearcher/2024-03-13_cistern_81f344a9684a.html.gz'] },
+    });
+    t.teardown(() => short.close());
+    const { crawler: c } = httpCrawlerFor(short.origin, {
+      deps: { resolveTargeting: createTargetingResolver(createLocationResolver()) },
+    });
+    t.teardown(() => c.close());
+    const outcome = await c.crawl(
+      jobFor({ keyword: 'short', location: 'germany', hl: 'en', device: 'mobile', engine_domain: 'google.de' }),
+      { heartbeat },
+    );
+    t.equal(outcome.status, 'done');
+    t.same(outcome.targeting, {
+      location: 'Germany',
+      gl: 'de',
+      hl: 'en',
+      uule: uuleForName('Germany'),
+      googleDomain: 'google.de',
+      device: 'mobile',
+    });
+    t.match(short.searches()[0]?.query, { gl: 'de', hl: 'en', uule: uuleForName('Germany') }, 'as the URL had it');
+
+    const plain = await c.crawl(jobFor({ keyword: 'short' }), { heartbeat });
+    t.same(plain.targeting, { googleDomain: 'google.com', device: 'desktop' }, 'nothing targeted: domain and device');
   });
 
   t.test('heartbeats during the crawl and stops when aborted', async (t) => {

@@ -43,6 +43,7 @@ const outcomeFor = (m: JobMessage): CrawlOutcome => {
     },
     rawHtml: assembleRawHtml([{ start: 0, url, fetchedAt, html: '<html><body>results</body></html>' }]),
     blocks: 0,
+    targeting: { gl: 'us', hl: 'en', googleDomain: 'google.com', device: m.request.device },
   };
 };
 
@@ -145,6 +146,12 @@ t.test('CrawlWorker › stop() drains', async (t) => {
   for (const id of crawled) {
     t.same(await env.types(id), ['SearchSubmitted', 'CrawlStarted', 'CrawlCompleted'], `${id} completed`);
   }
+  const completed = (await env.events(crawled[0]!)).find((e) => e.type === 'CrawlCompleted');
+  t.same(
+    (completed?.data as EventOf<'CrawlCompleted'>['data'] | undefined)?.targeting,
+    { gl: 'us', hl: 'en', googleDomain: 'google.com', device: 'desktop' },
+    'the targeting the crawl used is recorded',
+  );
   const waiting = ids.filter((id) => !crawled.includes(id));
   for (const id of waiting) t.same(await env.types(id), ['SearchSubmitted'], `${id} never started`);
 

@@ -4,6 +4,12 @@ import type { Targeting } from '../googleUrl.js';
 import type { LocationResolver } from './locations.js';
 import { uuleForPoint } from './uule.js';
 
+/** The URL's targeting plus the canonical name of the location it came from, for `search_metadata.targeting`. */
+export interface ResolvedTargeting extends Targeting {
+  /** the geotarget's canonical name (only when the request gave a `location`) */
+  location?: string;
+}
+
 /**
  * gl / hl / uule for a request: `location` through the geotargets, or `lat`/`lon` as an `a+` uule. Values the request
  * gives itself win (buildGoogleUrl applies them). An unknown location is a bad request, never a silent untargeted
@@ -11,11 +17,11 @@ import { uuleForPoint } from './uule.js';
  */
 export const createTargetingResolver =
   (locations: LocationResolver) =>
-  (request: SearchRequest): Targeting => {
+  (request: SearchRequest): ResolvedTargeting => {
     if (request.location) {
       const found = locations.resolveLocation(request.location);
       if (!found) throw new CrawlRequestError(`unknown location "${request.location}"`);
-      return { gl: found.gl, hl: found.hl, uule: found.uule };
+      return { location: found.canonicalName, gl: found.gl, hl: found.hl, uule: found.uule };
     }
     if (request.lat !== undefined && request.lon !== undefined) {
       return { uule: uuleForPoint(request.lat, request.lon, request.radius) };

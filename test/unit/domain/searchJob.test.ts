@@ -1,7 +1,13 @@
 import t from 'tap';
+import { DomainEvent } from '../../../contracts/events.js';
+import { SerpResult } from '../../../contracts/result.js';
 import type { SearchRequest } from '../../../contracts/search.js';
 import { deciderSpec } from '../../../domain/kernel/givenWhenThen.js';
 import { type SearchJobCommand, type SearchJobEvent, searchJobDecider } from '../../../domain/searchJob/searchJob.js';
+import { type JobStatusDoc, jobStatusProjection } from '../../../projections/jobStatus/jobStatus.js';
+import type { ProjectedEvent } from '../../../projections/projection.js';
+import { type SearchResultDoc, searchResultsProjection } from '../../../projections/searchResults/searchResults.js';
+import { nativeResult } from '../../../services/app/searches.js';
 
 const spec = deciderSpec(searchJobDecider);
 const now = '2026-11-21T10:00:00.000Z';
@@ -76,6 +82,67 @@ t.test('SearchJob › when running', async (t) => {
   t.test('a final failure ends it failed with the reason', async (t) => {
     const events = spec.given([submitted(true), started]).when(fail(true));
     t.match(spec.given([submitted(true), started, ...events]).state(), { status: 'failed', failure: 'blocked' });
+  });
+});
+
+t.test('SearchJob › targeting used', async (t) => {
+  const targeting = {
+    location: 'Austin,Texas,United States',
+    gl: 'us',
+    hl: 'en',
+    uule: 'w+CAIQICIaQXVzdGluLFRleGFzLFVuaXRlZCBTdGF0ZXM=',
+    googleDomain: 'google.com',
+    device: 'mobile',
+  };
+  const project = (events: SearchJobEvent[]) => {
+    let job: JobStatusDoc | undefined;
+    let doc: SearchResultDoc | undefined;
+    events.forEach((e, i) => {
+      // through the event contract, as the store reads them back
+      const parsed = DomainEvent.parse(JSON.parse(JSON.stringify(e)));
+      const projected = {
+        ...parsed,
+        streamName: 'searchJob-j1',
+        globalPosition: i + 1,
+        recordedAt: now,
+      } as ProjectedEvent;
+      job = jobStatusProjection.evolve(job, projected) ?? undefined;
+      if (searchResultsProjection.idOf(projected)) doc = searchResultsProjection.evolve(doc, projected) ?? undefined;
+    });
+    if (!job || !doc) throw new Error('nothing projected');
+    return SerpResult.parse(nativeResult(job, doc)).search_metadata;
+  };
+
+  t.test('CompleteCrawl carries it into CrawlCompleted, and the result shows it', async (t) => {
+    const events = spec.given([submitted(true), started]).when({ ...complete, targeting });
+    t.same(events[0]?.type === 'CrawlCompleted' && events[0].data.targeting, targeting);
+    t.same(project([submitted(true), started, ...events]).targeting, {
+      location: 'Austin,Texas,United States',
+      gl: 'us',
+      hl: 'en',
+      uule: 'w+CAIQICIaQXVzdGluLFRleGFzLFVuaXRlZCBTdGF0ZXM=',
+      google_domain: 'google.com',
+      device: 'mobile',
+    });
+  });
+
+  t.test('a re-parse keeps it', async (t) => {
+    const events = [
+      submitted(true),
+      started,
+      ...spec.given([submitted(true), started]).when({ ...complete, targeting }),
+    ];
+    const reparsed = spec
+      .given(events)
+      .when({ type: 'ReparseSearch', jobId: 'j1', parserVersion: '2', result: serp, now });
+    t.match(project([...events, ...reparsed]), { parser_version: '2', targeting: { gl: 'us', device: 'mobile' } });
+  });
+
+  t.test('an event recorded before it existed still projects and renders, without it', async (t) => {
+    t.notOk('targeting' in (completed[0]?.data ?? {}), 'no targeting key when the crawl gave none');
+    const metadata = project([submitted(true), started, ...completed]);
+    t.notOk('targeting' in metadata);
+    t.match(metadata, { id: 'j1', status: 'done', pages_fetched: 0, parser_version: '1' });
   });
 });
 
