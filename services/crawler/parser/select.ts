@@ -135,7 +135,13 @@ const firstAfter = (list: HTMLElement[], order: number): number => {
  * All descendants of `el` matching `selector`, in document order. Descendants of `el` are exactly the elements
  * whose document position lies in `(el.order, el.end]`, so each candidate list is cut to that range by binary search.
  */
-export const qsa = (el: HTMLElement | null | undefined, selector: string): HTMLElement[] => {
+export const qsa = (el: HTMLElement | null | undefined, selector: string): HTMLElement[] => search(el, selector, false);
+
+/** The first descendant of `el` matching `selector`, or null: each list is scanned only up to its first match. */
+export const qs = (el: HTMLElement | null | undefined, selector: string): HTMLElement | null =>
+  search(el, selector, true)[0] ?? null;
+
+const search = (el: HTMLElement | null | undefined, selector: string, firstOnly: boolean): HTMLElement[] => {
   if (!el) return [];
   const sels = compile(selector);
   let keys = keyCache.get(selector);
@@ -152,16 +158,18 @@ export const qsa = (el: HTMLElement | null | undefined, selector: string): HTMLE
     for (let j = firstAfter(list, el.order); j < list.length; j++) {
       const cand = list[j] as HTMLElement;
       if (cand.order > el.end) break;
-      if (matchesComplex(cand, sel)) out.push(cand);
+      if (matchesComplex(cand, sel)) {
+        out.push(cand);
+        if (firstOnly) break;
+      }
     }
   }
-  if (sels.length > 1) return [...new Set(out)].sort((a, b) => a.order - b.order);
+  if (sels.length > 1) {
+    const all = [...new Set(out)].sort((a, b) => a.order - b.order);
+    return firstOnly ? all.slice(0, 1) : all;
+  }
   return out;
 };
-
-/** The first descendant of `el` matching `selector`, or null. */
-export const qs = (el: HTMLElement | null | undefined, selector: string): HTMLElement | null =>
-  qsa(el, selector)[0] ?? null;
 
 /** `el` itself or its nearest ancestor matching `selector`. */
 export const closest = (el: HTMLElement, selector: string): HTMLElement | null => {
