@@ -35,6 +35,8 @@ t.test('an origin that always blocks, through a listening port', { skip: missing
   const body = (await done.json()) as { job_id: string; status: string; detail: string };
   t.match(body, { job_id: jobId, status: 'failed' });
   t.match(body.detail, /block|captcha|sorry/i, `the detail says why (${body.detail})`);
+  t.notMatch(body.detail, new URL(google.origin).host, 'the detail never names the origin it fetched from');
+  t.notMatch(body.detail, /https?:|SERP_CRAWL_/, 'nor a URL or an internal error code');
   t.ok(google.searches().length > 1, `blocked pages were retried (${google.searches().length} requests)`);
 
   let used = await usage();
@@ -46,6 +48,7 @@ t.test('an origin that always blocks, through a listening port', { skip: missing
 
   const compat = (await (await pollJob(svc.url, key, jobId, 'compat')).json()) as Record<string, any>;
   t.match(compat, { search_metadata: { id: jobId, status: 'Error' }, error: String }, 'compat: SerpApi’s error shape');
+  t.equal(compat.error, body.detail, 'compat: the same public line');
   const html = (await (await pollJob(svc.url, key, jobId, 'html')).json()) as Record<string, unknown>;
   t.notOk('html_url' in html, 'no raw HTML link: a block page is never stored as a result');
 

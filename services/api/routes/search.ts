@@ -15,6 +15,7 @@ import {
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../projections/jobStatus/jobStatus.js';
 import { nativeResult } from '../../app/searches.js';
+import { publicFailureDetail } from '../../crawler/errors.js';
 import type { RouteContext } from '../app.js';
 import { ApiError } from '../errors.js';
 import { signRawLink } from '../signing.js';
@@ -39,7 +40,8 @@ export const renderJob = (
 ) => {
   if (!terminalStatuses.has(job.status)) return reply.code(202).send({ job_id: job.jobId, status: 'running' });
   if (job.status === 'failed') {
-    const detail = job.detail ?? 'the search could not be completed; its quota was released';
+    // the raw reason stays in the event and the logs; the owner gets a fixed line by kind (no URLs, hosts, sockets)
+    const detail = publicFailureDetail(job.detail);
     if (output === 'compat') {
       return reply.code(200).send({
         search_metadata: { id: job.jobId, status: 'Error', created_at: job.submittedAt },
