@@ -54,15 +54,24 @@ export const createProjector = (deps: {
 
   const handle = (batch: RecordedEvent[]) => {
     if (batch.length === 0) return;
-    const events = batch.map(toProjected).filter((e): e is ProjectedEvent => e !== undefined);
     const last = batch[batch.length - 1].globalPosition;
     try {
-      readModels.commit(applyBatch(readModels, projections, events), CHECKPOINT, last);
+      // Another process may project into the same file (a CLI command beside the service): under the write lock,
+      // apply only what the stored checkpoint does not already include, so no event is ever applied twice.
+      position = readModels.exclusive(() => {
+        const stored = readModels.checkpoint(CHECKPOINT);
+        if (stored >= last) return stored;
+        const events = batch
+          .filter((e) => e.globalPosition > stored)
+          .map(toProjected)
+          .filter((e): e is ProjectedEvent => e !== undefined);
+        readModels.commit(applyBatch(readModels, projections, events), CHECKPOINT, last);
+        return last;
+      });
     } catch (err) {
       deps.onError?.(err);
       throw err;
     }
-    position = last;
     for (let i = waiters.length - 1; i >= 0; i--) {
       if (waiters[i].position <= position) {
         waiters[i].resolve();

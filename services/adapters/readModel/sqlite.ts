@@ -19,6 +19,11 @@ export interface ReadModelStore {
   listByLookup<T>(view: string, lookup: string): T[];
   /** writes the documents and moves `checkpointName` to `position`, atomically */
   commit(writes: DocWrite[], checkpointName: string, position: number): void;
+  /**
+   * Runs `fn` in an IMMEDIATE transaction: it holds SQLite's write lock from the first statement, so reads inside it
+   * (the checkpoint, the documents) cannot be overtaken by another process's projector before the writes land.
+   */
+  exclusive<T>(fn: () => T): T;
   checkpoint(name: string): number;
   /** every document of every view, in a stable order: what a rebuild must reproduce */
   dump(): Array<{ view: string; id: string; doc: string }>;
@@ -65,6 +70,7 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     listByLookup: <T>(view: string, lookup: string) =>
       listLookupStmt.all(view, lookup).map((r) => JSON.parse(r.doc) as T),
     commit: (writes, name, position) => commitTx(writes, name, position),
+    exclusive: <T>(fn: () => T) => db.transaction(fn).immediate(),
     checkpoint: (name) => cpGet.get(name)?.position ?? 0,
     dump: () =>
       db
