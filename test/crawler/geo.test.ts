@@ -1,11 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import t from 'tap';
 import { registerLocationsCommand } from '../../services/cli/commands/locations.js';
 import { mainLanguageHl } from '../../services/crawler/geo/language.js';
-import { createLocationResolver, importLocations } from '../../services/crawler/geo/locations.js';
+import { createLocationResolver, importLocations, LOCATIONS_DB } from '../../services/crawler/geo/locations.js';
 import { createTargetingResolver } from '../../services/crawler/geo/targeting.js';
 import { uuleForName, uuleForPoint } from '../../services/crawler/geo/uule.js';
 import { buildGoogleUrl } from '../../services/crawler/googleUrl.js';
@@ -120,4 +120,66 @@ t.test('geotargets import', { skip: fixturesMissing('geo') }, async (t) => {
     t.ok(again.rows > 50_000);
     t.equal(resolver.resolveLocation('Austin,Texas,United States')?.gl, 'us');
   });
+});
+
+/** A geotargets CSV in Google's layout with the given rows: [id, canonical name, country]. */
+const csvOf = (rows: Array<[number, string, string]>) =>
+  [
+    'Criteria ID,Name,Canonical Name,Parent ID,Country Code,Target Type,Status',
+    ...rows.map(
+      ([id, canonical, country]) => `${id},"${canonical.split(',')[0]}","${canonical}",,${country},City,Active`,
+    ),
+  ].join('\n');
+
+t.test('a running resolver picks up an import made after it started, and a replaced file', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'serp-geo-live-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const csv = async (name: string, rows: Array<[number, string, string]>) => {
+    const path = join(dataDir, name);
+    await writeFile(path, csvOf(rows));
+    return path;
+  };
+  const first = await csv('first.csv', [[1026201, 'Austin,Texas,United States', 'US']]);
+  const second = await csv('second.csv', [[1004074, 'Munich,Bavaria,Germany', 'DE']]);
+  let now = 1_000_000;
+  const resolver = createLocationResolver(dataDir, { now: () => now });
+  t.teardown(() => resolver.close());
+  const austin = () => resolver.resolveLocation('Austin, Texas, United States')?.canonicalName;
+  const munich = () => resolver.resolveLocation('Munich, Bavaria, Germany')?.canonicalName;
+
+  t.equal(austin(), undefined, 'no import yet');
+  t.equal(resolver.resolveLocation('Germany')?.gl, 'de', 'countries resolve meanwhile');
+
+  await importLocations(first, dataDir);
+  now += 500;
+  t.equal(austin(), undefined, 'the file is checked at most once a second');
+  now += 500;
+  t.equal(austin(), 'Austin,Texas,United States', 'a second later the new import is opened, without a restart');
+
+  // re-import in place: SQLite readers see the committed swap, whatever the clock
+  await importLocations(second, dataDir);
+  t.equal(munich(), 'Munich,Bavaria,Germany', 'a re-import replaces the table');
+  t.equal(austin(), undefined, 'rows of the earlier import are gone');
+
+  // the file itself replaced: removed and imported afresh (a new inode)
+  for (const suffix of ['', '-wal', '-shm']) await rm(join(dataDir, `${LOCATIONS_DB}${suffix}`), { force: true });
+  await importLocations(first, dataDir);
+  now += 1_000;
+  t.equal(austin(), 'Austin,Texas,United States', 'the new file is opened');
+  t.equal(munich(), undefined, 'and the old one no longer answers');
+
+  // a file that is not (yet) a finished import is not a failure: countries resolve, the next check retries
+  for (const suffix of ['', '-wal', '-shm']) await rm(join(dataDir, `${LOCATIONS_DB}${suffix}`), { force: true });
+  await writeFile(join(dataDir, LOCATIONS_DB), '');
+  now += 1_000;
+  t.equal(austin(), undefined, 'an empty file has no geotargets');
+  t.equal(resolver.resolveLocation('United States')?.gl, 'us');
+  await rm(join(dataDir, LOCATIONS_DB), { force: true });
+  await importLocations(second, dataDir);
+  now += 1_000;
+  t.equal(munich(), 'Munich,Bavaria,Germany', 'and the import after it is picked up');
+
+  resolver.close();
+  now += 1_000;
+  t.equal(munich(), undefined, 'a closed resolver opens nothing again');
 });

@@ -1,4 +1,4 @@
-import { createReadStream, mkdirSync } from 'node:fs';
+import { createReadStream, mkdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
@@ -123,38 +123,100 @@ export const importLocations = async (csvPath: string, dataDir: string): Promise
   }
 };
 
+export interface LocationResolverOptions {
+  /** how often, at most, a lookup checks whether the import appeared or was replaced (default 1,000 ms) */
+  recheckMs?: number;
+  /** the clock behind `recheckMs` (tests) */
+  now?: () => number;
+}
+
+/** What tells one geotargets file from its replacement: a new file (inode) or a rewrite (mtime, size). */
+const identityOf = (st: Stats) => `${st.dev}:${st.ino}:${st.mtimeMs}:${st.size}`;
+
 /**
  * Resolves a `location` to Google's canonical name. Countries come from the built-in table; everything else from an
  * imported geotargets table when `dataDir` holds one. Active targets win over removed ones with the same name.
+ *
+ * `serp-api locations import` may run while a service is up: at most once per `recheckMs` a lookup stats the file, so
+ * an import that appears after start is opened, and a replaced file (new inode, or rewritten: mtime or size) is
+ * reopened. An import in place is visible anyway (SQLite readers see each committed transaction). A file that
+ * vanished keeps the open one answering until a new one is there.
  */
-export const createLocationResolver = (dataDir?: string): LocationResolver => {
+export const createLocationResolver = (dataDir?: string, options: LocationResolverOptions = {}): LocationResolver => {
+  const file = dataDir ? join(dataDir, LOCATIONS_DB) : undefined;
+  const recheckMs = options.recheckMs ?? 1_000;
+  const clock = options.now ?? Date.now;
   let db: Database.Database | undefined;
   let lookup: Database.Statement | undefined;
-  if (dataDir) {
+  /** identity of the file `db` was opened on */
+  let opened: string | undefined;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let closed = false;
+
+  const closeDb = () => {
     try {
-      db = new Database(join(dataDir, LOCATIONS_DB), { readonly: true, fileMustExist: true });
+      db?.close();
+    } catch {
+      // already unusable: nothing to release
+    }
+    db = undefined;
+    lookup = undefined;
+    opened = undefined;
+  };
+
+  const open = (path: string, identity: string) => {
+    try {
+      db = new Database(path, { readonly: true, fileMustExist: true });
       lookup = db.prepare(
         `SELECT canonical_name AS canonicalName, country_code AS countryCode FROM geotargets
          WHERE lookup_key = ? ORDER BY status = 'Active' DESC, criteria_id LIMIT 1`,
       );
+      opened = identity;
     } catch {
-      // no import yet (or no table): countries still resolve
-      db?.close();
-      db = undefined;
+      // not a finished import yet (no table): countries still resolve, and the next check tries again
+      closeDb();
     }
-  }
+  };
+
+  /** Cheap and throttled: one stat per `recheckMs`, a reopen only when the file is new or changed. */
+  const refresh = () => {
+    if (!file || closed) return;
+    const at = clock();
+    if (at - checkedAt < recheckMs) return;
+    checkedAt = at;
+    let identity: string;
+    try {
+      identity = identityOf(statSync(file));
+    } catch {
+      return;
+    }
+    if (db && identity === opened) return;
+    closeDb();
+    open(file, identity);
+  };
+
+  refresh();
   return {
     resolveLocation(name) {
       const key = lookupKey(name);
       if (!key) return undefined;
-      const row = lookup?.get(key) as { canonicalName: string; countryCode: string } | undefined;
+      refresh();
+      let row: { canonicalName: string; countryCode: string } | undefined;
+      try {
+        row = lookup?.get(key) as typeof row;
+      } catch {
+        // the file went bad under us (replaced mid-read, table gone): countries for now, reopen on the next lookup
+        closeDb();
+        checkedAt = Number.NEGATIVE_INFINITY;
+      }
       if (row) return toResolved(row.canonicalName, row.countryCode);
       const code = countryByName.get(key);
       const country = code ? COUNTRIES[code] : undefined;
       return code && country ? toResolved(country[1], code) : undefined;
     },
     close() {
-      db?.close();
+      closed = true;
+      closeDb();
     },
   };
 };
