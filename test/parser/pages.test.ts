@@ -95,3 +95,46 @@ t.test(
     for (const i of (space?.reference_indexes ?? []) as number[]) t.ok(refs[i], `reference ${i} exists`);
   },
 );
+
+/**
+ * The 2021 mobile captures (serp-parser-zlurad/mobile/old/) have no expected file beside them, but serp-parser's own
+ * spec of that time (zlurad/serp-parser@18347dfc src/google-mobile.spec.ts, written against these same pages before
+ * they moved to old/) pins them; its assertions hold here as written.
+ */
+t.test('2021 mobile layout › as serp-parser’s spec of the time', { skip: fixturesMissing() }, async (t) => {
+  const serpOf = (page: string) => {
+    const out = parse(readFixtureText(`serp/serp-parser-zlurad/mobile/old/${page}`), { captureAio: true });
+    if (out.kind !== 'serp') throw new Error(out.detail);
+    return out.serp;
+  };
+  const google = serpOf('google.html.gz');
+  t.equal(google.organic_results.length, 9, '9 results');
+  t.match(google.organic_results[6], {
+    link: 'https://hangouts.google.com/',
+    title: 'Google Hangouts - Get Started with Hangouts on Desktop or Mobile',
+    snippet: 'Use Google Hangouts to keep in touch with one person or a group. Available ...',
+  });
+  const inline = (google.organic_results[0]?.sitelinks as { inline?: Array<{ title: string; link: string }> })?.inline;
+  t.equal(inline?.length, 7, 'first result: 7 inline sitelinks');
+  t.same(inline?.[0], { title: 'To continue to Gmail', link: 'https://www.google.com/gmail/' });
+  t.notOk(google.organic_results[1]?.sitelinks, 'second result: none');
+  const related = google.serp_features.related_searches as Array<{ query: string; link: string }>;
+  t.equal(related.length, 3, '3 related searches');
+  t.equal(related[0]?.query, 'Google Docs');
+  t.match(
+    related[0]?.link,
+    '/search?safe=off&gl=US&pws=0&nfpr=1&q=Google+Docs&sa=X&ved=2ahUKEwivoKacpvvwAhX4JzQIHQLKABoQ1QJ6BAglEAQ',
+  );
+  const hundred = serpOf('google-100.html.gz');
+  t.equal(hundred.organic_results.length, 98, '98 results');
+  t.equal(hundred.organic_results[0]?.link, 'https://www.google.com/');
+  t.equal(hundred.organic_results[5]?.link, 'https://blog.google/');
+  t.equal(hundred.organic_results[1]?.title, 'Google Account');
+  t.equal(hundred.organic_results[97]?.title, 'Google Meet: Video Conferencing for Business | Google Workspace');
+  t.equal(
+    hundred.organic_results[5]?.snippet,
+    'Discover all the latest about our products, technology, and Google culture on our official blog.',
+  );
+  const videos = hundred.serp_features.inline_videos as unknown[];
+  t.ok(videos.length <= 4, 'the video carousel, not every link of the page');
+});

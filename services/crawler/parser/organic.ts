@@ -56,7 +56,13 @@ export const titleAnchors = (root: HTMLElement): Array<{ a: HTMLElement; title: 
     const a = closestWhere(h, (e) => e.rawTagName === 'a' || e.rawTagName === 'A');
     if (a?.getAttribute('href')) out.push({ a, title: h });
   }
-  if (out.length === 0) {
+  // On the 2021 mobile page the only `h3` may be a "More results" link back into Google: that is no title layout.
+  const external = (a: HTMLElement) => {
+    const link = unwrapLink(a.getAttribute('href'));
+    return link !== undefined && /^https?:/i.test(link) && !isGoogleInternal(link);
+  };
+  if (!out.some(({ a }) => external(a))) {
+    out.length = 0;
     const sections = sectionBoxes(scope);
     for (const a of qsa(scope, 'a[href]')) {
       const heading = qs(a, '[role="heading"]');

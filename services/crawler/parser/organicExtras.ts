@@ -10,7 +10,7 @@ interface Sitelink {
 
 /**
  * Sitelinks come in two forms (SerpApi's `inline` and `expanded`): a row of short links under the snippet
- * (`.HiHjCd` ≤2023, `[role=list] a` in the 2024–26 box) and a table of titled cards (`.usJj9c`, inside `.BYM4Nd`),
+ * (`.HiHjCd` ≤2023, `[jsname=m7irxf]` on the 2021 mobile page, `[role=list] a` in the 2024–26 box) and a table of titled cards (`.usJj9c`, inside `.BYM4Nd`),
  * which the result box wraps together with the main result.
  */
 export const sitelinksOf = (
@@ -27,7 +27,7 @@ export const sitelinksOf = (
     expanded.push(snippet ? { title, link, snippet } : { title, link });
   }
   const inline: Sitelink[] = [];
-  const rows = qsa(box, '.HiHjCd a, .fl.VuQJ2e a, div[role="list"] a[href], .IThcWe a');
+  const rows = qsa(box, '.HiHjCd a, .fl.VuQJ2e a, div[role="list"] a[href], .IThcWe a, [jsname="m7irxf"] a');
   for (const a of rows) {
     const link = unwrapLink(a.getAttribute('href'));
     const title = textOf(a);

@@ -85,9 +85,24 @@ export const headedBlocks = (root: HTMLElement): Record<string, Array<Record<str
       continue;
     }
     if (qs(block, 'a.WlydOe') && qs(block, 'g-section-with-header')) add('top_stories', cardsOf(block));
-    else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager')) add('inline_videos', cardsOf(block));
+    else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager')) add('inline_videos', videosOf(block));
   }
   return found;
+};
+
+/**
+ * A block recognised only by its video items (`.RzdJxc`, `video-voyager`). When the block also holds organic
+ * results (the one shell of a 2021 mobile page), only the items are read, one card each.
+ */
+const videosOf = (block: HTMLElement): Array<Record<string, string>> => {
+  if (!qs(block, 'a h3')) return cardsOf(block);
+  const seen = new Set<string>();
+  return qsa(block, '.RzdJxc, video-voyager').flatMap((item) => {
+    const card = cardsOf(item)[0];
+    if (!card || seen.has(card.link as string)) return [];
+    seen.add(card.link as string);
+    return [card];
+  });
 };
 
 /** Cards of a carousel or list: one per distinct target, titled by its heading or its own text. */

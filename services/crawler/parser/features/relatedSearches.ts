@@ -16,6 +16,8 @@ export const relatedSearches = (root: HTMLElement): Array<Record<string, string>
     ...qsa(root, 'a.k8XOCe'),
     ...(scope ? qsa(scope, 'a[href]') : []),
     ...qsa(root, 'a.ngTNl'),
+    // 2021 mobile page.
+    ...qsa(root, 'a.F3dFTe'),
     ...basic,
   ];
   const out: Array<Record<string, string>> = [];
