@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
 import { apiKeyDecider, type Limits } from '../../domain/apiKey/apiKey.js';
-import type { CommandHandler } from './commandHandler.js';
+import type { CommandContext, CommandHandler } from './commandHandler.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -22,6 +22,17 @@ export const safeEqualHex = (a: string, b: string) => {
 
 export const newKeyId = () => `key_${randomBytes(8).toString('hex')}`;
 
+/** A key command refused for its input (the admin api answers 422 with `code`). */
+export class KeyInputError extends RangeError {
+  constructor(
+    readonly code: 'SERP_ADMIN_UNKNOWN_TIER' | 'SERP_ADMIN_NO_CHANGE',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'KeyInputError';
+  }
+}
+
 export interface CreateKeyInput {
   tier: string;
   label?: string;
@@ -37,10 +48,16 @@ export const createKeyCommands = (deps: {
   now?: () => Date;
 }) => {
   const now = () => (deps.now?.() ?? new Date()).toISOString();
+  const unknownTier = (tier: string) =>
+    new KeyInputError(
+      'SERP_ADMIN_UNKNOWN_TIER',
+      `unknown tier "${tier}"; known: ${Object.keys(deps.tiers).join(', ')}`,
+    );
   return {
-    async create(input: CreateKeyInput) {
+    /** `ctx` carries the request's correlation id into the events' metadata (DESIGN.md §3). */
+    async create(input: CreateKeyInput, ctx: CommandContext = {}) {
       const defaults = deps.tiers[input.tier];
-      if (!defaults) throw new RangeError(`unknown tier "${input.tier}"; known: ${Object.keys(deps.tiers).join(', ')}`);
+      if (!defaults) throw unknownTier(input.tier);
       const raw = generateRawKey();
       const keyId = newKeyId();
       const limits = {
@@ -48,29 +65,37 @@ export const createKeyCommands = (deps: {
         monthlyQuota: input.monthlyQuota ?? defaults.monthlyQuota,
         rateLimitPerMin: input.rateLimitPerMin ?? defaults.rateLimitPerMin,
       };
-      const res = await deps.handle(streams.apiKey(keyId), apiKeyDecider, {
-        type: 'IssueApiKey',
-        keyId,
-        keyHash: hashKey(raw, deps.pepper),
-        prefix: raw.slice(0, 8),
-        label: input.label,
-        now: now(),
-        ...limits,
-      });
+      const res = await deps.handle(
+        streams.apiKey(keyId),
+        apiKeyDecider,
+        {
+          type: 'IssueApiKey',
+          keyId,
+          keyHash: hashKey(raw, deps.pepper),
+          prefix: raw.slice(0, 8),
+          label: input.label,
+          now: now(),
+          ...limits,
+        },
+        ctx,
+      );
       return { key: raw, keyId, prefix: raw.slice(0, 8), label: input.label, ...limits, position: res.position };
     },
-    revoke: (keyId: string) =>
-      deps.handle(streams.apiKey(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, now: now() }),
-    changeLimits: (keyId: string, limits: Partial<Limits>) => {
-      if (limits.tier !== undefined && !deps.tiers[limits.tier]) {
-        throw new RangeError(`unknown tier "${limits.tier}"; known: ${Object.keys(deps.tiers).join(', ')}`);
+    revoke: (keyId: string, ctx: CommandContext = {}) =>
+      deps.handle(streams.apiKey(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, now: now() }, ctx),
+    /** Async, so that a refused input rejects the promise (the admin route maps it to 422) instead of throwing. */
+    async changeLimits(keyId: string, limits: Partial<Limits>, ctx: CommandContext = {}) {
+      const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)) as Partial<Limits>;
+      if (Object.keys(given).length === 0) {
+        throw new KeyInputError('SERP_ADMIN_NO_CHANGE', 'give at least one of tier, monthly quota, rate');
       }
-      return deps.handle(streams.apiKey(keyId), apiKeyDecider, {
-        type: 'ChangeApiKeyLimits',
-        keyId,
-        now: now(),
-        ...limits,
-      });
+      if (given.tier !== undefined && !deps.tiers[given.tier]) throw unknownTier(given.tier);
+      return deps.handle(
+        streams.apiKey(keyId),
+        apiKeyDecider,
+        { type: 'ChangeApiKeyLimits', keyId, now: now(), ...given },
+        ctx,
+      );
     },
   };
 };

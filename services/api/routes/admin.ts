@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../contracts/errors.js';
 import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
+import { KeyInputError } from '../../app/keys.js';
 import type { RouteContext } from '../app.js';
 import { ApiError } from '../errors.js';
 
@@ -34,7 +35,10 @@ export const LimitsBody = z
     monthly_quota: z.number().int().nonnegative().optional(),
     rate_limit_per_min: z.number().int().positive().optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: 'give at least one of tier, monthly_quota, rate_limit_per_min',
+  });
 
 export const keyView = (d: ApiKeyDoc): z.infer<typeof KeyView> => ({
   key_id: d.keyId,
@@ -71,8 +75,7 @@ export const registerAdminRoutes = (app: FastifyInstance, ctx: RouteContext) => 
     if (!doc) throw new ApiError(404, 'SERP_KEY_NOT_FOUND', `no key with id ${keyId}`);
     return doc;
   };
-  const tierError = (err: unknown) =>
-    err instanceof RangeError ? new ApiError(422, 'SERP_ADMIN_UNKNOWN_TIER', err.message) : err;
+  const inputError = (err: unknown) => (err instanceof KeyInputError ? new ApiError(422, err.code, err.message) : err);
   const hide = { hide: true };
 
   r.get('/admin/api/keys', {
@@ -91,9 +94,12 @@ export const registerAdminRoutes = (app: FastifyInstance, ctx: RouteContext) => 
     handler: async (req, reply) => {
       const b = req.body;
       const created = await ctx.keys
-        .create({ tier: b.tier, label: b.label, monthlyQuota: b.monthly_quota, rateLimitPerMin: b.rate_limit_per_min })
+        .create(
+          { tier: b.tier, label: b.label, monthlyQuota: b.monthly_quota, rateLimitPerMin: b.rate_limit_per_min },
+          { correlationId: req.id },
+        )
         .catch((e) => {
-          throw tierError(e);
+          throw inputError(e);
         });
       await settled(created.position);
       return reply.code(201).send({ ...keyView(known(created.keyId)), key: created.key });
@@ -109,7 +115,7 @@ export const registerAdminRoutes = (app: FastifyInstance, ctx: RouteContext) => 
     onRequest: requireAdmin,
     handler: async (req) => {
       known(req.params.key_id);
-      await settled((await ctx.keys.revoke(req.params.key_id)).position);
+      await settled((await ctx.keys.revoke(req.params.key_id, { correlationId: req.id })).position);
       return keyView(known(req.params.key_id));
     },
   });
@@ -126,13 +132,13 @@ export const registerAdminRoutes = (app: FastifyInstance, ctx: RouteContext) => 
       known(req.params.key_id);
       const b = req.body;
       const res = await ctx.keys
-        .changeLimits(req.params.key_id, {
-          tier: b.tier,
-          monthlyQuota: b.monthly_quota,
-          rateLimitPerMin: b.rate_limit_per_min,
-        })
+        .changeLimits(
+          req.params.key_id,
+          { tier: b.tier, monthlyQuota: b.monthly_quota, rateLimitPerMin: b.rate_limit_per_min },
+          { correlationId: req.id },
+        )
         .catch((e) => {
-          throw tierError(e);
+          throw inputError(e);
         });
       await settled(res.position);
       return keyView(known(req.params.key_id));
