@@ -6,6 +6,7 @@ import { registerKeysCommand } from './commands/keys.js';
 import { registerLocationsCommand } from './commands/locations.js';
 import { registerParseCommand } from './commands/parse.js';
 import { registerReparseCommand } from './commands/reparse.js';
+import { announceAdminToken } from './dataDir.js';
 
 const port = (v: string) => {
   const n = Number(v);
@@ -26,9 +27,7 @@ program
   .action(async (o: { port?: number; host?: string; data?: string }) => {
     const config = loadConfig(process.env, { port: o.port, dataDir: o.data, host: o.host });
     const svc = await startEmbedded(config);
-    if (svc.core.createdAdminToken) {
-      console.error(`admin token (shown once, kept in ${config.dataDir}/secrets.json): ${svc.core.secrets.adminToken}`);
-    }
+    announceAdminToken(config, svc.core);
     console.error(`serp-api listening on ${svc.url} (data: ${config.dataDir})`);
     const stop = (signal: string) => {
       console.error(`${signal}: draining`);

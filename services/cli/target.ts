@@ -1,34 +1,117 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '../compose/config.js';
 import { dataPaths } from '../compose/embedded.js';
-import { loadOrCreateSecrets } from '../compose/secrets.js';
 
-/**
- * Where key commands go: the admin api of a running service (`--base-url`, or the one the data directory says is
- * running), else the data directory itself. Either way a revoked key is refused on its very next request.
- */
-export const runningServer = async (
-  config: Config,
-  baseUrl?: string,
-): Promise<{ url: string; token: string } | undefined> => {
-  let url = baseUrl;
-  if (!url) {
-    const file = dataPaths(config.dataDir).server;
-    if (!existsSync(file)) return undefined;
-    url = (JSON.parse(readFileSync(file, 'utf8')) as { url: string }).url;
+/** A service that `server.json` in the data directory names, and whose process is still alive. */
+export interface LocalService {
+  url: string;
+  pid?: number;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-  const token = config.adminToken ?? loadOrCreateSecrets(config.dataDir, {}).secrets.adminToken;
+};
+
+const healthy = async (url: string) => {
   try {
     const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-    if (res.ok) return { url, token };
+    await res.arrayBuffer();
+    return res.ok ? undefined : `/health answered ${res.status}`;
   } catch (err) {
-    if (baseUrl) throw new Error(`no service answers at ${baseUrl}: ${(err as Error).message}`);
+    return (err as Error).message;
   }
-  return undefined;
+};
+
+/**
+ * The service running on the data directory, if any. Its projector owns read.db: a command that finds one must not
+ * open its own projector there (two would apply the same events twice). The process id decides, not the health
+ * check, so that a service still starting or draining counts as running; a `server.json` left by a crash (its
+ * process gone) does not. Reads only: nothing is created.
+ */
+export const localService = async (config: Config): Promise<LocalService | undefined> => {
+  const file = dataPaths(config.dataDir).server;
+  if (!existsSync(file)) return undefined;
+  let named: { url?: unknown; pid?: unknown };
+  try {
+    named = JSON.parse(readFileSync(file, 'utf8')) as typeof named;
+  } catch {
+    return undefined; // being written or torn: treat as no service, as before the file existed
+  }
+  const url = typeof named.url === 'string' ? named.url : undefined;
+  const pid = typeof named.pid === 'number' ? named.pid : undefined;
+  if (pid !== undefined) return alive(pid) && pid !== process.pid ? { url: url ?? '', pid } : undefined;
+  return url && (await healthy(url)) === undefined ? { url } : undefined;
+};
+
+const describe = (s: LocalService) => `${s.pid !== undefined ? `pid ${s.pid}, ` : ''}${s.url || 'no url yet'}`;
+
+/** The error a command that must not run beside a service throws. */
+export const serviceRunningError = (config: Config, s: LocalService, what: string) =>
+  new Error(`a service is running on ${config.dataDir} (${describe(s)}): stop the service first, then ${what}`);
+
+/** The data directory's secrets, read without creating them (undefined when there are none yet). */
+export const readStoredAdminToken = (dataDir: string): string | undefined => {
+  const file = join(dataDir, 'secrets.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    const token = (JSON.parse(readFileSync(file, 'utf8')) as { adminToken?: unknown }).adminToken;
+    return typeof token === 'string' && token ? token : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+export interface AdminTarget {
+  url: string;
+  token: string;
+}
+
+/**
+ * Where key commands go (DESIGN.md §4): with `--base-url`, that service's admin api and nothing else (a service that
+ * does not answer is an error, never a reason to write the local data directory); without it, the admin api of the
+ * service running on the data directory; undefined when none runs, so the caller writes the data directory itself.
+ * The token is `--admin-token`, else SERP_ADMIN_TOKEN, else the one stored in the data directory (read, never made).
+ */
+export const adminTarget = async (
+  config: Config,
+  opts: { baseUrl?: string; adminToken?: string },
+): Promise<AdminTarget | undefined> => {
+  const token = (url: string) => {
+    const t = opts.adminToken ?? config.adminToken ?? readStoredAdminToken(config.dataDir);
+    if (!t) {
+      throw new Error(
+        `no admin token for ${url}: give --admin-token or set SERP_ADMIN_TOKEN (none stored in ${config.dataDir})`,
+      );
+    }
+    return t;
+  };
+  if (opts.baseUrl) {
+    const url = opts.baseUrl.replace(/\/+$/, '');
+    const problem = await healthy(url);
+    if (problem) throw new Error(`no service answers at ${url}: ${problem}`);
+    return { url, token: token(url) };
+  }
+  const local = await localService(config);
+  if (!local) return undefined;
+  const url = local.url;
+  const problem = url ? await healthy(url) : 'it is not listening yet';
+  if (problem) {
+    throw new Error(
+      `a service is running on ${config.dataDir} (${describe(local)}) but does not answer (${problem}): retry once it is up, or stop it`,
+    );
+  }
+  return { url, token: token(url) };
 };
 
 export const adminCall = async (
-  server: { url: string; token: string },
+  server: AdminTarget,
   method: string,
   path: string,
   body?: unknown,
@@ -38,7 +121,14 @@ export const adminCall = async (
     headers: { authorization: `Bearer ${server.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  const json = (await res.json()) as { detail?: string };
-  if (!res.ok) throw new Error(json.detail ?? `admin api answered ${res.status}`);
+  const text = await res.text();
+  let json: { detail?: string } | undefined;
+  try {
+    json = JSON.parse(text) as { detail?: string };
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok) throw new Error(json?.detail ?? `admin api at ${server.url} answered ${res.status}`);
+  if (json === undefined) throw new Error(`admin api at ${server.url} answered something that is not JSON`);
   return json;
 };

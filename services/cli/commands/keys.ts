@@ -2,8 +2,9 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
 import { keyView } from '../../api/routes/admin.js';
 import { loadConfig } from '../../compose/config.js';
-import { openCore } from '../../compose/embedded.js';
-import { adminCall, runningServer } from '../target.js';
+import type { Core } from '../../compose/embedded.js';
+import { openLocalCore } from '../dataDir.js';
+import { type AdminTarget, adminCall, adminTarget } from '../target.js';
 
 const nonNegative = (v: string) => {
   const n = Number(v);
@@ -18,20 +19,24 @@ const positive = (v: string) => {
 
 interface Common {
   baseUrl?: string;
+  adminToken?: string;
   data?: string;
   json?: boolean;
 }
 
-/** Runs `viaApi` against a running service, or `direct` against the data directory when none runs. */
+/**
+ * Runs `viaApi` against the service `--base-url` names or the one running on the data directory, or `direct` on the
+ * data directory when none runs (never with `--base-url`: a service that does not answer there is an error).
+ */
 const withTarget = async <T>(
   opts: Common,
-  viaApi: (server: { url: string; token: string }) => Promise<T>,
-  direct: (core: Awaited<ReturnType<typeof openCore>>) => Promise<T>,
+  viaApi: (server: AdminTarget) => Promise<T>,
+  direct: (core: Core) => Promise<T>,
 ) => {
   const config = loadConfig(process.env, { dataDir: opts.data });
-  const server = await runningServer(config, opts.baseUrl);
+  const server = await adminTarget(config, opts);
   if (server) return viaApi(server);
-  const core = await openCore(config);
+  const core = await openLocalCore(config);
   try {
     return await direct(core);
   } finally {
@@ -46,7 +51,8 @@ export const registerKeysCommand = (program: Command) => {
   const keys = program.command('keys').description('mint, list, revoke API keys and change their limits');
   const common = (c: Command) =>
     c
-      .option('--base-url <url>', 'admin api of a running service (default: the one the data directory names)')
+      .option('--base-url <url>', 'admin api of a running service (default: the one running on the data directory)')
+      .option('--admin-token <token>', 'its admin token (SERP_ADMIN_TOKEN; default: the one in the data directory)')
       .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
       .option('--json', 'print JSON');
 
@@ -114,7 +120,14 @@ export const registerKeysCommand = (program: Command) => {
     .option('--tier <tier>', 'new tier')
     .option('--quota <n>', 'monthly quota (0 = unlimited)', nonNegative)
     .option('--rate <n>', 'submissions per minute', positive)
-    .action(async (keyId: string, o: Common & { tier?: string; quota?: number; rate?: number }) => {
+    .action(async function (
+      this: Command,
+      keyId: string,
+      o: Common & { tier?: string; quota?: number; rate?: number },
+    ) {
+      if (o.tier === undefined && o.quota === undefined && o.rate === undefined) {
+        this.error('error: give at least one of --tier, --quota, --rate', { code: 'serp.noChange' });
+      }
       const view = (await withTarget(
         o,
         (s) =>

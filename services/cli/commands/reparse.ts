@@ -1,13 +1,10 @@
-import { existsSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { createFsBlobStore } from '../../adapters/blobStore/fs.js';
-import { createSqliteEventStore } from '../../adapters/eventStore/sqlite.js';
-import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
-import { createCommandHandler } from '../../app/commandHandler.js';
 import { type ReparseEntry, type ReparseReport, type ReparseSelection, reparseSearches } from '../../app/reparse.js';
 import { type Config, loadConfig } from '../../compose/config.js';
-import { dataPaths, openCore } from '../../compose/embedded.js';
-import { runningServer } from '../target.js';
+import { dataPaths } from '../../compose/embedded.js';
+import { besideService, openLocalCore, requireEventStore } from '../dataDir.js';
+import { localService } from '../target.js';
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -24,49 +21,23 @@ const sinceArg = (v: string) => {
   return new Date(ms).toISOString();
 };
 
-/** The projector's checkpoint in the read-model file (services/projector/projector.ts). */
-const PROJECTOR_CHECKPOINT = 'projector';
-
-/**
- * With a service running on the data directory, its projector is the only one that may write the read models (two
- * would apply the same events twice). So the events go straight into the shared SQLite event store, which several
- * processes may append to, and the service's projector picks them up by polling; we wait until its checkpoint in
- * read.db has passed our last event, so that the service answers with the new results by the time we exit.
- */
+/** With a service running on the data directory: append beside it, and wait until it serves the new results. */
 const reparseBesideService = async (config: Config, selection: ReparseSelection, onJob: (e: ReparseEntry) => void) => {
-  const paths = dataPaths(config.dataDir);
-  const eventStore = createSqliteEventStore({ path: paths.events });
-  try {
-    const report = await reparseSearches(
-      { eventStore, blobStore: createFsBlobStore(paths.blobs), handle: createCommandHandler(eventStore), onJob },
+  const { result, projected } = await besideService(config, ({ eventStore, handle }) =>
+    reparseSearches(
+      { eventStore, blobStore: createFsBlobStore(dataPaths(config.dataDir).blobs), handle, onJob },
       selection,
-    );
-    if (report.position !== undefined && !(await serviceProjected(paths.readModels, report.position, 15_000))) {
-      console.error('warning: the running service has not projected the new results yet; they show once it has');
-    }
-    return report;
-  } finally {
-    await eventStore.close();
+    ),
+  );
+  if (!projected) {
+    console.error('warning: the running service has not projected the new results yet; they show once it has');
   }
-};
-
-const serviceProjected = async (file: string, position: number, timeoutMs: number) => {
-  const readModels = createSqliteReadModelStore(file);
-  try {
-    const deadline = Date.now() + timeoutMs;
-    while (readModels.checkpoint(PROJECTOR_CHECKPOINT) < position) {
-      if (Date.now() > deadline) return false;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return true;
-  } finally {
-    readModels.close();
-  }
+  return result;
 };
 
 /** No service running: this process is the only writer and projects the new events itself before it closes. */
 const reparseAlone = async (config: Config, selection: ReparseSelection, onJob: (e: ReparseEntry) => void) => {
-  const core = await openCore(config);
+  const core = await openLocalCore(config);
   try {
     const report = await reparseSearches(
       {
@@ -103,16 +74,13 @@ export const registerReparseCommand = (program: Command) => {
     .option('--json', 'print the report as JSON')
     .action(async (o: { job?: string; since?: string; force?: boolean; data?: string; json?: boolean }) => {
       const config = loadConfig(process.env, { dataDir: o.data });
-      if (!existsSync(dataPaths(config.dataDir).events)) {
-        throw new Error(`no event store in ${config.dataDir} (wrong --data or SERP_DATA_DIR?)`);
-      }
+      requireEventStore(config);
       const selection: ReparseSelection = { jobId: o.job, since: o.since, force: o.force };
       // Skipped jobs are only counted: a full run over a large store would print one line per job otherwise.
       const onJob = (e: ReparseEntry) => {
         if (!o.json && e.outcome !== 'skipped') console.log(line(e));
       };
-      const server = await runningServer(config);
-      const report = server
+      const report = (await localService(config))
         ? await reparseBesideService(config, selection, onJob)
         : await reparseAlone(config, selection, onJob);
       if (o.json) console.log(JSON.stringify(report, null, 2));

@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
+import { createSqliteReadModelStore, type ReadModelStore } from '../adapters/readModel/sqlite.js';
+import { type CommandHandler, createCommandHandler } from '../app/commandHandler.js';
+import type { Config } from '../compose/config.js';
+import { type Core, dataPaths, openCore } from '../compose/embedded.js';
+import type { EventStore } from '../ports/eventStore.js';
+
+/** DESIGN.md §4: whoever creates the secrets prints the admin token, once (stderr, so `--json` output stays clean). */
+export const announceAdminToken = (config: Config, core: Pick<Core, 'createdAdminToken' | 'secrets'>) => {
+  if (!core.createdAdminToken) return;
+  console.error(`admin token (shown once, kept in ${config.dataDir}/secrets.json): ${core.secrets.adminToken}`);
+};
+
+/**
+ * The data directory opened by this process alone (no service runs on it): event store, read models and a projector
+ * of its own. Creates the directory and its secrets on first use, and then prints the admin token.
+ */
+export const openLocalCore = async (config: Config): Promise<Core> => {
+  const core = await openCore(config);
+  announceAdminToken(config, core);
+  return core;
+};
+
+/** Maintenance commands read an existing log: a wrong `--data` must not quietly create an empty one. */
+export const requireEventStore = (config: Config) => {
+  if (!existsSync(dataPaths(config.dataDir).events)) {
+    throw new Error(`no event store in ${config.dataDir} (wrong --data or SERP_DATA_DIR?)`);
+  }
+};
+
+/** Wraps a command handler to remember the last global position it appended at. */
+export const trackAppends = (inner: CommandHandler) => {
+  let last: number | undefined;
+  const handle: CommandHandler = async (stream, decider, command, ctx) => {
+    const res = await inner(stream, decider, command, ctx);
+    if (res.position !== undefined) last = Math.max(last ?? 0, res.position);
+    return res;
+  };
+  return { handle, last: () => last };
+};
+
+/** The projector's checkpoint in the read-model file (services/projector/projector.ts). */
+const PROJECTOR_CHECKPOINT = 'projector';
+
+export interface BesideService {
+  /** the shared SQLite event store, which several processes may append to */
+  eventStore: EventStore;
+  /** a command handler on it; what it appends is waited for before `besideService` returns */
+  handle: CommandHandler;
+  /** the service's read models, to READ only: its projector is their one writer */
+  readModels: ReadModelStore;
+  /** resolves true once the service's projector has passed `position`, false after `timeoutMs` */
+  projected(position: number, timeoutMs?: number): Promise<boolean>;
+}
+
+/**
+ * Runs `work` on the data directory of a running service WITHOUT a projector of its own: two projectors on one
+ * read.db would apply the same events twice. Events go straight into the shared event store, the service's projector
+ * picks them up by polling, and we wait until its checkpoint in read.db has passed our last append, so that the
+ * service answers with them by the time the command exits. `projected` is false when the wait ran out.
+ */
+export const besideService = async <T>(
+  config: Config,
+  work: (shared: BesideService) => Promise<T>,
+  options: { timeoutMs?: number } = {},
+): Promise<{ result: T; projected: boolean }> => {
+  const paths = dataPaths(config.dataDir);
+  const eventStore = createSqliteEventStore({ path: paths.events });
+  const readModels = createSqliteReadModelStore(paths.readModels);
+  try {
+    const projected = async (position: number, timeoutMs = options.timeoutMs ?? 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (readModels.checkpoint(PROJECTOR_CHECKPOINT) < position) {
+        if (Date.now() > deadline) return false;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return true;
+    };
+    const tracked = trackAppends(createCommandHandler(eventStore));
+    const result = await work({ eventStore, handle: tracked.handle, readModels, projected });
+    const last = tracked.last();
+    return { result, projected: last === undefined || (await projected(last)) };
+  } finally {
+    readModels.close();
+    await eventStore.close();
+  }
+};
