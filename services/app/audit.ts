@@ -31,6 +31,11 @@ export const auditUsage = async (deps: {
   repair?: boolean;
   graceSeconds?: number;
   now?: Date;
+  /**
+   * Called with the last log position read, before the projection is read: the caller waits there until the read
+   * models include that position. Resolving `false` says they did not in time, and a drift is then reported as such.
+   */
+  caughtUp?: (position: number) => Promise<unknown>;
 }): Promise<KeyAudit[]> => {
   const { month } = deps;
   const now = deps.now ?? new Date();
@@ -39,7 +44,8 @@ export const auditUsage = async (deps: {
   const releases = new Map<string, Set<string>>();
   const submitted = new Map<string, { keyId: string; charged: boolean; month: string }>();
   const failed = new Set<string>();
-  for (let from = 0; ; ) {
+  let from = 0;
+  for (;;) {
     const batch = await deps.eventStore.readAll({ fromPosition: from, maxCount: 2000 });
     if (batch.length === 0) break;
     from = batch[batch.length - 1].globalPosition;
@@ -59,6 +65,7 @@ export const auditUsage = async (deps: {
       }
     }
   }
+  const caughtUp = (await deps.caughtUp?.(from)) !== false;
   const keys = new Set([...reservations.keys(), ...releases.keys()]);
   for (const s of submitted.values()) if (s.month === month && s.charged) keys.add(s.keyId);
   const out: KeyAudit[] = [];
@@ -95,7 +102,7 @@ export const auditUsage = async (deps: {
     if (projected !== reserved - released) {
       discrepancies.push({
         kind: 'projection-drift',
-        detail: `projection says ${projected}, log says ${reserved - released}`,
+        detail: `projection says ${projected}, log says ${reserved - released}${caughtUp ? '' : ' (the projector had not caught up with the log yet: run the audit again)'}`,
       });
     }
     let repaired = 0;

@@ -1,16 +1,89 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { allProjections } from '../../../projections/index.js';
-import { auditUsage } from '../../app/audit.js';
-import { loadConfig } from '../../compose/config.js';
-import { openCore } from '../../compose/embedded.js';
+import { auditUsage, type KeyAudit } from '../../app/audit.js';
+import { type Config, loadConfig } from '../../compose/config.js';
 import { rebuildReadModels } from '../../projector/projector.js';
+import { besideService, openLocalCore, requireEventStore, trackAppends } from '../dataDir.js';
+import { localService, serviceRunningError } from '../target.js';
 
 const monthArg = (v: string) => {
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(v)) throw new InvalidArgumentError('month must be YYYY-MM, e.g. 2026-11');
   return v.replace('-', '');
 };
 
-/** `projections rebuild` and `audit usage`: offline maintenance on the data directory. */
+const secondsArg = (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new InvalidArgumentError('must be a number of seconds, 0 or more');
+  }
+  return n;
+};
+
+interface AuditOptions {
+  month: string;
+  key?: string;
+  repair?: boolean;
+  graceSeconds: number;
+}
+
+/**
+ * Beside a running service: no projector of our own (it would apply the service's events a second time). The log is
+ * read from the shared event store, releases go through the command handler, and we wait for the service's
+ * projector to pass them before printing.
+ */
+const auditBesideService = async (config: Config, o: AuditOptions) => {
+  const { result, projected } = await besideService(config, (shared) =>
+    auditUsage({
+      eventStore: shared.eventStore,
+      readModels: shared.readModels,
+      handle: shared.handle,
+      month: o.month,
+      keyId: o.key,
+      repair: o.repair,
+      graceSeconds: o.graceSeconds,
+      caughtUp: (position) => shared.projected(position, 5_000),
+    }),
+  );
+  if (!projected) {
+    console.error('warning: the running service has not projected the releases yet; /v1/usage shows them once it has');
+  }
+  return result;
+};
+
+/** No service running: this process opens the data directory with its own projector and projects its releases. */
+const auditAlone = async (config: Config, o: AuditOptions) => {
+  const core = await openLocalCore(config);
+  try {
+    const tracked = trackAppends(core.handle);
+    const report = await auditUsage({
+      eventStore: core.eventStore,
+      readModels: core.readModels,
+      handle: tracked.handle,
+      month: o.month,
+      keyId: o.key,
+      repair: o.repair,
+      graceSeconds: o.graceSeconds,
+      caughtUp: (position) => core.projector.waitFor(position),
+    });
+    const last = tracked.last();
+    if (last !== undefined) await core.projector.waitFor(last);
+    return report;
+  } finally {
+    await core.close();
+  }
+};
+
+const printAudit = (month: string, report: KeyAudit[]) => {
+  if (!report.length) return console.log(`no usage in ${month}`);
+  for (const k of report) {
+    console.log(
+      `${k.keyId} ${k.month}: reserved ${k.reserved}, released ${k.released}, charged jobs ${k.charged}, projected used ${k.projected}`,
+    );
+    for (const d of k.discrepancies) console.log(`  ! ${d.kind}${d.jobId ? ` ${d.jobId}` : ''}: ${d.detail}`);
+  }
+};
+
+/** `projections rebuild` (offline only) and `audit usage` (offline, or beside a running service). */
 export const registerMaintenanceCommands = (program: Command) => {
   program
     .command('projections')
@@ -19,7 +92,12 @@ export const registerMaintenanceCommands = (program: Command) => {
     .description('drop every read model and replay the event log into them (stop the service first)')
     .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
     .action(async (o: { data?: string }) => {
-      const core = await openCore(loadConfig(process.env, { dataDir: o.data }));
+      const config = loadConfig(process.env, { dataDir: o.data });
+      requireEventStore(config);
+      // The running service's projector writes read.db while we drop and refill it: refuse, never race it.
+      const running = await localService(config);
+      if (running) throw serviceRunningError(config, running, 'run projections rebuild');
+      const core = await openLocalCore(config);
       try {
         await core.projector.stop();
         const r = await rebuildReadModels(core.eventStore, core.readModels, allProjections);
@@ -37,43 +115,14 @@ export const registerMaintenanceCommands = (program: Command) => {
     .requiredOption('--month <YYYY-MM>', 'calendar month (UTC)', monthArg)
     .option('--key <keyId>', 'only this key')
     .option('--repair', 'append the releases the audit finds missing')
-    .option(
-      '--grace-seconds <n>',
-      'a reservation younger than this may belong to a submit in flight',
-      (v) => Number(v),
-      300,
-    )
+    .option('--grace-seconds <n>', 'a reservation younger than this may belong to a submit in flight', secondsArg, 300)
     .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
     .option('--json', 'print JSON')
-    .action(
-      async (o: {
-        month: string;
-        key?: string;
-        repair?: boolean;
-        graceSeconds: number;
-        data?: string;
-        json?: boolean;
-      }) => {
-        const core = await openCore(loadConfig(process.env, { dataDir: o.data }));
-        try {
-          const report = await auditUsage({
-            ...core,
-            month: o.month,
-            keyId: o.key,
-            repair: o.repair,
-            graceSeconds: o.graceSeconds,
-          });
-          if (o.json) return console.log(JSON.stringify(report, null, 2));
-          if (!report.length) return console.log(`no usage in ${o.month}`);
-          for (const k of report) {
-            console.log(
-              `${k.keyId} ${k.month}: reserved ${k.reserved}, released ${k.released}, charged jobs ${k.charged}, projected used ${k.projected}`,
-            );
-            for (const d of k.discrepancies) console.log(`  ! ${d.kind}${d.jobId ? ` ${d.jobId}` : ''}: ${d.detail}`);
-          }
-        } finally {
-          await core.close();
-        }
-      },
-    );
+    .action(async (o: AuditOptions & { data?: string; json?: boolean }) => {
+      const config = loadConfig(process.env, { dataDir: o.data });
+      requireEventStore(config);
+      const report = (await localService(config)) ? await auditBesideService(config, o) : await auditAlone(config, o);
+      if (o.json) console.log(JSON.stringify(report, null, 2));
+      else printAudit(o.month, report);
+    });
 };
