@@ -103,9 +103,11 @@ const pct = (a: number, b: number): string => (b === 0 ? '—' : `${((100 * a) /
 export const runAccuracy = (verbose: boolean): void => {
   if (fixturesMissing()) return;
   const bySource = new Map<string, Tally>();
+  const corrected: string[] = [];
   for (const page of listSerpPages()) {
     const e = expectationFor(page);
     if (!e) continue;
+    if (e.corrected) corrected.push(`${page} (${e.corrected})`);
     const source = page.split('/')[1] ?? page;
     const t = bySource.get(source) ?? empty();
     bySource.set(source, t);
@@ -120,6 +122,8 @@ export const runAccuracy = (verbose: boolean): void => {
       `| ${source} | ${t.pages} | ${pct(t.kindOk, t.kindTotal)} | ${pct(t.tp, t.tp + t.fp)} | ${pct(t.tp, t.tp + t.fn)} | ${pct(t.pairsAgree, t.pairs)} | ${pct(t.countOk, t.countTotal)} | ${pct(t.atOk, t.atTotal)} | ${pct(t.featOk, t.featTotal)} |`,
     );
   }
+  // Scored against the right answer where the other parser is shown wrong (test/parser/expected.ts CORRECTIONS).
+  if (corrected.length) console.log(`expectations corrected (${corrected.length}): ${corrected.join('; ')}`);
 };
 
 runAccuracy(process.argv.includes('--pages'));
