@@ -2,9 +2,9 @@ import type { HTMLDocument, HTMLElement } from './html.js';
 
 /**
  * A small CSS selector matcher for the subset this parser uses (tag, #id, .class, [attr], [attr="v"], [attr^="v"],
- * [attr*="v"], descendant combinator, comma lists). node-html-parser delegates to css-select, whose per-call
- * overhead made the feature probes cost more than building the DOM; this walks the tree once per query with
- * precompiled checks instead.
+ * [attr*="v"], descendant combinator, comma lists), with precompiled checks. A query starts from the document's
+ * list for the subject's id, class, tag or attribute name (html.ts) and keeps the candidates inside the scope's
+ * document-order range; only those are matched.
  */
 type Check = (el: HTMLElement) => boolean;
 type Compound = Check[];
