@@ -12,7 +12,17 @@ const googleDomainSet = new Set<string>(GOOGLE_DOMAINS);
 const glSet = new Set<string>(GL_CODES);
 const hlSet = new Set<string>(HL_CODES);
 
-const zeroOne = z.union([z.literal(0), z.literal(1)]);
+/** Google's 0/1 switches; agents send booleans and query strings send "0"/"1", so all three mean the same. */
+const zeroOne = (name: string) =>
+  z.union(
+    [
+      z.literal(0),
+      z.literal(1),
+      z.boolean().transform((b): 0 | 1 => (b ? 1 : 0)),
+      z.enum(['0', '1']).transform((v): 0 | 1 => (v === '1' ? 1 : 0)),
+    ],
+    { error: `${name} must be 0 or 1 (true or false also work)` },
+  );
 const shortText = (max: number) => z.string().trim().min(1).max(max);
 
 /**
@@ -22,9 +32,13 @@ const shortText = (max: number) => z.string().trim().min(1).max(max);
 export const SearchParameters = z.object({
   keyword: z
     .string({ error: 'keyword is required and must be a string' })
-    .max(2048, 'keyword must be at most 2048 characters')
     .transform((s) => s.trim().replace(/\s+/g, ' '))
-    .pipe(z.string().min(1, 'keyword must not be empty')),
+    .pipe(
+      z
+        .string()
+        .min(1, 'keyword must not be empty')
+        .max(2048, 'keyword must be at most 2048 characters (after trimming and collapsing spaces)'),
+    ),
   location: shortText(256).optional(),
   gl: z
     .string()
@@ -62,8 +76,8 @@ export const SearchParameters = z.object({
   tbs: shortText(256).optional(),
   tbm: z.enum(TBM_VALUES).optional(),
   safe: z.enum(['active', 'off']).optional(),
-  nfpr: zeroOne.optional(),
-  filter: zeroOne.optional(),
+  nfpr: zeroOne('nfpr').optional(),
+  filter: zeroOne('filter').optional(),
   lr: shortText(256).optional(),
   cr: shortText(256).optional(),
   ludocid: shortText(64).optional(),
@@ -123,14 +137,26 @@ export const HtmlLinkResponse = z.object({
   expires_at: z.string(),
 });
 
-export const FetchQuery = z
-  .object({
-    output: OutputFormat.default('html'),
-    start: z.coerce.number().int().min(0).max(1000).optional(),
-  })
-  .strict();
+const outputParam = OutputFormat.default('html').describe('html (a signed link to the raw pages), json or compat');
 
-export const SubmitQuery = z.object({ output: OutputFormat.default('html') }).strict();
+/**
+ * Query strings are lenient where bodies are strict: a cache-buster (`?_=123`) or a tracking parameter is ignored,
+ * not refused. An empty `start=` means no offset.
+ */
+export const FetchQuery = z.object({
+  output: outputParam,
+  start: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce
+      .number({ error: 'start must be a number of results to skip: 0, 10, 20, …' })
+      .int('start must be a whole number: 0, 10, 20, …')
+      .min(0, 'start must be 0 or more')
+      .max(1000, 'start must be at most 1000')
+      .optional(),
+  ),
+});
+
+export const SubmitQuery = z.object({ output: outputParam });
 
 export const UsageResponse = z.object({
   tier: z.string(),

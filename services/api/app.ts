@@ -1,5 +1,5 @@
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { SerpResult } from '../../contracts/result.js';
 import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
@@ -50,6 +50,28 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
             },
           },
     bodyLimit: 1024 * 1024,
+    // Fastify answers 414 past 100 characters; a long id is just an unknown job (404, "job not found")
+    maxParamLength: 4096,
+    // a malformed URL (`/v1/search/%ZZ`) is the client's: 400 with a detail, like every other error
+    frameworkErrors: (err, _req, reply) =>
+      (reply as FastifyReply).code(400).type('application/json').send({
+        detail:
+          err.code === 'FST_ERR_BAD_URL'
+            ? 'malformed URL: percent-encode special characters in the path'
+            : `bad request: ${err.message}`,
+        code: 'SERP_API_BAD_REQUEST',
+      }),
+    // a request Node's HTTP parser refuses (bad Content-Length, broken headers) never reaches a route
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy(err);
+      const body = JSON.stringify({
+        detail: 'malformed HTTP request: check the request line, headers and Content-Length',
+        code: 'SERP_API_BAD_HTTP',
+      });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
     genReqId: () => `req_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
   });
   app.setValidatorCompiler(validatorCompiler);

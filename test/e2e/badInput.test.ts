@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
 
@@ -86,6 +87,25 @@ t.test('bad input, tried as a new user would: always a 4xx with a detail, never 
       422,
       /start/,
     ],
+    [
+      'a job id of 300 characters',
+      () => fetch(`${svc.url}/v1/search/${'a'.repeat(300)}`, { headers: { 'x-api-key': key } }),
+      404,
+      /job not found/,
+    ],
+    [
+      'malformed percent-encoding in the path',
+      () => fetch(`${svc.url}/v1/search/%ZZ`, { headers: { 'x-api-key': key } }),
+      400,
+      /malformed URL/,
+    ],
+    [
+      'a fractional start',
+      () => fetch(`${svc.url}/v1/search/0123456789abcdef01234567?start=1.5`, { headers: { 'x-api-key': key } }),
+      422,
+      /start must be a whole number/,
+    ],
+    ['nfpr of 2', () => post('{"keyword":"x","nfpr":2}'), 422, /nfpr must be 0 or 1/],
     ['unknown path', () => fetch(`${svc.url}/v2/search`), 404, /no route/],
     ['raw link without signature', () => fetch(`${svc.url}/raw/0123456789abcdef01234567`), 422, /.+/],
   ];
@@ -102,6 +122,37 @@ t.test('bad input, tried as a new user would: always a 4xx with a detail, never 
       404,
       /job not found/,
     );
+  });
+
+  await t.test('a request the HTTP parser refuses gets a JSON 400 with a detail', async (t) => {
+    const port = Number(new URL(svc.url).port);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write('POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}'),
+      );
+      let got = '';
+      socket.on('data', (d) => {
+        got += d.toString();
+      });
+      socket.on('end', () => resolve(got));
+      socket.on('error', reject);
+    });
+    t.match(raw, /^HTTP\/1\.1 400/);
+    const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as { detail: string };
+    t.match(body.detail, /malformed HTTP request/);
+  });
+
+  await t.test('lenient where a client would expect it', async (t) => {
+    const ok = await fetch(`${svc.url}/v1/search?output=json&_=1700000000`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ keyword: 'lenient', nfpr: true, filter: '0' }),
+    });
+    t.equal(ok.status, 202, 'a cache-buster query parameter is ignored; nfpr true and filter "0" are accepted');
+    const { job_id } = (await ok.json()) as { job_id: string };
+    const fetched = await fetch(`${svc.url}/v1/search/${job_id}?start=&_=1`, { headers: { 'x-api-key': key } });
+    t.ok([200, 202].includes(fetched.status), `an empty start= is no offset (${fetched.status})`);
+    await fetched.arrayBuffer();
   });
 
   await t.test('the service still answers after all of it', async (t) => {

@@ -7,8 +7,8 @@ const llms = `# SERP API
 
 ## Surfaces
 - Native REST API under /v1: POST /v1/search (submit, returns job_id), GET /v1/search/{job_id}?output=json|compat|html (202 while running, 200 when done), GET /v1/usage. Auth: X-API-Key header or Authorization: Bearer.
-- SerpApi-compatible surface at the root: /search, /searches/{id}, /account, /locations.json.
-- MCP server: the command serp-api-mcp (stdio) with tools serp_search, serp_get_results, serp_usage; configure SERP_API_BASE_URL and SERP_API_KEY.
+- Submit many searches, then poll each job every 2-3 seconds; a search takes 5-30 s (up to ten Google pages).
+- Errors carry a one-line \`detail\`: 401 key, 404 job, 422 parameters, 429 quota or rate (see Retry-After).
 
 ## Schema
 - [OpenAPI 3.1](/openapi.json)

@@ -13,7 +13,8 @@ export const registerRawRoute = (app: FastifyInstance, ctx: RouteContext) => {
   app.withTypeProvider<ZodTypeProvider>().get('/raw/:job_id', {
     schema: {
       summary: 'Raw HTML of a job (presigned link from output=html)',
-      params: z.object({ job_id: z.string().max(64) }),
+      security: [],
+      params: z.object({ job_id: z.string() }),
       querystring: z.object({ expires: z.coerce.number().int(), signature: z.string().max(128) }),
       response: {
         200: z.string().describe('the raw HTML, pages in order behind serp-page markers'),
@@ -37,7 +38,12 @@ export const registerRawRoute = (app: FastifyInstance, ctx: RouteContext) => {
       const doc = ctx.readModels.get<SearchResultDoc>('searchResults', job?.sourceJobId ?? jobId);
       const body = doc ? await ctx.blobStore.get(doc.rawHtmlRef.key) : undefined;
       if (!body) throw new ApiError(404, 'SERP_RAW_NOT_FOUND', 'no raw HTML is kept for this job');
-      return reply.type('text/html; charset=utf-8').send(body.toString('utf8'));
+      // Google's page on the API's own origin: sandboxed (no script, no same-origin access) and never sniffed
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', 'sandbox')
+        .header('x-content-type-options', 'nosniff')
+        .send(body.toString('utf8'));
     },
   });
 };

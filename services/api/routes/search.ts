@@ -51,7 +51,9 @@ export const renderJob = (
     return reply.code(200).send({ job_id: job.jobId, status: 'failed', detail });
   }
   const doc = ctx.searches.resultOf(job);
-  if (!doc) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired: its result is no longer kept');
+  // Terminal in the log but its result not projected yet (read-your-writes fell back to the stream): still running
+  // from the reader's side; the next poll has it. Expiry is decided by age alone, before renderJob.
+  if (!doc) return reply.code(202).send({ job_id: job.jobId, status: 'running' });
   if (output === 'html') {
     const link = signRawLink(ctx.secrets.linkSecret, baseUrlOf(ctx, req), job.jobId, ctx.config.presignTtlS);
     return reply
@@ -109,7 +111,7 @@ export const registerSearchRoutes = (app: FastifyInstance, ctx: RouteContext) =>
         throw new ApiError(
           422,
           'SERP_API_UNKNOWN_LOCATION',
-          `unknown location "${request.location}": use a canonical name from /locations.json such as "Austin,Texas,United States"`,
+          `unknown location "${request.location}": give a country ("Germany"), or a city as "City, Region, Country" ("Austin, Texas, United States") once the geotargets are imported (serp-api locations import)`,
         );
       }
       const out = await ctx.searches.submit(req.apiKey!, request, { correlationId: req.id });
@@ -127,7 +129,8 @@ export const registerSearchRoutes = (app: FastifyInstance, ctx: RouteContext) =>
   r.get('/v1/search/:job_id', {
     schema: {
       summary: 'Fetch a job: 202 while running, 200 with the result once terminal',
-      params: z.object({ job_id: z.string().max(64) }),
+      // any string: an id that cannot exist is a 404 "job not found", whatever its length
+      params: z.object({ job_id: z.string() }),
       querystring: FetchQuery,
       response: {
         200: z.union([HtmlLinkResponse, FailedResponse, ResultBody]),
