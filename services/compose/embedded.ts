@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { allProjections } from '../../projections/index.js';
 import { createFsBlobStore } from '../adapters/blobStore/fs.js';
@@ -26,7 +26,42 @@ export const dataPaths = (dataDir: string) => ({
   readModels: join(dataDir, 'read.db'),
   blobs: join(dataDir, 'blobs'),
   server: join(dataDir, 'server.json'),
+  lock: join(dataDir, 'serve.lock'),
 });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * One `serve` per data directory: two would each run a dispatcher, a queue and a projector over the same files.
+ * The lock names its pid; a lock left by a process that died (kill -9) is taken over, so a crash never blocks a restart.
+ */
+const takeServeLock = (path: string) => {
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      return () => {
+        if (readFileSync(path, 'utf8').trim() === String(process.pid)) rmSync(path, { force: true });
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(readFileSync(path, 'utf8').trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+        throw new Error(
+          `another serp-api serve (pid ${holder}) is using ${dirname(path)}: stop it, or give this one its own --data`,
+        );
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  throw new Error(`could not take ${path}`);
+};
 
 export interface Core {
   eventStore: EventStore;
@@ -79,8 +114,16 @@ export interface Embedded {
 
 /** `serp-api serve`: every role in one process, no servers (DESIGN.md §2). */
 export const startEmbedded = async (config: Config, options: { logger?: boolean } = {}): Promise<Embedded> => {
-  const core = await openCore(config);
   const paths = dataPaths(config.dataDir);
+  mkdirSync(config.dataDir, { recursive: true });
+  const releaseLock = takeServeLock(paths.lock);
+  let core: Core;
+  try {
+    core = await openCore(config);
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
   const blobStore = createFsBlobStore(paths.blobs);
   const queue = createInProcessJobQueue({
     ackWaitMs: 60_000,
@@ -146,6 +189,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         locations.close();
         await core.close();
         rmSync(paths.server, { force: true });
+        releaseLock();
       })();
       return closing;
     },
