@@ -20,7 +20,17 @@ export const newJobId = (now = Date.now()) =>
 
 /** Members that change what Google is asked; `async` and `no_cache` change only how we answer. */
 export const cacheKeyOf = (request: SearchRequest) => {
-  const { no_cache: _n, ...rest } = request;
+  const { no_cache: _n, ...fields } = request;
+  // "Austin, Texas, United States" and "austin,texas,united states" target the same place
+  const rest = fields.location
+    ? {
+        ...fields,
+        location: fields.location
+          .toLowerCase()
+          .replace(/\s*,\s*/g, ',')
+          .replace(/\s+/g, ' '),
+      }
+    : fields;
   const canonical = Object.keys(rest)
     .sort()
     .map((k) => [k, rest[k as keyof typeof rest]])
