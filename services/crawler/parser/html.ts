@@ -195,9 +195,10 @@ export class HTMLDocument {
   inSourceOrder: HTMLElement[] = [];
 
   /**
-   * Elements carrying attribute `name` (lower case), built on first request: every occurrence of the name in the
-   * source that falls inside some start tag's attribute text makes that element a candidate, and its parsed
-   * attributes confirm it. The names the parser's selectors ask for are all found in one regex pass over the page.
+   * Candidates for elements carrying attribute `name` (lower case, as Google writes names), built on first request:
+   * every element whose attribute text holds the name. The name may also sit inside a value, so this is a superset;
+   * the selector's own attribute test, run on the candidates inside the query's scope only, decides. The names the
+   * parser's selectors ask for are all found in one regex pass over the page.
    */
   withAttribute(name: string): HTMLElement[] {
     let list = this.byAttribute.get(name);
@@ -227,7 +228,7 @@ export class HTMLDocument {
       const el = els[found];
       if (!el || el === last || pos + name.length > el.attrsEnd) continue;
       last = el;
-      if (el.hasAttribute(name)) list.push(el);
+      list.push(el);
     }
     if (els !== this.all) list.sort((a, b) => a.order - b.order);
     this.byAttribute.set(name, list);
@@ -262,7 +263,6 @@ export class HTMLDocument {
  */
 const INDEXED_ATTRIBUTES = new Set([
   'role',
-  'aria-level',
   'data-attrid',
   'data-sncf',
   'data-text-ad',
@@ -270,9 +270,6 @@ const INDEXED_ATTRIBUTES = new Set([
   'data-content-feature',
   'data-kgmid',
   'data-mid',
-  'data-pcu',
-  'data-cid',
-  'data-app',
 ]);
 const INDEXED_PATTERN = new RegExp([...INDEXED_ATTRIBUTES].join('|'), 'g');
 
