@@ -1,4 +1,4 @@
-import { type HTMLElement, parseDocument } from './html.js';
+import { FRAME_CLOSE, FRAME_OPEN, type HTMLElement, parseFramed } from './html.js';
 
 /**
  * Google pages are mostly inline scripts, styles, SVG icons and (2025–26) JSON inside comments. Dropping those
@@ -7,8 +7,8 @@ import { type HTMLElement, parseDocument } from './html.js';
  */
 const SKIPPED = /<(script|style|svg)\b[^>]*>|<!--/g;
 
-export const stripScriptsAndStyles = (html: string): string => {
-  const parts: string[] = [];
+export const stripScriptsAndStyles = (html: string, before = '', after = ''): string => {
+  const parts: string[] = [before];
   let from = 0;
   SKIPPED.lastIndex = 0;
   for (let m = SKIPPED.exec(html); m; m = SKIPPED.exec(html)) {
@@ -20,12 +20,13 @@ export const stripScriptsAndStyles = (html: string): string => {
     from = tag ? close : close + 3;
     SKIPPED.lastIndex = from;
   }
-  parts.push(html.slice(from));
+  parts.push(html.slice(from), after);
   return parts.join('');
 };
 
 /** The document tree of a page (scripts, styles, SVG and comments emptied first), with its selector index. */
-export const loadDom = (html: string): HTMLElement => parseDocument(stripScriptsAndStyles(html)).root;
+export const loadDom = (html: string): HTMLElement =>
+  parseFramed(stripScriptsAndStyles(html, FRAME_OPEN, FRAME_CLOSE)).root;
 
 /** Visible text with whitespace collapsed; `textContent` already decodes entities. */
 export const textOf = (el: HTMLElement | null | undefined): string =>

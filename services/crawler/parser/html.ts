@@ -657,13 +657,19 @@ const append = (parent: HTMLElement, child: HTMLNode): void => {
 };
 
 /** Builds the tree the way node-html-parser's `parse` does with the options the parser used. */
-export const parseDocument = (html: string): HTMLDocument => {
+export const parseDocument = (html: string): HTMLDocument => parseFramed(`${FRAME_OPEN}${html}${FRAME_CLOSE}`);
+
+/** node-html-parser parses the page inside this frame; the frame's tags settle where leading and trailing text go. */
+export const FRAME_OPEN = '<documentfragmentcontainer>';
+export const FRAME_CLOSE = '</documentfragmentcontainer>';
+
+/** `parseDocument` for a page already between FRAME_OPEN and FRAME_CLOSE (saves one copy of the page). */
+export const parseFramed = (data: string): HTMLDocument => {
   const root = new HTMLElement(null as unknown as string, '', '', NO_CLASSES);
   const doc = new HTMLDocument(root);
   root.doc = doc;
   const stack: HTMLElement[] = [root];
   let current = root;
-  const data = `<documentfragmentcontainer>${html}</documentfragmentcontainer>`;
   doc.source = data;
   doc.inSourceOrder = doc.all;
   let lastTextPos = -1;
