@@ -29,25 +29,46 @@ const healthy = async (url: string) => {
   }
 };
 
+const pidIn = (file: string) => {
+  try {
+    const n = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const serverJson = (file: string) => {
+  if (!existsSync(file)) return undefined;
+  try {
+    const named = JSON.parse(readFileSync(file, 'utf8')) as { url?: unknown; pid?: unknown };
+    return {
+      url: typeof named.url === 'string' ? named.url : undefined,
+      pid: typeof named.pid === 'number' ? named.pid : undefined,
+    };
+  } catch {
+    return undefined; // being written or torn: as if it were not there yet
+  }
+};
+
 /**
  * The service running on the data directory, if any. Its projector owns read.db: a command that finds one must not
- * open its own projector there (two would apply the same events twice). The process id decides, not the health
- * check, so that a service still starting or draining counts as running; a `server.json` left by a crash (its
- * process gone) does not. Reads only: nothing is created.
+ * open its own projector there (two would apply the same events twice). Process ids decide, not the health check:
+ * `serve.lock` names the service from before its projector starts until after it stops, so a service still starting
+ * or draining counts as running, and a lock or `server.json` left by a crash (its process gone) does not. The url
+ * comes from `server.json` (empty while the service is not listening yet). Reads only: nothing is created.
  */
 export const localService = async (config: Config): Promise<LocalService | undefined> => {
-  const file = dataPaths(config.dataDir).server;
-  if (!existsSync(file)) return undefined;
-  let named: { url?: unknown; pid?: unknown };
-  try {
-    named = JSON.parse(readFileSync(file, 'utf8')) as typeof named;
-  } catch {
-    return undefined; // being written or torn: treat as no service, as before the file existed
+  const paths = dataPaths(config.dataDir);
+  const named = serverJson(paths.server);
+  const holder = pidIn(paths.lock);
+  if (holder !== undefined && holder !== process.pid && alive(holder)) {
+    return { url: named?.pid === holder ? (named.url ?? '') : '', pid: holder };
   }
-  const url = typeof named.url === 'string' ? named.url : undefined;
-  const pid = typeof named.pid === 'number' ? named.pid : undefined;
-  if (pid !== undefined) return alive(pid) && pid !== process.pid ? { url: url ?? '', pid } : undefined;
-  return url && (await healthy(url)) === undefined ? { url } : undefined;
+  if (!named?.url) return undefined;
+  if (named.pid !== undefined)
+    return alive(named.pid) && named.pid !== process.pid ? { url: named.url, pid: named.pid } : undefined;
+  return (await healthy(named.url)) === undefined ? { url: named.url } : undefined;
 };
 
 const describe = (s: LocalService) => `${s.pid !== undefined ? `pid ${s.pid}, ` : ''}${s.url || 'no url yet'}`;
