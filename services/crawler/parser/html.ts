@@ -586,7 +586,10 @@ const isSpace = (c: number): boolean =>
  * `/(?:^|\s)(id|class)\s*=\s*('[^']*'|"[^"]*"|\S+)/gi` (anywhere in the attribute text, last one wins), by a
  * character scan instead of a regex.
  */
-const keyAttributes = (a: string): { id: string; cls: string } => {
+/** Out-parameters of keyAttributes (no object per element). */
+const KEY = { id: '', cls: '' };
+
+const keyAttributes = (a: string): void => {
   let id = '';
   let cls = '';
   const n = a.length;
@@ -633,7 +636,8 @@ const keyAttributes = (a: string): { id: string; cls: string } => {
     from = valueEnd;
     eq = valueEnd - 1;
   }
-  return { id, cls };
+  KEY.id = id;
+  KEY.cls = cls;
 };
 
 /** `class` split as node-html-parser splits it (`/\s+/`); plain ASCII class lists take the quick path. */
@@ -695,7 +699,9 @@ export const parseFramed = (data: string): HTMLDocument => {
     if (m.comment) continue;
     if (tagName === 'documentfragmentcontainer') continue;
     if (!leadingSlash) {
-      const { id, cls } = keyAttributes(attributes);
+      keyAttributes(attributes);
+      const id = KEY.id;
+      const cls = KEY.cls;
       if (!closingSlash) {
         for (let closes = CLOSED_BY_OPENING.get(current.rawTagName); closes?.has(tagName); ) {
           stack.pop();
