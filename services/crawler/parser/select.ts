@@ -119,6 +119,11 @@ const candidates = (doc: HTMLDocument, key: Key): HTMLElement[] => {
 
 const NONE: HTMLElement[] = [];
 
+const sameKeys = (keys: Key[]): boolean => {
+  const [k] = keys;
+  return keys.every((x) => x.id === k?.id && x.cls === k?.cls && x.attr === k?.attr && x.tag === k?.tag);
+};
+
 /** Index of the first element of `list` (sorted by document order) that comes after document position `order`. */
 const firstAfter = (list: HTMLElement[], order: number): number => {
   let lo = 0;
@@ -152,6 +157,19 @@ const search = (el: HTMLElement | null | undefined, selector: string, firstOnly:
   const doc = el.doc;
   if (!doc) return walkMatch(el, sels);
   const out: HTMLElement[] = [];
+  // A union whose parts share their subject's key ("X a, Y a"): one pass over one list, already in order.
+  if (sels.length > 1 && sameKeys(keys)) {
+    const list = candidates(doc, keys[0] as Key);
+    for (let j = firstAfter(list, el.order); j < list.length; j++) {
+      const cand = list[j] as HTMLElement;
+      if (cand.order > el.end) break;
+      if (sels.some((sel) => matchesComplex(cand, sel))) {
+        out.push(cand);
+        if (firstOnly) break;
+      }
+    }
+    return out;
+  }
   for (let i = 0; i < sels.length; i++) {
     const sel = sels[i] as Complex;
     const list = candidates(doc, keys[i] as Key);
