@@ -63,7 +63,8 @@ const CORRECTIONS: Record<string, Partial<Expectation> & { why: string }> = {
     organicCount: 10,
   },
   // The spec's related-keyword assertions (3 of them, links with ved=2ahUKEwivoKacpvvwAhX4JzQIHQ…) were written for
-  // the 2021 page now kept as mobile/old/google.html: that ved token occurs only there. This 2023 page renders no
+  // the 2021 page now kept as mobile/old/google.html: that ved token occurs only there, and the parser returns exactly
+  // those three there (pages.test.ts, "2021 mobile layout"). This 2023 page renders no
   // related searches; its "People also search for" boxes exist only as escaped HTML inside scripts, shown after a
   // user comes back from a result.
   'serp/serp-parser-zlurad/mobile/google.html.gz': {
