@@ -54,13 +54,16 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
     maxParamLength: 4096,
     // a malformed URL (`/v1/search/%ZZ`) is the client's: 400 with a detail, like every other error
     frameworkErrors: (err, _req, reply) =>
-      (reply as FastifyReply).code(400).type('application/json').send({
-        detail:
-          err.code === 'FST_ERR_BAD_URL'
-            ? 'malformed URL: percent-encode special characters in the path'
-            : `bad request: ${err.message}`,
-        code: 'SERP_API_BAD_REQUEST',
-      }),
+      (reply as FastifyReply)
+        .code(400)
+        .type('application/json')
+        .send({
+          detail:
+            err.code === 'FST_ERR_BAD_URL'
+              ? 'malformed URL: percent-encode special characters in the path'
+              : `bad request: ${err.message}`,
+          code: 'SERP_API_BAD_REQUEST',
+        }),
     // a request Node's HTTP parser refuses (bad Content-Length, broken headers) never reaches a route
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return socket.destroy(err);
