@@ -167,6 +167,9 @@ t.test('bad input, tried as a new user would: always a 4xx with a detail, never 
     t.ok(doc.paths['/v1/search']?.post, 'submit');
     t.ok(doc.paths['/v1/search/{job_id}']?.get, 'fetch');
     t.ok(doc.paths['/v1/usage']?.get, 'usage');
+    const fetched = JSON.stringify(doc.paths['/v1/search/{job_id}'].get.responses['200']);
+    for (const f of ['organic_results', 'serp_features', 'ai_overview', 'search_metadata', 'html_url'])
+      t.match(fetched, f, `the fetch documents ${f}`);
     const body = doc.paths['/v1/search'].post.requestBody.content['application/json'].schema;
     for (const f of [
       'keyword',

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../contracts/errors.js';
+import { SerpResult } from '../../../contracts/result.js';
 import {
   FailedResponse,
   FetchQuery,
@@ -21,9 +22,12 @@ import { ApiError } from '../errors.js';
 import { signRawLink } from '../signing.js';
 import { checkReadCeiling, checkSubmitRate } from './limits.js';
 
-const ResultBody = z
-  .record(z.string(), z.unknown())
-  .describe('the parsed result: native schema (json) or SerpApi names (compat)');
+// Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
+// describes them for generated clients without re-encoding 150 kB per fetch.
+const ResultBody = z.union([
+  SerpResult.describe('output=json: the native schema'),
+  z.record(z.string(), z.unknown()).describe("output=compat: SerpApi's names and envelope"),
+]);
 const jobNotFound = () => new ApiError(404, 'SERP_JOB_NOT_FOUND', 'job not found');
 
 const baseUrlOf = (ctx: RouteContext, req: FastifyRequest) =>
