@@ -17,6 +17,8 @@ export interface Expectation {
   totalResults?: number;
   timeTaken?: number;
   features?: Record<string, boolean>;
+  /** A news-tab page (`tbm=nws`): how many articles `serp_features.news_results` holds (and no organic results). */
+  newsCount?: number;
   /** Set when CORRECTIONS replaced part of the other parser's answer: why. */
   corrected?: string;
 }
@@ -186,6 +188,11 @@ const fromAssertions = (file: string, d: Record<string, unknown>): Expectation =
   if (typeof a.number_of_adwords_advertisers === 'number')
     e.features = { ...e.features, ads: a.number_of_adwords_advertisers > 0 };
   if (typeof a.ads_total === 'number') e.features = { ...e.features, ads: a.ads_total > 0 };
+  // search-navigator counts the result anchors of one tab; on its news tab those are the articles (`news_results`).
+  if (a.tab === 'news' && typeof a.result_count === 'number') {
+    e.newsCount = a.result_count;
+    e.organicCount = 0;
+  }
   if (e.organicCount !== undefined || at.length) e.kind = e.kind ?? 'serp';
   return e;
 };

@@ -51,7 +51,24 @@ t.test('Google SERP parser › every fixture page', { skip: missing }, async (t)
         serp_features: serp.serp_features,
       });
       t.ok(Array.isArray(compat.organic_results), 'maps onto the compat envelope');
+      // Only a news-tab page (its expectation says so; search-navigator's 20250615-news page is the one fixture)
+      // lists articles, and it lists them as news_results, never as organic results.
+      const news = serp.serp_features.news_results as Array<Record<string, unknown>> | undefined;
+      t.equal(news !== undefined, e?.newsCount !== undefined, `news_results ${news ? 'present' : 'absent'}`);
+      if (news) {
+        t.same(
+          news.map((r) => r.position),
+          news.map((_, i) => i + 1),
+          'news positions run 1..N',
+        );
+        t.ok(
+          news.every((r) => typeof r.title === 'string' && r.title && /^https?:\/\//.test(String(r.link))),
+          'each article has a title and an absolute link',
+        );
+        t.same(compat.news_results, news, 'compat reports the articles as top-level news_results');
+      }
       if (!e) return;
+      if (e.newsCount !== undefined) t.equal(news?.length, e.newsCount, 'news article count');
       if (e.organicLinks) {
         t.same(links.map(normLink), e.organicLinks.map(normLink), 'organic links and order as the other parser');
       }

@@ -4,6 +4,7 @@ import { classifyPage, classifyWithDetail, type PageKind } from './classify.js';
 import { loadDom } from './dom.js';
 import { parseFeatures } from './features/index.js';
 import { parseInformation } from './information.js';
+import { isNewsTab, parseNews, tbmOf } from './news.js';
 import { parseOrganic } from './organic.js';
 import { assembleRawHtml, mergePages, splitRawHtml } from './pages.js';
 
@@ -12,7 +13,7 @@ export type { PageKind };
 export { assembleRawHtml, classifyPage, mergePages, splitRawHtml };
 
 /** Bump whenever the output for the same HTML changes: stored raw HTML is re-parsed when it does. */
-export const PARSER_VERSION = '1.3.0';
+export const PARSER_VERSION = '1.4.0';
 
 export interface ParseContext {
   captureAio: boolean;
@@ -21,6 +22,8 @@ export interface ParseContext {
   device?: 'desktop' | 'mobile' | 'tablet';
   status?: number;
   finalUrl?: string;
+  /** the request's `tbm` (search type); when absent, the one in `finalUrl`, else the page's own markup decides */
+  tbm?: string;
 }
 
 export type ParseOutcome = { kind: 'serp'; serp: ParsedSerp } | { kind: Exclude<PageKind, 'serp'>; detail: string };
@@ -30,11 +33,14 @@ export const parse = (html: string, context: ParseContext): ParseOutcome => {
   const page = classifyWithDetail(html, { status: context.status, finalUrl: context.finalUrl });
   if (page.kind !== 'serp') return { kind: page.kind, detail: page.detail };
   const root = loadDom(html);
-  const organic = parseOrganic(root);
+  // A news tab lists articles, which SerpApi reports as `news_results`, not as web results.
+  const news = isNewsTab(root, context.tbm ?? tbmOf(context.finalUrl)) ? parseNews(root, html) : undefined;
+  const organic = news ? [] : parseOrganic(root);
+  const features = parseFeatures(root);
   const serp: ParsedSerp = {
     organic_results: organic,
-    serp_features: parseFeatures(root),
-    information: parseInformation(root, html, organic.length),
+    serp_features: news?.length ? { news_results: news, ...features } : features,
+    information: parseInformation(root, html, news ? news.length : organic.length),
   };
   // Only when asked for: the overview is the costliest block to read and some callers must not store it.
   if (context.captureAio) {
@@ -51,7 +57,8 @@ export const parse = (html: string, context: ParseContext): ParseOutcome => {
 export const parseRaw = (raw: string, context: ParseContext): ParseOutcome => {
   const pages = splitRawHtml(raw).map((p) => ({
     start: p.start,
-    outcome: parse(p.html, { ...context, start: p.start }),
+    // the stored page URL is the request's: it carries the `tbm` a re-parse has no other way to learn
+    outcome: parse(p.html, { ...context, start: p.start, tbm: context.tbm ?? tbmOf(p.url) }),
   }));
   const serps = pages.flatMap((p) => (p.outcome.kind === 'serp' ? [{ start: p.start, serp: p.outcome.serp }] : []));
   if (serps.length === 0) {

@@ -40,7 +40,7 @@ export const splitRawHtml = (raw: string): RawPage[] => {
 /**
  * One result from the pages of one search: positions continue 1..N in page order, a link Google repeats on a
  * later page is kept once (where it first appeared), and each result records its 1-based page. List features
- * are concatenated; single-object features (answer box, knowledge graph) and search information come from the
+ * are concatenated (news-tab articles renumbered as organic results are); single-object features (answer box, knowledge graph) and search information come from the
  * first page, which is the one users see first.
  */
 export const mergePages = (pages: Array<{ start: number; serp: ParsedSerp }>): ParsedSerp => {
@@ -61,6 +61,8 @@ export const mergePages = (pages: Array<{ start: number; serp: ParsedSerp }>): P
       else if (Array.isArray(prev) && Array.isArray(value)) features[name] = [...prev, ...value];
     }
   });
+  // News-tab articles are numbered like web results: 1..N across pages, a repeated link kept where it first appeared.
+  if (Array.isArray(features.news_results)) features.news_results = renumber(features.news_results);
   const first = sorted[0]?.serp;
   const aio = sorted.find((p) => p.serp.ai_overview)?.serp.ai_overview;
   return {
@@ -69,4 +71,19 @@ export const mergePages = (pages: Array<{ start: number; serp: ParsedSerp }>): P
     ...(aio ? { ai_overview: aio } : {}),
     information: first ? { ...first.information } : {},
   };
+};
+
+const renumber = (items: unknown[]): unknown[] => {
+  const seen = new Set<string>();
+  const out: unknown[] = [];
+  for (const item of items) {
+    if (!item || typeof item !== 'object') continue;
+    const link = (item as { link?: unknown }).link;
+    if (typeof link === 'string') {
+      if (seen.has(link)) continue;
+      seen.add(link);
+    }
+    out.push({ ...item, position: out.length + 1 });
+  }
+  return out;
 };

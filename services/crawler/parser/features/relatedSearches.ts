@@ -36,6 +36,9 @@ export const relatedSearches = (root: HTMLElement): Array<Record<string, string>
   return out.length ? out : undefined;
 };
 
+/** Google writes `/search?…`; a page saved by a browser extension (SingleFile) already has absolute links. */
+const absolute = (href: string): string => (href.startsWith('/') ? `https://www.google.com${href}` : href);
+
 /** Pagination from `[role=navigation]` (`a#pnnext` is the next page); `start` carries the offset. */
 export const pagination = (root: HTMLElement): Record<string, unknown> | undefined => {
   const nav = qs(root, '[role="navigation"] table') ?? qs(root, '#botstuff [role="navigation"]');
@@ -44,14 +47,14 @@ export const pagination = (root: HTMLElement): Record<string, unknown> | undefin
   for (const a of qsa(nav, 'a[href]')) {
     const n = textOf(a);
     const href = a.getAttribute('href') ?? '';
-    if (/^\d+$/.test(n) && href.includes('start=')) other[n] = `https://www.google.com${href}`;
+    if (/^\d+$/.test(n) && href.includes('start=')) other[n] = absolute(href);
   }
   const current = Number(textOf(qs(nav, '.YyVfkd')) || '1');
   const next = qs(nav, '#pnnext')?.getAttribute('href') ?? qs(root, 'a#pnnext')?.getAttribute('href');
   if (!next && !Object.keys(other).length) return undefined;
   return {
     current: Number.isFinite(current) ? current : 1,
-    ...(next ? { next: `https://www.google.com${next}` } : {}),
+    ...(next ? { next: absolute(next) } : {}),
     ...(Object.keys(other).length ? { other_pages: other } : {}),
   };
 };
