@@ -1,5 +1,7 @@
 import type { SerpResult } from '../../../contracts/result.js';
 
+type SearchMetadata = SerpResult['search_metadata'];
+
 /**
  * SerpApi's envelope (docs/serpapi-reference.md §2): `search_metadata` with SerpApi's status words and
  * "YYYY-MM-DD HH:MM:SS UTC" timestamps, `search_parameters` (the request, never the key), `search_information`,
@@ -16,10 +18,13 @@ export const toCompat = (result: SerpResult): Record<string, unknown> => {
       ...(m.total_time_taken !== undefined ? { total_time_taken: m.total_time_taken } : {}),
       ...(typeof m.parameters.google_url === 'string' ? { google_url: m.parameters.google_url } : {}),
     },
-    search_parameters: searchParameters(m.parameters),
+    search_parameters: searchParameters(m),
     search_information: searchInformation(m.information),
   };
   for (const [name, value] of Object.entries(result.serp_features)) {
+    // Google's page links lead to pages this search already merged in (or never fetched), and there is no link of
+    // ours to the next page: neither `pagination` nor `serpapi_pagination` can be filled honestly, so both are left out.
+    if (name === 'pagination' || name === 'serpapi_pagination') continue;
     out[name] = value;
   }
   if (result.ai_overview) out.ai_overview = result.ai_overview;
@@ -39,11 +44,48 @@ const serpApiTime = (iso: string): string => {
   return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 };
 
-/** SerpApi echoes the request with `engine`, `q` and `device`; our native names are mapped onto those. */
-const searchParameters = (p: Record<string, unknown>): Record<string, unknown> => {
-  const { api_key: _key, keyword, query, google_url: _url, ...rest } = p;
-  const q = p.q ?? keyword ?? query;
-  return { engine: 'google', ...(q !== undefined ? { q } : {}), ...rest };
+/** Request parameters SerpApi's google engine takes under the same name and meaning as ours (reference §1.3). */
+const ECHOED = [
+  'uule',
+  'tbm',
+  'tbs',
+  'safe',
+  'nfpr',
+  'filter',
+  'lr',
+  'cr',
+  'ludocid',
+  'lsig',
+  'kgmid',
+  'si',
+  'ibp',
+  'uds',
+];
+
+/**
+ * SerpApi's `search_parameters` (reference §2.2): `engine`, `q`, `location_requested` / `location_used` (the
+ * geotarget's canonical name), `google_domain` (default google.com), `hl`, `gl`, `device`, then the Google
+ * parameters the request gave. What the crawl sent (`targeting`) wins over the request; names of our own
+ * (`keyword`, `engine_domain`, `capture_aio`, `no_cache`, `stop_domain`, …) are not echoed under SerpApi's.
+ */
+const searchParameters = (m: SearchMetadata): Record<string, unknown> => {
+  const p = m.parameters;
+  const t = m.targeting;
+  const out: Record<string, unknown> = { engine: 'google' };
+  const q = p.q ?? p.keyword ?? p.query;
+  if (q !== undefined) out.q = q;
+  if (typeof p.location === 'string') {
+    out.location_requested = p.location;
+    if (t?.location) out.location_used = t.location;
+  }
+  out.google_domain = t?.google_domain ?? p.engine_domain ?? p.google_domain ?? 'google.com';
+  const hl = t?.hl ?? p.hl;
+  if (hl !== undefined) out.hl = hl;
+  const gl = t?.gl ?? p.gl;
+  if (gl !== undefined) out.gl = gl;
+  out.device = t?.device ?? p.device ?? 'desktop';
+  for (const name of ECHOED) if (p[name] !== undefined) out[name] = p[name];
+  return out;
 };
 
 const searchInformation = (info: Record<string, unknown>): Record<string, unknown> => {
