@@ -4,7 +4,7 @@ import { classifyPage, classifyWithDetail, type PageKind } from './classify.js';
 import { loadDom } from './dom.js';
 import { parseFeatures } from './features/index.js';
 import { parseInformation } from './information.js';
-import { isNewsTab, parseNews, tbmOf } from './news.js';
+import { isNewsTab, pageLinks, parseNews, tbmOf } from './news.js';
 import { parseOrganic } from './organic.js';
 import { assembleRawHtml, mergePages, splitRawHtml } from './pages.js';
 
@@ -34,9 +34,10 @@ export const parse = (html: string, context: ParseContext): ParseOutcome => {
   if (page.kind !== 'serp') return { kind: page.kind, detail: page.detail };
   const root = loadDom(html);
   // A news tab lists articles, which SerpApi reports as `news_results`, not as web results.
-  const news = isNewsTab(root, context.tbm ?? tbmOf(context.finalUrl)) ? parseNews(root, html) : undefined;
-  const organic = news ? [] : parseOrganic(root);
   const features = parseFeatures(root);
+  const tbm = context.tbm ?? tbmOf(context.finalUrl);
+  const news = isNewsTab(root, tbm, pageLinks(features.pagination)) ? parseNews(root, html) : undefined;
+  const organic = news ? [] : parseOrganic(root);
   const serp: ParsedSerp = {
     organic_results: organic,
     serp_features: news?.length ? { news_results: news, ...features } : features,

@@ -22,6 +22,14 @@ export const tbmOf = (url: string | undefined): string | undefined => {
   return new URLSearchParams(url.slice(q + 1).split('#')[0]).get('tbm') ?? undefined;
 };
 
+/** The Google links of the pagination feature (`next`, `other_pages`), whatever else it holds. */
+export const pageLinks = (pagination: unknown): string[] => {
+  if (!pagination || typeof pagination !== 'object') return [];
+  const { next, other_pages } = pagination as { next?: unknown; other_pages?: unknown };
+  const links = other_pages && typeof other_pages === 'object' ? Object.values(other_pages) : [];
+  return [next, ...links].filter((l): l is string => typeof l === 'string');
+};
+
 /** Blocks inside which a news card belongs to a carousel of a web page (top stories), never to a news tab. */
 const isCarousel = (el: HTMLElement): boolean => {
   const tag = el.rawTagName?.toLowerCase();
@@ -31,20 +39,18 @@ const isCarousel = (el: HTMLElement): boolean => {
 /**
  * Whether the page is a news-tab results page (`tbm=nws`). The request's `tbm` decides when the caller knows it.
  * Otherwise the page says so in markup that lasted: Google's own links to the other pages of this result list
- * (`[role=navigation]` page links, `a#pnnext`) carry `tbm=nws`; a one-page list has none, and is told by its
- * results: news cards (`[data-news-doc-id]`) directly in the results column and no web result (`a h3`) beside them.
+ * (`[role=navigation]` page links, `a#pnnext`: `pageLinks`, read once by the pagination feature) carry `tbm=nws`.
+ * A one-page list has none, and is told by its results: news cards (`[data-news-doc-id]`) directly in the results
+ * column and no web result (`a h3`) beside them.
  */
-export const isNewsTab = (root: HTMLElement, tbm: string | undefined): boolean => {
+export const isNewsTab = (root: HTMLElement, tbm: string | undefined, pageLinks: string[]): boolean => {
   if (tbm !== undefined) return tbm === 'nws';
-  for (const a of qsa(root, '[role="navigation"] a[href*="start="]')) {
-    if (tbmOf(a.getAttribute('href')) === 'nws') return true;
-  }
-  const next = qs(root, 'a#pnnext')?.getAttribute('href');
-  if (next) return tbmOf(next) === 'nws';
+  if (pageLinks.length) return pageLinks.some((href) => tbmOf(href) === 'nws');
   const scope = qs(root, '#rso');
-  if (!scope || qs(scope, 'a h3')) return false;
+  if (!scope) return false;
   const cards = qsa(scope, '[data-news-doc-id]');
-  return cards.length > 0 && !cards.some((c) => closestWhere(c, isCarousel));
+  if (cards.length === 0 || qs(scope, 'a h3')) return false;
+  return !cards.some((c) => closestWhere(c, isCarousel));
 };
 
 /** The element that holds one article: the news card (2022–26) or, on older layouts, the result box. */
