@@ -6,18 +6,13 @@ export interface ClassifyContext {
   finalUrl?: string;
 }
 
-/** A result page carries one of these whatever the layout (desktop, mobile, basic, 2020–2026). */
-const SERP_MARKERS = [
-  'id="rso"',
-  'id="search"',
-  'id="main"',
-  'id="res"',
-  'id="tsf"',
-  'id="topstuff"',
-  'id=rso',
-  'id=search',
-  'id=main',
-];
+/**
+ * A result page carries one of these whatever the layout (desktop, mobile, basic, 2020–2026): `id="rso"`,
+ * `id="search"`, `id="main"`, `id="res"`, `id="tsf"`, `id="topstuff"`, or (pages saved unquoted) `id=rso`,
+ * `id=search`, `id=main`. One regex pass finds any of them: separate `includes` calls scanned a page once per marker
+ * it lacks, and `#rso` sits near the end of the page.
+ */
+const SERP_MARKER = /id=(?:"(?:rso|search|main|res|tsf|topstuff)"|rso|search|main)/;
 
 /**
  * Classifies on markers that do not depend on the interface language (URLs, ids, form actions); the
@@ -31,7 +26,7 @@ export const classifyWithDetail = (html: string, ctx: ClassifyContext = {}): { k
     return { kind: 'captcha', detail: `redirected to ${url}` };
   if (/^https?:\/\/consent\.google\./i.test(url)) return { kind: 'consent', detail: `redirected to ${url}` };
   const head = html.slice(0, 300_000);
-  const looksLikeSerp = SERP_MARKERS.some((m) => html.includes(m));
+  const looksLikeSerp = SERP_MARKER.test(html);
   // Both CAPTCHA markers contain "captcha": one scan of the head rules them out on an ordinary page.
   const mentionsCaptcha = head.includes('captcha');
   if (
