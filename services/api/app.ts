@@ -51,7 +51,7 @@ export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
           },
     bodyLimit: 1024 * 1024,
     // Fastify answers 414 past 100 characters; a long id is just an unknown job (404, "job not found")
-    maxParamLength: 4096,
+    routerOptions: { maxParamLength: 4096 },
     // a malformed URL (`/v1/search/%ZZ`) is the client's: 400 with a detail, like every other error
     frameworkErrors: (err, _req, reply) =>
       (reply as FastifyReply)
