@@ -161,8 +161,14 @@ const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMet
 /** The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. */
 export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: number): SerpResult => {
   const { request } = job;
-  const organic =
-    start === undefined ? doc.result.organic_results : doc.result.organic_results.slice(start, start + 10);
+  const page = <T>(list: T[]) => (start === undefined ? list : list.slice(start, start + 10));
+  const organic = page(doc.result.organic_results);
+  // a news tab ranks its articles, not organic results: `start` pages through them the same way
+  const news = doc.result.serp_features.news_results;
+  const serpFeatures =
+    start !== undefined && Array.isArray(news)
+      ? { ...doc.result.serp_features, news_results: page(news) }
+      : doc.result.serp_features;
   const submitted = Date.parse(job.submittedAt);
   const processed = job.completedAt ?? doc.completedAt;
   return {
@@ -181,7 +187,7 @@ export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: nu
       information: doc.result.information,
     },
     organic_results: organic,
-    serp_features: doc.result.serp_features,
+    serp_features: serpFeatures,
     ...(request.capture_aio && doc.result.ai_overview ? { ai_overview: doc.result.ai_overview } : {}),
   };
 };

@@ -89,10 +89,17 @@ const hasDomain = (results: readonly OrganicResult[], domain: string): boolean =
  * The last page: no organic results, or Google's pager is there without a "Next" link. Pages without a pager
  * (continuous scroll) say nothing, so the crawl goes on until the results run out or the page limit.
  */
+/** the ranked results of a page: organic, or the articles of a news tab (tbm=nws) */
+const rankedOn = (page: KeptPage) => {
+  const news = page.serp.serp_features.news_results;
+  return page.serp.organic_results.length + (Array.isArray(news) ? news.length : 0);
+};
+
 const isLastPage = (page: KeptPage): boolean => {
-  if (page.serp.organic_results.length === 0) return true;
+  if (rankedOn(page) === 0) return true;
   const html = page.fetched.html;
-  return html.includes('aria-label="Page ') && !html.includes('id="pnnext"');
+  // minified pages leave attribute values unquoted (`id=pnnext`)
+  return /aria-label=["']?Page /.test(html) && !/\bid=["']?pnnext\b/.test(html);
 };
 
 /** The targeting as sent: an explicit request gl / hl / uule wins over the location's, as in buildGoogleUrl. */
@@ -165,7 +172,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
           limits,
         );
         kept.push(page);
-        organicSoFar += page.serp.organic_results.length;
+        organicSoFar += rankedOn(page);
         if (request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) break;
         if (organicSoFar >= limits.targetResults || isLastPage(page)) break;
       }

@@ -53,6 +53,28 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     t.ok(outcome.result?.organic_results.some((r) => r.link?.includes('amazon.com')));
   });
 
+  t.test('a news tab (tbm=nws) pages on through its articles, which are not organic results', async (t) => {
+    const NEWS = 'serp/search-navigator/20250615-news-schloss-johannisberg-tokyo.html.gz';
+    const news = await startFakeGoogle({ queries: { 'schloss johannisberg': [NEWS, NEWS] } });
+    t.teardown(() => news.close());
+    const { crawler: c } = httpCrawlerFor(news.origin);
+    t.teardown(() => c.close());
+    const outcome = await c.crawl(jobFor({ keyword: 'schloss johannisberg', tbm: 'nws' }), { heartbeat });
+    t.equal(outcome.status, 'done');
+    t.ok(news.searches().length >= 2, `a page of articles is not the last page (${news.searches().length} requests)`);
+    t.ok(
+      news.searches().every((r) => r.query.tbm === 'nws'),
+      'every request asks for the news tab',
+    );
+    const articles = (outcome.result?.serp_features.news_results ?? []) as { position: number }[];
+    t.equal(articles.length, 10, 'the ten articles, the repeated page merged away');
+    t.same(
+      articles.map((a) => a.position),
+      articles.map((_, i) => i + 1),
+    );
+    t.equal(outcome.result?.organic_results.length, 0);
+  });
+
   t.test('ends at the last page when Google has no more results', async (t) => {
     const short = await startFakeGoogle({
       queries: { short: ['serp/websearcher/2024-03-13_cistern_81f344a9684a.html.gz'] },

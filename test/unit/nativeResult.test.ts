@@ -1,0 +1,54 @@
+import t from 'tap';
+import { SearchRequest } from '../../contracts/search.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
+import { nativeResult } from '../../services/app/searches.js';
+
+const at = '2026-11-21T10:00:00.000Z';
+const job = (request: Record<string, unknown>): JobStatusDoc => ({
+  jobId: '0123456789abcdef01234567',
+  keyId: 'k1',
+  status: 'done',
+  cached: false,
+  request: SearchRequest.parse(request),
+  cacheKey: 'c',
+  month: '202611',
+  charged: true,
+  submittedAt: at,
+  updatedAt: at,
+  attempts: 1,
+});
+const item = (i: number) => ({ position: i + 1, title: `t${i}`, link: `https://example.com/${i}` });
+const doc = (organic: number, news: number): SearchResultDoc => ({
+  jobId: '0123456789abcdef01234567',
+  status: 'done',
+  result: {
+    organic_results: Array.from({ length: organic }, (_, i) => item(i)),
+    serp_features: {
+      related_searches: [{ query: 'x' }],
+      ...(news ? { news_results: Array.from({ length: news }, (_, i) => item(i)) } : {}),
+    },
+    information: {},
+  } as unknown as SearchResultDoc['result'],
+  pages: [],
+  rawHtmlRef: { key: 'raw/x.html', sha256: 'x', bytes: 1 },
+  parserVersion: '1.4.0',
+  completedAt: at,
+});
+
+t.test('nativeResult › start pages through the ranked list, ten at a time', async (t) => {
+  const web = nativeResult(job({ keyword: 'coffee' }), doc(25, 0), 20);
+  t.same(
+    web.organic_results.map((r) => r.position),
+    [21, 22, 23, 24, 25],
+  );
+  t.same(web.serp_features.related_searches, [{ query: 'x' }], 'features are whole on every page');
+  t.equal(nativeResult(job({ keyword: 'coffee' }), doc(25, 0)).organic_results.length, 25, 'no start: all');
+
+  const news = nativeResult(job({ keyword: 'coffee', tbm: 'nws' }), doc(0, 30), 10);
+  t.same(
+    (news.serp_features.news_results as { position: number }[]).map((r) => r.position),
+    [11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
+    'a news tab pages through its articles',
+  );
+});
