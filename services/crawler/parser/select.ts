@@ -13,12 +13,29 @@ type Complex = Compound[];
 
 const cache = new Map<string, Complex[]>();
 
+/**
+ * Values are slices of the attribute text, and decoding changes nothing in a text without `&` (and only turns
+ * `&amp;` into `&` in one whose every `&` starts `&amp;`): there, a value that equals, starts with or holds `v`
+ * means the text holds `v` (when `v` has no `&`), and an element whose text does not is settled without reading
+ * its attributes.
+ */
+const cannotHold = (el: HTMLElement, v: string, vHasAmp: boolean): boolean => {
+  const a = el.rawAttrs;
+  if (a.includes(v)) return false;
+  const amp = a.indexOf('&');
+  if (amp < 0) return true;
+  if (vHasAmp) return false;
+  for (let i = amp; i >= 0; i = a.indexOf('&', i + 1)) if (!a.startsWith('amp;', i + 1)) return false;
+  return true;
+};
+
 const attrCheck = (name: string, op: string | undefined, value: string | undefined): Check => {
   if (!op) return (el) => el.getAttribute(name) !== undefined;
   const v = value ?? '';
-  if (op === '=') return (el) => el.getAttribute(name) === v;
-  if (op === '^=') return (el) => el.getAttribute(name)?.startsWith(v) ?? false;
-  return (el) => el.getAttribute(name)?.includes(v) ?? false;
+  const amp = v.includes('&');
+  if (op === '=') return (el) => !cannotHold(el, v, amp) && el.getAttribute(name) === v;
+  if (op === '^=') return (el) => !cannotHold(el, v, amp) && (el.getAttribute(name)?.startsWith(v) ?? false);
+  return (el) => !cannotHold(el, v, amp) && (el.getAttribute(name)?.includes(v) ?? false);
 };
 
 const classCheck =
@@ -157,6 +174,15 @@ const search = (el: HTMLElement | null | undefined, selector: string, firstOnly:
   const doc = el.doc;
   if (!doc) return walkMatch(el, sels);
   const out: HTMLElement[] = [];
+  // Two-step selectors ("X a") look for their X first, so that only the subtrees X roots are searched.
+  if (sels.every((s) => s.length === 2)) {
+    for (let i = 0; i < sels.length; i++) {
+      searchWithin(el, doc, sels[i] as Complex, selector, i, keys[i] as Key, firstOnly, out);
+    }
+    if (sels.length === 1) return out;
+    const all = [...new Set(out)].sort((a, b) => a.order - b.order);
+    return firstOnly ? all.slice(0, 1) : all;
+  }
   // A union whose parts share their subject's key ("X a, Y a"): one pass over one list, already in order.
   if (sels.length > 1 && sameKeys(keys)) {
     const list = candidates(doc, keys[0] as Key);
@@ -187,6 +213,77 @@ const search = (el: HTMLElement | null | undefined, selector: string, firstOnly:
     return firstOnly ? all.slice(0, 1) : all;
   }
   return out;
+};
+
+/** Keys of the ancestor compound of each part of a two-step selector, by selector. */
+const ancestorKeyCache = new Map<string, Key[]>();
+
+/**
+ * Matches of `A B` inside `scope`: a descendant of `scope` matching B with a proper ancestor (the root aside)
+ * matching A. When `scope` or one of its ancestors matches A, every B inside qualifies; otherwise only the
+ * subtrees of the A elements inside `scope` are searched (the outermost ones, in document order).
+ */
+const searchWithin = (
+  scope: HTMLElement,
+  doc: HTMLDocument,
+  sel: Complex,
+  selector: string,
+  part: number,
+  subjectKey: Key,
+  firstOnly: boolean,
+  out: HTMLElement[],
+): void => {
+  const outer = sel[0] as Compound;
+  const subject = sel[1] as Compound;
+  const list = candidates(doc, subjectKey);
+  const collect = (from: number, to: number): boolean => {
+    for (let j = firstAfter(list, from); j < list.length; j++) {
+      const cand = list[j] as HTMLElement;
+      if (cand.order > to) break;
+      if (matchesCompound(cand, subject)) {
+        out.push(cand);
+        if (firstOnly) return true;
+      }
+    }
+    return false;
+  };
+  let keys = ancestorKeyCache.get(selector);
+  if (!keys) {
+    keys = selector.split(',').map((s) => keyOf(s.trim().split(/\s+/)[0] ?? ''));
+    ancestorKeyCache.set(selector, keys);
+  }
+  const outerKey = keys[part] as Key;
+  // An A found only by its attribute name would mean reading many attribute lists: the subjects are tested instead.
+  if (
+    outerKey.id === undefined &&
+    outerKey.cls === undefined &&
+    (outerKey.tag === undefined || (outerKey.attr !== undefined && CONTAINER_TAGS.has(outerKey.tag)))
+  ) {
+    for (let j = firstAfter(list, scope.order); j < list.length; j++) {
+      const cand = list[j] as HTMLElement;
+      if (cand.order > scope.end) break;
+      if (matchesComplex(cand, sel)) {
+        out.push(cand);
+        if (firstOnly) return;
+      }
+    }
+    return;
+  }
+  for (let p: HTMLElement | null = scope; p && p.nodeType === 1 && p.rawTagName; p = p.parentNode) {
+    if (matchesCompound(p, outer)) {
+      collect(scope.order, scope.end);
+      return;
+    }
+  }
+  const outerList = candidates(doc, outerKey);
+  let coveredTo = scope.order;
+  for (let j = firstAfter(outerList, scope.order); j < outerList.length; j++) {
+    const a = outerList[j] as HTMLElement;
+    if (a.order > scope.end) break;
+    if (a.order <= coveredTo || !matchesCompound(a, outer)) continue;
+    coveredTo = a.end;
+    if (collect(a.order, a.end)) return;
+  }
 };
 
 /** `el` itself or its nearest ancestor matching `selector`. */
