@@ -176,18 +176,35 @@ export class HTMLDocument {
   }
 
   add(el: HTMLElement): void {
+    this.addWith(el, this.classLists(el.classes));
+  }
+
+  /** `add` with the element's byClass lists already looked up (`classLists`), as the builder caches them. */
+  addWith(el: HTMLElement, classLists: readonly HTMLElement[][]): void {
     el.order = this.all.length;
     el.end = el.order;
     el.doc = this;
     this.all.push(el);
     push(this.byTag, el.localName, el);
     if (el.id) push(this.byId, el.id, el);
-    const classes = el.classes;
+    for (let i = 0; i < classLists.length; i++) (classLists[i] as HTMLElement[]).push(el);
+  }
+
+  /** The byClass lists an element with these classes goes into, created when missing; once per distinct class. */
+  classLists(classes: readonly string[]): HTMLElement[][] {
+    const lists: HTMLElement[][] = [];
     for (let i = 0; i < classes.length; i++) {
       const c = classes[i] as string;
       // Once per element even when the class is written twice.
-      if (c && (i === 0 || classes.indexOf(c) === i)) push(this.byClass, c, el);
+      if (!c || (i > 0 && classes.indexOf(c) !== i)) continue;
+      let l = this.byClass.get(c);
+      if (!l) {
+        l = [];
+        this.byClass.set(c, l);
+      }
+      lists.push(l);
     }
+    return lists;
   }
 
   /** The parsed source and its elements in source order (which is document order unless unclosed tags moved). */
@@ -511,6 +528,7 @@ const BLOCK_TEXT = new Set(['noscript', 'pre', 'textarea']);
 
 const NO_ATTRIBUTES: Map<string, string | null> = new Map();
 const NO_CLASSES: readonly string[] = [];
+const NO_LISTS: readonly HTMLElement[][] = [];
 
 /** `[_a-zA-Z()[\]#@$.?:]` and `[a-zA-Z0-9-._:()[\]#]`: where an attribute name may start, and what may follow. */
 const NAME_START = new Uint8Array(128);
@@ -589,22 +607,25 @@ const isSpace = (c: number): boolean =>
 /** Out-parameters of keyAttributes (no object per element). */
 const KEY = { id: '', cls: '' };
 
-const keyAttributes = (a: string): void => {
+/**
+ * Reads the attribute text `a.slice(base, n)` where it lies (usually inside the parsed page itself, so that no
+ * copy of it is scanned).
+ */
+const keyAttributes = (a: string, base: number, n: number): void => {
   let id = '';
   let cls = '';
-  const n = a.length;
   // Every match has an "=" right after the name (spaces allowed); `from` is where the regex would resume.
-  let from = 0;
-  for (let eq = a.indexOf('='); eq >= 0; eq = a.indexOf('=', eq + 1)) {
+  let from = base;
+  for (let eq = a.indexOf('=', base); eq >= 0 && eq < n; eq = a.indexOf('=', eq + 1)) {
     let k = eq - 1;
-    while (k >= 0 && isSpace(a.charCodeAt(k))) k--;
+    while (k >= base && isSpace(a.charCodeAt(k))) k--;
     let nameStart = -1;
     let isId = false;
-    if (k >= 1 && (a.charCodeAt(k) | 32) === 100 && (a.charCodeAt(k - 1) | 32) === 105) {
+    if (k >= base + 1 && (a.charCodeAt(k) | 32) === 100 && (a.charCodeAt(k - 1) | 32) === 105) {
       nameStart = k - 1;
       isId = true;
     } else if (
-      k >= 4 &&
+      k >= base + 4 &&
       (a.charCodeAt(k) | 32) === 115 &&
       (a.charCodeAt(k - 1) | 32) === 115 &&
       (a.charCodeAt(k - 2) | 32) === 97 &&
@@ -615,7 +636,7 @@ const keyAttributes = (a: string): void => {
     }
     if (nameStart < 0) continue;
     // `(?:^|\s)`: the string's start (only before any match), or a space at or after where the regex resumes.
-    if (nameStart === 0 ? from !== 0 : nameStart - 1 < from || !isSpace(a.charCodeAt(nameStart - 1))) continue;
+    if (nameStart === base ? from !== base : nameStart - 1 < from || !isSpace(a.charCodeAt(nameStart - 1))) continue;
     let j = eq + 1;
     while (j < n && isSpace(a.charCodeAt(j))) j++;
     if (j >= n) continue;
@@ -623,14 +644,14 @@ const keyAttributes = (a: string): void => {
     let valueEnd = -1;
     if (q === 39 || q === 34) {
       const close = a.indexOf(q === 39 ? "'" : '"', j + 1);
-      if (close >= 0) valueEnd = close + 1;
+      if (close >= 0 && close < n) valueEnd = close + 1;
     }
     if (valueEnd < 0) {
       valueEnd = j;
       while (valueEnd < n && !isSpace(a.charCodeAt(valueEnd))) valueEnd++;
     }
-    const v = a.slice(j, valueEnd);
-    const val = v[0] === "'" || v[0] === '"' ? v.slice(1, v.length - 1) : v;
+    const c0 = a.charCodeAt(j);
+    const val = c0 === 39 || c0 === 34 ? a.slice(j + 1, valueEnd - 1) : a.slice(j, valueEnd);
     if (isId) id = val;
     else cls = val;
     from = valueEnd;
@@ -678,8 +699,9 @@ export const parseFramed = (data: string): HTMLDocument => {
   doc.inSourceOrder = doc.all;
   let lastTextPos = -1;
   const m = MARKUP;
-  // The same class lists recur hundreds of times on a page: one array (and one set of token strings) each.
-  const classLists = new Map<string, readonly string[]>();
+  // The same class lists recur hundreds of times on a page: one array (and one set of token strings) each, and
+  // the byClass lists its elements go into.
+  const classLists = new Map<string, { classes: readonly string[]; lists: HTMLElement[][] }>();
   for (let pos = 0; nextMarkup(data, pos, m); pos = m.end) {
     let leadingSlash = m.leadingSlash;
     const tagName = m.tagName;
@@ -699,7 +721,11 @@ export const parseFramed = (data: string): HTMLDocument => {
     if (m.comment) continue;
     if (tagName === 'documentfragmentcontainer') continue;
     if (!leadingSlash) {
-      keyAttributes(attributes);
+      // The attribute text as it lies in the page, unless a slash was moved into it above.
+      if (attributes === attributesAsWritten) {
+        const from = tagStartPos + 1 + tagName.length;
+        keyAttributes(data, from, from + attributes.length);
+      } else keyAttributes(attributes, 0, attributes.length);
       const id = KEY.id;
       const cls = KEY.cls;
       if (!closingSlash) {
@@ -710,18 +736,21 @@ export const parseFramed = (data: string): HTMLDocument => {
         }
       }
       let classes = NO_CLASSES;
+      let lists = NO_LISTS;
       if (cls) {
-        const known = classLists.get(cls);
-        if (known) classes = known;
-        else {
-          classes = splitClasses(cls);
-          classLists.set(cls, classes);
+        let known = classLists.get(cls);
+        if (!known) {
+          const split = splitClasses(cls);
+          known = { classes: split, lists: doc.classLists(split) };
+          classLists.set(cls, known);
         }
+        classes = known.classes;
+        lists = known.lists;
       }
       const el = new HTMLElement(tagName, attributes.slice(1), id, classes, lowerName(tagName));
       el.attrsStart = tagStartPos + 1 + tagName.length + 1;
       el.attrsEnd = el.attrsStart + attributesAsWritten.length - 1;
-      doc.add(el);
+      doc.addWith(el, lists);
       append(current, el);
       current = el;
       stack.push(el);
