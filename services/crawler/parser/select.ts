@@ -215,6 +215,14 @@ const search = (el: HTMLElement | null | undefined, selector: string, firstOnly:
   return out;
 };
 
+/** Whether `el` or one of its ancestors (the root aside) matches `c`. */
+const ancestorOrSelfMatches = (el: HTMLElement, c: Compound): boolean => {
+  for (let p: HTMLElement | null = el; p && p.nodeType === 1 && p.rawTagName; p = p.parentNode) {
+    if (matchesCompound(p, c)) return true;
+  }
+  return false;
+};
+
 /** Keys of the ancestor compound of each part of a two-step selector, by selector. */
 const ancestorKeyCache = new Map<string, Key[]>();
 
@@ -253,27 +261,37 @@ const searchWithin = (
     ancestorKeyCache.set(selector, keys);
   }
   const outerKey = keys[part] as Key;
-  // An A found only by its attribute name would mean reading many attribute lists: the subjects are tested instead.
+  // An A found only by its attribute name would mean reading many attribute lists: the subjects are tested instead,
+  // each walking up to `scope` only (whether `scope` or an ancestor of it is an A is settled once).
   if (
     outerKey.id === undefined &&
     outerKey.cls === undefined &&
     (outerKey.tag === undefined || (outerKey.attr !== undefined && CONTAINER_TAGS.has(outerKey.tag)))
   ) {
+    let above: boolean | undefined;
     for (let j = firstAfter(list, scope.order); j < list.length; j++) {
       const cand = list[j] as HTMLElement;
       if (cand.order > scope.end) break;
-      if (matchesComplex(cand, sel)) {
-        out.push(cand);
-        if (firstOnly) return;
+      if (!matchesCompound(cand, subject)) continue;
+      let inside = false;
+      for (let p = cand.parentNode; p && p !== scope; p = p.parentNode) {
+        if (matchesCompound(p, outer)) {
+          inside = true;
+          break;
+        }
       }
+      if (!inside) {
+        above ??= ancestorOrSelfMatches(scope, outer);
+        if (!above) continue;
+      }
+      out.push(cand);
+      if (firstOnly) return;
     }
     return;
   }
-  for (let p: HTMLElement | null = scope; p && p.nodeType === 1 && p.rawTagName; p = p.parentNode) {
-    if (matchesCompound(p, outer)) {
-      collect(scope.order, scope.end);
-      return;
-    }
+  if (ancestorOrSelfMatches(scope, outer)) {
+    collect(scope.order, scope.end);
+    return;
   }
   const outerList = candidates(doc, outerKey);
   let coveredTo = scope.order;
