@@ -29,12 +29,15 @@ export class HTMLText {
 
 export type HTMLNode = HTMLElement | HTMLText;
 
+const NO_CHILDREN: HTMLNode[] = [];
+
 export class HTMLElement {
   readonly nodeType = 1;
   /** The tag name as written; null for the document root. */
   readonly rawTagName: string;
   parentNode: HTMLElement | null = null;
-  childNodes: HTMLNode[] = [];
+  /** Shared and empty until the first child arrives (most elements are leaves); never mutate it from outside. */
+  childNodes: HTMLNode[] = NO_CHILDREN;
   /** The attribute text after the tag name, as written. */
   readonly rawAttrs: string;
   /** `id` and `class` as node-html-parser reads them while tokenizing (last one wins, not decoded). */
@@ -678,7 +681,8 @@ const push = <T>(m: Map<string, T[]>, k: string, el: T): void => {
 
 const append = (parent: HTMLElement, child: HTMLNode): void => {
   child.parentNode = parent;
-  parent.childNodes.push(child);
+  if (parent.childNodes === NO_CHILDREN) parent.childNodes = [child];
+  else parent.childNodes.push(child);
 };
 
 /** Builds the tree the way node-html-parser's `parse` does with the options the parser used. */
@@ -839,7 +843,7 @@ const removeChild = (parent: HTMLElement, child: HTMLElement): void => {
 
 const reparent = (source: HTMLElement, parent: HTMLElement): void => {
   const children = source.childNodes;
-  source.childNodes = [];
+  source.childNodes = NO_CHILDREN;
   for (const child of children) append(parent, child);
 };
 
