@@ -183,12 +183,13 @@ export class HTMLDocument {
   }
 
   /** `add` with the element's byClass lists already looked up (`classLists`), as the builder caches them. */
-  addWith(el: HTMLElement, classLists: readonly HTMLElement[][]): void {
+  addWith(el: HTMLElement, classLists: readonly HTMLElement[][], tagList?: HTMLElement[]): void {
     el.order = this.all.length;
     el.end = el.order;
     el.doc = this;
     this.all.push(el);
-    push(this.byTag, el.localName, el);
+    if (tagList) tagList.push(el);
+    else push(this.byTag, el.localName, el);
     if (el.id) push(this.byId, el.id, el);
     for (let i = 0; i < classLists.length; i++) (classLists[i] as HTMLElement[]).push(el);
   }
@@ -432,6 +433,28 @@ const internName = (code: number, data: string, q: number, r: number): string =>
     if (NAMES.size < 4096) NAMES.set(code, name);
   }
   return name;
+};
+
+/** What the builder needs to know about a tag name as written, worked out once per distinct name. */
+interface TagInfo {
+  lower: string;
+  isVoid: boolean;
+  blockText: boolean;
+  /** Small number naming the entry, for per-document arrays; -1 once the table is full. */
+  index: number;
+}
+
+const TAG_INFO = new Map<string, TagInfo>();
+
+const tagInfo = (tag: string): TagInfo => {
+  let info = TAG_INFO.get(tag);
+  if (info === undefined) {
+    const lower = lowerName(tag);
+    const full = TAG_INFO.size >= 4096;
+    info = { lower, isVoid: VOID.has(tag), blockText: BLOCK_TEXT.has(lower), index: full ? -1 : TAG_INFO.size };
+    if (!full) TAG_INFO.set(tag, info);
+  }
+  return info;
 };
 
 /** Lower-case forms of tag names, computed once per distinct name. */
@@ -706,6 +729,8 @@ export const parseFramed = (data: string): HTMLDocument => {
   // The same class lists recur hundreds of times on a page: one array (and one set of token strings) each, and
   // the byClass lists its elements go into.
   const classLists = new Map<string, { classes: readonly string[]; lists: HTMLElement[][] }>();
+  // This document's byTag list for each tag name seen, by the name's TagInfo index.
+  const tagLists: Array<HTMLElement[] | undefined> = [];
   for (let pos = 0; nextMarkup(data, pos, m); pos = m.end) {
     let leadingSlash = m.leadingSlash;
     const tagName = m.tagName;
@@ -724,6 +749,7 @@ export const parseFramed = (data: string): HTMLDocument => {
     lastTextPos = tagEndPos;
     if (m.comment) continue;
     if (tagName === 'documentfragmentcontainer') continue;
+    let isVoid = false;
     if (!leadingSlash) {
       // The attribute text as it lies in the page, unless a slash was moved into it above.
       if (attributes === attributesAsWritten) {
@@ -751,14 +777,25 @@ export const parseFramed = (data: string): HTMLDocument => {
         classes = known.classes;
         lists = known.lists;
       }
-      const el = new HTMLElement(tagName, attributes.slice(1), id, classes, lowerName(tagName));
+      const info = tagInfo(tagName);
+      const el = new HTMLElement(tagName, attributes.slice(1), id, classes, info.lower);
       el.attrsStart = tagStartPos + 1 + tagName.length + 1;
       el.attrsEnd = el.attrsStart + attributesAsWritten.length - 1;
-      doc.addWith(el, lists);
+      let tagList = info.index >= 0 ? tagLists[info.index] : undefined;
+      if (!tagList && info.index >= 0) {
+        tagList = doc.byTag.get(info.lower);
+        if (!tagList) {
+          tagList = [];
+          doc.byTag.set(info.lower, tagList);
+        }
+        tagLists[info.index] = tagList;
+      }
+      doc.addWith(el, lists, tagList);
       append(current, el);
       current = el;
       stack.push(el);
-      if (BLOCK_TEXT.has(el.localName)) {
+      isVoid = info.isVoid;
+      if (info.blockText) {
         const closeMarkup = `</${tagName}>`;
         const closeIndex = data.indexOf(closeMarkup, tagEndPos);
         const textEndPos = closeIndex === -1 ? data.length - 28 : closeIndex;
@@ -772,7 +809,7 @@ export const parseFramed = (data: string): HTMLDocument => {
         }
       }
     }
-    if (leadingSlash || closingSlash || VOID.has(tagName)) {
+    if (leadingSlash || closingSlash || isVoid) {
       while (true) {
         if (current.rawTagName === tagName) {
           stack.pop();
