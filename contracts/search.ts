@@ -106,6 +106,26 @@ const crossFieldRules = <T extends z.ZodType<z.infer<typeof SearchParameters>>>(
     }
   });
 
+/**
+ * Request members that are Google's own URL parameters, under Google's names, in the order a browser sends them.
+ * The crawler passes them into the URL unchanged, and SerpApi's google engine takes them under the same names.
+ */
+export const GOOGLE_PASS_THROUGH = [
+  'tbm',
+  'tbs',
+  'safe',
+  'nfpr',
+  'filter',
+  'lr',
+  'cr',
+  'ludocid',
+  'lsig',
+  'kgmid',
+  'si',
+  'ibp',
+  'uds',
+] as const satisfies readonly (keyof z.infer<typeof SearchParameters>)[];
+
 /** The normalised search request as it travels in events and job messages (defaults applied). */
 export const SearchRequest = crossFieldRules(SearchParameters);
 export type SearchRequest = z.infer<typeof SearchParameters>;

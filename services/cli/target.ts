@@ -1,23 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../compose/config.js';
-import { dataPaths } from '../compose/embedded.js';
+import { alive, dataPaths } from '../compose/embedded.js';
 
 /** A service that `server.json` in the data directory names, and whose process is still alive. */
 export interface LocalService {
   url: string;
   pid?: number;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 const healthy = async (url: string) => {
   try {

@@ -29,7 +29,8 @@ export const dataPaths = (dataDir: string) => ({
   lock: join(dataDir, 'serve.lock'),
 });
 
-const alive = (pid: number) => {
+/** whether a process with this pid exists (EPERM: it exists but belongs to someone else) */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;

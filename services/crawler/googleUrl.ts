@@ -1,5 +1,5 @@
 import { GOOGLE_DOMAINS } from '../../contracts/googleParams.js';
-import type { SearchRequest } from '../../contracts/search.js';
+import { GOOGLE_PASS_THROUGH, type SearchRequest } from '../../contracts/search.js';
 import { CrawlRequestError } from './errors.js';
 
 /** gl / hl / uule after the location was resolved (an explicit request value always wins). */
@@ -23,23 +23,6 @@ export const googleOrigin = (request: Pick<SearchRequest, 'engine_domain'>, over
   return (override ?? `https://www.${domain}`).replace(/\/+$/, '');
 };
 
-/** Request members that go into the URL unchanged, under Google's own names, in the order a browser would send them. */
-const PASS_THROUGH = [
-  'tbm',
-  'tbs',
-  'safe',
-  'nfpr',
-  'filter',
-  'lr',
-  'cr',
-  'ludocid',
-  'lsig',
-  'kgmid',
-  'si',
-  'ibp',
-  'uds',
-] as const;
-
 /**
  * `{origin}/search?q=…` for one results page. `num` is never sent: Google has ignored it since September 2025 and it
  * only marks the client as a scraper. `device` and `color_scheme` are not URL parameters: the fetcher expresses them
@@ -57,7 +40,7 @@ export const buildGoogleUrl = (
   if (gl) params.set('gl', gl);
   if (hl) params.set('hl', hl);
   if (uule) params.set('uule', uule);
-  for (const name of PASS_THROUGH) {
+  for (const name of GOOGLE_PASS_THROUGH) {
     const value = request[name];
     if (value !== undefined) params.set(name, String(value));
   }

@@ -1,4 +1,5 @@
 import type { SerpResult } from '../../../contracts/result.js';
+import { GOOGLE_PASS_THROUGH } from '../../../contracts/search.js';
 
 type SearchMetadata = SerpResult['search_metadata'];
 
@@ -45,22 +46,7 @@ const serpApiTime = (iso: string): string => {
 };
 
 /** Request parameters SerpApi's google engine takes under the same name and meaning as ours (reference §1.3). */
-const ECHOED = [
-  'uule',
-  'tbm',
-  'tbs',
-  'safe',
-  'nfpr',
-  'filter',
-  'lr',
-  'cr',
-  'ludocid',
-  'lsig',
-  'kgmid',
-  'si',
-  'ibp',
-  'uds',
-];
+const ECHOED = ['uule', ...GOOGLE_PASS_THROUGH] as const;
 
 /**
  * SerpApi's `search_parameters` (reference §2.2): `engine`, `q`, `location_requested` / `location_used` (the
