@@ -35,6 +35,34 @@ const settings = values.concurrency.split(',').map(Number);
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
+/** One table row: the figures both modes report, from their raw measurements. */
+const row = (m: {
+  mode: string;
+  concurrency: number;
+  notDone: number;
+  pages: number;
+  seconds: number;
+  doneAfter: number[];
+  peakRss: number;
+  diskBytes: number;
+}) => {
+  const sorted = [...m.doneAfter].sort((a, b) => a - b);
+  return {
+    mode: m.mode,
+    concurrency: m.concurrency,
+    jobs,
+    notDone: m.notDone,
+    pages: m.pages,
+    seconds: m.seconds.toFixed(1),
+    jobsPerS: (jobs / m.seconds).toFixed(2),
+    pagesPerS: (m.pages / m.seconds).toFixed(1),
+    p50S: (percentile(sorted, 50) / 1000).toFixed(1),
+    p99S: (percentile(sorted, 99) / 1000).toFixed(1),
+    peakRssMb: Math.round(m.peakRss / 2 ** 20),
+    diskMb: Math.round(m.diskBytes / 2 ** 20),
+  };
+};
+
 const run = async (concurrency: number) => {
   global.gc?.();
   const google = await startFakeGoogle({ latencyMs });
@@ -74,21 +102,9 @@ const run = async (concurrency: number) => {
   await google.close();
   const diskBytes = await duBytes(dir);
   await rm(dir, { recursive: true, force: true });
-  doneAfter.sort((a, b) => a - b);
   return {
-    mode: 'crawl only',
-    concurrency,
-    jobs,
-    notDone,
-    pages,
-    seconds: seconds.toFixed(1),
-    jobsPerS: (jobs / seconds).toFixed(2),
-    pagesPerS: (pages / seconds).toFixed(1),
-    p50S: (percentile(doneAfter, 50) / 1000).toFixed(1),
-    p99S: (percentile(doneAfter, 99) / 1000).toFixed(1),
-    peakRssMb: Math.round(peakRss / 2 ** 20),
+    ...row({ mode: 'crawl only', concurrency, notDone, pages, seconds, doneAfter, peakRss, diskBytes }),
     htmlMb: Math.round(bytes / 2 ** 20),
-    diskMb: Math.round(diskBytes / 2 ** 20),
   };
 };
 
@@ -167,21 +183,9 @@ const runService = async (concurrency: number) => {
   const diskBytes = await duBytes(dir);
   await google.close();
   await rm(dir, { recursive: true, force: true });
-  doneAfter.sort((a, b) => a - b);
   return {
-    mode: 'service',
-    concurrency,
-    jobs,
-    notDone: notDone + refused,
-    pages,
-    seconds: seconds.toFixed(1),
-    jobsPerS: (jobs / seconds).toFixed(2),
-    pagesPerS: (pages / seconds).toFixed(1),
-    p50S: (percentile(doneAfter, 50) / 1000).toFixed(1),
-    p99S: (percentile(doneAfter, 99) / 1000).toFixed(1),
-    peakRssMb: Math.round(peakRss / 2 ** 20),
+    ...row({ mode: 'service', concurrency, notDone: notDone + refused, pages, seconds, doneAfter, peakRss, diskBytes }),
     rssByQuarterMb: rssByQuarter.join('/'),
-    diskMb: Math.round(diskBytes / 2 ** 20),
   };
 };
 

@@ -1,25 +1,12 @@
 import t from 'tap';
-import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, type RunningService, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { cli, startStack, submit } from '../support/service.js';
 
 const missing = fixturesMissing();
 
 t.test('200 simultaneous submits on a key with 50 searches left accept exactly 50', { skip: missing }, async (t) => {
-  const google: FakeGoogle = await startFakeGoogle({});
-  const data = tempDataDir();
-  const svc: RunningService = await startService(data, {
-    SERP_GOOGLE_ORIGIN: google.origin,
-    SERP_CRAWLER_CONCURRENCY: '4',
-  });
-  t.teardown(async () => {
-    await svc.stop();
-    await google.close();
-    removeDir(data);
-  });
-  const created = JSON.parse(
-    await cli(['keys', 'create', '--tier', 'starter', '--quota', '50', '--rate', '100000', '--json', '--data', data]),
-  );
+  const { data, svc, mintKey } = await startStack(t, { env: { SERP_CRAWLER_CONCURRENCY: '4' } });
+  const created = await mintKey(['--tier', 'starter', '--quota', '50', '--rate', '100000']);
   const key: string = created.key;
 
   const responses = await Promise.all(

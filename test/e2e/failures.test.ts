@@ -1,23 +1,13 @@
 import t from 'tap';
-import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, type RunningService, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { cli, pollJob, startStack, submit } from '../support/service.js';
 
 const missing = fixturesMissing();
 
 /** What a user sees when Google will not answer: a failed job with a reason, its quota back, and no stored page. */
 t.test('an origin that always blocks, through a listening port', { skip: missing }, async (t) => {
-  const google: FakeGoogle = await startFakeGoogle({ trouble: { kind: 'captcha' } });
-  const data = tempDataDir();
-  const svc: RunningService = await startService(data, { SERP_GOOGLE_ORIGIN: google.origin });
-  t.teardown(async () => {
-    await svc.stop();
-    await google.close();
-    removeDir(data);
-  });
-  const { key } = JSON.parse(await cli(['keys', 'create', '--tier', 'free', '--json', '--data', data])) as {
-    key: string;
-  };
+  const { google, data, svc, mintKey } = await startStack(t, { google: { trouble: { kind: 'captcha' } } });
+  const { key } = await mintKey(['--tier', 'free']);
   const usage = async () =>
     (
       (await (await fetch(`${svc.url}/v1/usage`, { headers: { 'x-api-key': key } })).json()) as {

@@ -1,7 +1,6 @@
 import t from 'tap';
-import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, type RunningService, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { pollJob, startStack, submit } from '../support/service.js';
 
 const missing = fixturesMissing();
 
@@ -10,21 +9,8 @@ const missing = fixturesMissing();
  * synchronous submit (`async: false`), which answers like a fetch, or 202 `running` when the wait runs out.
  */
 t.test('per-minute rate and synchronous submit, through a listening port', { skip: missing }, async (t) => {
-  const google: FakeGoogle = await startFakeGoogle({});
-  const data = tempDataDir();
-  const svc: RunningService = await startService(data, {
-    SERP_GOOGLE_ORIGIN: google.origin,
-    SERP_SYNC_TIMEOUT_MS: '20000',
-  });
-  t.teardown(async () => {
-    await svc.stop();
-    await google.close();
-    removeDir(data);
-  });
-  const mint = async (rate: number) =>
-    JSON.parse(
-      await cli(['keys', 'create', '--tier', 'starter', '--rate', String(rate), '--json', '--data', data]),
-    ) as { key: string; key_id: string };
+  const { svc, mintKey } = await startStack(t, { env: { SERP_SYNC_TIMEOUT_MS: '20000' } });
+  const mint = (rate: number) => mintKey(['--tier', 'starter', '--rate', String(rate)]);
 
   t.test('the submission over the per-minute rate gets 429 with Retry-After', async (t) => {
     const { key } = await mint(3);
@@ -87,17 +73,13 @@ t.test('per-minute rate and synchronous submit, through a listening port', { ski
   });
 
   t.test('async: false answers 202 running when the wait runs out', async (t) => {
-    const slow = await startFakeGoogle({ latencyMs: 3_000 });
-    const data2 = tempDataDir();
-    const svc2 = await startService(data2, { SERP_GOOGLE_ORIGIN: slow.origin, SERP_SYNC_TIMEOUT_MS: '500' });
-    t.teardown(async () => {
-      await svc2.kill(); // a clean stop would drain the 30-second crawl first
-      await slow.close();
-      removeDir(data2);
+    const slow = await startStack(t, {
+      google: { latencyMs: 3_000 },
+      env: { SERP_SYNC_TIMEOUT_MS: '500' },
+      teardown: 'kill', // a clean stop would drain the 30-second crawl first
     });
-    const { key } = JSON.parse(await cli(['keys', 'create', '--tier', 'starter', '--json', '--data', data2])) as {
-      key: string;
-    };
+    const svc2 = slow.svc;
+    const { key } = await slow.mintKey(['--tier', 'starter']);
     const started = Date.now();
     const res = await submit(svc2.url, key, { keyword: 'slow sync', async: false });
     const waited = Date.now() - started;

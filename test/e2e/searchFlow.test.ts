@@ -1,23 +1,13 @@
 import t from 'tap';
-import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, type RunningService, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { cli, pollJob, startStack, submit } from '../support/service.js';
 
 const missing = fixturesMissing();
 
 t.test('a new user, end to end through a listening port', { skip: missing }, async (t) => {
-  const google: FakeGoogle = await startFakeGoogle({});
-  const data = tempDataDir();
-  const svc: RunningService = await startService(data, { SERP_GOOGLE_ORIGIN: google.origin });
-  t.teardown(async () => {
-    await svc.stop();
-    await google.close();
-    removeDir(data);
-  });
+  const { data, svc, mintKey } = await startStack(t);
 
-  const created = JSON.parse(
-    await cli(['keys', 'create', '--tier', 'free', '--label', 'e2e', '--json', '--data', data]),
-  );
+  const created = await mintKey(['--tier', 'free', '--label', 'e2e']);
   t.match(created.key, /^sk_[0-9A-Za-z]{32}$/, 'the CLI prints the raw key once');
   const key: string = created.key;
 

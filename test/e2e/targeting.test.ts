@@ -1,24 +1,14 @@
 import t from 'tap';
 import { uuleForName } from '../../services/crawler/geo/uule.js';
-import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, type RunningService, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { pollJob, startStack, submit } from '../support/service.js';
 
 const missing = fixturesMissing();
 
 /** `search_metadata.targeting` says what was sent to Google (DESIGN.md §6), for a crawl and for a cache answer. */
 t.test('the targeting used, through a listening port', { skip: missing }, async (t) => {
-  const google: FakeGoogle = await startFakeGoogle({});
-  const data = tempDataDir();
-  const svc: RunningService = await startService(data, { SERP_GOOGLE_ORIGIN: google.origin });
-  t.teardown(async () => {
-    await svc.stop();
-    await google.close();
-    removeDir(data);
-  });
-  const { key } = JSON.parse(await cli(['keys', 'create', '--tier', 'free', '--json', '--data', data])) as {
-    key: string;
-  };
+  const { google, svc, mintKey } = await startStack(t);
+  const { key } = await mintKey(['--tier', 'free']);
   const run = async (body: Record<string, unknown>) => {
     const res = await submit(svc.url, key, body);
     t.ok(res.status === 202 || res.status === 200, `submitted (${res.status})`);

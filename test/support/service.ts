@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { Test } from 'tap';
+import { type FakeGoogle, type FakeGoogleOptions, startFakeGoogle } from './fakeGoogle.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliArgs = ['--import', 'tsx', join(root, 'services', 'cli', 'main.ts')];
@@ -89,3 +91,35 @@ export const submit = (url: string, key: string, body: unknown) =>
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+
+export interface Stack {
+  google: FakeGoogle;
+  data: string;
+  svc: RunningService;
+  /** `serp-api keys create --json --data <data> …args` through the real CLI */
+  mintKey(args: string[]): Promise<{ key: string; key_id: string }>;
+}
+
+/**
+ * The end-to-end setup most tests share: a fake Google origin, a fresh data directory and `serp-api serve` aimed at
+ * that origin, all torn down with the test. `teardown: 'kill'` skips the drain (for crawls parked at a slow origin).
+ */
+export const startStack = async (
+  t: Test,
+  options: { google?: FakeGoogleOptions; env?: NodeJS.ProcessEnv; teardown?: 'stop' | 'kill' } = {},
+): Promise<Stack> => {
+  const google = await startFakeGoogle(options.google ?? {});
+  const data = tempDataDir();
+  const svc = await startService(data, { SERP_GOOGLE_ORIGIN: google.origin, ...options.env });
+  t.teardown(async () => {
+    await (options.teardown === 'kill' ? svc.kill() : svc.stop());
+    await google.close();
+    removeDir(data);
+  });
+  return {
+    google,
+    data,
+    svc,
+    mintKey: async (args) => JSON.parse(await cli(['keys', 'create', ...args, '--json', '--data', data])),
+  };
+};
