@@ -85,21 +85,21 @@ const hasDomain = (results: readonly OrganicResult[], domain: string): boolean =
     return host !== undefined && (host === domain || host.endsWith(`.${domain}`));
   });
 
-/**
- * The last page: no organic results, or Google's pager is there without a "Next" link. Pages without a pager
- * (continuous scroll) say nothing, so the crawl goes on until the results run out or the page limit.
- */
 /** the ranked results of a page: organic, or the articles of a news tab (tbm=nws) */
 const rankedOn = (page: KeptPage) => {
   const news = page.serp.serp_features.news_results;
   return page.serp.organic_results.length + (Array.isArray(news) ? news.length : 0);
 };
 
+/**
+ * The last page: no ranked results, or Google's pager is there without a "Next" link. Pages without a pager
+ * (continuous scroll) say nothing, so the crawl goes on until the results run out or the page limit.
+ */
 const isLastPage = (page: KeptPage): boolean => {
   if (rankedOn(page) === 0) return true;
-  const html = page.fetched.html;
-  // minified pages leave attribute values unquoted (`id=pnnext`)
-  return /aria-label=["']?Page /.test(html) && !/\bid=["']?pnnext\b/.test(html);
+  // the parser's reading of the page links: numbered pages shown but no "next" (a#pnnext) means this is the last
+  const nav = page.serp.serp_features.pagination as { next?: string } | undefined;
+  return nav !== undefined && nav.next === undefined;
 };
 
 /** The targeting as sent: an explicit request gl / hl / uule wins over the location's, as in buildGoogleUrl. */

@@ -88,6 +88,23 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     t.equal(outcome.result?.organic_results.length, 10);
   });
 
+  t.test('ends at a page whose pager has no "Next" link', async (t) => {
+    const PAGED = 'serp/debug-dumps-2025-2026/roig_2024-11-20_alquiler-vehiculos-mallorca_en-ES.html.gz';
+    const pages = [PAGED, PAGED, PAGED];
+    let served = 0;
+    const pager = await startFakeGoogle({
+      queries: { pager: pages },
+      // the second page keeps its numbered page links but loses "Next", as Google's last page does
+      transform: (_path, html) => (++served === 2 ? html.replace(/\bid="?pnnext"?/g, '') : html),
+    });
+    t.teardown(() => pager.close());
+    const { crawler: c } = httpCrawlerFor(pager.origin);
+    t.teardown(() => c.close());
+    const outcome = await c.crawl(jobFor({ keyword: 'pager' }), { heartbeat });
+    t.equal(outcome.status, 'done');
+    t.equal(pager.searches().length, 2, 'no request after the page without "Next"');
+  });
+
   t.test('retries a blocked page on a new session and counts the blocks', async (t) => {
     fresh();
     google.setMode({ trouble: { kind: 'captcha' }, fromStart: 20, firstRequests: 2 });

@@ -61,6 +61,8 @@ export interface FakeGoogleOptions extends FakeGoogleMode {
   pages?: readonly string[];
   /** per-query page lists, by the exact `q` */
   queries?: Record<string, readonly string[]>;
+  /** rewrites a fixture page before it is served (e.g. drop the "Next" link to make a last page) */
+  transform?: (path: string, html: string) => string;
   /** how long after load the AI Overview script inserts the block (default 1500 ms) */
   aioDelayMs?: number;
 }
@@ -177,7 +179,8 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
     }
     const list = options.queries?.[q] ?? pages;
     const page = list[Math.floor(start / 10)] ?? NO_RESULTS_PAGE;
-    send(res, 200, fixture(page), nidCookie(req));
+    const html = fixture(page);
+    send(res, 200, options.transform ? options.transform(page, html) : html, nidCookie(req));
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
