@@ -61,6 +61,8 @@ t.test('a new user, end to end through a listening port', { skip: missing }, asy
   t.match(html.html_url, new RegExp(`/raw/${job.job_id}\\?expires=\\d+&signature=`), 'output=html is the default');
   const raw = await fetch(html.html_url);
   t.equal(raw.status, 200);
+  t.equal(raw.headers.get('content-security-policy'), 'sandbox', "Google's page runs no script on our origin");
+  t.equal(raw.headers.get('x-content-type-options'), 'nosniff');
   const rawText = await raw.text();
   t.match(rawText, /<!-- serp-page start=0 /, 'raw HTML keeps every page behind its marker');
   t.equal(
