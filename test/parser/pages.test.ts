@@ -1,6 +1,13 @@
 import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
-import { assembleRawHtml, mergePages, parse, parseRaw, splitRawHtml } from '../../services/crawler/parser/index.js';
+import {
+  assembleRawHtml,
+  classifyPage,
+  mergePages,
+  parse,
+  parseRaw,
+  splitRawHtml,
+} from '../../services/crawler/parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 
 const serp = (links: string[], features: Record<string, unknown> = {}): ParsedSerp => ({
@@ -69,6 +76,17 @@ t.test('classifyPage › status and final URL decide before the body', async (t)
     'consent',
   );
   t.equal(parse('<html></html>', { captureAio: false, status: 503 }).kind, 'error');
+});
+
+t.test('classifyPage › a result page titled like an error page is a result page', async (t) => {
+  const serp = (title: string) =>
+    `<html><head><title>${title} - Google Search</title></head><body><div id="search"><div id="rso"></div></div></body></html>`;
+  t.equal(classifyPage(serp('Error 404 (Not Found)')), 'serp', 'the query "Error 404 (Not Found)"');
+  t.equal(classifyPage('<html><title>Error 404 (Not Found)!!1</title><p>That’s an error.</p></html>'), 'error');
+  // A CAPTCHA page has no result markup; its form sits in the first 1.5 kB.
+  const captcha =
+    '<html><body><form id="captcha-form" action="index"><div class="g-recaptcha"></div></form></body></html>';
+  t.equal(classifyPage(captcha), 'captcha');
 });
 
 t.test(

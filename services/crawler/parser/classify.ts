@@ -25,13 +25,15 @@ export const classifyWithDetail = (html: string, ctx: ClassifyContext = {}): { k
   if (/^https?:\/\/(?:ipv4\.|ipv6\.)?(?:www\.)?google\.[a-z.]+\/sorry\//i.test(url) || /\/\/sorry\.google\./.test(url))
     return { kind: 'captcha', detail: `redirected to ${url}` };
   if (/^https?:\/\/consent\.google\./i.test(url)) return { kind: 'consent', detail: `redirected to ${url}` };
-  const head = html.slice(0, 300_000);
   const looksLikeSerp = SERP_MARKER.test(html);
-  // Both CAPTCHA markers contain "captcha": one scan of the head rules them out on an ordinary page.
-  const mentionsCaptcha = head.includes('captcha');
+  // Interstitials are small pages whose markers sit in their first few kB (CAPTCHA pages are ~5 kB with the form
+  // in the first 1.5 kB; the JS challenge names /enablejs in its first 500 bytes). On a page with result markup
+  // only its first 64 kB are searched for a CAPTCHA form: scanning 300 kB of a 700 kB SERP for "captcha" cost a
+  // few hundred µs, more than finding the result markup.
+  const head = html.slice(0, looksLikeSerp ? 64_000 : 300_000);
   if (
-    (mentionsCaptcha && head.includes('id="captcha-form"')) ||
-    (mentionsCaptcha && head.includes('g-recaptcha') && head.includes('/sorry/')) ||
+    head.includes('id="captcha-form"') ||
+    (head.includes('g-recaptcha') && head.includes('/sorry/')) ||
     (!looksLikeSerp && /\/sorry\/index|unusual traffic from your computer/i.test(head))
   )
     return { kind: 'captcha', detail: 'Google CAPTCHA ("unusual traffic") page' };
@@ -43,7 +45,9 @@ export const classifyWithDetail = (html: string, ctx: ClassifyContext = {}): { k
     };
   if (!looksLikeSerp && /action="https:\/\/consent\.google\.[a-z.]+/.test(head))
     return { kind: 'consent', detail: 'Google consent interstitial (consent.google.com form)' };
-  const title = /<title>([^<]*)<\/title>/i.exec(head)?.[1] ?? '';
+  // Google's error pages are titled "Error 502 (Server Error)!!1" and have no result markup; a result page's title
+  // is the query, which may itself read "Error 404 (Not Found)".
+  const title = looksLikeSerp ? '' : (/<title>([^<]*)<\/title>/i.exec(head)?.[1] ?? '');
   if (/^Error \d{3}/.test(title) || (!looksLikeSerp && /That(?:’|&#8217;|')s an error/.test(head)))
     return { kind: 'error', detail: `Google error page: ${title || 'no title'}` };
   if (ctx.status !== undefined && ctx.status >= 400) return { kind: 'error', detail: `HTTP ${ctx.status} from Google` };

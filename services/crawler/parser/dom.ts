@@ -1,32 +1,7 @@
-import { FRAME_CLOSE, FRAME_OPEN, type HTMLElement, parseFramed } from './html.js';
+import { type HTMLElement, parseDocument } from './html.js';
 
-/**
- * Google pages are mostly inline scripts, styles, SVG icons and (2025–26) JSON inside comments. Dropping those
- * bodies with one regex scan before the DOM is built is where parse speed comes from (DESIGN.md §6); the
- * script/style/svg tags themselves stay so that nesting is unchanged. Google writes these tags in lower case.
- */
-const SKIPPED = /<(script|style|svg)\b[^>]*>|<!--/g;
-
-export const stripScriptsAndStyles = (html: string, before = '', after = ''): string => {
-  const parts: string[] = [before];
-  let from = 0;
-  SKIPPED.lastIndex = 0;
-  for (let m = SKIPPED.exec(html); m; m = SKIPPED.exec(html)) {
-    const tag = m[1];
-    const openEnd = m.index + m[0].length;
-    const close = tag ? html.indexOf(`</${tag}`, openEnd) : html.indexOf('-->', openEnd);
-    if (close < 0) break;
-    parts.push(html.slice(from, tag ? openEnd : m.index));
-    from = tag ? close : close + 3;
-    SKIPPED.lastIndex = from;
-  }
-  parts.push(html.slice(from), after);
-  return parts.join('');
-};
-
-/** The document tree of a page (scripts, styles, SVG and comments emptied first), with its selector index. */
-export const loadDom = (html: string): HTMLElement =>
-  parseFramed(stripScriptsAndStyles(html, FRAME_OPEN, FRAME_CLOSE)).root;
+/** The document tree of a page (script, style and SVG bodies and comments left out), with its selector index. */
+export const loadDom = (html: string): HTMLElement => parseDocument(html).root;
 
 /** Visible text with whitespace collapsed; `textContent` already decodes entities. */
 export const textOf = (el: HTMLElement | null | undefined): string =>

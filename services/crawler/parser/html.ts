@@ -214,6 +214,11 @@ export class HTMLDocument {
   /** The parsed source and its elements in source order (which is document order unless unclosed tags moved). */
   source = '';
   inSourceOrder: HTMLElement[] = [];
+  /**
+   * Where the source holds no markup of the tree: skipped bodies and comments, as start/end pairs in source order.
+   * Attribute lookups scan only between them (on a Google page that is about a third of the bytes).
+   */
+  readonly skipped: number[] = [];
 
   /**
    * Candidates for elements carrying attribute `name` (lower case, as Google writes names), built on first request:
@@ -227,11 +232,13 @@ export class HTMLDocument {
     list = [];
     let positions: number[];
     if (INDEXED_ATTRIBUTES.has(name)) {
-      this.occurrences ??= findOccurrences(this.source);
+      this.occurrences ??= findOccurrences(this.source, this.skipped);
       positions = this.occurrences.get(name) ?? [];
     } else {
       positions = [];
-      for (let pos = this.source.indexOf(name); pos >= 0; pos = this.source.indexOf(name, pos + 1)) positions.push(pos);
+      forEachPart(this.source, this.skipped, (part, offset) => {
+        for (let pos = part.indexOf(name); pos >= 0; pos = part.indexOf(name, pos + 1)) positions.push(offset + pos);
+      });
     }
     const els = this.inSourceOrder;
     let last: HTMLElement | undefined;
@@ -294,14 +301,27 @@ const INDEXED_ATTRIBUTES = new Set([
 ]);
 const INDEXED_PATTERN = new RegExp([...INDEXED_ATTRIBUTES].join('|'), 'g');
 
-const findOccurrences = (source: string): Map<string, number[]> => {
+const findOccurrences = (source: string, skipped: readonly number[]): Map<string, number[]> => {
   const found = new Map<string, number[]>();
-  INDEXED_PATTERN.lastIndex = 0;
-  for (let m = INDEXED_PATTERN.exec(source); m; m = INDEXED_PATTERN.exec(source)) {
-    push(found, m[0], m.index);
-    INDEXED_PATTERN.lastIndex = m.index + 1;
-  }
+  forEachPart(source, skipped, (part, offset) => {
+    INDEXED_PATTERN.lastIndex = 0;
+    for (let m = INDEXED_PATTERN.exec(part); m; m = INDEXED_PATTERN.exec(part)) {
+      push(found, m[0], offset + m.index);
+      INDEXED_PATTERN.lastIndex = m.index + 1;
+    }
+  });
   return found;
+};
+
+/** Calls `fn` with each stretch of `source` between the skipped ranges, and where it starts. */
+const forEachPart = (source: string, skipped: readonly number[], fn: (part: string, offset: number) => void): void => {
+  let from = 0;
+  for (let i = 0; i < skipped.length; i += 2) {
+    const start = skipped[i] as number;
+    if (start > from) fn(source.slice(from, start), from);
+    from = Math.max(from, skipped[i + 1] as number);
+  }
+  if (from < source.length) fn(from === 0 ? source : source.slice(from), from);
 };
 
 // node-html-parser's tokenizer pattern (v9), kept verbatim so that tags split exactly where they split there.
@@ -440,6 +460,8 @@ interface TagInfo {
   lower: string;
   isVoid: boolean;
   blockText: boolean;
+  /** A raw-text body that the tree leaves out. */
+  skipBody: boolean;
   /** Small number naming the entry, for per-document arrays; -1 once the table is full. */
   index: number;
 }
@@ -451,7 +473,13 @@ const tagInfo = (tag: string): TagInfo => {
   if (info === undefined) {
     const lower = lowerName(tag);
     const full = TAG_INFO.size >= 4096;
-    info = { lower, isVoid: VOID.has(tag), blockText: BLOCK_TEXT.has(lower), index: full ? -1 : TAG_INFO.size };
+    info = {
+      lower,
+      isVoid: VOID.has(tag),
+      blockText: BLOCK_TEXT.has(lower),
+      skipBody: SKIPPED_BODIES.has(tag),
+      index: full ? -1 : TAG_INFO.size,
+    };
     if (!full) TAG_INFO.set(tag, info);
   }
   return info;
@@ -708,15 +736,19 @@ const append = (parent: HTMLElement, child: HTMLNode): void => {
   else parent.childNodes.push(child);
 };
 
-/** Builds the tree the way node-html-parser's `parse` does with the options the parser used. */
-export const parseDocument = (html: string): HTMLDocument => parseFramed(`${FRAME_OPEN}${html}${FRAME_CLOSE}`);
+/**
+ * The tree node-html-parser's `parse` builds with the options the parser used (comments dropped; noscript, pre and
+ * textarea kept as text), less the bodies of `<script>`, `<style>` and `<svg>`. Google pages are mostly inline
+ * scripts, styles and SVG icons; the tokenizer jumps from such an opening tag to its closing tag in the page as it
+ * is (no copy of the page is made), and the elements themselves stay, so nesting is unchanged.
+ * test/parser/html.test.ts compares the two trees node by node on every fixture page.
+ */
+export const parseDocument = (html: string): HTMLDocument => build(html);
 
-/** node-html-parser parses the page inside this frame; the frame's tags settle where leading and trailing text go. */
-export const FRAME_OPEN = '<documentfragmentcontainer>';
-export const FRAME_CLOSE = '</documentfragmentcontainer>';
+/** Raw-text bodies the tree leaves out. Google writes these tags in lower case; `<SCRIPT>` is tokenized. */
+const SKIPPED_BODIES = new Set(['script', 'style', 'svg']);
 
-/** `parseDocument` for a page already between FRAME_OPEN and FRAME_CLOSE (saves one copy of the page). */
-export const parseFramed = (data: string): HTMLDocument => {
+const build = (data: string): HTMLDocument => {
   const root = new HTMLElement(null as unknown as string, '', '', NO_CLASSES);
   const doc = new HTMLDocument(root);
   root.doc = doc;
@@ -724,7 +756,9 @@ export const parseFramed = (data: string): HTMLDocument => {
   let current = root;
   doc.source = data;
   doc.inSourceOrder = doc.all;
-  let lastTextPos = -1;
+  // node-html-parser reads the page inside a frame element: text before the first tag and after the last one
+  // belongs to the root.
+  let lastTextPos = 0;
   const m = MARKUP;
   // The same class lists recur hundreds of times on a page: one array (and one set of token strings) each, and
   // the byClass lists its elements go into.
@@ -743,11 +777,15 @@ export const parseFramed = (data: string): HTMLDocument => {
       attributes += closingSlash;
       closingSlash = '';
     }
-    if (lastTextPos > -1 && lastTextPos < tagStartPos) {
+    if (lastTextPos < tagStartPos) {
       append(current, new HTMLText(data.substring(lastTextPos, tagStartPos), null));
     }
     lastTextPos = tagEndPos;
-    if (m.comment) continue;
+    if (m.comment) {
+      doc.skipped.push(tagStartPos, tagEndPos);
+      continue;
+    }
+    // node-html-parser's frame element: ignored when a page writes it too, as there.
     if (tagName === 'documentfragmentcontainer') continue;
     let isVoid = false;
     if (!leadingSlash) {
@@ -795,10 +833,16 @@ export const parseFramed = (data: string): HTMLDocument => {
       current = el;
       stack.push(el);
       isVoid = info.isVoid;
+      if (info.skipBody && !closingSlash) {
+        // The body runs to the closing tag, or (never closed) to the end of the page.
+        const close = data.indexOf(`</${tagName}`, tagEndPos);
+        lastTextPos = m.end = close < 0 ? data.length : close;
+        doc.skipped.push(tagEndPos, m.end);
+      }
       if (info.blockText) {
         const closeMarkup = `</${tagName}>`;
         const closeIndex = data.indexOf(closeMarkup, tagEndPos);
-        const textEndPos = closeIndex === -1 ? data.length - 28 : closeIndex;
+        const textEndPos = closeIndex === -1 ? data.length : closeIndex;
         const text = data.substring(tagEndPos, textEndPos);
         if (text.length > 0 && /\S/.test(text)) append(current, new HTMLText(text, null));
         if (closeIndex === -1) {
@@ -839,6 +883,8 @@ export const parseFramed = (data: string): HTMLDocument => {
       }
     }
   }
+  // Where the frame would close: trailing text belongs to whatever is still open.
+  if (lastTextPos < data.length) append(current, new HTMLText(data.substring(lastTextPos), null));
   // Unclosed elements, repaired as node-html-parser repairs them: children move up to the enclosing element.
   const unclosed = stack.length > 1;
   while (stack.length > 1) {
