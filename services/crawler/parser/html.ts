@@ -298,6 +298,7 @@ const INDEXED_ATTRIBUTES = new Set([
   'data-content-feature',
   'data-kgmid',
   'data-mid',
+  'data-news-doc-id',
 ]);
 const INDEXED_PATTERN = new RegExp([...INDEXED_ATTRIBUTES].join('|'), 'g');
 
