@@ -79,6 +79,7 @@ t.test('Google SERP parser › every fixture page', { skip: missing }, async (t)
         if (a.title) t.equal(r?.title, a.title, `title of result ${a.index}`);
       }
       if (e.totalResults !== undefined) t.equal(serp.information.total_results, e.totalResults, 'result estimate');
+      if (e.timeTaken !== undefined) t.equal(serp.information.time_taken_displayed, e.timeTaken, 'time taken');
       for (const [name, present] of Object.entries(e.features ?? {})) {
         const found = name === 'ai_overview' ? serp.ai_overview !== undefined : name in serp.serp_features;
         t.equal(found, present, `${name} ${present ? 'present' : 'absent'}`);

@@ -156,3 +156,21 @@ t.test('2021 mobile layout › as serp-parser’s spec of the time', { skip: fix
   const videos = hundred.serp_features.inline_videos as unknown[];
   t.ok(videos.length <= 4, 'the video carousel, not every link of the page');
 });
+
+t.test(
+  'information › a result estimate kept only in an inline script is read from there, not from the CSS',
+  { skip: fixturesMissing() },
+  async (t) => {
+    // WebSearcher's test_extractor_serp_features.py pins these two 2026 pages (no #rso; the estimate lives in a
+    // jsl.dh script string, and `#result-stats{…}` in the page CSS comes first): 0 results, 0.19 s and 0.52 s.
+    for (const [file, time] of [
+      ['result_estimate_script_fallback_1', 0.19],
+      ['result_estimate_script_fallback_2', 0.52],
+    ] as const) {
+      const out = parse(readFixtureText(`serp/websearcher/fixtures-head/${file}.html.gz`), { captureAio: false });
+      if (out.kind !== 'serp') throw new Error(out.detail);
+      t.equal(out.serp.information.total_results, 0, `${file}: estimate`);
+      t.equal(out.serp.information.time_taken_displayed, time, `${file}: time`);
+    }
+  },
+);

@@ -23,20 +23,27 @@ export const parseResultStats = (text: string): { total?: number; time?: number 
 };
 
 /**
- * 2026 pages rendered without `#rso` keep `#result-stats` only inside an inline script, which the DOM no
- * longer holds once script bodies are skipped, so the raw HTML is searched for it.
+ * 2026 pages rendered without `#rso` keep `#result-stats` only inside an inline script
+ * (`jsl.dh(…,"\x3cdiv id=\"result-stats\">About 0 results\x3cnobr> (0.19s)…")`), which the DOM does not hold
+ * since script bodies are skipped, so the raw HTML is searched for it. The id also appears in the page's CSS
+ * (`#result-stats{…}`), so only an occurrence written as an escaped `id="result-stats"` counts.
  */
+const ESCAPED_ID = /id=(?:\\"|\\x22|\\u0022|")$/;
+
 const rawResultStats = (raw: string): string | undefined => {
-  const i = raw.indexOf('result-stats');
-  if (i < 0) return undefined;
-  const chunk = raw
-    .slice(i, i + 600)
-    .replace(/\\u003c/g, '<')
-    .replace(/\\u003e/g, '>')
-    .replace(/\\x3c/g, '<')
-    .replace(/\\x3e/g, '>');
-  const m = /^[^>]*>(.*?)<\/div>/s.exec(chunk);
-  return m?.[1]?.replace(/<[^>]+>/g, ' ').replace(/&nbsp;/g, ' ');
+  for (let i = raw.indexOf('result-stats'); i >= 0; i = raw.indexOf('result-stats', i + 1)) {
+    if (!ESCAPED_ID.test(raw.slice(Math.max(0, i - 10), i))) continue;
+    const chunk = raw
+      .slice(i, i + 600)
+      .replace(/\\u003c/g, '<')
+      .replace(/\\u003e/g, '>')
+      .replace(/\\x3c/g, '<')
+      .replace(/\\x3e/g, '>');
+    const m = /^[^>]*>(.*?)<\/div>/s.exec(chunk);
+    const text = m?.[1]?.replace(/<[^>]+>/g, ' ').replace(/&nbsp;/g, ' ');
+    if (text) return text;
+  }
+  return undefined;
 };
 
 export const parseInformation = (root: HTMLElement, raw: string, organicCount: number): Information => {
