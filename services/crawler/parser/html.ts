@@ -335,7 +335,8 @@ interface Markup {
   comment: boolean;
   leadingSlash: string;
   tagName: string;
-  attributes: string;
+  /** Length of the attribute text, which starts right after the tag name. */
+  attributesLength: number;
   closingSlash: string;
 }
 
@@ -345,7 +346,7 @@ const MARKUP: Markup = {
   comment: false,
   leadingSlash: '',
   tagName: '',
-  attributes: '',
+  attributesLength: 0,
   closingSlash: '',
 };
 
@@ -375,7 +376,7 @@ const nextMarkup = (data: string, from: number, m: Markup): boolean => {
       m.comment = true;
       m.leadingSlash = '';
       m.tagName = '';
-      m.attributes = '';
+      m.attributesLength = 0;
       m.closingSlash = '';
       return true;
     }
@@ -438,7 +439,7 @@ const nextMarkup = (data: string, from: number, m: Markup): boolean => {
     m.comment = false;
     m.leadingSlash = c1 === 47 ? '/' : '';
     m.tagName = r - q <= 7 ? internName(code, data, q, r) : data.slice(q, r);
-    m.attributes = data.slice(r, attrsEnd);
+    m.attributesLength = attrsEnd - r;
     m.closingSlash = closingSlash;
     return true;
   }
@@ -507,7 +508,7 @@ const viaPattern = (data: string, from: number, m: Markup): boolean => {
   m.comment = match[0].startsWith('<!--');
   m.leadingSlash = match[1] ?? '';
   m.tagName = match[2] ?? '';
-  m.attributes = match[3] ?? '';
+  m.attributesLength = match[3]?.length ?? 0;
   m.closingSlash = match[4] ?? '';
   return true;
 };
@@ -769,14 +770,19 @@ const build = (data: string): HTMLDocument => {
   for (let pos = 0; nextMarkup(data, pos, m); pos = m.end) {
     let leadingSlash = m.leadingSlash;
     const tagName = m.tagName;
-    const attributesAsWritten = m.attributes;
-    let attributes = attributesAsWritten;
     let closingSlash = m.closingSlash;
     const tagEndPos = m.end;
     const tagStartPos = m.start;
-    if (closingSlash && !leadingSlash && kUnquotedAttributeValueAtEnd.test(attributes) && !VOID.has(tagName)) {
-      attributes += closingSlash;
-      closingSlash = '';
+    // The attribute text lies in the page right after the tag name; it is only copied out where a slash moves in.
+    const attrsFrom = tagStartPos + 1 + leadingSlash.length + tagName.length;
+    const attrsLength = m.attributesLength;
+    let movedSlash: string | undefined;
+    if (closingSlash && !leadingSlash && !VOID.has(tagName)) {
+      const written = data.slice(attrsFrom, attrsFrom + attrsLength);
+      if (kUnquotedAttributeValueAtEnd.test(written)) {
+        movedSlash = written + closingSlash;
+        closingSlash = '';
+      }
     }
     if (lastTextPos < tagStartPos) {
       append(current, new HTMLText(data.substring(lastTextPos, tagStartPos), null));
@@ -790,11 +796,8 @@ const build = (data: string): HTMLDocument => {
     if (tagName === 'documentfragmentcontainer') continue;
     let isVoid = false;
     if (!leadingSlash) {
-      // The attribute text as it lies in the page, unless a slash was moved into it above.
-      if (attributes === attributesAsWritten) {
-        const from = tagStartPos + 1 + tagName.length;
-        keyAttributes(data, from, from + attributes.length);
-      } else keyAttributes(attributes, 0, attributes.length);
+      if (movedSlash === undefined) keyAttributes(data, attrsFrom, attrsFrom + attrsLength);
+      else keyAttributes(movedSlash, 0, movedSlash.length);
       const id = KEY.id;
       const cls = KEY.cls;
       if (!closingSlash) {
@@ -817,9 +820,15 @@ const build = (data: string): HTMLDocument => {
         lists = known.lists;
       }
       const info = tagInfo(tagName);
-      const el = new HTMLElement(tagName, attributes.slice(1), id, classes, info.lower);
-      el.attrsStart = tagStartPos + 1 + tagName.length + 1;
-      el.attrsEnd = el.attrsStart + attributesAsWritten.length - 1;
+      const rawAttrs =
+        movedSlash !== undefined
+          ? movedSlash.slice(1)
+          : attrsLength > 1
+            ? data.slice(attrsFrom + 1, attrsFrom + attrsLength)
+            : '';
+      const el = new HTMLElement(tagName, rawAttrs, id, classes, info.lower);
+      el.attrsStart = attrsFrom + 1;
+      el.attrsEnd = attrsFrom + attrsLength;
       let tagList = info.index >= 0 ? tagLists[info.index] : undefined;
       if (!tagList && info.index >= 0) {
         tagList = doc.byTag.get(info.lower);
