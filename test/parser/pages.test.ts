@@ -174,3 +174,47 @@ t.test(
     }
   },
 );
+
+t.test('information › spelling notices are told apart by their links, not their words', async (t) => {
+  const page = (notice: string, rest = '') =>
+    `<html><body><div id="search"><div id="taw">${notice}</div><div id="rso"><div class="g"><a href="https://example.com/"><h3>Example</h3></a></div></div>${rest}</div></body></html>`;
+  const info = (html: string) => {
+    const out = parse(html, { captureAio: false });
+    if (out.kind !== 'serp') throw new Error(out.detail);
+    return out.serp.information;
+  };
+  const showing = info(
+    page(
+      '<div id="scc"><div>Mostrando resultados de <a id="scl" href="/search?q=rupees&amp;spell=1">rupees</a></div><div>Buscar <a href="/search?q=ruppes&amp;nfpr=1">ruppes</a></div></div>',
+    ),
+  );
+  t.equal(showing.showing_results_for, 'rupees', 'auto-corrected: the spell=1 link, beside a nfpr=1 link');
+  t.equal(showing.organic_results_state, 'Some results for exact spelling but showing fixed spelling');
+  t.equal(showing.spelling_fix, undefined);
+  // A suggestion only: the nfpr=1 link in the pager (a request sent with nfpr=1) is not part of the notice.
+  const suggested = info(
+    page(
+      '<div><p>Meinten Sie: <a href="/search?q=near+me&amp;spell=1"><b><i>near me</i></b></a></p></div>',
+      '<table id="nav"><tr><td><a href="/search?q=nera+me&amp;nfpr=1&amp;start=10">2</a></td></tr></table>',
+    ),
+  );
+  t.equal(suggested.spelling_fix, 'near me');
+  t.equal(suggested.showing_results_for, undefined);
+  t.equal(suggested.organic_results_state, 'Results for exact spelling');
+});
+
+t.test('information › spelling notices on real pages', { skip: fixturesMissing() }, async (t) => {
+  const info = (file: string) => {
+    const out = parse(readFixtureText(file), { captureAio: false });
+    if (out.kind !== 'serp') throw new Error(out.detail);
+    return out.serp.information;
+  };
+  // A basic (no-JS) page auto-corrected "ruppes": "Showing results for 300 dollars to rupees · Search instead for …".
+  const fixed = info('serp/exysert-akshitd03/300-dollars-to-ruppes.html.gz');
+  t.equal(fixed.showing_results_for, '300 dollars to rupees');
+  t.equal(fixed.query_displayed, '300 dollars to ruppes');
+  // A 2023 desktop page suggesting a spelling without applying it ("Did you mean: abortion near me").
+  const suggested = info('serp/websearcher/2023-html_pages/1684959601.html.gz');
+  t.equal(suggested.spelling_fix, 'abortion near me');
+  t.equal(suggested.showing_results_for, undefined);
+});

@@ -54,8 +54,7 @@ export const parseInformation = (root: HTMLElement, raw: string, organicCount: n
   if (time !== undefined) info.time_taken_displayed = time;
   const query = queryDisplayed(root);
   if (query) info.query_displayed = query;
-  const showing = textOf(qs(root, '#fprsl'));
-  const didYouMean = textOf(qs(root, 'a.gL9Hy') ?? qs(root, 'a.spell'));
+  const { showing, didYouMean } = spelling(root);
   if (showing) {
     info.showing_results_for = showing;
     info.organic_results_state = 'Some results for exact spelling but showing fixed spelling';
@@ -66,6 +65,24 @@ export const parseInformation = (root: HTMLElement, raw: string, organicCount: n
   }
   if (didYouMean && !showing) info.spelling_fix = didYouMean;
   return info;
+};
+
+/**
+ * Google's spelling notice, by its links rather than its words ("Showing results for", "Did you mean" are
+ * localised): the corrected query's link carries `spell=1`; when Google already searched the correction, a
+ * "Search instead for" link with `nfpr=1` sits in the same notice. Desktop pages also mark the auto-corrected case
+ * with `#fprsl`, and basic (no-JS) pages write the notice as `#scc` > `a#scl`.
+ */
+const spelling = (root: HTMLElement): { showing: string; didYouMean: string } => {
+  const fixed = textOf(qs(root, '#fprsl'));
+  if (fixed) return { showing: fixed, didYouMean: '' };
+  const link = qs(root, 'a[href*="spell=1"]');
+  if (!link) return { showing: '', didYouMean: textOf(qs(root, 'a.gL9Hy') ?? qs(root, 'a.spell')) };
+  // The notice is the link's parent or grandparent; pagination links elsewhere may carry nfpr=1 too.
+  let searchedInstead = false;
+  for (let n = link.parentNode, i = 0; n && i < 2 && !searchedInstead; n = n.parentNode, i++)
+    searchedInstead = qs(n, 'a[href*="nfpr=1"]') !== null;
+  return searchedInstead ? { showing: textOf(link), didYouMean: '' } : { showing: '', didYouMean: textOf(link) };
 };
 
 /** The search box holds the query as Google shows it; the `<title>` ("q - Google Search") is the fallback. */
