@@ -11,6 +11,7 @@ export const answerBox = (root: HTMLElement): Record<string, unknown> | undefine
   calculator(root) ??
   currency(root) ??
   weather(root) ??
+  dictionary(root) ??
   shortAnswer(root) ??
   featuredSnippet(root) ??
   basicFeaturedSnippet(root);
@@ -51,6 +52,43 @@ const weather = (root: HTMLElement) => {
     const v = textOf(qs(w, id));
     if (v) box[key] = v;
   }
+  return box;
+};
+
+/**
+ * The dictionary box ("Definitions from Oxford Languages"), found by its `data-attrid` names, which are the same in
+ * every interface language (2021–26): `EntryHeader` holds the syllables and the phonetic spelling, each
+ * `SenseDefinition` one definition with its example quote in a `.vmod` child, `SenseThesaurus` its synonyms. The
+ * word type ("noun") heads the numbered list of senses. SerpApi types this answer box `dictionary_results`.
+ */
+const dictionary = (root: HTMLElement) => {
+  const senses = qsa(root, '[data-attrid="SenseDefinition"]');
+  if (senses.length === 0) return undefined;
+  const box: Record<string, unknown> = { type: 'dictionary_results' };
+  const header = spacedText(qs(root, '[data-attrid="EntryHeader"]'));
+  const phonetic = /\/[^/]+\//.exec(header)?.[0];
+  const syllables = (phonetic ? header.slice(0, header.indexOf(phonetic)) : header).trim();
+  if (syllables) box.syllables = syllables;
+  if (phonetic) box.phonetic = phonetic;
+  const list = closest(senses[0] as HTMLElement, 'ol') ?? closest(senses[0] as HTMLElement, 'ul');
+  const heading = list?.parentNode?.childNodes.find((c): c is HTMLElement => c.nodeType === 1 && c !== list);
+  const wordType = textOf(qs(heading, 'i'));
+  if (wordType) box.word_type = wordType;
+  const definitions: string[] = [];
+  const examples: string[] = [];
+  for (const sense of senses) {
+    const example = qs(sense, '.vmod');
+    const definition = spacedText(sense, (e) => e === example);
+    if (definition) definitions.push(definition);
+    const quote = textOf(example).replace(/^["“]|["”]$/g, '');
+    if (quote) examples.push(quote);
+  }
+  box.definitions = definitions;
+  if (examples.length) box.examples = examples;
+  const synonyms = qsa(root, '[data-attrid="SenseThesaurus"]').flatMap((t) =>
+    qsa(t, '[role="listitem"]').map((i) => textOf(i)),
+  );
+  if (synonyms.length) box.synonyms = [...new Set(synonyms.filter(Boolean))];
   return box;
 };
 
