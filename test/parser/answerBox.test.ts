@@ -40,3 +40,22 @@ t.test('answer box › the dictionary box is dictionary_results', { skip: fixtur
   });
   t.notOk(cistern && 'examples' in cistern, 'no examples where the page gives none');
 });
+
+t.test('answer box › the translate widget is translation_result', { skip: fixturesMissing() }, async (t) => {
+  // "monitor" searched in Vietnamese (2023): English → Vietnamese, language names in the interface language.
+  t.same(answerBoxOf('serp/nimble-google-scraper-ruby-goose97/monitor_50_links.html.gz'), {
+    type: 'translation_result',
+    translation: {
+      source: { text: 'monitor', language: 'Tiếng Anh', language_code: 'en' },
+      target: { text: 'màn hình', language: 'Tiếng Việt', language_code: 'vi' },
+    },
+  });
+  // "nimble" searched in Thai (2022): the target comes with its romanisation.
+  t.same(answerBoxOf('serp/nimble-elixir-topnimble/keyword_with_top_adwords.html.gz'), {
+    type: 'translation_result',
+    translation: {
+      source: { text: 'nimble', language: 'อังกฤษ', language_code: 'en' },
+      target: { text: 'ว่องไว', language: 'ไทย', language_code: 'th', pronunciation: 'Ẁxngwị' },
+    },
+  });
+});

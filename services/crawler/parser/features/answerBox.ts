@@ -1,5 +1,5 @@
 import { hasAncestor, hasClass, spacedText, textOf, unwrapLink } from '../dom.js';
-import type { HTMLElement } from '../html.js';
+import { decodeText, type HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
 
 /**
@@ -12,6 +12,7 @@ export const answerBox = (root: HTMLElement): Record<string, unknown> | undefine
   currency(root) ??
   weather(root) ??
   dictionary(root) ??
+  translation(root) ??
   shortAnswer(root) ??
   featuredSnippet(root) ??
   basicFeaturedSnippet(root);
@@ -91,6 +92,41 @@ const dictionary = (root: HTMLElement) => {
   if (synonyms.length) box.synonyms = [...new Set(synonyms.filter(Boolean))];
   return box;
 };
+
+/**
+ * The translate widget, by its ids (`#tw-main`, 2020–26): `#tw-sl`/`#tw-tl` name the languages in the interface
+ * language and carry the code in `data-lang`; the texts sit in `<pre id="tw-source-text">` / `#tw-target-text` (kept
+ * as raw text, so their inner spans are stripped here) and the target's romanisation in `#tw-target-rmn`.
+ */
+const translation = (root: HTMLElement) => {
+  const main = qs(root, '#tw-main');
+  const target = preText(qs(main, '#tw-target-text'));
+  if (!main || !target) return undefined;
+  const side = (langId: string, text: string, pronunciationId?: string) => {
+    const lang = qs(main, langId);
+    const out: Record<string, string> = { text };
+    const name = textOf(lang);
+    if (name) out.language = name;
+    const code = lang?.getAttribute('data-lang');
+    if (code) out.language_code = code;
+    const pronunciation = pronunciationId ? preText(qs(main, pronunciationId)) : '';
+    if (pronunciation) out.pronunciation = pronunciation;
+    return out;
+  };
+  const source = preText(qs(main, '#tw-source-text')) || textOf(qs(main, '#tw-source-text-ta'));
+  return {
+    type: 'translation_result',
+    translation: { source: side('#tw-sl', source), target: side('#tw-tl', target, '#tw-target-rmn') },
+  };
+};
+
+/** Text of an element whose content the tree keeps as raw text (`pre`): markup stripped, entities decoded. */
+const preText = (el: HTMLElement | null | undefined): string =>
+  el
+    ? decodeText(el.rawText.replace(/<[^>]*>/g, ''))
+        .replace(/\s+/g, ' ')
+        .trim()
+    : '';
 
 const shortAnswer = (root: HTMLElement) => {
   const a = qs(root, '.Z0LcW');
