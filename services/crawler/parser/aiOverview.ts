@@ -1,6 +1,6 @@
 import type { AiOverview } from '../../../contracts/result.js';
 import { hasClass, spacedText, textOf } from './dom.js';
-import { decodeAttribute, decodeText, type HTMLElement } from './html.js';
+import { decodeAttribute, decodeText, type HTMLElement, parseDocument } from './html.js';
 import { closest, qs, qsa } from './select.js';
 
 /**
@@ -13,8 +13,12 @@ export const parseAiOverview = (root: HTMLElement, raw = ''): AiOverview | undef
   const container = findContainer(root);
   if (!container) return undefined;
   const text_blocks: Array<Record<string, unknown>> = [];
-  const refs = references(container);
-  const cite = citations(root, container, raw, refs);
+  const tray = references(qsa(container, 'li.LLtSOc'));
+  // 2024–25 chips and the overview's full source list (plain HTTP captures hide all but three of its sources).
+  const chips = tray.length ? legacyChips(container, raw) : { chips: [], near: 0 };
+  const list = tray.length ? hiddenList(container, raw, tray, chips.near) : undefined;
+  const refs = list ? references(list.rest, tray.slice()) : tray;
+  const cite = citations(root, container, raw, refs, chips, list);
   const body = qs(container, '.mZJni');
   // 2024–25: the container also holds the header, a hidden "can't generate" variant and "Learn more"; the answer
   // itself is the run of `.WaaZC` blocks.
@@ -30,19 +34,21 @@ const refKey = (link: string): string => link.replace(/#.*$/, '').replace(/\/$/,
 
 /**
  * Which references a block cites (SerpApi's `reference_indexes`): the sources of the citation chips that support
- * the block, each source found in the tray by its URL (without the `#:~:text=` fragment). Both markups say it in
- * their own way (`iclCitations`, `huuidCitations`); a cited source that is not in the tray is left out.
+ * the block, each source found in the references by its URL (without the `#:~:text=` fragment). Both markups say
+ * it in their own way (`iclCitations`, `huuidCitations`); a cited source that is not in the references is left out.
  */
 const citations = (
   root: HTMLElement,
   container: HTMLElement,
   raw: string,
   refs: Array<Record<string, unknown>>,
+  chips: LegacyChips,
+  list: SourceList | undefined,
 ): Cite => {
   const byLink = new Map<string, number>();
   for (const r of refs) if (typeof r.link === 'string') byLink.set(refKey(r.link), r.index as number);
   const byUuid = byLink.size ? iclCitations(container, raw, byLink) : new Map<string, number[]>();
-  const bySentence = byLink.size ? huuidCitations(root, container, raw, byLink) : new Map<string, number[]>();
+  const bySentence = byLink.size ? huuidCitations(root, raw, byLink, chips, list) : new Map<string, number[]>();
   if (!byUuid.size && !bySentence.size) return () => undefined;
   return (el) => {
     const out: number[] = [];
@@ -110,23 +116,14 @@ const iclCitations = (container: HTMLElement, raw: string, byLink: Map<string, n
  */
 const huuidCitations = (
   root: HTMLElement,
-  container: HTMLElement,
   raw: string,
   byLink: Map<string, number>,
+  { chips, near }: LegacyChips,
+  list: SourceList | undefined,
 ): Map<string, number[]> => {
   const bySentence = new Map<string, number[]>();
-  const chips: Array<{ sources: number[]; sentences: string[] }> = [];
-  // The models sit together in chip order, so each search starts where the previous model was found.
-  let near = 0;
-  for (const chip of qsa(container, '.NPrrbc[data-cid]')) {
-    const found = chipSources(raw, chip.getAttribute('data-cid') ?? '', near);
-    const sentences = chip.getAttribute('data-uuids')?.split(',') ?? [];
-    if (!found || !sentences.length) continue;
-    near = found.at;
-    chips.push({ sources: found.sources, sentences });
-  }
   if (!chips.length) return bySentence;
-  const links = sourceLinks(root, raw, [...new Set(chips.flatMap((c) => c.sources))], near);
+  const links = sourceLinks(root, raw, [...new Set(chips.flatMap((c) => c.sources))], near, list);
   if (!links) return bySentence;
   for (const { sources, sentences } of chips) {
     const indexes: number[] = [];
@@ -137,6 +134,27 @@ const huuidCitations = (
     if (indexes.length) for (const s of sentences) bySentence.set(s, [...(bySentence.get(s) ?? []), ...indexes]);
   }
   return bySentence;
+};
+
+interface LegacyChips {
+  chips: Array<{ sources: number[]; sentences: string[] }>;
+  /** Where the last chip model was found: the source lists' models sit there too, their scripts after it. */
+  near: number;
+}
+
+/** The 2024–25 chips (`div.NPrrbc`) of the overview, each with its source ids and the sentences it supports. */
+const legacyChips = (container: HTMLElement, raw: string): LegacyChips => {
+  const chips: LegacyChips['chips'] = [];
+  // The models sit together in chip order, so each search starts where the previous model was found.
+  let near = 0;
+  for (const chip of qsa(container, '.NPrrbc[data-cid]')) {
+    const found = chipSources(raw, chip.getAttribute('data-cid') ?? '', near);
+    const sentences = chip.getAttribute('data-uuids')?.split(',') ?? [];
+    if (!found || !sentences.length) continue;
+    near = found.at;
+    chips.push({ sources: found.sources, sentences });
+  }
+  return { chips, near };
 };
 
 /** Where `needle` is: from `near` on, else before it. A long page makes every search count (~0.1 ms each). */
@@ -175,17 +193,33 @@ const listSources = (raw: string, key: string, near: number): number[] | undefin
 /** `jsdata="P58Gu;_;` inside a `jsl.dh('id','…')` string, where a plain HTTP capture keeps the source list. */
 const LIST_IN_SCRIPT = 'jsdata\\x3d\\x22P58Gu;_;';
 
+/** Where `jsdata="P58Gu;_;` is in script strings: from `near` to the end, then before `near`. */
+function* listsInScripts(raw: string, near: number): Generator<number> {
+  for (const [from, until] of [
+    [near, raw.length],
+    [0, near],
+  ] as const) {
+    for (let at = raw.indexOf(LIST_IN_SCRIPT, from); at >= 0 && at < until; at = raw.indexOf(LIST_IN_SCRIPT, at + 1))
+      yield at;
+  }
+}
+
 /**
  * Source id -> URL, from the source list (`P58Gu`) whose ids include every cited one: a page can hold several
- * ("People also ask" answers have their own), each with its own ids. Lists in the document come first; in a plain
- * HTTP capture they are in scripts after the models, so that search starts at the models.
+ * ("People also ask" answers have their own), each with its own ids. The overview's own list (`hiddenList`) comes
+ * first, then lists in the document; in a plain HTTP capture they are in scripts after the models, so that search
+ * starts at the models.
  */
 const sourceLinks = (
   root: HTMLElement,
   raw: string,
   cited: number[],
   near: number,
+  list: SourceList | undefined,
 ): Map<number, string> | undefined => {
+  const pair = (ids: number[], links: string[] | undefined) =>
+    links && links.length === ids.length ? new Map(ids.map((id, i) => [id, links[i] as string])) : undefined;
+  if (list && cited.every((id) => list.ids.includes(id))) return pair(list.ids, list.links);
   const seen = new Set<string>();
   const fits = (key: string): number[] | undefined => {
     if (!key || seen.has(key)) return undefined;
@@ -193,23 +227,22 @@ const sourceLinks = (
     const ids = listSources(raw, key, near);
     return ids && cited.every((id) => ids.includes(id)) ? ids : undefined;
   };
-  const pair = (ids: number[], links: string[] | undefined) =>
-    links && links.length === ids.length ? new Map(ids.map((id, i) => [id, links[i] as string])) : undefined;
-  for (const list of qsa(root, '[jsdata^="P58Gu;_;"]')) {
-    const ids = fits(list.getAttribute('jsdata')?.slice(8) ?? '');
-    if (ids) return pair(ids, domLinks(list));
+  for (const dom of qsa(root, '[jsdata^="P58Gu;_;"]')) {
+    const ids = fits(dom.getAttribute('jsdata')?.slice(8) ?? '');
+    if (ids) return pair(ids, domLinks(dom));
   }
-  for (const [from, until] of [
-    [near, raw.length],
-    [0, near],
-  ] as const) {
-    for (let at = raw.indexOf(LIST_IN_SCRIPT, from); at >= 0 && at < until; at = raw.indexOf(LIST_IN_SCRIPT, at + 1)) {
-      const start = at + LIST_IN_SCRIPT.length;
-      const ids = fits(/^[\w-]+/.exec(raw.slice(start, start + 64))?.[0] ?? '');
-      if (ids) return pair(ids, scriptLinks(raw, start));
-    }
+  for (const at of listsInScripts(raw, near)) {
+    const start = at + LIST_IN_SCRIPT.length;
+    const ids = fits(listKey(raw, at));
+    if (ids) return pair(ids, scriptLinks(raw, start));
   }
   return undefined;
+};
+
+/** The model key of the list whose `jsdata\x3d\x22P58Gu;_;` is at `at`. */
+const listKey = (raw: string, at: number): string => {
+  const start = at + LIST_IN_SCRIPT.length;
+  return /^[\w-]+/.exec(raw.slice(start, start + 64))?.[0] ?? '';
 };
 
 const domLinks = (list: HTMLElement): string[] | undefined => {
@@ -219,7 +252,7 @@ const domLinks = (list: HTMLElement): string[] | undefined => {
 
 /**
  * The item links of a list inserted by `jsl.dh('id','…')`: the rest of that string, read as it is escaped
- * (`\x3cli `, `\x3d\x22`); only the links are unescaped, the whole string would take a millisecond.
+ * (`\x3cli `, `\x3d\x22`); only the links are unescaped, the whole string would take a tenth of a millisecond.
  */
 const scriptLinks = (raw: string, at: number): string[] | undefined => {
   const end = raw.indexOf("');", at);
@@ -233,17 +266,152 @@ const scriptLinks = (raw: string, at: number): string[] | undefined => {
     if (!classes?.includes('LLtSOc')) continue;
     const a = /\\x3ca (.*?)\\x3e/.exec(item)?.[1];
     const href = a && /(?:^| )href\\x3d\\x22(.*?)\\x22/.exec(a)?.[1];
-    if (!href) return undefined;
-    links.push(decodeAttribute(unescapeJs(href)));
+    const link = href && unescapeJs(href);
+    if (!link) return undefined;
+    links.push(decodeAttribute(link));
   }
   return links;
 };
 
-/** A JavaScript string literal's text (`\x3c`, `\u003d`, `\"`). */
-const unescapeJs = (s: string): string =>
-  s.replace(/\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))/g, (_, x, u, c) =>
-    x || u ? String.fromCharCode(Number.parseInt(x ?? u, 16)) : c === 'n' ? '\n' : c,
-  );
+/** `jsl.dh('<id>','`: the call that inserts its string's markup into the element with that id. */
+const DH_CALL = /jsl\.dh\('([\w-]+)','/y;
+
+/** The overview's full source list: its model's ids, each item's link, and the items after the tray. */
+interface SourceList {
+  ids: number[];
+  links: string[];
+  rest: HTMLElement[];
+}
+
+/**
+ * 2024–25 plain HTTP captures: the overview's full source list, of which the visible tray shows the first three.
+ * It is the hidden `P58Gu` list inserted by a `jsl.dh('<id>','…')` script string into an element of the overview
+ * itself (an empty `<div id="_PCalZ8qYDtrb2roPvab1EA_70">` after the answer in the barclays container; the lists of
+ * "People also ask" answers go into elements of their own). The string is unescaped as JavaScript reads it,
+ * parsed as a fragment, and its items are read as the tray's are. It counts only if its model `[[ids],[]]` names
+ * as many ids as it has items, every item has a link and the tray is its beginning, link for link; anything else
+ * (the string not closed or badly escaped, a model missing) gives undefined: the tray alone, as before.
+ * A rendered capture, or a 2025–26 page, has the overview's list in the document inside the overview, where the
+ * tray is read from: nothing to add.
+ * Cost: ~0.1 ms each to unescape and to parse barclays' 30 kB string (seven items), paid back in part: the search
+ * starts at the chip models, and `sourceLinks` then takes this list's ids and links instead of searching the page
+ * and reading them from the script again.
+ */
+const hiddenList = (
+  container: HTMLElement,
+  raw: string,
+  tray: Array<Record<string, unknown>>,
+  near: number,
+): SourceList | undefined => {
+  const doc = container.doc;
+  if (!doc || !raw || qs(container, '[jsdata^="P58Gu;_;"]')) return undefined;
+  const inOverview = (id: string): boolean => {
+    for (let e = doc.byId.get(id)?.[0] ?? null; e; e = e.parentNode) if (e === container) return true;
+    return false;
+  };
+  for (const at of listsInScripts(raw, near)) {
+    const call = raw.lastIndexOf("jsl.dh('", at);
+    DH_CALL.lastIndex = call;
+    const target = call < 0 ? null : DH_CALL.exec(raw);
+    if (!target || !inOverview(target[1] as string)) continue;
+    const start = call + target[0].length;
+    const end = stringEnd(raw, start);
+    const key = listKey(raw, at);
+    const ids = key && end > at ? listSources(raw, key, near) : undefined;
+    const markup = ids && unescapeJs(raw, start, end);
+    if (!ids || markup === undefined) return undefined;
+    const list = qsa(parseDocument(markup).root, '[jsdata^="P58Gu;_;"]').find(
+      (l) => l.getAttribute('jsdata') === `P58Gu;_;${key}`,
+    );
+    const links = list && domLinks(list);
+    if (!list || !links || links.length !== ids.length || links.length <= tray.length) return undefined;
+    if (tray.some((r, i) => r.link !== links[i])) return undefined;
+    return { ids, links, rest: qsa(list, 'li.LLtSOc').slice(tray.length) };
+  }
+  return undefined;
+};
+
+/** Where the `'`-quoted string literal that `at` is inside of ends: its closing quote, or -1. */
+const stringEnd = (raw: string, at: number): number => {
+  for (let q = raw.indexOf("'", at); q >= 0; q = raw.indexOf("'", q + 1)) {
+    let slashes = 0;
+    while (raw.charCodeAt(q - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) return q;
+  }
+  return -1;
+};
+
+/** Hex digit values by character code (ASCII), -1 for the rest. */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX[48 + i] = i; // 0-9
+for (let i = 0; i < 6; i++) HEX[65 + i] = HEX[97 + i] = 10 + i; // A-F, a-f
+const hexAt = (s: string, i: number): number => HEX[s.charCodeAt(i)] ?? -1;
+
+/** `\b \f \n \r \t \v` by the code of their letter. */
+const SINGLE: Record<number, number> = { 98: 8, 102: 12, 110: 10, 114: 13, 116: 9, 118: 11 };
+const UTF16 = new TextDecoder('utf-16le');
+/** A Uint16Array's bytes are in the platform's order; the decoder reads them as little-endian. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * The text of a JavaScript string literal's body, `s` from `from` to `to`: `\x3c`, `\u003d`, `\u{1F600}`, `\\`,
+ * `\'`, `\n`, `\0`, any other escaped character as itself, a backslash before a line break continuing the line.
+ * Undefined when an escape is malformed (`\x4`, `\u12`) or octal (`\1`, `\01`): strict JavaScript refuses them
+ * and no serializer writes them, so they are not guessed at. The code units go into an array decoded at once (a
+ * regular expression with a callback takes ~4x as long on a 30 kB list); text with surrogates is put together unit
+ * by unit instead, since the decoder would replace a lone one that JavaScript keeps.
+ */
+const unescapeJs = (s: string, from = 0, to = s.length): string | undefined => {
+  const first = s.indexOf('\\', from);
+  if (first < 0 || first >= to) return s.slice(from, to);
+  const out = new Uint16Array(to - from);
+  let o = 0;
+  let surrogates = false;
+  for (let i = from; i < to; i++) {
+    let c = s.charCodeAt(i);
+    if (c === 92) {
+      if (++i >= to) return undefined;
+      const e = s.charCodeAt(i);
+      if (e === 120) {
+        const x = i + 2 < to ? (hexAt(s, i + 1) << 4) | hexAt(s, i + 2) : -1;
+        if (x < 0) return undefined;
+        c = x;
+        i += 2;
+      } else if (e === 117 && s.charCodeAt(i + 1) === 123) {
+        const close = s.indexOf('}', i);
+        const digits = close > 0 && close < to ? s.slice(i + 2, close) : '';
+        const cp = /^[0-9a-fA-F]{1,6}$/.test(digits) ? Number.parseInt(digits, 16) : -1;
+        if (cp < 0 || cp > 0x10ffff) return undefined;
+        i = close;
+        c = cp;
+        if (cp > 0xffff) {
+          out[o++] = 0xd800 + ((cp - 0x10000) >> 10);
+          c = 0xdc00 + ((cp - 0x10000) & 1023);
+        }
+      } else if (e === 117) {
+        let u = 0;
+        for (let k = 1; k <= 4; k++) u = i + k < to && u >= 0 ? (u << 4) | hexAt(s, i + k) : -1;
+        if (u < 0) return undefined;
+        c = u;
+        i += 4;
+      } else if (e >= 48 && e <= 57) {
+        const next = s.charCodeAt(i + 1);
+        if (e !== 48 || (i + 1 < to && next >= 48 && next <= 57)) return undefined;
+        c = 0;
+      } else if (e === 13 || e === 10 || e === 0x2028 || e === 0x2029) {
+        if (e === 13 && i + 1 < to && s.charCodeAt(i + 1) === 10) i++;
+        continue;
+      } else c = SINGLE[e] ?? e;
+    }
+    if ((c & 0xf800) === 0xd800) surrogates = true;
+    out[o++] = c;
+  }
+  const units = out.subarray(0, o);
+  if (LITTLE_ENDIAN && !surrogates) return UTF16.decode(units);
+  let text = '';
+  for (let k = 0; k < o; k += 4096) text += String.fromCharCode(...units.subarray(k, k + 4096));
+  return text;
+};
 
 const findContainer = (root: HTMLElement): HTMLElement | undefined => {
   const body = qs(root, '.mZJni');
@@ -329,10 +497,13 @@ const listItem = (li: HTMLElement, cite: Cite): Record<string, unknown> => {
   return { snippet: text, ...refs };
 };
 
-const references = (container: HTMLElement): Array<Record<string, unknown>> => {
-  const out: Array<Record<string, unknown>> = [];
-  const seen = new Set<string>();
-  for (const li of qsa(container, 'li.LLtSOc')) {
+/**
+ * The sources of `items` (`li.LLtSOc`), in order, each link once, after those already in `out` (whose links count
+ * as seen and whose indexes continue).
+ */
+const references = (items: HTMLElement[], out: Array<Record<string, unknown>> = []): Array<Record<string, unknown>> => {
+  const seen = new Set(out.map((r) => r.link));
+  for (const li of items) {
     const a = qs(li, 'a.KEVENd') ?? qs(li, 'a[href]');
     const link = a?.getAttribute('href');
     if (!link || seen.has(link)) continue;
