@@ -6,44 +6,112 @@ import { closest, qs, qsa } from '../select.js';
  * Knowledge panel: `.kp-wholepage` (2020–26; a right-hand `#rhs .kp-wholepage` or the `-osrp` top layout) or the
  * older `#rhs .kp-blk`. Fields are found by `data-attrid`, which names the Freebase-style property and does not
  * depend on the interface language: `title`, `subtitle`, `description`, and `kc:/…`/`ss:/…` facts whose label is
- * `.w8qArf` and value `.LrzXr`.
+ * `.w8qArf` and value `.LrzXr`. Fact keys come from the labels, as SerpApi's do (so they are in the page's language).
+ *
+ * Since 2024 the `-osrp` layout splits the panel: the header (title, subtitle) opens the page and the body
+ * (description, facts) is a `.kp-wholepage` block among the results; both are read.
  */
 export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | undefined => {
   // Pages hold several `.kp-wholepage` shells; the panel is the one around the entity title.
   const titleEl = qs(root, '[data-attrid="title"]') ?? qs(root, '#rhs h2');
   if (!titleEl) return undefined;
+  const related = seeResultsAbout(titleEl);
+  if (related) return { see_results_about: related };
   const panel =
-    closest(titleEl, '.kp-wholepage') ?? closest(titleEl, '#rhs') ?? closest(titleEl, '.kp-blk') ?? titleEl.parentNode;
+    closest(titleEl, '.kp-wholepage') ??
+    closest(titleEl, '.kp-wholepage-osrp') ??
+    closest(titleEl, '#rhs') ??
+    closest(titleEl, '.kp-blk') ??
+    titleEl.parentNode;
   if (!panel) return undefined;
   const title =
     textOf(qs(panel, '[data-attrid="title"]')) || textOf(qs(panel, 'h2[data-attrid]')) || textOf(qs(panel, '.qrShPb'));
   // Google also emits an empty `.kp-wholepage` shell on pages without a panel; no title means no panel.
   if (!title) return undefined;
+  const scopes = [panel, ...splitBody(root, panel)];
+  const first = (selector: string): HTMLElement | undefined => {
+    for (const s of scopes) {
+      const el = qs(s, selector);
+      if (el) return el;
+    }
+    return undefined;
+  };
   const kg: Record<string, unknown> = { title };
-  const type = textOf(qs(panel, '[data-attrid="subtitle"]'));
-  if (type) kg.type = type;
-  const descEl = qs(panel, '[data-attrid="description"]') ?? qs(panel, '.kno-rdesc');
+  // A subtitle is the entity's type ("Muppet character"); product panels put their review count there ("(110)").
+  const type = textOf(first('[data-attrid="subtitle"]'));
+  if (type && /\p{L}/u.test(type)) kg.type = type;
+  const descEl = first('[data-attrid="description"]') ?? first('.kno-rdesc');
   const descSpan = qs(descEl, 'span');
   const description = textOf(descSpan ?? descEl).replace(/\s*(Wikipedia|Wikipédia|Википедия)$/, '');
   if (description) kg.description = description;
   const srcA = qs(descEl, 'a[href]');
   const srcLink = unwrapLink(srcA?.getAttribute('href'));
   if (srcA && srcLink && /^https?:/.test(srcLink)) kg.source = { name: textOf(srcA), link: srcLink };
-  const site = qs(panel, '[data-attrid="visit_official_site"] a[href]') ?? qs(panel, 'a.ab_button[href^="http"]');
+  const site = first('[data-attrid="visit_official_site"] a[href]') ?? first('a.ab_button[href^="http"]');
   const website = unwrapLink(site?.getAttribute('href'));
   if (website) kg.website = website;
-  const kgmid =
-    qs(panel, '[data-kgmid]')?.getAttribute('data-kgmid') ?? qs(root, '[data-mid]')?.getAttribute('data-mid');
+  const kgmid = [first('[data-kgmid]')?.getAttribute('data-kgmid'), first('[data-mid]')?.getAttribute('data-mid')].find(
+    (id) => id && KGMID.test(id),
+  );
   if (kgmid) kg.kgmid = kgmid;
-  for (const fact of qsa(panel, '[data-attrid^="kc:/"], [data-attrid^="ss:/"]')) {
-    const label = textOf(qs(fact, '.w8qArf')).replace(/[:：]\s*$/, '');
-    const value = textOf(qs(fact, '.LrzXr') ?? qs(fact, '.kno-fv'));
-    if (!label || !value) continue;
-    const key = label
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}]+/gu, '_')
-      .replace(/^_|_$/g, '');
-    if (key && kg[key] === undefined) kg[key] = value;
+  for (const scope of scopes) {
+    for (const fact of qsa(scope, '[data-attrid^="kc:/"], [data-attrid^="ss:/"]')) {
+      const label = textOf(qs(fact, '.w8qArf')).replace(/[:：]\s*$/, '');
+      const value = textOf(qs(fact, '.LrzXr') ?? qs(fact, '.kno-fv'));
+      if (!label || !value) continue;
+      // Letters with their combining marks (Thai "ที่อยู่", Hindi), digits; anything else becomes "_".
+      const key = label
+        .toLowerCase()
+        .replace(/[^\p{L}\p{M}\p{N}]+/gu, '_')
+        .replace(/^_|_$/g, '');
+      if (key && kg[key] === undefined) kg[key] = value;
+    }
   }
   return kg;
 };
+
+/** Freebase (`/m/…`) and Knowledge Graph (`/g/…`) ids; pages also carry other `data-mid` values. */
+const KGMID = /^\/[mg]\/[0-9a-z_]+$/;
+
+/**
+ * The 2024–26 body of a split panel: the `.kp-wholepage` block holding the description or the facts, when the
+ * title's own block has neither.
+ */
+const splitBody = (root: HTMLElement, panel: HTMLElement): HTMLElement[] => {
+  if (qs(panel, '[data-attrid="description"]') || qs(panel, '[data-attrid^="kc:/"], [data-attrid^="ss:/"]')) return [];
+  const anchor =
+    qs(root, '.kp-wholepage [data-attrid="description"]') ?? qs(root, '.kp-wholepage [data-attrid^="ss:/"]');
+  const body = anchor ? closest(anchor, '.kp-wholepage') : null;
+  return body && body !== panel ? [body] : [];
+};
+
+/**
+ * "See results about" (2023–25): a box headed like a panel whose items are links to other entities' searches
+ * (`/search?…&q=…&si=…`), not a panel about one entity. SerpApi lists them as `see_results_about`.
+ */
+const seeResultsAbout = (titleEl: HTMLElement): Array<Record<string, unknown>> | undefined => {
+  const box = titleEl.parentNode?.parentNode?.parentNode?.parentNode;
+  if (!box || qs(box, '[data-attrid="subtitle"], [data-attrid="description"]')) return undefined;
+  const items: Array<Record<string, unknown>> = [];
+  for (const a of qsa(box, 'a[href^="/search?"][href*="si="]')) {
+    // Down the wrappers (and past the image beside the text) to the block whose children are the item's lines.
+    let lines = withText(a);
+    while (lines.length === 1) lines = withText(lines[0] as HTMLElement);
+    const [nameEl, ...rest] = lines;
+    const name = textOf(nameEl);
+    if (!name) continue;
+    const item: Record<string, unknown> = { name, link: unwrapLink(a.getAttribute('href')) };
+    // Each line may be written twice (a wide and a narrow variant): the first child says it once.
+    const extensions = rest.map((l) => textOf(elementChildren(l)[0] ?? l)).filter(Boolean);
+    if (extensions.length) item.extensions = extensions;
+    const image = qs(a, 'img')?.getAttribute('src');
+    if (image && !image.startsWith('data:')) item.image = image;
+    items.push(item);
+  }
+  return items.length ? items : undefined;
+};
+
+const elementChildren = (el: HTMLElement): HTMLElement[] =>
+  el.childNodes.filter((c): c is HTMLElement => c.nodeType === 1);
+
+const withText = (el: HTMLElement): HTMLElement[] => elementChildren(el).filter((c) => textOf(c));

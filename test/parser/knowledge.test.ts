@@ -1,0 +1,84 @@
+import t from 'tap';
+import { parse } from '../../services/crawler/parser/index.js';
+import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
+
+const kgOf = (file: string): Record<string, unknown> | undefined => {
+  const out = parse(readFixtureText(file), { captureAio: false });
+  if (out.kind !== 'serp') return undefined;
+  return out.serp.serp_features.knowledge_graph as Record<string, unknown> | undefined;
+};
+
+const missing = fixturesMissing();
+
+t.test(
+  'knowledge graph › the 2024 split panel: header at the top, body among the results',
+  { skip: missing },
+  async (t) => {
+    // The title and subtitle sit in a `.kp-wholepage-osrp` header; description and facts in a `.kp-wholepage` block of
+    // #rso. Only the title used to come out.
+    t.match(kgOf('serp/websearcher/2024-03-13_oscar-the-grouch_7d621e868493.html.gz'), {
+      title: 'Oscar the Grouch',
+      type: 'Muppet character',
+      description: /^Oscar the Grouch is a Muppet character created by Jim Henson and Jon Stone/,
+      source: { name: 'Wikipedia', link: 'https://en.wikipedia.org/wiki/Oscar_the_Grouch' },
+      created_by: 'Jim Henson; Jon Stone',
+      first_appearance: 'Episode 0001 (November 10, 1969)',
+    });
+    t.match(kgOf('serp/websearcher/2024-03-13_mater-cars_054791556a3a.html.gz'), {
+      title: 'Mater',
+      type: 'Film character',
+      first_appearance: 'Cars (2006)',
+    });
+  },
+);
+
+t.test('knowledge graph › fact keys keep combining marks; ids and types are checked', { skip: missing }, async (t) => {
+  // Thai labels "ที่อยู่" (address) and "โทรศัพท์" (phone): their vowel marks are \p{M}, not \p{L}.
+  t.match(kgOf('serp/nimble-elixir-topnimble/keyword_with_top_adwords.html.gz'), {
+    title: 'Nimble',
+    ที่อยู่: /^399 Interchange 21, Sukhumvit Road/,
+    โทรศัพท์: '02 258 3649',
+  });
+  // A product panel's subtitle is its review count "(110)", not a type; a page-wide data-mid "/m/movie" and a
+  // product id are not the entity's kgmid.
+  const dell = kgOf('serp/serp-parser-zlurad/desktop/dell.html.gz');
+  t.equal(dell?.title, 'Dell XPS 13-9350');
+  t.notOk(dell && 'type' in dell, 'no type from "(110)"');
+  t.notOk('kgmid' in (kgOf('serp/serp-parser-zlurad/mobile/coffee.html.gz') ?? {}), 'no kgmid "/m/movie"');
+  t.equal(kgOf('serp/serp-parser-zlurad/desktop/coffee.html.gz')?.kgmid, '/m/0pl8ptc');
+});
+
+t.test(
+  'knowledge graph › "See results about" is a list of other entities, not a panel',
+  { skip: missing },
+  async (t) => {
+    t.same(kgOf('serp/websearcher/2025-02-06_metropolitan-los-angeles-area_bb50002482cc.html.gz'), {
+      see_results_about: [
+        {
+          name: 'Greater Los Angeles',
+          link: 'https://www.google.com/search?sca_esv=14324ad49b0ab5cb&q=Greater+Los+Angeles&si=APYL9bsJwbnVvCG4rXaxTIBRHHcA3k_zOcwMBstwJK2zMzfMFS8k1L0GRqI92ovk1bV-Wcu75uAN4gbCx-ixjt2DixoIhLqFQ18uFpT7PmJSdu2IaIs5e8pmqfM8gzf8-8Km00xdDpySlX3X9M5pIc3GcXSc6hREhHJ4r8PUh_wb6oaafZRAzDRh-6ka_PJmMVvwgTxCEo-MwWZAUKw6pvQvBZODDwxmPTztEH3lrtYKdfuwrWK3i55TIxqYfQWb1XMVa3vfDF4v&sa=X&ved=2ahUKEwig57rU-6-LAxV2klYBHTraOTAQ6RN6BAgUEAE',
+          extensions: ['Area in California'],
+        },
+      ],
+    });
+    const spanish = kgOf('serp/websearcher/2023-html_pages/1684516032.html.gz');
+    t.same(
+      (spanish?.see_results_about as Array<{ name: string }>).map((i) => i.name),
+      ['Aborto', 'Aborto espontáneo'],
+    );
+  },
+);
+
+t.test('knowledge graph › invariants on every fixture page', { skip: missing }, async (t) => {
+  let panels = 0;
+  for (const page of missing ? [] : listSerpPages()) {
+    const kg = kgOf(page);
+    if (!kg) continue;
+    panels++;
+    if (kg.see_results_about) continue;
+    if (typeof kg.title !== 'string' || !kg.title) t.fail(`${page}: no title`);
+    if (kg.kgmid !== undefined && !/^\/[mg]\/[0-9a-z_]+$/.test(String(kg.kgmid))) t.fail(`${page}: kgmid ${kg.kgmid}`);
+    for (const k of Object.keys(kg)) if (/^_|_$|__/.test(k)) t.fail(`${page}: key ${k}`);
+  }
+  t.ok(panels >= 40, `checked ${panels} panels`);
+});
