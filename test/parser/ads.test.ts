@@ -32,6 +32,14 @@ t.test('ads › link is the landing page, tracking_link is Google’s click link
   });
 });
 
+t.test('ads › the mobile display URL is read', { skip: missing }, async (t) => {
+  // 2023 mobile: "GoDaddy" and "https://www.godaddy.com" side by side, the URL in a role=text span.
+  t.match(adsOf('serp/serp-parser-zlurad/mobile/_com-domains.html.gz')[0], {
+    displayed_link: 'https://www.godaddy.com',
+    link: 'https://www.godaddy.com/offers/domain?isc=GDD2dom',
+  });
+});
+
 t.test('ads › no ad links to a click redirector', { skip: missing }, async (t) => {
   let seen = 0;
   for (const page of missing ? [] : listSerpPages()) {

@@ -52,7 +52,10 @@ const adOf = (unit: HTMLElement, where: 'top' | 'bottom', position: number): Ad 
   if (!title) return undefined;
   const a = qs(unit, 'a[data-pcu]') ?? qs(unit, 'a[href]');
   const ad: Ad = { position, block_position: where, title };
-  const displayed = textOf(qs(unit, '.x2VHCd') ?? qs(unit, '.qzEoUe') ?? qs(unit, 'cite'));
+  // Mobile ads (2022–23) write the display URL in a `role=text` span beside the advertiser's name.
+  const displayed = textOf(
+    qs(unit, '.x2VHCd') ?? qs(unit, '.qzEoUe') ?? qs(unit, 'cite') ?? qs(unit, 'span[role="text"]'),
+  );
   const { link, tracking } = adLinks(a, displayed);
   if (link) ad.link = link;
   if (tracking) ad.tracking_link = tracking;
