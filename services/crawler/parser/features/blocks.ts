@@ -1,6 +1,19 @@
-import { hasClass, isGoogleInternal, textOf, unwrapLink } from '../dom.js';
+import { textOf } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
+import { type Item, type LinkCard, linkCards, pageImages } from './blockCards.js';
+import {
+  forumItem,
+  imageItem,
+  jobItems,
+  perspectiveItem,
+  recipeItem,
+  topStoryItem,
+  twitterResults,
+  videoItem,
+} from './blockItems.js';
+
+export { shoppingResults } from './shopping.js';
 
 /**
  * Carousel-like blocks (top stories, videos, perspectives, forums, jobs, recipes, images, X/Twitter) have no class
@@ -59,9 +72,31 @@ const topBlocks = (root: HTMLElement): HTMLElement[] => {
   return rso ? (rso.childNodes.filter((c) => c.nodeType === 1) as HTMLElement[]) : [];
 };
 
-export const headedBlocks = (root: HTMLElement): Record<string, Array<Record<string, string>>> => {
-  const found: Record<string, Array<Record<string, string>>> = {};
-  const add = (name: string, items: Array<Record<string, string>>) => {
+type Reader = (card: LinkCard, images: (id: string) => string | undefined) => Item | undefined;
+
+/** How the cards of each headed block are read (blockItems.ts); a jobs box without its plugin markup is read as news. */
+const READERS: Record<string, Reader> = {
+  top_stories: topStoryItem,
+  inline_videos: videoItem,
+  perspectives: perspectiveItem,
+  discussions_and_forums: forumItem,
+  recipes_results: recipeItem,
+  inline_images: imageItem,
+  jobs_results: topStoryItem,
+};
+
+const itemsOf = (name: string, block: HTMLElement, images: (id: string) => string | undefined): Item[] => {
+  const read = READERS[name] ?? topStoryItem;
+  return linkCards(block).flatMap((card) => {
+    const item = read(card, images);
+    return item ? [item] : [];
+  });
+};
+
+export const headedBlocks = (root: HTMLElement): Record<string, unknown> => {
+  const found: Record<string, Item[]> = {};
+  const images = pageImages(root);
+  const add = (name: string, items: Item[]) => {
     if (items.length) found[name] = [...(found[name] ?? []), ...items];
   };
   // The X/Twitter carousel is a `g-section-with-header` whose header links to the account; it can sit inside the
@@ -71,95 +106,43 @@ export const headedBlocks = (root: HTMLElement): Record<string, Array<Record<str
     const href = header ? (closest(header, 'a')?.getAttribute('href') ?? '') : '';
     return /\/\/(?:[\w-]+\.)?(?:twitter|x)\.com\//.test(href);
   });
-  for (const section of twitter) add('twitter_results', cardsOf(section));
+  const out: Record<string, unknown> = {};
+  // SerpApi reports one account box (an object, not a list); a second box on a page is left out.
+  const account = twitter.map((section) => twitterResults(section, images)).find(Boolean);
+  if (account) out.twitter_results = account;
   for (const block of topBlocks(root)) {
     if (twitter.some((s) => s === block || isWithin(s, block))) continue;
     const heading = headingOf(block);
     if (qs(block, '.gws-plugins-horizon-jobs__li-ed')) {
-      add('jobs_results', jobsOf(block));
+      add('jobs_results', jobItems(block));
       continue;
     }
     const match = HEADINGS.find(([, re]) => re.test(heading));
     if (match) {
-      add(match[0], cardsOf(block));
+      add(match[0], itemsOf(match[0], block, images));
       continue;
     }
-    if (qs(block, 'a.WlydOe') && qs(block, 'g-section-with-header')) add('top_stories', cardsOf(block));
-    else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager')) add('inline_videos', videosOf(block));
+    if (qs(block, 'a.WlydOe') && qs(block, 'g-section-with-header'))
+      add('top_stories', itemsOf('top_stories', block, images));
+    else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager')) add('inline_videos', videosOf(block, images));
   }
-  return found;
+  // SerpApi numbers inline videos 1..N on the page.
+  if (found.inline_videos) found.inline_videos = found.inline_videos.map((v, i) => ({ position: i + 1, ...v }));
+  return { ...out, ...found };
 };
 
 /**
  * A block recognised only by its video items (`.RzdJxc`, `video-voyager`). When the block also holds organic
  * results (the one shell of a 2021 mobile page), only the items are read, one card each.
  */
-const videosOf = (block: HTMLElement): Array<Record<string, string>> => {
-  if (!qs(block, 'a h3')) return cardsOf(block);
-  const seen = new Set<string>();
-  return qsa(block, '.RzdJxc, video-voyager').flatMap((item) => {
-    const card = cardsOf(item)[0];
-    if (!card || seen.has(card.link as string)) return [];
-    seen.add(card.link as string);
-    return [card];
+const videosOf = (block: HTMLElement, images: (id: string) => string | undefined): Item[] => {
+  if (!qs(block, 'a h3')) return itemsOf('inline_videos', block, images);
+  const seen = new Set<unknown>();
+  return qsa(block, '.RzdJxc, video-voyager').flatMap((el) => {
+    const card = linkCards(el)[0];
+    const item = card ? videoItem(card, images) : undefined;
+    if (!item || seen.has(item.link)) return [];
+    seen.add(item.link);
+    return [item];
   });
-};
-
-/** Cards of a carousel or list: one per distinct target, titled by its heading or its own text. */
-export const cardsOf = (block: HTMLElement): Array<Record<string, string>> => {
-  const out: Array<Record<string, string>> = [];
-  const seen = new Set<string>();
-  for (const a of qsa(block, 'a[href]')) {
-    const link = unwrapLink(a.getAttribute('href'));
-    if (!link) continue;
-    // A video's "key moments" link to the same video at a time offset (`&t=765`): one card per video.
-    const key = link.replace(/([?&])t=\d+s?(&|$)/, '$1').replace(/[?&]$/, '');
-    if (!/^https?:/.test(link) || isGoogleInternal(link) || seen.has(key)) continue;
-    const title =
-      textOf(qs(a, '[role="heading"]')) ||
-      textOf(qs(a, '.mCBkyc')) ||
-      textOf(qs(a, 'h3')) ||
-      a.getAttribute('aria-label') ||
-      textOf(a);
-    if (!title || title.length < 2) continue;
-    seen.add(key);
-    const card: Record<string, string> = { title: title.slice(0, 300), link };
-    const source = textOf(qs(a, '.MgUUmf') ?? qs(a, '.CEMjEf') ?? qs(a, '.NUnG9d') ?? qs(a, 'cite'));
-    if (source) card.source = source;
-    const date = textOf(qs(a, '.OSrXXb') ?? qs(a, '.ZE0LJd') ?? qs(a, '.rbYSKb') ?? qs(a, '.LfVVr'));
-    if (date) card.date = date;
-    const duration = textOf(qs(a, '.J1mWY') ?? qs(a, '.c8rnLc'));
-    if (duration) card.duration = duration;
-    out.push(card);
-  }
-  return out;
-};
-
-const jobsOf = (block: HTMLElement): Array<Record<string, string>> =>
-  qsa(block, '.gws-plugins-horizon-jobs__li-ed').flatMap((li) => {
-    const title = textOf(qs(li, '[role="heading"]') ?? qs(li, '.BjJfJf'));
-    if (!title) return [];
-    const company = textOf(qs(li, '.vNEEBe'));
-    const location = textOf(qs(li, '.Qk80Jf'));
-    return [{ title, ...(company ? { company_name: company } : {}), ...(location ? { location } : {}) }];
-  });
-
-/** Shopping (product listing) ads: `.pla-unit` in a top or right-hand carousel. */
-export const shoppingResults = (root: HTMLElement): Array<Record<string, string>> | undefined => {
-  const out: Array<Record<string, string>> = [];
-  for (const unit of qsa(root, '.pla-unit')) {
-    if (hasClass(unit, 'pla-unit-container')) continue;
-    const a = qs(unit, 'a[href]');
-    const title = textOf(qs(unit, '.pymv4e') ?? qs(unit, '.orXoSd') ?? qs(unit, '[role="heading"]'));
-    if (!title) continue;
-    const item: Record<string, string> = { title };
-    const link = a?.getAttribute('data-pcu')?.split(',')[0] ?? unwrapLink(a?.getAttribute('href'));
-    if (link) item.link = link;
-    const price = textOf(qs(unit, '.e10twf') ?? qs(unit, '.T4OwTb'));
-    if (price) item.price = price;
-    const source = textOf(qs(unit, '.LbUacb') ?? qs(unit, '.zPEcBd'));
-    if (source) item.source = source;
-    out.push(item);
-  }
-  return out.length ? out : undefined;
 };
