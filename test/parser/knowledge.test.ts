@@ -63,7 +63,7 @@ t.test(
     });
     const spanish = kgOf('serp/websearcher/2023-html_pages/1684516032.html.gz');
     t.same(
-      (spanish?.see_results_about as Array<{ name: string }>).map((i) => i.name),
+      ((spanish?.see_results_about ?? []) as Array<{ name: string }>).map((i) => i.name),
       ['Aborto', 'Aborto espontáneo'],
     );
   },
