@@ -1,10 +1,11 @@
 /**
  * Parser accuracy against other parsers' expected outputs, one row per fixture source:
- * `npx tsx test/bench/parseAccuracy.ts [--pages]`. Reports figures only; the tests assert per page.
+ * `npx tsx test/bench/parseAccuracy.ts [--pages]`. Reports figures only; the tests assert per page
+ * (fixtures.test.ts for links, titles, counts and features; fields.test.ts for per-result fields).
  */
 import { parse } from '../../services/crawler/parser/index.js';
 import { normLink } from '../parser/compare.js';
-import { type Expectation, expectationFor } from '../parser/expected.js';
+import { checkField, type Expectation, expectationFor, FIELD_NAMES, type FieldName } from '../parser/expected.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 interface Tally {
@@ -22,6 +23,8 @@ interface Tally {
   atTotal: number;
   featOk: number;
   featTotal: number;
+  /** Per field: how many results the source pins it for, and on how many we agree. */
+  fields: Record<FieldName, { pinned: number; ok: number }>;
 }
 
 const empty = (): Tally => ({
@@ -39,6 +42,7 @@ const empty = (): Tally => ({
   atTotal: 0,
   featOk: 0,
   featTotal: 0,
+  fields: Object.fromEntries(FIELD_NAMES.map((f) => [f, { pinned: 0, ok: 0 }])) as Tally['fields'],
 });
 
 const score = (t: Tally, e: Expectation, page: string, verbose: boolean): void => {
@@ -96,6 +100,15 @@ const score = (t: Tally, e: Expectation, page: string, verbose: boolean): void =
     if (found === present) t.featOk++;
     else if (verbose) console.log(`  feature ${page}: ${name} ${found ? 'found' : 'missing'}, expected ${present}`);
   }
+  for (const pin of e.fields ?? []) {
+    const c = checkField(out.serp.organic_results, pin);
+    t.fields[pin.field].pinned++;
+    if (c.ok) t.fields[pin.field].ok++;
+    else if (verbose)
+      console.log(
+        `  ${pin.field} ${page}[${pin.link ?? pin.index}]: got ${JSON.stringify(c.got)}, expected ${JSON.stringify(c.want)}`,
+      );
+  }
 };
 
 const pct = (a: number, b: number): string => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`);
@@ -104,10 +117,12 @@ export const runAccuracy = (verbose: boolean): void => {
   if (fixturesMissing()) return;
   const bySource = new Map<string, Tally>();
   const corrected: string[] = [];
+  const fieldsCorrected: string[] = [];
   for (const page of listSerpPages()) {
     const e = expectationFor(page);
     if (!e) continue;
     if (e.corrected) corrected.push(`${page} (${e.corrected})`);
+    for (const why of e.fieldsCorrected ?? []) fieldsCorrected.push(`${page} ${why}`);
     const source = page.split('/')[1] ?? page;
     const t = bySource.get(source) ?? empty();
     bySource.set(source, t);
@@ -122,8 +137,19 @@ export const runAccuracy = (verbose: boolean): void => {
       `| ${source} | ${t.pages} | ${pct(t.kindOk, t.kindTotal)} | ${pct(t.tp, t.tp + t.fp)} | ${pct(t.tp, t.tp + t.fn)} | ${pct(t.pairsAgree, t.pairs)} | ${pct(t.countOk, t.countTotal)} | ${pct(t.atOk, t.atTotal)} | ${pct(t.featOk, t.featTotal)} |`,
     );
   }
+  // Per-result fields: "pinned" counts results whose field the source asserts; sources that pin none are left out.
+  console.log('');
+  console.log(`| source | ${FIELD_NAMES.map((f) => `${f} pinned | ${f} agree`).join(' | ')} |`);
+  console.log(`|---|${FIELD_NAMES.map(() => '---|---').join('|')}|`);
+  for (const [source, t] of [...bySource].sort()) {
+    const cells = FIELD_NAMES.map((f) => t.fields[f]);
+    if (cells.every((c) => c.pinned === 0)) continue;
+    console.log(`| ${source} | ${cells.map((c) => `${c.pinned} | ${pct(c.ok, c.pinned)}`).join(' | ')} |`);
+  }
   // Scored against the right answer where the other parser is shown wrong (test/parser/expected.ts CORRECTIONS).
   if (corrected.length) console.log(`expectations corrected (${corrected.length}): ${corrected.join('; ')}`);
+  if (fieldsCorrected.length)
+    console.log(`field pins corrected (${fieldsCorrected.length}): ${fieldsCorrected.join('; ')}`);
 };
 
 runAccuracy(process.argv.includes('--pages'));
