@@ -1,7 +1,7 @@
 import type { OrganicResult } from '../../../contracts/result.js';
 import { closestWhere, hasClass, isGoogleInternal, spacedText, textOf, unwrapLink } from './dom.js';
 import type { HTMLElement } from './html.js';
-import { richSnippetOf, sitelinksOf } from './organicExtras.js';
+import { basicLines, isFactLine, isLinkLine, richSnippetOf, sitelinksOf } from './organicExtras.js';
 import { qs, qsa } from './select.js';
 
 /**
@@ -112,63 +112,120 @@ const buildResult = (a: HTMLElement, title: string, link: string, position: numb
   const box = closestWhere(a, isResultBox) ?? a.parentNode ?? a;
   const r: OrganicResult = { position, title, link };
   const cite = qs(box, 'cite');
-  const displayed = cite ? textOf(cite) : basicDisplayedLink(a);
+  const displayed = cite ? textOf(cite) : headerDisplayedLink(a);
   if (displayed) r.displayed_link = displayed;
   const source = textOf(qs(box, '.VuuXrf'));
   if (source) r.source = source;
   const favicon = qs(box, '.XNo5Ab')?.getAttribute('src') ?? qs(box, '.H9lube img')?.getAttribute('src');
   if (favicon) r.favicon = favicon;
-  const snippetEl = snippetElement(box);
-  if (snippetEl) {
-    const { snippet, date } = splitDate(snippetEl);
-    if (snippet) r.snippet = snippet;
-    if (date) r.date = date;
-    const words = [
-      ...new Set(
-        qsa(snippetEl, 'em, b')
-          .map((e) => textOf(e))
-          .filter(Boolean),
-      ),
-    ];
-    if (words.length) r.snippet_highlighted_words = words;
-  }
+  const found = snippetOf(box);
+  if (found?.snippet) r.snippet = found.snippet;
+  if (found?.date) r.date = found.date;
+  if (found?.words.length) r.snippet_highlighted_words = found.words;
   const sitelinks = sitelinksOf(box, link);
   if (sitelinks) r.sitelinks = sitelinks;
-  const rich = richSnippetOf(box);
+  const rich = richSnippetOf(box, found?.el);
   if (rich) r.rich_snippet = rich;
   return r;
 };
 
-/** The basic (no-JS) page has no `<cite>`: the displayed URL is the second line inside the title anchor. */
-const basicDisplayedLink = (a: HTMLElement): string | undefined => {
-  const t = textOf(qs(a, '.UPmit') ?? qs(a, '.sCuL3'));
+/**
+ * Where a page has no `<cite>`, the displayed URL is in the title anchor: `.UPmit`/`.sCuL3` on the basic (no-JS)
+ * page, `.yKd8Hd` on the 2023 mobile page, `.gBIQub` (site name or host, then the breadcrumb) on the 2020 mobile one.
+ */
+const headerDisplayedLink = (a: HTMLElement): string | undefined => {
+  const t = textOf(qs(a, '.UPmit') ?? qs(a, '.sCuL3') ?? qs(a, '.yKd8Hd') ?? qs(a, '.gBIQub'));
   return t || undefined;
 };
 
-/** Snippet markers, newest first: `.VwiC3b` (2021–26), `data-sncf` (2023–26), then the 2020 and basic-page ones. */
+/** A line of the basic (no-JS) page: the snippet, the rating and the sitelinks each get one. */
+const BASIC_LINE = 'div.BNeawe.s3v9rd.AP7Wnd';
+
+/**
+ * Snippet markers, newest first: `.VwiC3b` (2021–26), `.ITZIwc` (the description under a video result, 2024–26),
+ * `data-sncf` (2023–26), then the 2020 and basic-page ones.
+ */
 const SNIPPET_SELECTORS = [
   '.VwiC3b',
+  '.ITZIwc',
   '[data-sncf="1"]',
   '.IsZvec',
   'span.st',
   '.yDYNvb',
-  'div.BNeawe.s3v9rd.AP7Wnd',
+  BASIC_LINE,
   '[data-content-feature="1"]',
 ];
 
-const snippetElement = (box: HTMLElement): HTMLElement | undefined => {
+interface Snippet {
+  snippet: string;
+  date?: string;
+  words: string[];
+  /** The element the snippet was read from (its first line on the basic page): rich lines above it are `top`. */
+  el: HTMLElement;
+}
+
+const snippetOf = (box: HTMLElement): Snippet | undefined => {
   for (const sel of SNIPPET_SELECTORS) {
+    if (sel === BASIC_LINE) {
+      const basic = basicSnippet(box);
+      if (basic) return basic;
+      continue;
+    }
     const el = qs(box, sel);
-    if (el && textOf(el)) return el;
+    if (!el) continue;
+    const { snippet, date } = splitDate(el);
+    if (snippet || date) return { snippet, ...(date ? { date } : {}), words: highlighted([el]), el };
   }
   return undefined;
 };
 
-/** Google prefixes dated snippets with "Mar 3, 2024 — " (`span.LEwnzc`/`.YrbPuc`, basic page `span.r0bn4c`). */
-const splitDate = (el: HTMLElement): { snippet: string; date?: string } => {
-  const text = spacedText(el);
+const highlighted = (els: HTMLElement[]): string[] => [
+  ...new Set(
+    els
+      .flatMap((el) => qsa(el, 'em, b'))
+      .map((e) => textOf(e))
+      .filter(Boolean),
+  ),
+];
+
+/** The "Read more" link Google ends 2025–26 snippets with (a text-fragment link into the page) is no snippet text. */
+const isReadMore = (e: HTMLElement): boolean =>
+  e.localName === 'a' && (hasClass(e, 'vzmbzf') || (e.getAttribute('href') ?? '').includes('#:~:text='));
+
+/**
+ * Google prefixes dated snippets with "Mar 3, 2024 — " (`span.LEwnzc`/`.YrbPuc`, 2020 mobile `.MUxGbd.wuQ4Ob.WZ8Tjf`,
+ * basic page `span.r0bn4c` and " · "). A scholarly result puts its byline there ("by Y Conwell · 2022 — ",
+ * "M Kuhlmann 著 · 2006 · 被引用数: 193 — "): the date is the part that holds a year, and the byline and citation
+ * count are no snippet text either.
+ */
+const splitDate = (el: HTMLElement, leaveOut = isReadMore): { snippet: string; date?: string } => {
+  const text = spacedText(el, leaveOut);
   const dateEl = qs(el, '.LEwnzc') ?? qs(el, '.YrbPuc') ?? qs(el, '.r0bn4c') ?? qs(el, '.MUxGbd.wuQ4Ob.WZ8Tjf');
-  const date = textOf(dateEl).replace(/\s*[—–-]\s*$/, '');
-  if (date && text.startsWith(date)) return { snippet: text.slice(date.length).replace(/^\s*[—–-]\s*/, ''), date };
-  return { snippet: text };
+  const prefix = spacedText(dateEl);
+  if (!dateEl || !prefix || !text.startsWith(prefix)) return { snippet: text };
+  const rest = text.slice(prefix.length);
+  // What follows the date must be its separator (a lone mark: "—", "·"; one 2021 page has a mis-decoded "�"), or the
+  // end of the prefix itself held it ("Mar 3, 2024 —"), or nothing follows (a result whose snippet is its date).
+  const mark = /^\s*[^\p{L}\p{N}\s]\s/u;
+  if (rest && !mark.test(rest) && !/[—–·-]\s*$/.test(prefix)) return { snippet: text };
+  const parts = textOf(dateEl)
+    .replace(/\s*[—–·-]\s*$/, '')
+    .split(/\s+·\s+/);
+  const date = parts.length === 1 ? parts.find((p) => /\d/.test(p)) : parts.find((p) => /(?<!\d)\d{4}(?!\d)/.test(p));
+  const snippet = rest.replace(mark, '').trim();
+  return date ? { snippet, date } : { snippet };
+};
+
+/**
+ * The basic (no-JS) page stacks its lines in `div.BNeawe.s3v9rd.AP7Wnd` blocks nested in one of the same class:
+ * the innermost ones are the lines. A line of links only holds the sitelinks and a line of facts the rating or price
+ * (organicExtras.ts reads both); the others are the snippet, the first one possibly led by its date.
+ */
+const basicSnippet = (box: HTMLElement): Snippet | undefined => {
+  const lines = basicLines(box).filter((l) => !isFactLine(l) && !isLinkLine(l));
+  const [first, ...more] = lines;
+  if (!first) return undefined;
+  const { snippet, date } = splitDate(first);
+  const text = [snippet, ...more.map((l) => spacedText(l))].join(' ').trim();
+  return { snippet: text, ...(date ? { date } : {}), words: highlighted(lines), el: first };
 };
