@@ -1,6 +1,7 @@
 import type { AiOverview } from '../../../contracts/result.js';
+import { callBefore, fragmentOf, unescapeJs } from './deferred.js';
 import { hasClass, spacedText, textOf } from './dom.js';
-import { decodeAttribute, decodeText, type HTMLElement, parseDocument } from './html.js';
+import { decodeAttribute, decodeText, type HTMLElement } from './html.js';
 import { closest, qs, qsa } from './select.js';
 
 /**
@@ -273,9 +274,6 @@ const scriptLinks = (raw: string, at: number): string[] | undefined => {
   return links;
 };
 
-/** `jsl.dh('<id>','`: the call that inserts its string's markup into the element with that id. */
-const DH_CALL = /jsl\.dh\('([\w-]+)','/y;
-
 /** The overview's full source list: its model's ids, each item's link, and the items after the tray. */
 interface SourceList {
   ids: number[];
@@ -288,9 +286,10 @@ interface SourceList {
  * It is the hidden `P58Gu` list inserted by a `jsl.dh('<id>','…')` script string into an element of the overview
  * itself (an empty `<div id="_PCalZ8qYDtrb2roPvab1EA_70">` after the answer in the barclays container; the lists of
  * "People also ask" answers go into elements of their own). The string is unescaped as JavaScript reads it,
- * parsed as a fragment, and its items are read as the tray's are. It counts only if its model `[[ids],[]]` names
- * as many ids as it has items, every item has a link and the tray is its beginning, link for link; anything else
- * (the string not closed or badly escaped, a model missing) gives undefined: the tray alone, as before.
+ * parsed as a fragment (deferred.ts), and its items are read as the tray's are. It counts only if its model
+ * `[[ids],[]]` names as many ids as it has items, every item has a link and the tray is its beginning, link for
+ * link; anything else (the string not closed or badly escaped, a model missing) gives undefined: the tray alone, as
+ * before.
  * A rendered capture, or a 2025–26 page, has the overview's list in the document inside the overview, where the
  * tray is read from: nothing to add.
  * Cost: ~0.1 ms each to unescape and to parse barclays' 30 kB string (seven items), paid back in part: the search
@@ -310,107 +309,19 @@ const hiddenList = (
     return false;
   };
   for (const at of listsInScripts(raw, near)) {
-    const call = raw.lastIndexOf("jsl.dh('", at);
-    DH_CALL.lastIndex = call;
-    const target = call < 0 ? null : DH_CALL.exec(raw);
-    if (!target || !inOverview(target[1] as string)) continue;
-    const start = call + target[0].length;
-    const end = stringEnd(raw, start);
+    const call = callBefore(raw, at);
+    if (!call || !inOverview(call.id)) continue;
     const key = listKey(raw, at);
-    const ids = key && end > at ? listSources(raw, key, near) : undefined;
-    const markup = ids && unescapeJs(raw, start, end);
-    if (!ids || markup === undefined) return undefined;
-    const list = qsa(parseDocument(markup).root, '[jsdata^="P58Gu;_;"]').find(
-      (l) => l.getAttribute('jsdata') === `P58Gu;_;${key}`,
-    );
+    const ids = key && call.end > at ? listSources(raw, key, near) : undefined;
+    const fragment = ids && fragmentOf(raw, call);
+    if (!ids || !fragment) return undefined;
+    const list = qsa(fragment, '[jsdata^="P58Gu;_;"]').find((l) => l.getAttribute('jsdata') === `P58Gu;_;${key}`);
     const links = list && domLinks(list);
     if (!list || !links || links.length !== ids.length || links.length <= tray.length) return undefined;
     if (tray.some((r, i) => r.link !== links[i])) return undefined;
     return { ids, links, rest: qsa(list, 'li.LLtSOc').slice(tray.length) };
   }
   return undefined;
-};
-
-/** Where the `'`-quoted string literal that `at` is inside of ends: its closing quote, or -1. */
-const stringEnd = (raw: string, at: number): number => {
-  for (let q = raw.indexOf("'", at); q >= 0; q = raw.indexOf("'", q + 1)) {
-    let slashes = 0;
-    while (raw.charCodeAt(q - 1 - slashes) === 92) slashes++;
-    if (slashes % 2 === 0) return q;
-  }
-  return -1;
-};
-
-/** Hex digit values by character code (ASCII), -1 for the rest. */
-const HEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i; // 0-9
-for (let i = 0; i < 6; i++) HEX[65 + i] = HEX[97 + i] = 10 + i; // A-F, a-f
-const hexAt = (s: string, i: number): number => HEX[s.charCodeAt(i)] ?? -1;
-
-/** `\b \f \n \r \t \v` by the code of their letter. */
-const SINGLE: Record<number, number> = { 98: 8, 102: 12, 110: 10, 114: 13, 116: 9, 118: 11 };
-const UTF16 = new TextDecoder('utf-16le');
-/** A Uint16Array's bytes are in the platform's order; the decoder reads them as little-endian. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-/**
- * The text of a JavaScript string literal's body, `s` from `from` to `to`: `\x3c`, `\u003d`, `\u{1F600}`, `\\`,
- * `\'`, `\n`, `\0`, any other escaped character as itself, a backslash before a line break continuing the line.
- * Undefined when an escape is malformed (`\x4`, `\u12`) or octal (`\1`, `\01`): strict JavaScript refuses them
- * and no serializer writes them, so they are not guessed at. The code units go into an array decoded at once (a
- * regular expression with a callback takes ~4x as long on a 30 kB list); text with surrogates is put together unit
- * by unit instead, since the decoder would replace a lone one that JavaScript keeps.
- */
-const unescapeJs = (s: string, from = 0, to = s.length): string | undefined => {
-  const first = s.indexOf('\\', from);
-  if (first < 0 || first >= to) return s.slice(from, to);
-  const out = new Uint16Array(to - from);
-  let o = 0;
-  let surrogates = false;
-  for (let i = from; i < to; i++) {
-    let c = s.charCodeAt(i);
-    if (c === 92) {
-      if (++i >= to) return undefined;
-      const e = s.charCodeAt(i);
-      if (e === 120) {
-        const x = i + 2 < to ? (hexAt(s, i + 1) << 4) | hexAt(s, i + 2) : -1;
-        if (x < 0) return undefined;
-        c = x;
-        i += 2;
-      } else if (e === 117 && s.charCodeAt(i + 1) === 123) {
-        const close = s.indexOf('}', i);
-        const digits = close > 0 && close < to ? s.slice(i + 2, close) : '';
-        const cp = /^[0-9a-fA-F]{1,6}$/.test(digits) ? Number.parseInt(digits, 16) : -1;
-        if (cp < 0 || cp > 0x10ffff) return undefined;
-        i = close;
-        c = cp;
-        if (cp > 0xffff) {
-          out[o++] = 0xd800 + ((cp - 0x10000) >> 10);
-          c = 0xdc00 + ((cp - 0x10000) & 1023);
-        }
-      } else if (e === 117) {
-        let u = 0;
-        for (let k = 1; k <= 4; k++) u = i + k < to && u >= 0 ? (u << 4) | hexAt(s, i + k) : -1;
-        if (u < 0) return undefined;
-        c = u;
-        i += 4;
-      } else if (e >= 48 && e <= 57) {
-        const next = s.charCodeAt(i + 1);
-        if (e !== 48 || (i + 1 < to && next >= 48 && next <= 57)) return undefined;
-        c = 0;
-      } else if (e === 13 || e === 10 || e === 0x2028 || e === 0x2029) {
-        if (e === 13 && i + 1 < to && s.charCodeAt(i + 1) === 10) i++;
-        continue;
-      } else c = SINGLE[e] ?? e;
-    }
-    if ((c & 0xf800) === 0xd800) surrogates = true;
-    out[o++] = c;
-  }
-  const units = out.subarray(0, o);
-  if (LITTLE_ENDIAN && !surrogates) return UTF16.decode(units);
-  let text = '';
-  for (let k = 0; k < o; k += 4096) text += String.fromCharCode(...units.subarray(k, k + 4096));
-  return text;
 };
 
 const findContainer = (root: HTMLElement): HTMLElement | undefined => {
