@@ -47,6 +47,48 @@ export const callBefore = (raw: string, at: number): DeferredCall | undefined =>
   return undefined;
 };
 
+/** Whether `el` holds nothing: no element, no text but whitespace. */
+export const isEmpty = (el: HTMLElement): boolean =>
+  !el.childNodes.some((c) => c.nodeType === 1 || c.text.trim() !== '');
+
+/**
+ * The fragments that fill a page's elements at or after `from`, by element id (undefined for an id no call fills).
+ * A call runs after the element it fills is in the document, so none before `from` fills one. A lookup searches for
+ * the id itself, long and rare enough to be skipped through quickly (stopping at every `jsl.dh(` of a 1 MB page
+ * takes ~4x as long), and takes the first occurrence that is a call's target, in either quote; other occurrences
+ * (the element's own `id="…"`, an `aria-controls`, the escaped markup that holds it) are few. It starts where the
+ * previous call was found, as Google writes the calls of neighbouring elements one after another, so most lookups
+ * read a few kB; an id not found from there is searched for from `from` on, so a miss reads the rest of the page.
+ * A call may fill its element with an empty element of the same id, which a later call for that id fills in turn
+ * (2024 "People also ask" answers on president-usa); the browser ends with the later markup, and so does this.
+ */
+export const deferredFragments = (raw: string, from: number): ((id: string) => HTMLElement | undefined) => {
+  let near = from;
+  /** The first call for `id` from `start` on. */
+  const scan = (id: string, start: number): DeferredCall | undefined => {
+    for (let at = raw.indexOf(id, start); at >= 0; at = raw.indexOf(id, at + id.length)) {
+      const head = at - CALL.length - 1;
+      const call = head >= 0 && raw.startsWith(CALL, head) ? callAt(raw, head) : undefined;
+      if (call?.id === id) {
+        near = head;
+        return call;
+      }
+    }
+    return undefined;
+  };
+  /** The first call for `id` after `after`; else from where the last call was found, else from `from` on. */
+  const find = (id: string, after: number | undefined): DeferredCall | undefined =>
+    after !== undefined ? scan(id, after) : (scan(id, near) ?? (near > from ? scan(id, from) : undefined));
+  return (id) => {
+    for (let call = find(id, undefined); call; call = find(id, call.start)) {
+      const fragment = fragmentOf(raw, call);
+      const again = fragment?.doc?.byId.get(id)?.[0];
+      if (!again || !isEmpty(again)) return fragment;
+    }
+    return undefined;
+  };
+};
+
 /** The call's markup as JavaScript reads the string; undefined when it is not closed or is badly escaped. */
 const markupOf = (raw: string, call: DeferredCall): string | undefined =>
   call.end < 0 ? undefined : unescapeJs(raw, call.start, call.end);
