@@ -3,8 +3,10 @@ import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
 import {
   anchorLeaves,
+  attr,
   countOf,
   DURATION,
+  descendantWith,
   durationOf,
   firstIn,
   type Item,
@@ -15,7 +17,6 @@ import {
   ratingOf,
   thumbnailOf,
   widen,
-  withAttribute,
   within,
 } from './blockCards.js';
 
@@ -27,7 +28,9 @@ import {
  */
 type Images = (id: string) => string | undefined;
 
-const HEADING = '[role="heading"], h1, h2, h3, h4';
+/** A card's heading: `role=heading`, else a heading tag (a 2025–26 player's title is an `h1`). */
+const headingIn = (anchors: HTMLElement[]): HTMLElement | undefined =>
+  firstIn(anchors, '[role="heading"]') ?? firstIn(anchors, 'h1, h2, h3, h4');
 
 const set = (item: Item, name: string, value: unknown): void => {
   if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return;
@@ -66,7 +69,7 @@ export const videoItem = (card: LinkCard, images: Images): Item | undefined => {
   const platformAt = cite >= 0 ? cite : sep - 1;
   const platform = leaves[platformAt];
   let titleEl: HTMLElement | undefined;
-  const heading = firstIn(card.anchors, HEADING);
+  const heading = headingIn(card.anchors);
   if (heading && !(platform && within(platform.el, heading))) titleEl = heading;
   else if (platform && platformAt > 0) {
     const anchor = card.anchors.find((a) => within(platform.el, a)) ?? card.box;
@@ -137,7 +140,7 @@ export const perspectiveItem = (card: LinkCard, images: Images): Item | undefine
   if (!anchor || !heading || !title) return topStoryItem(card, images);
   const item: Item = { title, link: card.link };
   const leaves = leavesOf(anchor).filter((l) => !within(l.el, heading));
-  const stamp = withAttribute(anchor, 'data-ts');
+  const stamp = descendantWith(anchor, 'data-ts');
   const meta = stamp?.parentNode;
   if (stamp && meta) {
     const snippet = leaves.filter((l) => l.el.order > heading.end && l.el.order < meta.order);
@@ -184,7 +187,8 @@ export const forumItem = (card: LinkCard): Item | undefined => {
   if (!source) return item;
   set(item, 'source', source.text);
   const parts = rest.slice(1).filter((l) => !isSeparator(l.text));
-  const label = closestWhere(source.el, (e) => e.hasAttribute('aria-label'))?.getAttribute('aria-label') ?? '';
+  const labelled = closestWhere(source.el, (e) => attr(e, 'aria-label') !== undefined);
+  const label = (labelled && attr(labelled, 'aria-label')) ?? '';
   const firstIsDate = parts.length > 1 || (parts.length === 1 && !label.startsWith(`${source.text},`));
   if (firstIsDate) set(item, 'date', parts[0]?.text);
   set(
@@ -201,7 +205,7 @@ export const forumItem = (card: LinkCard): Item | undefined => {
  * time is the remaining piece with a digit ("No reviews" has none).
  */
 export const recipeItem = (card: LinkCard, images: Images): Item | undefined => {
-  const heading = firstIn(card.anchors, '[role="heading"]') ?? firstIn(card.anchors, HEADING);
+  const heading = headingIn(card.anchors);
   const title = textOf(heading);
   if (!heading || !title) return undefined;
   const item: Item = { title, link: card.link };
@@ -232,10 +236,10 @@ export const recipeItem = (card: LinkCard, images: Images): Item | undefined => 
  */
 export const imageItem = (card: LinkCard, images: Images): Item | undefined => {
   const anchor = card.anchors[0] as HTMLElement;
-  const holder = closestWhere(anchor, (e) => e.hasAttribute('data-lpage'));
-  const page = holder?.getAttribute('data-lpage') || card.link;
+  const holder = closestWhere(anchor, (e) => attr(e, 'data-lpage') !== undefined);
+  const page = (holder && attr(holder, 'data-lpage')) || card.link;
   if (!/^https?:\/\//.test(page)) return undefined;
-  const ids = (anchor.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter(Boolean);
+  const ids = (attr(anchor, 'aria-labelledby') ?? '').split(/\s+/).filter(Boolean);
   const named = ids.map((id) => textOf(anchor.doc?.byId.get(id)?.[0])).filter(Boolean);
   const parts = named.length ? named : anchorLeaves(card.anchors).map((l) => l.text);
   const item: Item = {};

@@ -1,7 +1,7 @@
 import { hasClass, isGoogleInternal, textOf, unwrapLink } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { qs, qsa } from '../select.js';
-import { countOf, type Item, pageImages, priceOf, ratingOf, thumbnailOf } from './blockCards.js';
+import { attr, countOf, type Item, pageImages, priceOf, ratingOf, thumbnailOf } from './blockCards.js';
 
 /**
  * Shopping (product listing) ads: `.pla-unit` in a top or right-hand carousel (2021–24), under SerpApi's
@@ -49,13 +49,15 @@ const firstText = (el: HTMLElement): string => {
 };
 
 /**
- * The product's name. 2023–24 units print it once (`.pymv4e`); 2021 units print a short and a longer cut of it
- * side by side, and the hover card the whole name: the longest of these is the name.
+ * The product's name. 2021–24 units print it once (`.pymv4e`), except 2021 desktop units, which print a short and
+ * a longer cut of it side by side, with the whole name in the hover card: the longest of these is the name.
  */
 const titleOf = (unit: HTMLElement): string => {
+  const name = qs(unit, '.pymv4e');
+  if (name) return textOf(name);
   const heading = qs(unit, '[role="heading"]');
   const cuts = heading ? qsa(heading, 'span').filter((e) => !qs(e, 'span')) : [];
-  const candidates = [...qsa(unit, '.pymv4e, .r4awE'), ...cuts, ...(heading && !cuts.length ? [heading] : [])];
+  const candidates = [...qsa(unit, '.r4awE'), ...cuts, ...(heading && !cuts.length ? [heading] : [])];
   return candidates.map(textOf).reduce((a, b) => (b.length > a.length ? b : a), '');
 };
 
@@ -64,10 +66,11 @@ const titleOf = (unit: HTMLElement): string => {
  * made absolute.
  */
 const linkOf = (unit: HTMLElement): string | undefined => {
-  const anchors = unit.localName === 'a' ? [unit, ...qsa(unit, 'a[href]')] : qsa(unit, 'a[href]');
+  // By tag: a hover card repeats the unit's links, and an `[href]` test would decode every one of them.
+  const anchors = unit.localName === 'a' ? [unit, ...qsa(unit, 'a')] : qsa(unit, 'a');
   let redirect: string | undefined;
   for (const a of anchors) {
-    const link = a.getAttribute('data-pcu')?.split(',')[0] || unwrapLink(a.getAttribute('href'));
+    const link = attr(a, 'data-pcu')?.split(',')[0] || unwrapLink(attr(a, 'href'));
     if (!link || !/^https?:\/\//.test(link) || isGoogleInternal(link)) continue;
     if (/^https?:\/\/(?:www\.)?(?:google|googleadservices)\.[a-z.]+\/(?:pagead\/)?aclk\?/.test(link)) redirect ??= link;
     else return link;
@@ -82,12 +85,15 @@ const linkOf = (unit: HTMLElement): string | undefined => {
 const productImage = (unit: HTMLElement, images: (id: string) => string | undefined): string | undefined => {
   const all = qsa(unit, 'img');
   for (const img of all) {
-    for (const src of [img.getAttribute('src'), img.getAttribute('data-src')]) {
+    // An image whose attribute text runs to kilobytes holds an inline picture, not a URL: skipping it by length
+    // spares a search through the picture (a unit has several).
+    if (img.rawAttrs.length > 2000 || !img.rawAttrs.includes('http')) continue;
+    for (const src of [attr(img, 'src'), attr(img, 'data-src')]) {
       if (src && /^https?:\/\//.test(src)) return src;
     }
   }
   for (const img of all) {
-    if (!img.getAttribute('alt')) continue;
+    if (!attr(img, 'alt')) continue;
     const found = thumbnailOf(img.parentNode ?? unit, images);
     if (found) return found;
   }
