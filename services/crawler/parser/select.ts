@@ -223,6 +223,20 @@ const ancestorOrSelfMatches = (el: HTMLElement, c: Compound): boolean => {
   return false;
 };
 
+/**
+ * Whether `el` or an element enclosing it matches `c`, given the document-ordered list every match of `c` is in:
+ * an enclosing element comes before `el` and its range reaches it, so only the list's head is read, never the
+ * chain of ancestors up to the root.
+ */
+const enclosedBy = (el: HTMLElement, c: Compound, list: HTMLElement[]): boolean => {
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i] as HTMLElement;
+    if (a.order > el.order) return false;
+    if (a.end >= el.order && a.rawTagName && matchesCompound(a, c)) return true;
+  }
+  return false;
+};
+
 /** Keys of the ancestor compound of each part of a two-step selector, by selector. */
 const ancestorKeyCache = new Map<string, Key[]>();
 
@@ -261,6 +275,9 @@ const searchWithin = (
     ancestorKeyCache.set(selector, keys);
   }
   const outerKey = keys[part] as Key;
+  // An A with an id or a class that the page does not have at all: nothing to look for (most unions of layout
+  // variants, ".HiHjCd a, .IThcWe a, …", name classes a given page lacks).
+  if ((outerKey.id !== undefined || outerKey.cls !== undefined) && candidates(doc, outerKey).length === 0) return;
   // An A found only by its attribute name would mean reading many attribute lists: the subjects are tested instead,
   // each walking up to `scope` only (whether `scope` or an ancestor of it is an A is settled once).
   if (
@@ -289,11 +306,12 @@ const searchWithin = (
     }
     return;
   }
-  if (ancestorOrSelfMatches(scope, outer)) {
+  const outerList = candidates(doc, outerKey);
+  // A short list is read from its head; a long one (a common tag or class) costs more than the ancestor chain.
+  if (outerList.length <= 64 ? enclosedBy(scope, outer, outerList) : ancestorOrSelfMatches(scope, outer)) {
     collect(scope.order, scope.end);
     return;
   }
-  const outerList = candidates(doc, outerKey);
   let coveredTo = scope.order;
   for (let j = firstAfter(outerList, scope.order); j < outerList.length; j++) {
     const a = outerList[j] as HTMLElement;
