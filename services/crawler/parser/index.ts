@@ -13,7 +13,7 @@ export type { PageKind };
 export { assembleRawHtml, classifyPage, mergePages, splitRawHtml };
 
 /** Bump whenever the output for the same HTML changes: stored raw HTML is re-parsed when it does. */
-export const PARSER_VERSION = '1.4.0';
+export const PARSER_VERSION = '1.5.0';
 
 export interface ParseContext {
   captureAio: boolean;
