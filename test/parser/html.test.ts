@@ -1,5 +1,5 @@
 import { type HTMLElement as NhpElement, type Node as NhpNode, parse as nhpParse } from 'node-html-parser';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { type HTMLElement, type HTMLNode, parseDocument } from '../../services/crawler/parser/html.js';
 import { qsa } from '../../services/crawler/parser/select.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
@@ -67,6 +67,10 @@ const nhp = (html: string): NhpElement =>
     blockTextElements: { noscript: true, pre: true, textarea: true, script: true, style: true },
   });
 
+const sameTrees = (t: Test, cases: string[]): void => {
+  for (const html of cases) t.equal(compareTrees(parseDocument(html).root, nhp(html)), undefined, html);
+};
+
 t.test('the same tree as node-html-parser on awkward markup', async (t) => {
   const cases = [
     '<div class="a b" id=x><p>one<p>two<div>three</div></div>',
@@ -95,9 +99,7 @@ t.test('the same tree as node-html-parser on awkward markup', async (t) => {
     '<div data-a="1"data-b="2">glued</div><div a="1"\t/>tab</div>',
     '<p a="" b=\'\' c= d = "x" __proto__=1 e e=2 f="" f=3 -g=4 h=\'open>x</p>',
   ];
-  for (const html of cases) {
-    t.equal(compareTrees(parseDocument(html).root, nhp(html)), undefined, html);
-  }
+  sameTrees(t, cases);
 });
 
 const missing = fixturesMissing();
@@ -121,9 +123,7 @@ t.test('skipping script, style and svg bodies leaves the rest of the tree as it 
     '',
     'only text',
   ];
-  for (const html of cases) {
-    t.equal(compareTrees(parseDocument(html).root, nhp(html)), undefined, html);
-  }
+  sameTrees(t, cases);
 });
 
 t.test('selector queries see each subtree through its document-order range', async (t) => {
