@@ -33,11 +33,11 @@ t.test(
 );
 
 t.test('knowledge graph › fact keys keep combining marks; ids and types are checked', { skip: missing }, async (t) => {
-  // Thai labels "ที่อยู่" (address) and "โทรศัพท์" (phone): their vowel marks are \p{M}, not \p{L}.
-  t.match(kgOf('serp/nimble-elixir-topnimble/keyword_with_top_adwords.html.gz'), {
-    title: 'Nimble',
-    ที่อยู่: /^399 Interchange 21, Sukhumvit Road/,
-    โทรศัพท์: '02 258 3649',
+  // Thai labels "ก่อตั้ง" (founded) and "สำนักงานใหญ่" (headquarters): their vowel marks are \p{M}, not \p{L}.
+  t.match(kgOf('serp/nimble-elixir-topnimble/keyword_with_no_adwords.html.gz'), {
+    title: 'Google',
+    ก่อตั้ง: /^4 กันยายน 2541/,
+    สำนักงานใหญ่: 'เมาน์เทนวิว, แคลิฟอร์เนีย, อเมริกา',
   });
   // A product panel's subtitle is its review count "(110)", not a type; a page-wide data-mid "/m/movie" and a
   // product id are not the entity's kgmid.
@@ -68,6 +68,39 @@ t.test(
     );
   },
 );
+
+t.test('knowledge graph › a local business is read by data-attrid, in any language', { skip: missing }, async (t) => {
+  // Desktop layout, Thai: labelled facts ("ที่อยู่:", "โทรศัพท์:", "เวลาทำการ:"), rating "5.0" hidden from screen
+  // readers, count in words ("รีวิว 3 รายการบน Google"), the week's hours collapsed behind today's line.
+  const nimble = kgOf('serp/nimble-elixir-topnimble/keyword_with_top_adwords.html.gz');
+  t.same(nimble, {
+    title: 'Nimble',
+    website: 'https://nimblehq.co/',
+    type: 'บริษัทซอฟท์แวร์ในกรุงเทพมหานคร',
+    address:
+      '399 Interchange 21, Sukhumvit Road, 24th Floor, Room 2402-03, แขวง คลองเตยเหนือ เขตวัฒนา กรุงเทพมหานคร 10110',
+    phone: '02 258 3649',
+    hours: 'เปิด 24 ชั่วโมง',
+    rating: 5,
+    reviews: 3,
+  });
+  // Mobile layout: unlabelled facts, count in brackets "(137)", the open state beside the summary, phone and website
+  // only in the row of buttons (the phone as the tel: number).
+  t.same(kgOf('serp/serp-parser-zlurad/mobile/domain.html.gz'), {
+    title: 'Domain Oakland',
+    type: 'Apartment building in Oakland, California',
+    address: '1389 Jefferson St, Oakland, CA 94612',
+    phone: '+15108006138',
+    rating: 3.4,
+    reviews: 137,
+    website: 'https://www.thedomainoakland.com/?utm_knock=ll&utm_source=gglocal&utm_medium=organic',
+  });
+  // Desktop puts the entity panel "Domain name" on top of the right column and the business below it: the top one
+  // is reported, without the business's facts.
+  const desktop = kgOf('serp/serp-parser-zlurad/desktop/domain.html.gz');
+  t.match(desktop, { title: 'Domain name', type: 'Application programming interface' });
+  for (const k of ['address', 'phone', 'hours', 'rating', 'reviews']) t.notOk(desktop && k in desktop, `no ${k}`);
+});
 
 t.test('knowledge graph › invariants on every fixture page', { skip: missing }, async (t) => {
   let panels = 0;

@@ -1,6 +1,7 @@
-import { textOf, unwrapLink } from '../dom.js';
+import { hasClass, spacedText, textOf, unwrapLink } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
+import { countOf, ratingOf } from './blockCards.js';
 
 /**
  * Knowledge panel: `.kp-wholepage` (2020–26; a right-hand `#rhs .kp-wholepage` or the `-osrp` top layout) or the
@@ -10,6 +11,11 @@ import { closest, qs, qsa } from '../select.js';
  *
  * Since 2024 the `-osrp` layout splits the panel: the header (title, subtitle) opens the page and the body
  * (description, facts) is a `.kp-wholepage` block among the results; both are read.
+ *
+ * A page may hold an entity panel and a local-business panel ("domain": "Domain name" and "Domain Oakland"). SerpApi
+ * reports one `knowledge_graph`, so the panel read is the one the page puts first: on top of the right-hand column
+ * on desktop (there the entity), first among the results on mobile (there the business). The other is left out
+ * rather than merged, since its facts describe a different thing.
  */
 export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | undefined => {
   // Pages hold several `.kp-wholepage` shells; the panel is the one around the entity title.
@@ -54,8 +60,11 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
     (id) => id && KGMID.test(id),
   );
   if (kgmid) kg.kgmid = kgmid;
+  readLocal(kg, first);
   for (const scope of scopes) {
     for (const fact of qsa(scope, '[data-attrid^="kc:/"], [data-attrid^="ss:/"]')) {
+      // Business facts were read above under SerpApi's keys; their labels would repeat them in the page's language.
+      if (LOCAL_ATTRIDS.has(fact.getAttribute('data-attrid') ?? '')) continue;
       const label = textOf(qs(fact, '.w8qArf')).replace(/[:：]\s*$/, '');
       const value = textOf(qs(fact, '.LrzXr') ?? qs(fact, '.kno-fv'));
       if (!label || !value) continue;
@@ -69,6 +78,63 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
   }
   return kg;
 };
+
+const ADDRESS = 'kc:/location/location:address';
+const HOURS = 'kc:/location/location:hours';
+const PHONE = 'kc:/collection/knowledge_panels/has_phone:phone';
+const STARS = 'kc:/collection/knowledge_panels/local_reviewable:star_score';
+const SUMMARY = 'kc:/local:one line summary';
+const ACTIONS = 'kc:/location/location:actions';
+const LOCAL_ATTRIDS = new Set([ADDRESS, HOURS, PHONE, STARS, SUMMARY]);
+
+/**
+ * A local-business panel's facts, found by their `data-attrid` (the same in every interface language) and given
+ * SerpApi's local keys: `type` (the one-line summary "Apartment building in Oakland, California"), `address`,
+ * `phone`, `hours`, `rating`, `reviews`, `website`. Desktop facts carry a label ("Address:", "ที่อยู่:") beside the
+ * value; mobile ones carry only the value, and put the phone and website in a row of buttons.
+ */
+const readLocal = (kg: Record<string, unknown>, first: (selector: string) => HTMLElement | undefined): void => {
+  const address = first(`[data-attrid="${ADDRESS}"]`);
+  const stars = first(`[data-attrid="${STARS}"]`);
+  // Two indexed look-ups decide it: a page without a business panel pays nothing more.
+  if (!address && !stars) return;
+  // The selector reader splits on spaces, so "one line summary" is found by the part before its first space.
+  const summary = first('[data-attrid^="kc:/local:one"]');
+  // Mobile adds the open state beside the summary ("…CaliforniaOpen"): the first line is the type.
+  let lines = summary ? withText(summary) : [];
+  while (lines.length === 1) lines = withText(lines[0] as HTMLElement);
+  const type = textOf(lines[0] ?? summary);
+  if (type && kg.type === undefined) kg.type = type;
+  const addressText = factValue(address);
+  if (addressText) kg.address = addressText;
+  const actions = first(`[data-attrid="${ACTIONS}"]`);
+  const tel = qs(actions, 'a[href^="tel:"]');
+  const phone =
+    factValue(first(`[data-attrid="${PHONE}"]`)) ||
+    tel?.getAttribute('data-phone-number') ||
+    tel?.getAttribute('href')?.slice(4);
+  if (phone) kg.phone = phone;
+  // The collapsed line ("Open ⋅ Closes 6 PM"); the week's table beside it is hidden until clicked.
+  const hoursEl = first(`[data-attrid="${HOURS}"]`);
+  const hours = textOf(qs(hoursEl, '[aria-expanded="false"]')) || factValue(hoursEl);
+  if (hours) kg.hours = hours;
+  if (stars) {
+    // The rating is drawn twice: as text hidden from screen readers ("3.4") and as stars labelled in the page's
+    // language ("Rated 3.4 out of 5"). The count follows, in words ("137 Google reviews") or brackets ("(137)").
+    const rating = qsa(stars, '[aria-hidden="true"]')
+      .map((el) => textOf(el))
+      .find((t) => /^\d(?:[.,]\d)?$/.test(t));
+    if (rating) kg.rating = ratingOf(rating);
+    const reviews = countOf(/\d[\d.,]*(?:\s?[kKmM](?!\p{L}))?/u.exec(spacedText(stars))?.[0]);
+    if (reviews !== undefined) kg.reviews = reviews;
+  }
+  const site = unwrapLink(qs(actions, 'a[href^="http"]')?.getAttribute('href'));
+  if (site && kg.website === undefined) kg.website = site;
+};
+
+/** A fact's value: `.LrzXr` beside a `.w8qArf` label on desktop, the fact's whole text on mobile (no label). */
+const factValue = (fact: HTMLElement | null | undefined): string =>
+  textOf(qs(fact, '.LrzXr')) || spacedText(fact, (e) => hasClass(e, 'w8qArf'));
 
 /** Freebase (`/m/…`) and Knowledge Graph (`/g/…`) ids; pages also carry other `data-mid` values. */
 const KGMID = /^\/[mg]\/[0-9a-z_]+$/;
