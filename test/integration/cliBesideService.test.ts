@@ -1,33 +1,26 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import t from 'tap';
 import { streams } from '../../contracts/events.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, type RunningService, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import {
+  cli,
+  cliResult,
+  pollJob,
+  type RunningService,
+  removeDir,
+  startService,
+  submit,
+  tempDataDir,
+} from '../support/service.js';
 
 const missing = fixturesMissing();
-const run = promisify(execFile);
 
-/** The CLI as a user sees it: exit code, stdout and stderr (`cli` from test/support only gives stdout). */
-const cliRun = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
-  const main = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'services', 'cli', 'main.ts');
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', main, ...args], {
-      env: { ...process.env, SERP_ADMIN_TOKEN: '', ...env },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-};
+/** The CLI as a user sees it, with no admin token from the environment. */
+const cliRun = (args: string[], env: NodeJS.ProcessEnv = {}) => cliResult(args, { SERP_ADMIN_TOKEN: '', ...env });
 
 const ADMIN_LINE = /admin token \(shown once, kept in .*secrets\.json\): (adm_\S+)/g;
 

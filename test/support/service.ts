@@ -23,6 +23,21 @@ export const cli = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
   return stdout;
 };
 
+/** The CLI as a user sees it, success or not: exit code, stdout and stderr (execFile rejects on a non-zero exit). */
+export const cliResult = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...cliArgs, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+};
+
 export interface RunningService {
   url: string;
   child: ChildProcess;

@@ -21,8 +21,19 @@ export const registerParseCommand = (program: Command): void => {
         process.exitCode = 1;
         return;
       }
-      const buf = readFileSync(file);
-      const html = (file.endsWith('.gz') ? gunzipSync(buf) : buf).toString('utf8');
+      let html: string;
+      try {
+        const buf = readFileSync(file);
+        // By content, not by name: a gzip stream starts 1f 8b whatever the file is called.
+        html = (buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf).toString('utf8');
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        const why =
+          e.code === 'ENOENT' ? 'no such file' : e.code === 'Z_DATA_ERROR' ? 'not a valid gzip file' : e.message;
+        process.stderr.write(`cannot read ${file}: ${why}\n`);
+        process.exitCode = 1;
+        return;
+      }
       const outcome = parseRaw(html, { captureAio: opts.aio });
       if (outcome.kind !== 'serp') {
         process.stderr.write(`not a results page: ${outcome.kind} (${outcome.detail})\n`);
