@@ -449,3 +449,71 @@ t.test(
     t.ok(compared > 30, `${compared} items compared`);
   },
 );
+
+t.test(
+  'inline_images › packs found by their items\' marker (data-attrid="images universal"), not by a heading',
+  { skip: fixturesMissing() },
+  async (t) => {
+    // 2024, in #iur under a heading that is a link into Google Images: title and site name printed in the link.
+    const folders = itemsOf(serpOf('websearcher/2024-03-13_file-folder_f10d116b26c6.html.gz'), 'inline_images');
+    t.same(Object.keys(folders[1] ?? {}), ['title', 'source', 'source_name', 'thumbnail']);
+    t.match(folders[1], {
+      title: 'Smead Reversible Tab File Folders, 1/2-Cut Tab (15394)',
+      source: 'https://www.amazon.com/Smead-Reversible-Folder-Assorted-15394/dp/B00FSAO4UO',
+      source_name: 'Amazon',
+      thumbnail: /^data:image\/jpeg;base64,/,
+    });
+    // 2022 (ru): no title or site shown; the image opens in Google Images (`#imgrc=<docid>`), the "Продукт" badge
+    // inside that link is no name.
+    const ru = itemsOf(serpOf('kokoc-google-parser/2022-03-31-1.decoded.html.gz'), 'inline_images');
+    t.equal(ru.length, 10);
+    t.match(ru[0], {
+      link: /^https:\/\/www\.google\.com\/search\?q=%D0%BF%D0%BE%D0%B4%D0%B8%D1%83%D0%BC.*&tbm=isch&.*#imgrc=RIFvyu9HxQIADM$/,
+      source: 'https://utamebel-shop.ru/gostinye/milan-14-podium-up-1/',
+      thumbnail: /^data:image\/jpeg;base64,/,
+    });
+    t.notOk('title' in (ru[0] ?? {}) || 'source_name' in (ru[0] ?? {}), 'no title or site where none is shown');
+    // 2023 desktop: items without any link; the "Video" badge is no title.
+    const london = itemsOf(serpOf('serp-parser-zlurad/desktop/hotels-london.html.gz'), 'inline_images');
+    t.equal(london.length, 10);
+    t.same(Object.keys(london[0] ?? {}), ['source', 'thumbnail']);
+    t.match(london[0], {
+      source: 'https://www.travelandleisure.com/worlds-best/best-london-hotels-2022',
+      thumbnail: /^https:\/\/encrypted-tbn0\.gstatic\.com\//,
+    });
+    // The page holds its pack twice (the same data-docid values again): three images, not six.
+    t.same(
+      itemsOf(serpOf('kokoc-google-parser/bad_json_2024-05-07.html.gz'), 'inline_images').map((i) => i.title),
+      [
+        'Диван Доминик-155 купить в Москве всего за 43690 руб. в ...',
+        'Диван прямой Доминик-155',
+        '⭐⭐⭐⭐⭐ Диван Доминик-155 купить в Москве всего за 43690 руб. в интернет-магазине «Диваны и Кресла»',
+      ],
+    );
+    // A pack the heading path already read is not read again.
+    t.equal(itemsOf(serpOf('serp-parser-zlurad/mobile/hotels-london.html.gz'), 'inline_images').length, 4);
+    // WebSearcher reads the same marked packs (2024-03): its title is ours and the site name run together.
+    let compared = 0;
+    for (const page of listSerpPages().filter((p) => p.includes('/websearcher/'))) {
+      const snapshot = join(fixturesDir, page.replace(/\.html\.gz$/, '.expected.websearcher-snapshot.json'));
+      if (!existsSync(snapshot) || !readFixtureText(page).includes('images universal')) continue;
+      const theirs = (JSON.parse(readFileSync(snapshot, 'utf8')) as { results: WsResult[] }).results.filter(
+        (r) => r.type === 'images' && r.url,
+      );
+      const ours = itemsOf(serpOf(page.replace(/^serp\//, '')), 'inline_images');
+      t.equal(ours.length, theirs.length, `${page}: inline_images count`);
+      theirs.forEach((r, i) => {
+        t.equal(ours[i]?.source, r.url, `${page}: inline_images[${i}] source`);
+        t.equal(`${ours[i]?.title} ${ours[i]?.source_name}`, squash(r.title), `${page}: inline_images[${i}] title`);
+        compared++;
+      });
+    }
+    t.equal(compared, 24, 'the marked packs of five WebSearcher pages');
+    // The Images tab marks its results the same way; they are the page's results, not a pack.
+    for (const page of [
+      'debug-dumps-2025-2026/chstudio_2026-04-01_cat_images-udm2_ko.html.gz',
+      'search-navigator/20250614-image-château-chalon-tokyo.html.gz',
+    ])
+      t.notOk(serpOf(page).serp_features.inline_images, `${page}: no inline images`);
+  },
+);

@@ -14,6 +14,7 @@ import {
   type Leaf,
   type LinkCard,
   leavesOf,
+  linkCards,
   ratingOf,
   thumbnailOf,
   widen,
@@ -247,6 +248,32 @@ export const imageItem = (card: LinkCard, images: Images): Item | undefined => {
   set(item, 'source', page);
   set(item, 'source_name', parts.at(-1));
   set(item, 'thumbnail', thumbnailOf(holder ?? card.box, images));
+  return item.source_name || item.thumbnail ? item : undefined;
+};
+
+/** A link into Google Images (2021–22 packs open the image there): `tbm=isch`, `udm=2` or the old `/imgres`. */
+const GOOGLE_IMAGES =
+  /^(?:https?:\/\/(?:www\.)?google\.[a-z.]+)?\/(?:imgres\?|search\?(?:[^#]*&)?(?:tbm=isch|udm=2)(?:[&#]|$))/i;
+
+/**
+ * One item marked `data-attrid="images universal"`: the marker and its `data-lpage` (the page the image is on) do
+ * not depend on the interface language or on the pack's heading. 2023–24 items link to that page and print title
+ * and site name in the link, read as `imageItem` reads them; 2021–22 items print neither and link, if at all,
+ * into Google Images, which is SerpApi's `link`.
+ */
+export const universalImageItem = (el: HTMLElement, images: Images): Item | undefined => {
+  const page = attr(el, 'data-lpage');
+  if (!page || !/^https?:\/\//.test(page)) return undefined;
+  const card = linkCards(el)[0];
+  const read = card ? imageItem(card, images) : undefined;
+  const item: Item = {};
+  set(item, 'title', read?.title);
+  const viewer = qsa(el, 'a[href]').find((a) => GOOGLE_IMAGES.test(a.getAttribute('href') ?? ''));
+  const href = viewer?.getAttribute('href');
+  set(item, 'link', href?.startsWith('/') ? `https://www.google.com${href}` : href);
+  set(item, 'source', page);
+  set(item, 'source_name', read?.source_name);
+  set(item, 'thumbnail', read?.thumbnail ?? thumbnailOf(el, images));
   return item.source_name || item.thumbnail ? item : undefined;
 };
 

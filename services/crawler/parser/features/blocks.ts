@@ -10,6 +10,7 @@ import {
   recipeItem,
   topStoryItem,
   twitterResults,
+  universalImageItem,
   videoItem,
 } from './blockItems.js';
 
@@ -107,6 +108,7 @@ export const headedBlocks = (root: HTMLElement): Record<string, unknown> => {
     return /\/\/(?:[\w-]+\.)?(?:twitter|x)\.com\//.test(href);
   });
   const out: Record<string, unknown> = {};
+  const imageBlocks: HTMLElement[] = [];
   // SerpApi reports one account box (an object, not a list); a second box on a page is left out.
   const account = twitter.map((section) => twitterResults(section, images)).find(Boolean);
   if (account) out.twitter_results = account;
@@ -119,13 +121,17 @@ export const headedBlocks = (root: HTMLElement): Record<string, unknown> => {
     }
     const match = HEADINGS.find(([, re]) => re.test(heading));
     if (match) {
-      add(match[0], itemsOf(match[0], block, images));
+      const items = itemsOf(match[0], block, images);
+      add(match[0], items);
+      // A pack whose items carry no outside link (2021–22) yields nothing here; its marked items are read below.
+      if (match[0] === 'inline_images' && items.length) imageBlocks.push(block);
       continue;
     }
     if (qs(block, 'a.WlydOe') && qs(block, 'g-section-with-header'))
       add('top_stories', itemsOf('top_stories', block, images));
     else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager')) add('inline_videos', videosOf(block, images));
   }
+  add('inline_images', markedImages(root, images, imageBlocks));
   // SerpApi numbers inline videos 1..N on the page.
   if (found.inline_videos) found.inline_videos = found.inline_videos.map((v, i) => ({ position: i + 1, ...v }));
   return { ...out, ...found };
@@ -145,4 +151,39 @@ const videosOf = (block: HTMLElement, images: (id: string) => string | undefined
     seen.add(item.link);
     return [item];
   });
+};
+
+/**
+ * Image packs found by their items' marker (`data-attrid="images universal"`) rather than by a heading: many
+ * 2021–24 packs sit outside `.MjjYud` (in `#iur`, above the column or in `#botstuff`) or head themselves with a
+ * link into Google Images that the heading path does not read. Items of a block the heading path already read are
+ * left to it. The Images tab (`udm=2`) marks its results the same way, directly in `#rso`; those are the page's
+ * results, not a pack, and web packs in `#rso` always sit in `#iur`.
+ */
+const markedImages = (root: HTMLElement, images: (id: string) => string | undefined, done: HTMLElement[]): Item[] => {
+  // The selector language splits on spaces, so the value is compared after an indexed prefix match.
+  const marked = qsa(root, '[data-attrid^="images"]').filter(
+    (el) => el.getAttribute('data-attrid') === 'images universal',
+  );
+  const out: Item[] = [];
+  // Some pages hold a pack twice (the same `data-docid`s again); an image is one item. Two images from the same
+  // page are two items.
+  const seen = new Set<string>();
+  for (const el of marked) {
+    if (done.some((block) => isWithin(el, block)) || isImagesTabResult(el)) continue;
+    const doc = el.getAttribute('data-docid');
+    if (doc && seen.has(doc)) continue;
+    if (doc) seen.add(doc);
+    const item = universalImageItem(el, images);
+    if (item) out.push(item);
+  }
+  return out;
+};
+
+const isImagesTabResult = (el: HTMLElement): boolean => {
+  for (let p = el.parentNode; p && p.nodeType === 1; p = p.parentNode) {
+    if (p.id === 'iur') return false;
+    if (p.id === 'rso') return true;
+  }
+  return false;
 };
