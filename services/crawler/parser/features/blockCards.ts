@@ -300,13 +300,14 @@ export const ratingOf = (text: string | undefined): number | undefined => {
 };
 
 /**
- * A count as shown ("(110)", "(1.3K)", "(2,3K)", "(5k+)"): K and M multiply; without them `.` and `,` only group
- * digits. A count written with words of the interface language ("2,3 mil") is not guessed at.
+ * A count as shown ("(110)", "(1.3K)", "(2,3K)", "(5k+)", "1 802"): K and M multiply; without them `.`, `,` and
+ * (narrow) spaces only group digits. A count written with words of the interface language ("2,3 mil") is not
+ * guessed at.
  */
 export const countOf = (text: string | undefined): number | undefined => {
-  const m = text ? /^\(?(\d[\d.,]*)\s*([kKmM])?\+?\)?$/.exec(text.trim()) : null;
+  const m = text ? /^\(?(\d[\d.,\s\u00a0\u202f]*?)\s*([kKmM])?\+?\)?$/.exec(text.trim()) : null;
   if (!m?.[1]) return undefined;
-  const n = m[2] ? Number(m[1].replace(',', '.')) * (/k/i.test(m[2]) ? 1e3 : 1e6) : Number(m[1].replace(/[.,]/g, ''));
+  const n = m[2] ? Number(m[1].replace(',', '.')) * (/k/i.test(m[2]) ? 1e3 : 1e6) : Number(m[1].replace(/\D/g, ''));
   return Number.isFinite(n) ? Math.round(n) : undefined;
 };
 

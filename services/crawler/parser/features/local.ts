@@ -1,6 +1,7 @@
 import { textOf } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
+import { countOf } from './blockCards.js';
 
 /**
  * Local pack: each place is a `.rllt__details` block (2020–25), next to a map. The place's name is a heading
@@ -38,7 +39,7 @@ const readPlace = (d: HTMLElement, position: number): Record<string, unknown> | 
     const rated = RATING.exec(part);
     if (rated) {
       place.rating = Number((rated[1] as string).replace(',', '.'));
-      const reviews = count(rated[2] as string);
+      const reviews = countOf(rated[2] as string);
       if (reviews !== undefined) place.reviews = reviews;
     } else if (PRICE.test(part)) place.price = part;
     // An unrated place starts its summary with the page's words for "no reviews" ("Нет отзывов · Магазин").
@@ -81,14 +82,3 @@ const DISTANCE = /^\d+(?:[.,]\d+)?\s*\p{L}{1,3}\.?$/u;
 const PRICE = /^\p{Sc}/u;
 /** "(415) 626-9682", "092 735 33 33", "8 (495) 642-19-58": seven or more digits and phone punctuation only. */
 const PHONE = /^(?=(?:\D*\d){7})[\d\s()+\-.]+$/;
-
-/** "6.2K" → 6200, "1.802" → 1802, "5,893" → 5893; undefined when the text is not a count. */
-const count = (text: string): number | undefined => {
-  const t = text.trim();
-  const short = /^(\d+(?:[.,]\d)?)\s*([KkMm])$/.exec(t);
-  if (short)
-    return Math.round(Number((short[1] as string).replace(',', '.')) * (/k/i.test(short[2] as string) ? 1e3 : 1e6));
-  if (!/^\d[\d.,\s\u00a0\u202f]*$/.test(t)) return undefined;
-  const n = Number(t.replace(/\D/g, ''));
-  return Number.isFinite(n) ? n : undefined;
-};
