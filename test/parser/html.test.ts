@@ -148,3 +148,18 @@ t.test('selector queries see each subtree through its document-order range', asy
     ['1', '2', 'h', '3'],
   );
 });
+
+t.test('selector attribute values may hold spaces and commas', async (t) => {
+  const { root } = parseDocument(
+    '<div data-attrid="images universal"><a href="x">1</a></div><div data-attrid="images"><a href="y">2</a></div>' +
+      '<p title="a, b">3</p>',
+  );
+  t.same(
+    qsa(root, '[data-attrid="images universal"]').map((e) => e.textContent),
+    ['1'],
+  );
+  t.same(
+    qsa(root, '[data-attrid="images universal"] a, [title="a, b"]').map((e) => e.textContent),
+    ['1', '3'],
+  );
+});

@@ -63,10 +63,39 @@ const compileCompound = (src: string): Compound => {
   return checks;
 };
 
+/**
+ * A selector list as its complex selectors, each as its compounds: commas and spaces split only outside `[…]`, so
+ * an attribute value may hold either (`[data-attrid="images universal"]`).
+ */
+const partsOf = (selector: string): string[][] => {
+  const list: string[][] = [];
+  let compounds: string[] = [];
+  let current = '';
+  let depth = 0;
+  const endCompound = () => {
+    if (current) compounds.push(current);
+    current = '';
+  };
+  for (const ch of selector) {
+    if (ch === '[') depth++;
+    else if (ch === ']') depth--;
+    if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
+      endCompound();
+      if (ch === ',') {
+        list.push(compounds);
+        compounds = [];
+      }
+    } else current += ch;
+  }
+  endCompound();
+  list.push(compounds);
+  return list;
+};
+
 const compile = (selector: string): Complex[] => {
   let compiled = cache.get(selector);
   if (!compiled) {
-    compiled = selector.split(',').map((part) => part.trim().split(/\s+/).map(compileCompound));
+    compiled = partsOf(selector).map((compounds) => compounds.map(compileCompound));
     cache.set(selector, compiled);
   }
   return compiled;
@@ -168,7 +197,7 @@ const search = (el: HTMLElement | null | undefined, selector: string, firstOnly:
   const sels = compile(selector);
   let keys = keyCache.get(selector);
   if (!keys) {
-    keys = selector.split(',').map((part) => keyOf(part.trim().split(/\s+/).at(-1) ?? ''));
+    keys = partsOf(selector).map((compounds) => keyOf(compounds.at(-1) ?? ''));
     keyCache.set(selector, keys);
   }
   const doc = el.doc;
@@ -271,7 +300,7 @@ const searchWithin = (
   };
   let keys = ancestorKeyCache.get(selector);
   if (!keys) {
-    keys = selector.split(',').map((s) => keyOf(s.trim().split(/\s+/)[0] ?? ''));
+    keys = partsOf(selector).map((compounds) => keyOf(compounds[0] ?? ''));
     ancestorKeyCache.set(selector, keys);
   }
   const outerKey = keys[part] as Key;

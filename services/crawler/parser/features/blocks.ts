@@ -161,10 +161,7 @@ const videosOf = (block: HTMLElement, images: (id: string) => string | undefined
  * results, not a pack, and web packs in `#rso` always sit in `#iur`.
  */
 const markedImages = (root: HTMLElement, images: (id: string) => string | undefined, done: HTMLElement[]): Item[] => {
-  // The selector language splits on spaces, so the value is compared after an indexed prefix match.
-  const marked = qsa(root, '[data-attrid^="images"]').filter(
-    (el) => el.getAttribute('data-attrid') === 'images universal',
-  );
+  const marked = qsa(root, '[data-attrid="images universal"]');
   const out: Item[] = [];
   // Some pages hold a pack twice (the same `data-docid`s again); an image is one item. Two images from the same
   // page are two items.

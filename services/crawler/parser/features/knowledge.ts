@@ -98,8 +98,7 @@ const readLocal = (kg: Record<string, unknown>, first: (selector: string) => HTM
   const stars = first(`[data-attrid="${STARS}"]`);
   // Two indexed look-ups decide it: a page without a business panel pays nothing more.
   if (!address && !stars) return;
-  // The selector reader splits on spaces, so "one line summary" is found by the part before its first space.
-  const summary = first('[data-attrid^="kc:/local:one"]');
+  const summary = first(`[data-attrid="${SUMMARY}"]`);
   // Mobile adds the open state beside the summary ("…CaliforniaOpen"): the first line is the type.
   let lines = summary ? withText(summary) : [];
   while (lines.length === 1) lines = withText(lines[0] as HTMLElement);
