@@ -1,8 +1,8 @@
 import t from 'tap';
 import { ParsedSerp } from '../../contracts/result.js';
-import { parse, toCompat } from '../../services/crawler/parser/index.js';
+import { parse } from '../../services/crawler/parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
-import { normLink } from './compare.js';
+import { compatOf, normLink } from './compare.js';
 import { expectationFor } from './expected.js';
 
 const missing = fixturesMissing();
@@ -38,18 +38,7 @@ t.test('Google SERP parser › every fixture page', { skip: missing }, async (t)
         serp.organic_results.every((r) => r.title.trim() === r.title && r.title.length > 0),
         'titles are trimmed text',
       );
-      const compat = toCompat({
-        search_metadata: {
-          id: 'x',
-          status: 'done',
-          cached: false,
-          created_at: '2026-01-01T00:00:00Z',
-          parameters: { q: 'q' },
-          information: serp.information,
-        },
-        organic_results: serp.organic_results,
-        serp_features: serp.serp_features,
-      });
+      const compat = compatOf(serp, { q: 'q' });
       t.ok(Array.isArray(compat.organic_results), 'maps onto the compat envelope');
       // Only a news-tab page (its expectation says so; search-navigator's 20250615-news page is the one fixture)
       // lists articles, and it lists them as news_results, never as organic results.

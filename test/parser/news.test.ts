@@ -6,9 +6,9 @@ import {
   type ParseContext,
   parse,
   parseRaw,
-  toCompat,
 } from '../../services/crawler/parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
+import { compatOf } from './compare.js';
 
 const NEWS_PAGE = 'serp/search-navigator/20250615-news-schloss-johannisberg-tokyo.html.gz';
 const WEB_PAGE = 'serp/websearcher/2026-02-06_why-is-the-sky-blue_c9ab650f5bda.html.gz';
@@ -88,17 +88,6 @@ t.test('mergePages › news articles continue 1..N across pages, a repeat kept o
       [3, 'https://c'],
     ],
   );
-  const compat = toCompat({
-    search_metadata: {
-      id: 'x',
-      status: 'done',
-      cached: false,
-      created_at: '2026-01-01T00:00:00Z',
-      parameters: { keyword: 'q', tbm: 'nws' },
-      information: merged.information,
-    },
-    organic_results: merged.organic_results,
-    serp_features: merged.serp_features,
-  });
+  const compat = compatOf(merged, { keyword: 'q', tbm: 'nws' });
   t.same(compat.news_results, merged.serp_features.news_results, 'compat: top-level news_results');
 });
