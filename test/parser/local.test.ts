@@ -1,4 +1,5 @@
 import t from 'tap';
+import { countOf } from '../../services/crawler/parser/features/blockCards.js';
 import { parse } from '../../services/crawler/parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
@@ -79,4 +80,14 @@ t.test('local pack › invariants on every fixture page', { skip: missing }, asy
     }
   }
   t.ok(seen >= 40, `checked ${seen} places`);
+});
+
+t.test('review counts as pages write them', async (t) => {
+  t.equal(countOf('6.2K'), 6200);
+  t.equal(countOf('(2,3K)'), 2300);
+  t.equal(countOf('1.802'), 1802, 'a dot groups thousands without K');
+  t.equal(countOf('5,893'), 5893);
+  t.equal(countOf('1 802'), 1802, 'a space groups thousands (fr, ru)');
+  t.equal(countOf('12\u202f345'), 12345, 'so does a narrow no-break space');
+  t.equal(countOf('2,3 mil'), undefined, 'words of the interface language are not guessed at');
 });
