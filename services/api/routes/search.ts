@@ -107,7 +107,7 @@ export const registerSearchRoutes = (app: FastifyInstance, ctx: RouteContext) =>
       ctx.authenticate(req);
     },
     preHandler: async (req, reply) => {
-      checkSubmitRate(ctx, req.apiKey!, reply);
+      await checkSubmitRate(ctx, req.apiKey!, reply);
     },
     handler: async (req, reply) => {
       const { async: isAsync, ...request } = req.body;
@@ -147,7 +147,7 @@ export const registerSearchRoutes = (app: FastifyInstance, ctx: RouteContext) =>
       },
     },
     onRequest: async (req) => {
-      checkReadCeiling(ctx, ctx.authenticate(req));
+      await checkReadCeiling(ctx, ctx.authenticate(req));
     },
     handler: async (req, reply) => {
       const id = req.params.job_id;

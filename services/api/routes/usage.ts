@@ -12,7 +12,7 @@ export const registerUsageRoute = (app: FastifyInstance, ctx: RouteContext) => {
       response: { 200: UsageResponse, 401: ErrorBody, 429: ErrorBody },
     },
     onRequest: async (req) => {
-      checkReadCeiling(ctx, ctx.authenticate(req));
+      await checkReadCeiling(ctx, ctx.authenticate(req));
     },
     handler: async (req) => ctx.searches.usage(req.apiKey!),
   });

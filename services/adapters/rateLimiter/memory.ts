@@ -1,23 +1,11 @@
-/**
- * Per-key fixed one-minute windows, in memory (embedded mode). `hit` counts one request and says whether it is
- * allowed, with what a client needs for `Retry-After` and the `RateLimit-*` headers.
- */
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  resetSeconds: number;
-}
+import type { RateLimiter } from '../../ports/rateLimiter.js';
 
-export interface RateLimiter {
-  hit(bucket: string, limit: number): RateDecision;
-}
-
+/** Fixed one-minute windows per bucket, in this process's memory (embedded mode: one api process). */
 export const createMemoryRateLimiter = (now: () => number = Date.now): RateLimiter => {
   const windows = new Map<string, { window: number; count: number }>();
   let lastSweep = 0;
   return {
-    hit(bucket, limit) {
+    async hit(bucket, limit) {
       const t = now();
       const window = Math.floor(t / 60_000);
       if (window !== lastSweep) {
@@ -31,6 +19,9 @@ export const createMemoryRateLimiter = (now: () => number = Date.now): RateLimit
       entry.count++;
       windows.set(bucket, entry);
       return { allowed: true, limit, remaining: limit - entry.count, resetSeconds };
+    },
+    async close() {
+      windows.clear();
     },
   };
 };
