@@ -2,12 +2,12 @@ import type { PageFetched, TargetingUsed } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
+import { assembleRawHtml, mergePages } from '../../parser/index.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import { CrawlAbortedError, CrawlRequestError, describeError } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import type { ResolvedTargeting } from './geo/targeting.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
-import { assembleRawHtml, mergePages } from './parser/index.js';
 import type { SessionPool } from './sessions.js';
 
 /** SERP_FETCHER: which fetcher serves which page. */

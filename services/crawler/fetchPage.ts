@@ -1,5 +1,6 @@
 import type { ParsedSerp } from '../../contracts/result.js';
 import type { Device } from '../../contracts/search.js';
+import { parse } from '../../parser/index.js';
 import type { CrawlSession, FetchedPage, Fetcher } from '../ports/fetcher.js';
 import {
   CrawlAbortedError,
@@ -9,7 +10,6 @@ import {
   CrawlTransientError,
   isCrawlError,
 } from './errors.js';
-import { parse } from './parser/index.js';
 import type { SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
 

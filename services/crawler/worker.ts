@@ -1,11 +1,11 @@
 import { streams } from '../../contracts/events.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
+import { PARSER_VERSION } from '../../parser/index.js';
 import type { CommandHandler } from '../app/commandHandler.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
 import type { Crawler } from './crawl.js';
 import { CrawlAbortedError } from './errors.js';
-import { PARSER_VERSION } from './parser/index.js';
 
 /** A crawl still running when the drain timeout passed: handed back to the queue and no longer awaited. */
 const abandoned = (signal: AbortSignal) =>

@@ -5,7 +5,7 @@
  */
 import { loadavg } from 'node:os';
 import { GoogleMobileSERP, GoogleNojsSERP, GoogleSERP } from 'serp-parser';
-import { parse } from '../../services/crawler/parser/index.js';
+import { parse } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 interface Figures {

@@ -3,7 +3,7 @@
  * `npx tsx test/bench/parseAccuracy.ts [--pages]`. Reports figures only; the tests assert per page
  * (fixtures.test.ts for links, titles, counts and features; fields.test.ts for per-result fields).
  */
-import { parse } from '../../services/crawler/parser/index.js';
+import { parse } from '../../parser/index.js';
 import { normLink } from '../parser/compare.js';
 import { checkField, type Expectation, expectationFor, FIELD_NAMES, type FieldName } from '../parser/expected.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { PARSER_VERSION } from '../../services/crawler/parser/index.js';
+import { PARSER_VERSION } from '../../parser/index.js';
 import { fixturesDir, fixturesMissing, readFixtureText } from '../support/fixtures.js';
 import { cliResult, removeDir, tempDataDir } from '../support/service.js';
 

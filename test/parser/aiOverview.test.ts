@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
 import type { AiOverview } from '../../contracts/result.js';
-import { parseAiOverview } from '../../services/crawler/parser/aiOverview.js';
-import { loadDom } from '../../services/crawler/parser/dom.js';
-import { parse } from '../../services/crawler/parser/index.js';
+import { parseAiOverview } from '../../parser/aiOverview.js';
+import { loadDom } from '../../parser/dom.js';
+import { parse } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 const WS = 'serp/websearcher';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parse } from '../../services/crawler/parser/index.js';
+import { parse } from '../../parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 
 const answerBoxOf = (file: string): Record<string, unknown> | undefined => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
-import { parse } from '../../services/crawler/parser/index.js';
+import { parse } from '../../parser/index.js';
 import { fixturesDir, fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 /**

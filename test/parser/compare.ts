@@ -1,5 +1,5 @@
 import type { ParsedSerp } from '../../contracts/result.js';
-import { toCompat } from '../../services/crawler/parser/index.js';
+import { toCompat } from '../../parser/index.js';
 
 /** Trailing slashes and fragments differ between parsers' URL cleaning without changing the target. */
 export const normLink = (u: string): string => u.replace(/#.*$/, '').replace(/\/$/, '');

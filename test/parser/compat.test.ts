@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { SerpResult } from '../../contracts/result.js';
-import { toCompat } from '../../services/crawler/parser/index.js';
+import { toCompat } from '../../parser/index.js';
 
 const result = (
   parameters: Record<string, unknown>,

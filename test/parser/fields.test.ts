@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parse } from '../../services/crawler/parser/index.js';
+import { parse } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 import { checkField, dateKey, expectationFor, hostOf, normText } from './expected.js';
 

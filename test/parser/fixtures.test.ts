@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ParsedSerp } from '../../contracts/result.js';
-import { parse } from '../../services/crawler/parser/index.js';
+import { parse } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 import { compatOf, normLink } from './compare.js';
 import { expectationFor } from './expected.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { countOf } from '../../services/crawler/parser/features/blockCards.js';
-import { parse } from '../../services/crawler/parser/index.js';
+import { countOf } from '../../parser/features/blockCards.js';
+import { parse } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 type Place = Record<string, unknown>;

@@ -1,12 +1,6 @@
 import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
-import {
-  assembleRawHtml,
-  mergePages,
-  type ParseContext,
-  parse,
-  parseRaw,
-} from '../../services/crawler/parser/index.js';
+import { assembleRawHtml, mergePages, type ParseContext, parse, parseRaw } from '../../parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 import { compatOf } from './compare.js';
 

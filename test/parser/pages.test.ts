@@ -1,13 +1,6 @@
 import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
-import {
-  assembleRawHtml,
-  classifyPage,
-  mergePages,
-  parse,
-  parseRaw,
-  splitRawHtml,
-} from '../../services/crawler/parser/index.js';
+import { assembleRawHtml, classifyPage, mergePages, parse, parseRaw, splitRawHtml } from '../../parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 
 const serp = (links: string[], features: Record<string, unknown> = {}): ParsedSerp => ({

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadDom } from '../../services/crawler/parser/dom.js';
-import { relatedQuestions } from '../../services/crawler/parser/features/questions.js';
-import { parse } from '../../services/crawler/parser/index.js';
+import { loadDom } from '../../parser/dom.js';
+import { relatedQuestions } from '../../parser/features/questions.js';
+import { parse } from '../../parser/index.js';
 import { fixturesDir, fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 const missing = fixturesMissing();

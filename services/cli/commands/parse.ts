@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { Command } from 'commander';
-import { PARSER_VERSION, parseRaw, toCompat } from '../../crawler/parser/index.js';
+import { PARSER_VERSION, parseRaw, toCompat } from '../../../parser/index.js';
 
 /**
  * `serp-api parse FILE [--output json|compat]`: the parser over a saved page (`.html`, `.html.gz`, or stored raw

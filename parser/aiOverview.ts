@@ -1,4 +1,4 @@
-import type { AiOverview } from '../../../contracts/result.js';
+import type { AiOverview } from '../contracts/result.js';
 import { callBefore, fragmentOf, unescapeJs } from './deferred.js';
 import { hasClass, spacedText, textOf } from './dom.js';
 import { decodeAttribute, decodeText, type HTMLElement } from './html.js';

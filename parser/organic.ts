@@ -1,4 +1,4 @@
-import type { OrganicResult } from '../../../contracts/result.js';
+import type { OrganicResult } from '../contracts/result.js';
 import { closestWhere, hasClass, isGoogleInternal, spacedText, textOf, unwrapLink } from './dom.js';
 import type { HTMLElement } from './html.js';
 import { basicLines, isFactLine, isLinkLine, richSnippetOf, sitelinksOf } from './organicExtras.js';

@@ -1,5 +1,5 @@
-import type { SerpResult } from '../../../contracts/result.js';
-import { GOOGLE_PASS_THROUGH } from '../../../contracts/search.js';
+import type { SerpResult } from '../contracts/result.js';
+import { GOOGLE_PASS_THROUGH } from '../contracts/search.js';
 
 type SearchMetadata = SerpResult['search_metadata'];
 

@@ -1,4 +1,4 @@
-import type { ParsedSerp } from '../../../contracts/result.js';
+import type { ParsedSerp } from '../contracts/result.js';
 import { textOf } from './dom.js';
 import type { HTMLElement } from './html.js';
 import { qs } from './select.js';

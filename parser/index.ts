@@ -1,4 +1,4 @@
-import type { ParsedSerp } from '../../../contracts/result.js';
+import type { ParsedSerp } from '../contracts/result.js';
 import { parseAiOverview } from './aiOverview.js';
 import { classifyPage, classifyWithDetail, type PageKind } from './classify.js';
 import { loadDom } from './dom.js';
@@ -8,9 +8,13 @@ import { isNewsTab, pageLinks, parseNews, tbmOf } from './news.js';
 import { parseOrganic } from './organic.js';
 import { assembleRawHtml, mergePages, splitRawHtml } from './pages.js';
 
+export type { ParsedSerp, SerpResult } from '../contracts/result.js';
+export type { ClassifyContext } from './classify.js';
 export { toCompat } from './compat.js';
 export type { PageKind };
 export { assembleRawHtml, classifyPage, mergePages, splitRawHtml };
+/** What kind of page this is (a SERP or an interstitial) and why: `{kind, detail}`. */
+export const classify = classifyWithDetail;
 
 /** Bump whenever the output for the same HTML changes: stored raw HTML is re-parsed when it does. */
 export const PARSER_VERSION = '1.5.0';

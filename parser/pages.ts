@@ -1,4 +1,4 @@
-import type { OrganicResult, ParsedSerp } from '../../../contracts/result.js';
+import type { OrganicResult, ParsedSerp } from '../contracts/result.js';
 
 export interface RawPage {
   start: number;
