@@ -6,9 +6,9 @@ import { assembleRawHtml, mergePages } from '../../parser/index.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import { CrawlAbortedError, CrawlRequestError, describeError } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
-import type { ResolvedTargeting } from './geo/targeting.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
 import type { SessionPool } from './sessions.js';
+import type { ResolvedTargeting } from './targeting.js';
 
 /** SERP_FETCHER: which fetcher serves which page. */
 export type FetcherMode = 'http' | 'browser' | 'auto';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Device } from '../../contracts/search.js';
+import { deviceProfile } from '../geo/devices.js';
 import type { CrawlSession } from '../ports/fetcher.js';
 import { CrawlAbortedError } from './errors.js';
-import { deviceProfile } from './geo/devices.js';
 import { sleep } from './sleep.js';
 
 /**

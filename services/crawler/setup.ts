@@ -1,9 +1,9 @@
 import { type BrowserFetcher, createBrowserFetcher } from '../adapters/fetcher/browser.js';
 import { createHttpFetcher } from '../adapters/fetcher/http.js';
+import { createLocationResolver } from '../geo/locations.js';
 import { type Crawler, type CrawlLimits, createCrawler, type FetcherMode } from './crawl.js';
-import { createLocationResolver } from './geo/locations.js';
-import { createTargetingResolver } from './geo/targeting.js';
 import { createSessionPool } from './sessions.js';
+import { createTargetingResolver } from './targeting.js';
 
 /** The crawler's slice of the service configuration (services/compose reads the environment, not this file). */
 export interface CrawlerSetup {

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
-import { createLocationResolver } from '../../services/crawler/geo/locations.js';
-import { createTargetingResolver } from '../../services/crawler/geo/targeting.js';
-import { uuleForName } from '../../services/crawler/geo/uule.js';
+import { createTargetingResolver } from '../../services/crawler/targeting.js';
+import { createLocationResolver } from '../../services/geo/locations.js';
+import { uuleForName } from '../../services/geo/uule.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogle, type Trouble } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';

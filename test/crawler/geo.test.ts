@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import t from 'tap';
 import { registerLocationsCommand } from '../../services/cli/commands/locations.js';
-import { mainLanguageHl } from '../../services/crawler/geo/language.js';
-import { createLocationResolver, importLocations, LOCATIONS_DB } from '../../services/crawler/geo/locations.js';
-import { createTargetingResolver } from '../../services/crawler/geo/targeting.js';
-import { uuleForName, uuleForPoint } from '../../services/crawler/geo/uule.js';
 import { buildGoogleUrl } from '../../services/crawler/googleUrl.js';
+import { createTargetingResolver } from '../../services/crawler/targeting.js';
+import { mainLanguageHl } from '../../services/geo/language.js';
+import { createLocationResolver, importLocations, LOCATIONS_DB } from '../../services/geo/locations.js';
+import { uuleForName, uuleForPoint } from '../../services/geo/uule.js';
 import { jobFor } from '../support/crawlerHarness.js';
 import { fixturesDir, fixturesMissing } from '../support/fixtures.js';
 

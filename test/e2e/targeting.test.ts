@@ -1,5 +1,5 @@
 import t from 'tap';
-import { uuleForName } from '../../services/crawler/geo/uule.js';
+import { uuleForName } from '../../services/geo/uule.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, startStack, submit } from '../support/service.js';
 

@@ -1,6 +1,6 @@
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import type { Device } from '../../../contracts/search.js';
-import { acceptLanguage, deviceProfile } from '../../crawler/geo/devices.js';
+import { acceptLanguage, deviceProfile } from '../../geo/devices.js';
 import type { CrawlSession, FetchedPage, Fetcher, FetchRequest } from '../../ports/fetcher.js';
 import { parseCookieHeader } from './cookies.js';
 

@@ -1,5 +1,5 @@
 import { gotScraping } from 'got-scraping';
-import { deviceProfile, navigationHeaders } from '../../crawler/geo/devices.js';
+import { deviceProfile, navigationHeaders } from '../../geo/devices.js';
 import type { FetchedPage, Fetcher, FetchRequest } from '../../ports/fetcher.js';
 import { mergeCookies, setCookieHeaderPairs } from './cookies.js';
 

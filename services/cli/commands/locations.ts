@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../compose/config.js';
-import { importLocations } from '../../crawler/geo/locations.js';
+import { importLocations } from '../../geo/locations.js';
 
 /** `locations import FILE`: loads Google's geotargets CSV so `location` resolves cities, regions and the rest. */
 export const registerLocationsCommand = (program: Command) => {

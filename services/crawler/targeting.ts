@@ -1,8 +1,8 @@
-import type { SearchRequest } from '../../../contracts/search.js';
-import { CrawlRequestError } from '../errors.js';
-import type { Targeting } from '../googleUrl.js';
-import type { LocationResolver } from './locations.js';
-import { uuleForPoint } from './uule.js';
+import type { SearchRequest } from '../../contracts/search.js';
+import type { LocationResolver } from '../geo/locations.js';
+import { uuleForPoint } from '../geo/uule.js';
+import { CrawlRequestError } from './errors.js';
+import type { Targeting } from './googleUrl.js';
 
 /** The URL's targeting plus the canonical name of the location it came from, for `search_metadata.targeting`. */
 export interface ResolvedTargeting extends Targeting {

@@ -1,4 +1,4 @@
-import { HL_CODES } from '../../../contracts/googleParams.js';
+import { HL_CODES } from '../../contracts/googleParams.js';
 
 const hlCodes = new Set<string>(HL_CODES);
 

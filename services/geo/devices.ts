@@ -1,4 +1,4 @@
-import type { Device } from '../../../contracts/search.js';
+import type { Device } from '../../contracts/search.js';
 
 /**
  * What each device looks like to Google: the user agent, the matching client hints (Chrome sends them on every
