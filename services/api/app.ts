@@ -4,8 +4,8 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { SerpResult } from '../../contracts/result.js';
 import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
 import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
-import type { KeyCommands } from '../app/keys.js';
-import type { SearchService } from '../app/searches.js';
+import type { KeyCommands } from '../application/keys.js';
+import type { SearchService } from '../application/searches.js';
 import type { Config } from '../compose/config.js';
 import type { Secrets } from '../compose/secrets.js';
 import type { BlobStore } from '../ports/blobStore.js';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
-import { hashKey } from '../app/keys.js';
+import { hashKey } from '../application/keys.js';
 import { ApiError } from './errors.js';
 
 declare module 'fastify' {

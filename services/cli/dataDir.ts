@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore, type ReadModelStore } from '../adapters/readModel/sqlite.js';
-import { type CommandHandler, createCommandHandler } from '../app/commandHandler.js';
+import { type CommandHandler, createCommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../compose/config.js';
 import { type Core, dataPaths, openCore } from '../compose/embedded.js';
 import type { EventStore } from '../ports/eventStore.js';

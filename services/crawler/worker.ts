@@ -1,7 +1,7 @@
 import { streams } from '../../contracts/events.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION } from '../../parser/index.js';
-import type { CommandHandler } from '../app/commandHandler.js';
+import type { CommandHandler } from '../application/commandHandler.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
 import type { Crawler } from './crawl.js';

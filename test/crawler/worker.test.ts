@@ -10,7 +10,7 @@ import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { type UsageCounterDoc, usageCounterId } from '../../projections/usageCounters/usageCounters.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
-import { createSearchService } from '../../services/app/searches.js';
+import { createSearchService } from '../../services/application/searches.js';
 import { loadConfig } from '../../services/compose/config.js';
 import { openCore } from '../../services/compose/embedded.js';
 import type { Crawler, CrawlOutcome } from '../../services/crawler/crawl.js';

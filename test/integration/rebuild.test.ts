@@ -2,7 +2,7 @@ import t from 'tap';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import { allProjections } from '../../projections/index.js';
-import { createSearchService } from '../../services/app/searches.js';
+import { createSearchService } from '../../services/application/searches.js';
 import { loadConfig } from '../../services/compose/config.js';
 import { openCore } from '../../services/compose/embedded.js';
 import { rebuildReadModels } from '../../services/projector/projector.js';

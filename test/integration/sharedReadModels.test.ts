@@ -7,7 +7,7 @@ import type { UsageCounterDoc } from '../../projections/usageCounters/usageCount
 import { usageCounterId } from '../../projections/usageCounters/usageCounters.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
-import { createCommandHandler } from '../../services/app/commandHandler.js';
+import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { createProjector } from '../../services/projector/projector.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 

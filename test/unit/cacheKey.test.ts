@@ -1,6 +1,6 @@
 import t from 'tap';
 import { SearchRequest } from '../../contracts/search.js';
-import { cacheKeyOf } from '../../services/app/searches.js';
+import { cacheKeyOf } from '../../services/application/searches.js';
 
 const key = (body: Record<string, unknown>) => cacheKeyOf(SearchRequest.parse(body));
 

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { streams } from '../../contracts/events.js';
 import { usageDecider, usedOf } from '../../domain/usage/usage.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
-import { createCommandHandler } from '../../services/app/commandHandler.js';
+import { createCommandHandler } from '../../services/application/commandHandler.js';
 
 const now = '2026-11-21T10:00:00.000Z';
 const stream = streams.usage('k1', '202611');

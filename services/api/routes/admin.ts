@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../contracts/errors.js';
 import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
-import { KeyInputError } from '../../app/keys.js';
+import { KeyInputError } from '../../application/keys.js';
 import type { RouteContext } from '../app.js';
 import { ApiError } from '../errors.js';
 

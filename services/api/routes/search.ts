@@ -15,7 +15,7 @@ import {
 } from '../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../projections/jobStatus/jobStatus.js';
-import { nativeResult } from '../../app/searches.js';
+import { nativeResult } from '../../application/searches.js';
 import { publicFailureDetail } from '../../crawler/errors.js';
 import type { RouteContext } from '../app.js';
 import { ApiError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { allProjections } from '../../../projections/index.js';
-import { auditUsage, type KeyAudit } from '../../app/audit.js';
+import { auditUsage, type KeyAudit } from '../../application/audit.js';
 import { type Config, loadConfig } from '../../compose/config.js';
 import { rebuildReadModels } from '../../projector/projector.js';
 import { besideService, openLocalCore, requireEventStore, trackAppends } from '../dataDir.js';

@@ -1,6 +1,11 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { createFsBlobStore } from '../../adapters/blobStore/fs.js';
-import { type ReparseEntry, type ReparseReport, type ReparseSelection, reparseSearches } from '../../app/reparse.js';
+import {
+  type ReparseEntry,
+  type ReparseReport,
+  type ReparseSelection,
+  reparseSearches,
+} from '../../application/reparse.js';
 import { type Config, loadConfig } from '../../compose/config.js';
 import { dataPaths } from '../../compose/embedded.js';
 import { besideService, openLocalCore, requireEventStore } from '../dataDir.js';
