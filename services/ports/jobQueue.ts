@@ -30,10 +30,21 @@ export interface ConsumeOptions {
   onExhausted?: (message: JobMessage, attempts: number) => Promise<void> | void;
 }
 
+/** How much work waits: what the dashboard and /metrics show as queue depth and age. */
+export interface QueueStats {
+  /** messages waiting for a delivery (ready now or delayed by a backoff) */
+  pending: number;
+  /** messages out with a consumer, not yet acked */
+  inFlight: number;
+  /** how long the oldest pending message has waited since it was enqueued; absent when none waits */
+  oldestPendingMs?: number;
+}
+
 export interface JobQueue {
   /** `duplicate: true` when a message with the same id (jobId + dispatch) was already enqueued */
   enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<{ duplicate: boolean }>;
   consume(handler: (delivery: Delivery) => Promise<void>, options: ConsumeOptions): Consumer;
+  stats(): Promise<QueueStats>;
   close(): Promise<void>;
 }
 

@@ -9,6 +9,7 @@ import {
   type JobQueueSettings,
   jobMessage,
   sleep,
+  WAIT_MS,
 } from './jobQueueHelpers.js';
 
 export type { JobQueueFixture, JobQueueSettings } from './jobQueueHelpers.js';
@@ -61,6 +62,31 @@ export const jobQueueConformance = (t: Test, makeQueue: MakeJobQueue) => {
       t.equal(rec.seen.length, 1, 'never redelivered after ack');
       t.same(rec.seen[0].delivery.message, message, 'the message arrives intact');
       t.equal(rec.seen[0].delivery.attempt, 1);
+    }),
+  );
+
+  t.test('stats › pending and in-flight counts follow the messages, with the oldest wait', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      t.same(await queue.stats(), { pending: 0, inFlight: 0 }, 'an empty queue');
+      await queue.enqueue(jobMessage());
+      await queue.enqueue(jobMessage());
+      await sleep(20);
+      const waiting = await queue.stats();
+      t.match(waiting, { pending: 2, inFlight: 0 }, 'two wait');
+      t.ok((waiting.oldestPendingMs ?? -1) >= 0, `the oldest has waited ${waiting.oldestPendingMs} ms`);
+      const gate = createGate();
+      const rec = createRecorder(async (d) => {
+        await gate.opened;
+        await d.ack();
+      });
+      consume(rec.handler);
+      await rec.until((s) => s.length >= 1, 'the first delivery');
+      t.match(await queue.stats(), { pending: 1, inFlight: 1 }, 'one out, one waiting');
+      gate.open();
+      await rec.until((s) => s.length >= 2, 'the second delivery');
+      const deadline = Date.now() + WAIT_MS;
+      while ((await queue.stats()).inFlight > 0 && Date.now() < deadline) await sleep(20);
+      t.same(await queue.stats(), { pending: 0, inFlight: 0 }, 'both acked');
     }),
   );
 

@@ -1,5 +1,12 @@
 import { JobMessage } from '../../../contracts/jobMessage.js';
-import { type ConsumeOptions, type Consumer, type Delivery, type JobQueue, messageId } from '../../ports/jobQueue.js';
+import {
+  type ConsumeOptions,
+  type Consumer,
+  type Delivery,
+  type JobQueue,
+  messageId,
+  type QueueStats,
+} from '../../ports/jobQueue.js';
 
 export interface InProcessJobQueueOptions {
   /** a delivery neither settled nor extended by `working()` for this long is presumed dead and redelivered */
@@ -29,6 +36,7 @@ export class JobQueueClosedError extends Error {
 interface Entry {
   message: JobMessage;
   seq: number;
+  enqueuedAt: number;
   readyAt: number;
   attempts: number;
   token?: number;
@@ -65,6 +73,8 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
     options.onError ?? ((error: unknown) => process.stderr.write(`job queue onExhausted failed: ${String(error)}\n`));
 
   const waiting: Entry[] = [];
+  /** out with a consumer, not settled */
+  let inFlight = 0;
   const recentIds = new Map<string, number>();
   const consumers: ConsumerState[] = [];
   let seq = 0;
@@ -111,6 +121,7 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
     const token = ++tokens;
     entry.token = token;
     entry.attempts += 1;
+    inFlight += 1;
     consumer.active += 1;
     let holdsSlot = true;
     const releaseSlot = () => {
@@ -128,6 +139,7 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
     let deadline = setTimeout(expire, options.ackWaitMs).unref();
     const settle = () => {
       entry.token = undefined;
+      inFlight -= 1;
       clearTimeout(deadline);
       releaseSlot();
     };
@@ -218,7 +230,7 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
       // Parsed (and so copied): a caller mutating its object later cannot change a queued message.
       const message = JobMessage.parse(raw);
       if (isDuplicate(messageId(message), Date.now())) return { duplicate: true };
-      makeReady({ message, seq: ++seq, readyAt: 0, attempts: 0 }, enqueueOptions?.delayMs ?? 0);
+      makeReady({ message, seq: ++seq, enqueuedAt: Date.now(), readyAt: 0, attempts: 0 }, enqueueOptions?.delayMs ?? 0);
       return { duplicate: false };
     },
 
@@ -244,6 +256,15 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
           if (index >= 0) consumers.splice(index, 1);
         },
       } satisfies Consumer;
+    },
+
+    async stats(): Promise<QueueStats> {
+      const oldest = waiting.reduce((min, e) => Math.min(min, e.enqueuedAt), Number.POSITIVE_INFINITY);
+      return {
+        pending: waiting.length,
+        inFlight,
+        ...(waiting.length > 0 ? { oldestPendingMs: Math.max(0, Date.now() - oldest) } : {}),
+      };
     },
 
     close() {
