@@ -110,12 +110,35 @@ export const CrawlCompleted = z.object({
     completedAt: iso,
   }),
 });
+/**
+ * Why a crawl attempt failed, for machines (the public `detail`, the dashboard's counts by kind): the error's code,
+ * its kind (a block's `captcha` / `js_challenge` / `consent` / `rate_limited`; a transient `server_error` / `timeout` /
+ * `network` / `error_page`; a bad request's `unknown_location` / `engine_domain` / `http_status` / `invalid`), the HTTP
+ * status Google answered, and for an exhausted job the attempts made.
+ */
+export const CrawlFailure = z.object({
+  code: z.enum([
+    'SERP_CRAWL_BLOCKED',
+    'SERP_CRAWL_TRANSIENT',
+    'SERP_CRAWL_BAD_REQUEST',
+    'SERP_CRAWL_UNEXPECTED',
+    'SERP_CRAWL_EXHAUSTED',
+  ]),
+  kind: z.string().optional(),
+  httpStatus: z.number().int().optional(),
+  attempts: z.number().int().positive().optional(),
+});
+export type CrawlFailure = z.infer<typeof CrawlFailure>;
+
 export const CrawlFailed = z.object({
   type: z.literal('CrawlFailed'),
   data: z.object({
     jobId: z.string(),
     attempt: z.number().int().positive(),
+    /** the raw cause, for the event history and logs (may name URLs and hosts: never served) */
     reason: z.string(),
+    /** added later: events recorded before it have the reason text only */
+    failure: CrawlFailure.optional(),
     final: z.boolean(),
     failedAt: iso,
   }),

@@ -1,8 +1,13 @@
 import { apiKeysProjection } from './apiKeys/apiKeys.js';
+import { apiKeysQueries } from './apiKeys/queries.js';
 import { jobStatusProjection } from './jobStatus/jobStatus.js';
-import type { Projection } from './projection.js';
+import { jobStatusQueries } from './jobStatus/queries.js';
+import type { DocReader, Projection } from './projection.js';
+import { resultCacheQueries } from './resultCache/queries.js';
 import { resultCacheProjection } from './resultCache/resultCache.js';
+import { searchResultsQueries } from './searchResults/queries.js';
 import { searchResultsProjection } from './searchResults/searchResults.js';
+import { usageCountersQueries } from './usageCounters/queries.js';
 import { usageCountersProjection } from './usageCounters/usageCounters.js';
 
 /** Every read model the api serves, in the order the projector applies them. */
@@ -13,3 +18,13 @@ export const allProjections: readonly Projection<unknown>[] = [
   apiKeysProjection,
   resultCacheProjection,
 ] as Projection<unknown>[];
+
+/** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */
+export const readModelQueries = (docs: DocReader) => ({
+  jobs: jobStatusQueries(docs),
+  results: searchResultsQueries(docs),
+  cache: resultCacheQueries(docs),
+  usage: usageCountersQueries(docs),
+  keys: apiKeysQueries(docs),
+});
+export type ReadModelQueries = ReturnType<typeof readModelQueries>;

@@ -14,3 +14,14 @@ export interface Projection<Doc> {
   evolve(doc: Doc | undefined, event: ProjectedEvent): Doc | null;
   lookupOf?(doc: Doc): string | undefined;
 }
+
+/**
+ * Reading the documents the projections wrote (the read side of services/ports/readModelStore.ts). Services reach
+ * them through each view's typed queries (`projections/<view>/queries.ts`), never by view name.
+ */
+export interface DocReader {
+  get<T>(view: string, id: string): T | undefined;
+  findByLookup<T>(view: string, lookup: string): T | undefined;
+  list<T>(view: string): T[];
+  listByLookup<T>(view: string, lookup: string): T[];
+}

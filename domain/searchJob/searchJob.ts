@@ -1,4 +1,4 @@
-import type { EventOf, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
+import type { CrawlFailure, EventOf, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
 import type { ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { Decider } from '../kernel/decider.js';
@@ -25,7 +25,10 @@ export interface SearchJobState {
   submittedAt?: string;
   sourceJobId?: string;
   attempts: number;
+  /** the final failure's raw reason */
   failure?: string;
+  /** the final failure's code and kind (absent for failures recorded before they were) */
+  failureCause?: CrawlFailure;
   parserVersion?: string;
 }
 
@@ -55,7 +58,15 @@ export type SearchJobCommand =
       targeting?: TargetingUsed;
       now: string;
     }
-  | { type: 'FailCrawl'; jobId: string; attempt: number; reason: string; final: boolean; now: string }
+  | {
+      type: 'FailCrawl';
+      jobId: string;
+      attempt: number;
+      reason: string;
+      failure?: CrawlFailure;
+      final: boolean;
+      now: string;
+    }
   | { type: 'ReparseSearch'; jobId: string; parserVersion: string; result: ParsedSerp; now: string };
 
 export const isTerminal = (s: SearchJobStatus) => s === 'done' || s === 'partial' || s === 'failed';
@@ -138,6 +149,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               jobId: command.jobId,
               attempt: command.attempt,
               reason: command.reason,
+              ...(command.failure ? { failure: command.failure } : {}),
               final: command.final,
               failedAt: command.now,
             },
@@ -158,7 +170,9 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
       case 'CrawlCompleted':
         return { ...state, status: event.data.status, parserVersion: event.data.parserVersion };
       case 'CrawlFailed':
-        return event.data.final ? { ...state, status: 'failed', failure: event.data.reason } : state;
+        return event.data.final
+          ? { ...state, status: 'failed', failure: event.data.reason, failureCause: event.data.failure }
+          : state;
       case 'SearchReparsed':
         return { ...state, parserVersion: event.data.parserVersion };
     }

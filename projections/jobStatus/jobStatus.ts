@@ -1,3 +1,4 @@
+import type { CrawlFailure } from '../../contracts/events.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { Projection } from '../projection.js';
 
@@ -17,7 +18,10 @@ export interface JobStatusDoc {
   attempts: number;
   pagesFetched?: number;
   blocks?: number;
+  /** the final failure's raw reason (never served: see services/api/render/failure.ts) */
   detail?: string;
+  /** the final failure's code and kind; absent for failures recorded before CrawlFailed carried them */
+  failure?: CrawlFailure;
   parserVersion?: string;
 }
 
@@ -74,6 +78,7 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
           ...doc,
           status: 'failed',
           detail: e.data.reason,
+          ...(e.data.failure ? { failure: e.data.failure } : {}),
           updatedAt: e.data.failedAt,
           completedAt: e.data.failedAt,
         };

@@ -1,120 +1,96 @@
-import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { SerpResult } from '../../contracts/result.js';
-import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
-import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
+import type { ReadModelQueries } from '../../projections/index.js';
 import type { KeyCommands } from '../application/keys.js';
 import type { SearchService } from '../application/searches.js';
 import type { Config } from '../compose/config.js';
 import type { Secrets } from '../compose/secrets.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
-import type { Projector } from '../projector/projector.js';
-import { createAuthenticator } from './auth.js';
+import { createAdminGuard, createAuthenticator } from './auth.js';
 import { installErrorHandler } from './errors.js';
-import { registerAdminRoutes } from './routes/admin.js';
-import { registerMetaRoutes } from './routes/meta.js';
-import { registerRawRoute } from './routes/raw.js';
-import { registerSearchRoutes } from './routes/search.js';
-import { registerUsageRoute } from './routes/usage.js';
+import { adminRoutes } from './routes/admin/index.js';
+import { metaRoutes } from './routes/meta.js';
+import { rawRoutes } from './routes/raw.js';
+import { v1Routes } from './routes/v1/index.js';
 
+/** Everything the HTTP surfaces need, built by a composition root (services/compose). */
 export interface AppDeps {
-  config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl' | 'logLevel'>;
+  config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl'>;
   secrets: Secrets;
-  readModels: ReadModelStore;
+  queries: ReadModelQueries;
   searches: SearchService;
   keys: KeyCommands;
   blobStore: BlobStore;
-  projector: Projector;
-  toCompat: (result: SerpResult) => Record<string, unknown>;
+  rateLimiter: RateLimiter;
+  /** resolves once the read models include `position` */
+  projected(position: number): Promise<void>;
   /** undefined when the location is unknown; the api answers 422 then */
   resolveLocation?: (name: string) => unknown;
-  rateLimiter?: RateLimiter;
-  logger?: boolean;
 }
 
-/** Never log a raw key: the compat surface carries it in the query string. */
-const redactUrl = (url: string) => url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
-
-/** The app as a plugin built from its dependencies (fastify/demo); `server.ts`-style listening lives in compose. */
-export const buildApp = async (deps: AppDeps): Promise<FastifyInstance> => {
-  const app = Fastify({
-    logger:
-      deps.logger === false
-        ? false
-        : {
-            level: deps.config.logLevel,
-            redact: ['req.headers["x-api-key"]', 'req.headers.authorization'],
-            serializers: {
-              req: (req) => ({ method: req.method, url: redactUrl(req.url), reqId: req.id }),
-            },
-          },
-    bodyLimit: 1024 * 1024,
-    // Fastify answers 414 past 100 characters; a long id is just an unknown job (404, "job not found")
-    routerOptions: { maxParamLength: 4096 },
-    // a malformed URL (`/v1/search/%ZZ`) is the client's: 400 with a detail, like every other error
-    frameworkErrors: (err, _req, reply) =>
-      (reply as FastifyReply)
-        .code(400)
-        .type('application/json')
-        .send({
-          detail:
-            err.code === 'FST_ERR_BAD_URL'
-              ? 'malformed URL: percent-encode special characters in the path'
-              : `bad request: ${err.message}`,
-          code: 'SERP_API_BAD_REQUEST',
-        }),
-    // a request Node's HTTP parser refuses (bad Content-Length, broken headers) never reaches a route
-    clientErrorHandler: (err, socket) => {
-      if (!socket.writable) return socket.destroy(err);
-      const body = JSON.stringify({
-        detail: 'malformed HTTP request: check the request line, headers and Content-Length',
-        code: 'SERP_API_BAD_HTTP',
-      });
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
+const openapi: FastifyDynamicSwaggerOptions['openapi'] = {
+  openapi: '3.1.0',
+  info: {
+    title: 'SERP API',
+    version: '1.0.0',
+    description: 'Live Google results as clean JSON. Submit a search, poll the job, read json, compat or html.',
+  },
+  components: {
+    securitySchemes: {
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      bearer: { type: 'http', scheme: 'bearer' },
     },
-    genReqId: () => `req_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
-  });
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  installErrorHandler(app);
-  // JSON only: a text/plain body must be a 415, not a string that fails validation.
-  app.removeContentTypeParser('text/plain');
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'SERP API',
-        version: '1.0.0',
-        description: 'Live Google results as clean JSON. Submit a search, poll the job, read json, compat or html.',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          bearer: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ apiKey: [] }, { bearer: [] }],
-    },
-    transform: jsonSchemaTransform,
-  });
-  const ctx = {
-    ...deps,
-    authenticate: createAuthenticator(deps.readModels, deps.secrets.keyPepper),
-    limiter: deps.rateLimiter ?? createMemoryRateLimiter(),
-  };
-  registerSearchRoutes(app, ctx);
-  registerUsageRoute(app, ctx);
-  registerRawRoute(app, ctx);
-  registerAdminRoutes(app, ctx);
-  registerMetaRoutes(app);
-  return app;
+  },
+  security: [{ apiKey: [] }, { bearer: [] }],
 };
 
-export type RouteContext = AppDeps & {
-  authenticate: ReturnType<typeof createAuthenticator>;
-  limiter: RateLimiter;
-};
+/**
+ * The whole HTTP surface as one plugin (fastify/demo's shape): `server.ts` builds the Fastify instance and listens,
+ * tests register this on an instance of their own and use `inject`. Each scope registers its routes with its own auth:
+ * `/v1` the API key, `/admin` the admin token, `/raw` a link signature, the meta routes none.
+ */
+export const app = fp<AppDeps>(
+  async (fastify, deps) => {
+    fastify.setValidatorCompiler(validatorCompiler);
+    fastify.setSerializerCompiler(serializerCompiler);
+    installErrorHandler(fastify);
+    // JSON only: a text/plain body must be a 415, not a string that fails validation.
+    fastify.removeContentTypeParser('text/plain');
+    await fastify.register(fastifySwagger, { openapi, transform: jsonSchemaTransform });
+
+    const baseUrl = (req: FastifyRequest) =>
+      deps.config.publicBaseUrl ?? `${req.protocol}://${req.headers.host ?? 'localhost'}`;
+    await fastify.register(metaRoutes);
+    await fastify.register(rawRoutes, {
+      linkSecret: deps.secrets.linkSecret,
+      queries: deps.queries,
+      blobStore: deps.blobStore,
+    });
+    await fastify.register(v1Routes, {
+      prefix: '/v1',
+      searches: deps.searches,
+      authenticate: createAuthenticator(deps.queries, deps.secrets.keyPepper),
+      limiter: deps.rateLimiter,
+      render: {
+        linkSecret: deps.secrets.linkSecret,
+        presignTtlS: deps.config.presignTtlS,
+        resultOf: (job) => deps.searches.resultOf(job),
+      },
+      baseUrl,
+      syncTimeoutMs: deps.config.syncTimeoutMs,
+      retentionDays: deps.config.retentionDays,
+      resolveLocation: deps.resolveLocation,
+    });
+    await fastify.register(adminRoutes, {
+      prefix: '/admin',
+      guard: createAdminGuard(deps.secrets.adminToken),
+      queries: deps.queries,
+      keys: deps.keys,
+      projected: deps.projected,
+    });
+  },
+  { name: 'serp-api', fastify: '5.x' },
+);

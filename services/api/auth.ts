@@ -1,6 +1,7 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
-import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
+import type { ReadModelQueries } from '../../projections/index.js';
 import { hashKey } from '../application/keys.js';
 import { ApiError } from './errors.js';
 
@@ -30,7 +31,7 @@ export const rawKeyOf = (req: FastifyRequest, allowQuery: boolean): string | und
  * Resolves the caller's key from the apiKeys read model by its HMAC: the raw key is never stored or logged.
  * A revoked key is refused as soon as its ApiKeyRevoked is projected, which the admin api waits for.
  */
-export const createAuthenticator = (readModels: ReadModelStore, pepper: string) => {
+export const createAuthenticator = (queries: ReadModelQueries, pepper: string) => {
   return (req: FastifyRequest, allowQuery = false): ApiKeyDoc => {
     const raw = rawKeyOf(req, allowQuery);
     if (!raw) {
@@ -42,7 +43,7 @@ export const createAuthenticator = (readModels: ReadModelStore, pepper: string) 
           : 'missing API key: send it in the X-API-Key header or as Authorization: Bearer <key>',
       );
     }
-    const doc = raw.length <= 128 ? readModels.findByLookup<ApiKeyDoc>('apiKeys', hashKey(raw, pepper)) : undefined;
+    const doc = raw.length <= 128 ? queries.keys.byHash(hashKey(raw, pepper)) : undefined;
     if (!doc) throw new ApiError(401, 'SERP_AUTH_INVALID_KEY', 'invalid API key');
     if (doc.status !== 'active') throw new ApiError(401, 'SERP_AUTH_REVOKED_KEY', 'this API key has been revoked');
     req.apiKey = doc;
@@ -50,3 +51,20 @@ export const createAuthenticator = (readModels: ReadModelStore, pepper: string) 
   };
 };
 export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/** `/admin` and `/admin/api/*` take SERP_ADMIN_TOKEN as a Bearer token, compared in constant time. */
+export const createAdminGuard = (adminToken: string) => {
+  const expected = Buffer.from(adminToken);
+  return (req: FastifyRequest) => {
+    const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+    const got = Buffer.from(m?.[1]?.trim() ?? '');
+    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+      throw new ApiError(
+        401,
+        'SERP_ADMIN_UNAUTHORIZED',
+        'admin token required: Authorization: Bearer <SERP_ADMIN_TOKEN>',
+      );
+    }
+  };
+};
+export type AdminGuard = ReturnType<typeof createAdminGuard>;

@@ -1,8 +1,17 @@
 import type { FastifyReply } from 'fastify';
-import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
-import type { RateDecision } from '../../ports/rateLimiter.js';
-import type { RouteContext } from '../app.js';
-import { ApiError } from '../errors.js';
+import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
+import type { RateDecision, RateLimiter } from '../ports/rateLimiter.js';
+import { ApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Which per-key ceiling a route counts against (DESIGN.md §4): `submit` is the key's per-minute rate, `read` the
+     * abuse ceiling of polls and other reads. Routes without one count against neither.
+     */
+    limit?: 'submit' | 'read';
+  }
+}
 
 const headersOf = (d: RateDecision) => ({
   'RateLimit-Limit': String(d.limit),
@@ -16,15 +25,15 @@ const refuse = (d: RateDecision) =>
     'Retry-After': String(d.resetSeconds),
   });
 
-/** Submissions count against the key's per-minute rate (DESIGN.md §4). */
-export const checkSubmitRate = async (ctx: RouteContext, key: ApiKeyDoc, reply: FastifyReply) => {
-  const d = await ctx.limiter.hit(`submit:${key.keyId}`, key.rateLimitPerMin);
+/** Submissions count against the key's per-minute rate. */
+export const checkSubmitRate = async (limiter: RateLimiter, key: ApiKeyDoc, reply: FastifyReply) => {
+  const d = await limiter.hit(`submit:${key.keyId}`, key.rateLimitPerMin);
   if (!d.allowed) throw refuse(d);
   reply.headers(headersOf(d));
 };
 
 /** Polls and other reads have their own abuse ceiling, max(600, 10 × rate) a minute. */
-export const checkReadCeiling = async (ctx: RouteContext, key: ApiKeyDoc) => {
-  const d = await ctx.limiter.hit(`read:${key.keyId}`, Math.max(600, 10 * key.rateLimitPerMin));
+export const checkReadCeiling = async (limiter: RateLimiter, key: ApiKeyDoc) => {
+  const d = await limiter.hit(`read:${key.keyId}`, Math.max(600, 10 * key.rateLimitPerMin));
   if (!d.allowed) throw refuse(d);
 };

@@ -1,7 +1,6 @@
 import { streams } from '../../contracts/events.js';
 import { usageDecider } from '../../domain/usage/usage.js';
-import { type UsageCounterDoc, usageCounterId } from '../../projections/usageCounters/usageCounters.js';
-import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
+import type { ReadModelQueries } from '../../projections/index.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { toProjected } from '../projector/projector.js';
 import type { CommandHandler } from './commandHandler.js';
@@ -24,7 +23,7 @@ export interface KeyAudit {
  */
 export const auditUsage = async (deps: {
   eventStore: EventStore;
-  readModels: ReadModelStore;
+  queries: ReadModelQueries;
   handle: CommandHandler;
   month: string;
   keyId?: string;
@@ -98,7 +97,7 @@ export const auditUsage = async (deps: {
     }
     const reserved = held.size;
     const released = [...freed].filter((j) => held.has(j)).length;
-    const projected = deps.readModels.get<UsageCounterDoc>('usageCounters', usageCounterId(keyId, month))?.used ?? 0;
+    const projected = deps.queries.usage.used(keyId, month);
     if (projected !== reserved - released) {
       discrepancies.push({
         kind: 'projection-drift',

@@ -1,15 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { streams, type TargetingUsed } from '../../contracts/events.js';
-import type { SerpResult, TargetingMetadata } from '../../contracts/result.js';
+import { streams } from '../../contracts/events.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { usageDecider, usageMonth } from '../../domain/usage/usage.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
+import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import { isFresh, type ResultCacheDoc } from '../../projections/resultCache/resultCache.js';
+import { isFresh } from '../../projections/resultCache/resultCache.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
-import { type UsageCounterDoc, usageCounterId } from '../../projections/usageCounters/usageCounters.js';
-import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
@@ -47,17 +45,17 @@ export interface SubmitOutcome {
 
 export const createSearchService = (deps: {
   eventStore: EventStore;
-  readModels: ReadModelStore;
+  queries: ReadModelQueries;
   handle: CommandHandler;
   cacheTtlS: number;
   now?: () => Date;
 }) => {
-  const { readModels, handle } = deps;
+  const { queries, handle } = deps;
   const now = () => deps.now?.() ?? new Date();
 
   /** The job as the read model has it, or folded from its stream when this node has not projected it yet. */
   const jobDoc = async (jobId: string): Promise<JobStatusDoc | undefined> => {
-    const doc = readModels.get<JobStatusDoc>('jobStatus', jobId);
+    const doc = queries.jobs.byId(jobId);
     if (doc) return doc;
     const s = await readJobState(deps.eventStore, jobId);
     if (s.status === 'none' || !s.jobId || !s.keyId || !s.request || !s.submittedAt) return undefined;
@@ -75,6 +73,7 @@ export const createSearchService = (deps: {
       updatedAt: s.submittedAt,
       attempts: s.attempts,
       detail: s.failure,
+      ...(s.failureCause ? { failure: s.failureCause } : {}),
     };
   };
 
@@ -93,7 +92,7 @@ export const createSearchService = (deps: {
         now: at.toISOString(),
       };
       if (!request.no_cache) {
-        const hit = readModels.get<ResultCacheDoc>('resultCache', cacheKey);
+        const hit = queries.cache.byCacheKey(cacheKey);
         if (hit && isFresh(hit, at, deps.cacheTtlS)) {
           const res = await handle(
             streams.searchJob(jobId),
@@ -134,12 +133,12 @@ export const createSearchService = (deps: {
 
     /** The result document behind a terminal job (a cached job reads its source's). */
     resultOf(job: JobStatusDoc): SearchResultDoc | undefined {
-      return readModels.get<SearchResultDoc>('searchResults', job.sourceJobId ?? job.jobId);
+      return queries.results.byJobId(job.sourceJobId ?? job.jobId);
     },
 
     usage(key: ApiKeyDoc) {
       const month = usageMonth(now().toISOString());
-      const used = readModels.get<UsageCounterDoc>('usageCounters', usageCounterId(key.keyId, month))?.used ?? 0;
+      const used = queries.usage.used(key.keyId, month);
       return {
         tier: key.tier,
         monthly_quota: key.monthlyQuota,
@@ -151,43 +150,3 @@ export const createSearchService = (deps: {
   };
 };
 export type SearchService = ReturnType<typeof createSearchService>;
-
-/** `search_metadata.targeting` under the native schema's snake_case names. */
-const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMetadata => ({
-  ...rest,
-  google_domain: googleDomain,
-});
-
-/** The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. */
-export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: number): SerpResult => {
-  const { request } = job;
-  const page = <T>(list: T[]) => (start === undefined ? list : list.slice(start, start + 10));
-  const organic = page(doc.result.organic_results);
-  // a news tab ranks its articles, not organic results: `start` pages through them the same way
-  const news = doc.result.serp_features.news_results;
-  const serpFeatures =
-    start !== undefined && Array.isArray(news)
-      ? { ...doc.result.serp_features, news_results: page(news) }
-      : doc.result.serp_features;
-  const submitted = Date.parse(job.submittedAt);
-  const processed = job.completedAt ?? doc.completedAt;
-  return {
-    search_metadata: {
-      id: job.jobId,
-      status: doc.status,
-      cached: job.cached,
-      created_at: job.submittedAt,
-      processed_at: processed,
-      total_time_taken: job.cached ? 0 : Math.max(0, (Date.parse(doc.completedAt) - submitted) / 1000),
-      pages_fetched: doc.pages.length,
-      parser_version: doc.parserVersion,
-      // a cached job's doc is its source's, so the targeting is the one the source crawl used
-      ...(doc.targeting ? { targeting: publicTargeting(doc.targeting) } : {}),
-      parameters: { ...request },
-      information: doc.result.information,
-    },
-    organic_results: organic,
-    serp_features: serpFeatures,
-    ...(request.capture_aio && doc.result.ai_overview ? { ai_overview: doc.result.ai_overview } : {}),
-  };
-};

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
-import { createSqliteReadModelStore, type ReadModelStore } from '../adapters/readModel/sqlite.js';
+import type { ReadModelQueries } from '../../projections/index.js';
 import { type CommandHandler, createCommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../compose/config.js';
-import { type Core, dataPaths, openCore } from '../compose/embedded.js';
+import { type Core, dataPaths, openCore, openStores } from '../compose/core.js';
+import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
+import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 
 /** DESIGN.md §4: whoever creates the secrets prints the admin token, once (stderr, so `--json` output stays clean). */
 export const announceAdminToken = (config: Config, core: Pick<Core, 'createdAdminToken' | 'secrets'>) => {
@@ -40,16 +41,15 @@ export const trackAppends = (inner: CommandHandler) => {
   return { handle, last: () => last };
 };
 
-/** The projector's checkpoint in the read-model file (services/projector/projector.ts). */
-const PROJECTOR_CHECKPOINT = 'projector';
-
 export interface BesideService {
   /** the shared SQLite event store, which several processes may append to */
   eventStore: EventStore;
   /** a command handler on it; what it appends is waited for before `besideService` returns */
   handle: CommandHandler;
   /** the service's read models, to READ only: its projector is their one writer */
-  readModels: ReadModelStore;
+  queries: ReadModelQueries;
+  /** the data directory's raw HTML */
+  blobStore: BlobStore;
   /** resolves true once the service's projector has passed `position`, false after `timeoutMs` */
   projected(position: number, timeoutMs?: number): Promise<boolean>;
 }
@@ -65,9 +65,8 @@ export const besideService = async <T>(
   work: (shared: BesideService) => Promise<T>,
   options: { timeoutMs?: number } = {},
 ): Promise<{ result: T; projected: boolean }> => {
-  const paths = dataPaths(config.dataDir);
-  const eventStore = createSqliteEventStore({ path: paths.events });
-  const readModels = createSqliteReadModelStore(paths.readModels);
+  const stores = openStores(config.dataDir);
+  const { eventStore, readModels, queries, blobStore } = stores;
   try {
     const projected = async (position: number, timeoutMs = options.timeoutMs ?? 15_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -78,11 +77,10 @@ export const besideService = async <T>(
       return true;
     };
     const tracked = trackAppends(createCommandHandler(eventStore));
-    const result = await work({ eventStore, handle: tracked.handle, readModels, projected });
+    const result = await work({ eventStore, handle: tracked.handle, queries, blobStore, projected });
     const last = tracked.last();
     return { result, projected: last === undefined || (await projected(last)) };
   } finally {
-    readModels.close();
-    await eventStore.close();
+    await stores.close();
   }
 };

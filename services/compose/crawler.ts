@@ -1,11 +1,11 @@
 import { type BrowserFetcher, createBrowserFetcher } from '../adapters/fetcher/browser.js';
 import { createHttpFetcher } from '../adapters/fetcher/http.js';
-import { createLocationResolver } from '../geo/locations.js';
-import { type Crawler, type CrawlLimits, createCrawler, type FetcherMode } from './crawl.js';
-import { createSessionPool } from './sessions.js';
-import { createTargetingResolver } from './targeting.js';
+import { type Crawler, type CrawlLimits, createCrawler, type FetcherMode } from '../crawler/crawl.js';
+import { createSessionPool } from '../crawler/sessions.js';
+import { createTargetingResolver } from '../crawler/targeting.js';
+import type { LocationResolver } from '../geo/locations.js';
 
-/** The crawler's slice of the service configuration (services/compose reads the environment, not this file). */
+/** The crawler's slice of the service configuration (compose/config.ts reads the environment). */
 export interface CrawlerSetup {
   /** SERP_FETCHER */
   fetcher: FetcherMode;
@@ -13,8 +13,8 @@ export interface CrawlerSetup {
   googleOrigin?: string;
   /** SERP_PROXY_URLS */
   proxyUrls: readonly string[];
-  /** where `locations import` put the geotargets; countries resolve without it */
-  dataDir?: string;
+  /** the process's one location resolver (the api validates `location` with the same one) */
+  locations: LocationResolver;
   chromiumPath?: string;
   limits?: Partial<CrawlLimits>;
   /** proxy cooldown after a block (default 2,000 ms, doubling) */
@@ -25,8 +25,7 @@ export interface CrawlerSetup {
  * Wires a crawler as configured. With a browser (browser or auto), new sessions are opened by the browser on the
  * Google home page, so even the http fast path carries real session cookies; with http only they start empty.
  */
-export const createConfiguredCrawler = (setup: CrawlerSetup): Crawler => {
-  const locations = createLocationResolver(setup.dataDir);
+export const composeCrawler = (setup: CrawlerSetup): Crawler => {
   const http = setup.fetcher === 'browser' ? undefined : createHttpFetcher();
   const browser: BrowserFetcher | undefined =
     setup.fetcher === 'http' ? undefined : createBrowserFetcher({ executablePath: setup.chromiumPath });
@@ -36,19 +35,12 @@ export const createConfiguredCrawler = (setup: CrawlerSetup): Crawler => {
     cooldownBaseMs: setup.cooldownBaseMs,
     ...(browser ? { open: (session, device, signal) => browser.openSession(home, session, device, signal) } : {}),
   });
-  const crawler = createCrawler({
+  return createCrawler({
     googleOrigin: setup.googleOrigin,
     fetchers: { http, browser },
     fetcherMode: setup.fetcher,
     sessions,
-    resolveTargeting: createTargetingResolver(locations),
+    resolveTargeting: createTargetingResolver(setup.locations),
     limits: setup.limits,
   });
-  return {
-    crawl: crawler.crawl,
-    async close() {
-      await crawler.close();
-      locations.close();
-    },
-  };
 };

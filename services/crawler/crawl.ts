@@ -1,10 +1,10 @@
-import type { PageFetched, TargetingUsed } from '../../contracts/events.js';
+import type { CrawlFailure, PageFetched, TargetingUsed } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { assembleRawHtml, mergePages } from '../../parser/index.js';
 import type { Fetcher } from '../ports/fetcher.js';
-import { CrawlAbortedError, CrawlRequestError, describeError } from './errors.js';
+import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
 import type { SessionPool } from './sessions.js';
@@ -44,6 +44,8 @@ export interface CrawlOutcome {
   blocks: number;
   /** why the crawl ended early (partial) or failed */
   reason?: string;
+  /** the same, for machines: code and kind of the error that ended it */
+  failure?: CrawlFailure;
   /** what was sent to Google: the resolved location, gl, hl, uule, domain, device; absent when failed */
   targeting?: TargetingUsed;
 }
@@ -147,6 +149,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     const kept: KeptPage[] = [];
     let blocks = 0;
     let reason: string | undefined;
+    let failure: CrawlFailure | undefined;
     let organicSoFar = 0;
     let used: TargetingUsed | undefined;
     try {
@@ -179,10 +182,19 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     } catch (err) {
       if (err instanceof CrawlAbortedError || opts.signal?.aborted) throw new CrawlAbortedError();
       if (err instanceof CrawlRequestError && kept.length === 0)
-        return { status: 'failed', pages: [], blocks, reason: describeError(err) };
+        return { status: 'failed', pages: [], blocks, reason: describeError(err), failure: failureOf(err) };
       reason = describeError(err);
+      failure = failureOf(err);
     }
-    if (kept.length === 0) return { status: 'failed', pages: [], blocks, reason: reason ?? 'no page fetched' };
+    if (kept.length === 0) {
+      return {
+        status: 'failed',
+        pages: [],
+        blocks,
+        reason: reason ?? 'no page fetched',
+        failure: failure ?? { code: 'SERP_CRAWL_UNEXPECTED' },
+      };
+    }
     const pages: PageFetched[] = kept.map((p) => ({
       start: p.start,
       url: p.fetched.url,
@@ -202,6 +214,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
       rawHtml,
       blocks,
       ...(reason ? { reason } : {}),
+      ...(failure ? { failure } : {}),
       ...(used ? { targeting: used } : {}),
     };
   };

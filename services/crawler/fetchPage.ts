@@ -55,7 +55,9 @@ const judge = (page: FetchedPage, captureAio: boolean, start: number, device: De
   if (page.status >= 500) {
     throw new CrawlTransientError('server_error', page.finalUrl, `Google answered HTTP ${page.status}`, page.status);
   }
-  if (page.status >= 400) throw new CrawlRequestError(`Google answered HTTP ${page.status} for ${page.url}`);
+  if (page.status >= 400) {
+    throw new CrawlRequestError(`Google answered HTTP ${page.status} for ${page.url}`, 'http_status', page.status);
+  }
   const outcome = parse(page.html, { captureAio, start, device, status: page.status, finalUrl: page.finalUrl });
   if (outcome.kind === 'serp') return outcome.serp;
   if (outcome.kind === 'error') {

@@ -19,7 +19,10 @@ const googleDomains = new Set<string>(GOOGLE_DOMAINS);
 export const googleOrigin = (request: Pick<SearchRequest, 'engine_domain'>, override?: string): string => {
   const domain = request.engine_domain ?? 'google.com';
   if (!googleDomains.has(domain))
-    throw new CrawlRequestError(`engine_domain ${JSON.stringify(domain)} is not a Google search domain`);
+    throw new CrawlRequestError(
+      `engine_domain ${JSON.stringify(domain)} is not a Google search domain`,
+      'engine_domain',
+    );
   return (override ?? `https://www.${domain}`).replace(/\/+$/, '');
 };
 

@@ -20,7 +20,7 @@ export const createTargetingResolver =
   (request: SearchRequest): ResolvedTargeting => {
     if (request.location) {
       const found = locations.resolveLocation(request.location);
-      if (!found) throw new CrawlRequestError(`unknown location "${request.location}"`);
+      if (!found) throw new CrawlRequestError(`unknown location "${request.location}"`, 'unknown_location');
       return { location: found.canonicalName, gl: found.gl, hl: found.hl, uule: found.uule };
     }
     if (request.lat !== undefined && request.lon !== undefined) {

@@ -1,11 +1,11 @@
-import { streams } from '../../contracts/events.js';
+import { type CrawlFailure, streams } from '../../contracts/events.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION } from '../../parser/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
 import type { Crawler } from './crawl.js';
-import { CrawlAbortedError } from './errors.js';
+import { CrawlAbortedError, failureOf } from './errors.js';
 
 /** A crawl still running when the drain timeout passed: handed back to the queue and no longer awaited. */
 const abandoned = (signal: AbortSignal) =>
@@ -50,12 +50,13 @@ export const createCrawlWorker = (deps: {
   const inFlight = new Set<AbortController>();
   const now = () => new Date().toISOString();
 
-  const fail = (jobId: string, attempt: number, reason: string, final: boolean) =>
+  const fail = (jobId: string, attempt: number, reason: string, failure: CrawlFailure, final: boolean) =>
     handle(streams.searchJob(jobId), searchJobDecider, {
       type: 'FailCrawl',
       jobId,
       attempt,
       reason,
+      failure,
       final,
       now: now(),
     });
@@ -80,7 +81,13 @@ export const createCrawlWorker = (deps: {
       crawl.catch(() => undefined);
       const outcome = await Promise.race([crawl, abandoned(signal)]);
       if (outcome.status === 'failed' || !outcome.result || !outcome.rawHtml) {
-        await fail(jobId, d.attempt, outcome.reason ?? 'no usable page', true);
+        await fail(
+          jobId,
+          d.attempt,
+          outcome.reason ?? 'no usable page',
+          outcome.failure ?? { code: 'SERP_CRAWL_UNEXPECTED' },
+          true,
+        );
         return d.ack();
       }
       const rawHtmlRef = await blobStore.put(`raw/${jobId}.html`, outcome.rawHtml);
@@ -104,7 +111,7 @@ export const createCrawlWorker = (deps: {
       }
       const reason = err instanceof Error ? err.message : String(err);
       deps.log?.('crawl attempt failed', { jobId, attempt: d.attempt, reason });
-      await fail(jobId, d.attempt, reason, false).catch(() => undefined);
+      await fail(jobId, d.attempt, reason, failureOf(err), false).catch(() => undefined);
       return d.nak(deps.retryDelayMs ?? 1000);
     } finally {
       clearInterval(beat);
@@ -130,7 +137,13 @@ export const createCrawlWorker = (deps: {
       consumer = deps.queue.consume(work, {
         concurrency: deps.concurrency,
         onExhausted: async (m, attempts) => {
-          await fail(m.jobId, attempts, `gave up after ${attempts} attempts`, true);
+          await fail(
+            m.jobId,
+            attempts,
+            `gave up after ${attempts} attempts`,
+            { code: 'SERP_CRAWL_EXHAUSTED', attempts },
+            true,
+          );
         },
       });
     },

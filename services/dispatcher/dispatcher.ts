@@ -1,12 +1,12 @@
 import { streams } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import { usageDecider } from '../../domain/usage/usage.js';
-import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import type { ReadModelStore } from '../adapters/readModel/sqlite.js';
+import { jobStatusQueries } from '../../projections/jobStatus/queries.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { readJobState } from '../application/jobState.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
+import type { ReadModelStore } from '../ports/readModelStore.js';
 import { toProjected } from '../projector/projector.js';
 
 const CHECKPOINT = 'dispatcher';
@@ -58,7 +58,7 @@ export const createDispatcher = (deps: {
 
   return {
     async start() {
-      for (const job of readModels.listByLookup<JobStatusDoc>('jobStatus', 'open')) {
+      for (const job of jobStatusQueries(readModels).open()) {
         if (!job.charged) continue;
         await enqueue({
           jobId: job.jobId,

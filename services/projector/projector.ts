@@ -1,7 +1,7 @@
 import { DomainEvent } from '../../contracts/events.js';
 import type { ProjectedEvent, Projection } from '../../projections/projection.js';
-import type { DocWrite, ReadModelStore } from '../adapters/readModel/sqlite.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { DocWrite, ReadModelStore } from '../ports/readModelStore.js';
 
 export interface Projector {
   /** catches up with the log, then follows it live; resolves once caught up */
@@ -11,7 +11,9 @@ export interface Projector {
   stop(): Promise<void>;
 }
 
-const CHECKPOINT = 'projector';
+/** The projector's checkpoint name in the read-model store (a CLI beside a service waits on it). */
+export const PROJECTOR_CHECKPOINT = 'projector';
+const CHECKPOINT = PROJECTOR_CHECKPOINT;
 
 /** Validates a stored event at the edge; events of types this version does not know are skipped, not fatal. */
 export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {

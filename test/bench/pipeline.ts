@@ -160,7 +160,7 @@ const runService = async (concurrency: number) => {
   const pending = new Set(submitted.keys());
   while (pending.size > 0) {
     await new Promise((r) => setTimeout(r, 100));
-    const open = new Set(svc.core.readModels.listByLookup<{ jobId: string }>('jobStatus', 'open').map((d) => d.jobId));
+    const open = new Set(svc.core.queries.jobs.open().map((d) => d.jobId));
     const t = performance.now();
     for (const id of pending) {
       if (open.has(id)) continue;
@@ -175,7 +175,7 @@ const runService = async (concurrency: number) => {
   let pages = 0;
   let notDone = 0;
   for (const id of submitted.keys()) {
-    const doc = svc.core.readModels.get<{ status: string; pagesFetched?: number }>('jobStatus', id);
+    const doc = svc.core.queries.jobs.byId(id);
     if (doc?.status !== 'done') notDone += 1;
     pages += doc?.pagesFetched ?? 0;
   }

@@ -5,14 +5,11 @@ import type { JobMessage } from '../../contracts/jobMessage.js';
 import { SearchRequest } from '../../contracts/search.js';
 import { usageMonth } from '../../domain/usage/usage.js';
 import { assembleRawHtml } from '../../parser/index.js';
-import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
-import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import { type UsageCounterDoc, usageCounterId } from '../../projections/usageCounters/usageCounters.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { loadConfig } from '../../services/compose/config.js';
-import { openCore } from '../../services/compose/embedded.js';
+import { openCore } from '../../services/compose/core.js';
 import type { Crawler, CrawlOutcome } from '../../services/crawler/crawl.js';
 import { createCrawlWorker } from '../../services/crawler/worker.js';
 import { createDispatcher } from '../../services/dispatcher/dispatcher.js';
@@ -79,7 +76,7 @@ const setup = async (t: Test) => {
   const blobStore = createFsBlobStore(join(dataDir, 'blobs'));
   const created = await core.keys.create({ tier: 'free' });
   await core.projector.waitFor(created.position ?? 0);
-  const key = core.readModels.get<ApiKeyDoc>('apiKeys', created.keyId)!;
+  const key = core.queries.keys.byId(created.keyId)!;
   const searches = createSearchService({ ...core, cacheTtlS: 0 });
   const messages = new Map<string, JobMessage>();
   const events = async (jobId: string) => (await core.eventStore.readStream(streams.searchJob(jobId))).events;
@@ -230,7 +227,7 @@ t.test('CrawlWorker › a crawl past the drain timeout is handed back and comple
 
   // second life: a new queue; the dispatcher re-enqueues the job the log says is still open
   await core.projector.waitFor(await core.eventStore.headPosition());
-  t.equal(core.readModels.get<JobStatusDoc>('jobStatus', id)?.status, 'running');
+  t.equal(core.queries.jobs.byId(id)?.status, 'running');
   const queue2 = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 5, dedupeWindowMs: 60_000 });
   t.teardown(() => queue2.close());
   const dispatcher2 = createDispatcher({ ...core, queue: queue2 });
@@ -267,5 +264,5 @@ t.test('CrawlWorker › a crawl past the drain timeout is handed back and comple
     'one reservation, never released: charged once',
   );
   await core.projector.waitFor(await core.eventStore.headPosition());
-  t.equal(core.readModels.get<UsageCounterDoc>('usageCounters', usageCounterId(env.key.keyId, month))?.used, 1);
+  t.equal(core.queries.usage.used(env.key.keyId, month), 1);
 });

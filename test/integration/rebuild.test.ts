@@ -1,10 +1,9 @@
 import t from 'tap';
 import type { SearchRequest } from '../../contracts/search.js';
-import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import { allProjections } from '../../projections/index.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { loadConfig } from '../../services/compose/config.js';
-import { openCore } from '../../services/compose/embedded.js';
+import { openCore } from '../../services/compose/core.js';
 import { rebuildReadModels } from '../../services/projector/projector.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
@@ -16,7 +15,7 @@ t.test('projections rebuild › replaying the log yields identical read models',
   const other = await core.keys.create({ tier: 'pro' });
   await core.keys.changeLimits(other.keyId, { monthlyQuota: 7 });
   await core.projector.waitFor(await core.eventStore.headPosition());
-  const key = core.readModels.get<ApiKeyDoc>('apiKeys', created.keyId)!;
+  const key = core.queries.keys.byId(created.keyId)!;
   const searches = createSearchService({ ...core, cacheTtlS: 3600 });
   const request = { keyword: 'coffee', device: 'desktop', capture_aio: true, no_cache: false } as SearchRequest;
   for (let i = 0; i < 5; i++) await searches.submit(key, { ...request, keyword: `coffee ${i}` }, {});

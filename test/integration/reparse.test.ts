@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { streams } from '../../contracts/events.js';
 import { PARSER_VERSION } from '../../parser/index.js';
+import { readModelQueries } from '../../projections/index.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
@@ -167,7 +168,7 @@ t.test('reparse', { skip: missing }, async (t) => {
     t.equal(report.reparsed, 1);
     const last = (await jobEvents(jobId)).at(-1)!;
     const readModels = createSqliteReadModelStore(join(data, 'read.db'));
-    const doc = readModels.get<SearchResultDoc>('searchResults', jobId);
+    const doc = readModelQueries(readModels).results.byJobId(jobId);
     readModels.close();
     t.equal(doc?.reparsedAt, (last.data as { reparsedAt: string }).reparsedAt, 'the read model has the new parse');
   });

@@ -2,9 +2,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { streams } from '../../contracts/events.js';
 import { usageDecider } from '../../domain/usage/usage.js';
-import { allProjections } from '../../projections/index.js';
-import type { UsageCounterDoc } from '../../projections/usageCounters/usageCounters.js';
-import { usageCounterId } from '../../projections/usageCounters/usageCounters.js';
+import { allProjections, readModelQueries } from '../../projections/index.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
@@ -53,7 +51,7 @@ t.test('two projectors on one read-model file apply each event once', async (t) 
   await b.projector.waitFor(head);
   clearInterval(keepAlive);
   t.equal(head, 200, 'the log holds 200 reservations');
-  const counter = a.readModels.get<UsageCounterDoc>('usageCounters', usageCounterId('k1', month));
+  const counter = readModelQueries(a.readModels).usage.of('k1', month);
   t.equal(counter?.used, 200, 'the usage counter counts each reservation once');
   t.equal(a.readModels.checkpoint('projector'), head, 'one checkpoint, at the head');
   for (const p of [b, a]) {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
-import { nativeResult } from '../../services/application/searches.js';
+import { nativeResult } from '../../services/api/render/native.js';
 
 const at = '2026-11-21T10:00:00.000Z';
 const job = (request: Record<string, unknown>): JobStatusDoc => ({

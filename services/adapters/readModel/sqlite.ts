@@ -1,37 +1,7 @@
 import Database from 'better-sqlite3';
+import type { DocWrite, ReadModelStore } from '../../ports/readModelStore.js';
 
-export interface DocWrite {
-  view: string;
-  id: string;
-  /** null deletes the document */
-  doc: unknown | null;
-  lookup?: string;
-}
-
-/**
- * Read models as JSON documents in SQLite, with the projectors' checkpoints in the same file so that a batch of
- * documents and the checkpoint after it commit in one transaction: a crash never leaves them apart.
- */
-export interface ReadModelStore {
-  get<T>(view: string, id: string): T | undefined;
-  findByLookup<T>(view: string, lookup: string): T | undefined;
-  list<T>(view: string): T[];
-  listByLookup<T>(view: string, lookup: string): T[];
-  /** writes the documents and moves `checkpointName` to `position`, atomically */
-  commit(writes: DocWrite[], checkpointName: string, position: number): void;
-  /**
-   * Runs `fn` in an IMMEDIATE transaction: it holds SQLite's write lock from the first statement, so reads inside it
-   * (the checkpoint, the documents) cannot be overtaken by another process's projector before the writes land.
-   */
-  exclusive<T>(fn: () => T): T;
-  checkpoint(name: string): number;
-  /** every document of every view, in a stable order: what a rebuild must reproduce */
-  dump(): Array<{ view: string; id: string; doc: string }>;
-  /** drops every document and the named checkpoints (a rebuild starts from here) */
-  reset(checkpointNames: string[]): void;
-  close(): void;
-}
-
+/** Read models as JSON documents in one SQLite file (WAL), checkpoints beside them (see the port). */
 export const createSqliteReadModelStore = (path: string): ReadModelStore => {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');

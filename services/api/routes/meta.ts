@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 
 const llms = `# SERP API
 
@@ -14,7 +14,8 @@ const llms = `# SERP API
 - [OpenAPI 3.1](/openapi.json)
 `;
 
-export const registerMetaRoutes = (app: FastifyInstance) => {
+/** Keyless documents: health, the live OpenAPI schema, the LLM index. */
+export const metaRoutes: FastifyPluginAsync = async (app) => {
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/llms.txt', { schema: { hide: true } }, async (_req, reply) =>

@@ -1,15 +1,20 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../contracts/errors.js';
-import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
-import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
-import type { RouteContext } from '../app.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { BlobStore } from '../../ports/blobStore.js';
 import { ApiError } from '../errors.js';
 import { verifyRawLink } from '../signing.js';
 
+export interface RawOptions {
+  linkSecret: string;
+  queries: ReadModelQueries;
+  blobStore: BlobStore;
+}
+
 /** The presigned raw-HTML link: no key, only a valid unexpired signature. */
-export const registerRawRoute = (app: FastifyInstance, ctx: RouteContext) => {
+export const rawRoutes: FastifyPluginAsync<RawOptions> = async (app, ctx) => {
   app.withTypeProvider<ZodTypeProvider>().get('/raw/:job_id', {
     schema: {
       summary: 'Raw HTML of a job (presigned link from output=html)',
@@ -26,7 +31,7 @@ export const registerRawRoute = (app: FastifyInstance, ctx: RouteContext) => {
     },
     handler: async (req, reply) => {
       const { job_id: jobId } = req.params;
-      const check = verifyRawLink(ctx.secrets.linkSecret, jobId, req.query.expires, req.query.signature);
+      const check = verifyRawLink(ctx.linkSecret, jobId, req.query.expires, req.query.signature);
       if (check === 'expired')
         throw new ApiError(
           410,
@@ -34,8 +39,8 @@ export const registerRawRoute = (app: FastifyInstance, ctx: RouteContext) => {
           'this link has expired: fetch the job again with output=html for a new one',
         );
       if (check === 'invalid') throw new ApiError(403, 'SERP_LINK_INVALID', 'invalid link signature');
-      const job = ctx.readModels.get<JobStatusDoc>('jobStatus', jobId);
-      const doc = ctx.readModels.get<SearchResultDoc>('searchResults', job?.sourceJobId ?? jobId);
+      const job = ctx.queries.jobs.byId(jobId);
+      const doc = ctx.queries.results.byJobId(job?.sourceJobId ?? jobId);
       const body = doc ? await ctx.blobStore.get(doc.rawHtmlRef.key) : undefined;
       if (!body) throw new ApiError(404, 'SERP_RAW_NOT_FOUND', 'no raw HTML is kept for this job');
       // Google's page on the API's own origin: sandboxed (no script, no same-origin access) and never sniffed

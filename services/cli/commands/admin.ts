@@ -35,7 +35,7 @@ const auditBesideService = async (config: Config, o: AuditOptions) => {
   const { result, projected } = await besideService(config, (shared) =>
     auditUsage({
       eventStore: shared.eventStore,
-      readModels: shared.readModels,
+      queries: shared.queries,
       handle: shared.handle,
       month: o.month,
       keyId: o.key,
@@ -57,7 +57,7 @@ const auditAlone = async (config: Config, o: AuditOptions) => {
     const tracked = trackAppends(core.handle);
     const report = await auditUsage({
       eventStore: core.eventStore,
-      readModels: core.readModels,
+      queries: core.queries,
       handle: tracked.handle,
       month: o.month,
       keyId: o.key,

@@ -1,8 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
-import { keyView } from '../../api/routes/admin.js';
+import { keyView } from '../../api/routes/admin/keys.js';
 import { loadConfig } from '../../compose/config.js';
-import type { Core } from '../../compose/embedded.js';
+import type { Core } from '../../compose/core.js';
 import { openLocalCore } from '../dataDir.js';
 import { type AdminTarget, adminCall, adminTarget } from '../target.js';
 
@@ -75,7 +74,7 @@ export const registerKeysCommand = (program: Command) => {
             rateLimitPerMin: o.rate,
           });
           if (c.position) await core.projector.waitFor(c.position);
-          return { ...keyView(core.readModels.get<ApiKeyDoc>('apiKeys', c.keyId)!), key: c.key };
+          return { ...keyView(core.queries.keys.byId(c.keyId)!), key: c.key };
         },
       )) as ReturnType<typeof keyView> & { key: string };
       print(
@@ -91,7 +90,7 @@ export const registerKeysCommand = (program: Command) => {
       const list = (await withTarget(
         o,
         async (s) => ((await adminCall(s, 'GET', '/keys')) as { keys: unknown[] }).keys,
-        async (core) => core.readModels.list<ApiKeyDoc>('apiKeys').map(keyView),
+        async (core) => core.queries.keys.all().map(keyView),
       )) as Array<ReturnType<typeof keyView>>;
       const rows = list.map(
         (k) =>
@@ -109,7 +108,7 @@ export const registerKeysCommand = (program: Command) => {
         async (core) => {
           const r = await core.keys.revoke(keyId);
           if (r.position) await core.projector.waitFor(r.position);
-          return keyView(core.readModels.get<ApiKeyDoc>('apiKeys', keyId)!);
+          return keyView(core.queries.keys.byId(keyId)!);
         },
       );
       print(o, view, `revoked ${keyId}`);
@@ -143,7 +142,7 @@ export const registerKeysCommand = (program: Command) => {
             rateLimitPerMin: o.rate,
           });
           if (r.position) await core.projector.waitFor(r.position);
-          return keyView(core.readModels.get<ApiKeyDoc>('apiKeys', keyId)!);
+          return keyView(core.queries.keys.byId(keyId)!);
         },
       )) as ReturnType<typeof keyView>;
       print(

@@ -1,5 +1,4 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { createFsBlobStore } from '../../adapters/blobStore/fs.js';
 import {
   type ReparseEntry,
   type ReparseReport,
@@ -7,7 +6,6 @@ import {
   reparseSearches,
 } from '../../application/reparse.js';
 import { type Config, loadConfig } from '../../compose/config.js';
-import { dataPaths } from '../../compose/embedded.js';
 import { besideService, openLocalCore, requireEventStore } from '../dataDir.js';
 import { localService } from '../target.js';
 
@@ -28,11 +26,8 @@ const sinceArg = (v: string) => {
 
 /** With a service running on the data directory: append beside it, and wait until it serves the new results. */
 const reparseBesideService = async (config: Config, selection: ReparseSelection, onJob: (e: ReparseEntry) => void) => {
-  const { result, projected } = await besideService(config, ({ eventStore, handle }) =>
-    reparseSearches(
-      { eventStore, blobStore: createFsBlobStore(dataPaths(config.dataDir).blobs), handle, onJob },
-      selection,
-    ),
+  const { result, projected } = await besideService(config, ({ eventStore, blobStore, handle }) =>
+    reparseSearches({ eventStore, blobStore, handle, onJob }, selection),
   );
   if (!projected) {
     console.error('warning: the running service has not projected the new results yet; they show once it has');
@@ -47,7 +42,7 @@ const reparseAlone = async (config: Config, selection: ReparseSelection, onJob: 
     const report = await reparseSearches(
       {
         eventStore: core.eventStore,
-        blobStore: createFsBlobStore(dataPaths(config.dataDir).blobs),
+        blobStore: core.blobStore,
         handle: core.handle,
         onJob,
       },

@@ -1,12 +1,11 @@
-import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody } from '../../../contracts/errors.js';
-import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
-import { KeyInputError } from '../../application/keys.js';
-import type { RouteContext } from '../app.js';
-import { ApiError } from '../errors.js';
+import { ErrorBody } from '../../../../contracts/errors.js';
+import type { ApiKeyDoc } from '../../../../projections/apiKeys/apiKeys.js';
+import { KeyInputError } from '../../../application/keys.js';
+import { ApiError } from '../../errors.js';
+import type { AdminOptions } from './index.js';
 
 export const KeyView = z.object({
   key_id: z.string(),
@@ -52,48 +51,34 @@ export const keyView = (d: ApiKeyDoc): z.infer<typeof KeyView> => ({
   revoked_at: d.revokedAt,
 });
 
-/** `/admin/api/*`, behind SERP_ADMIN_TOKEN. Every write returns only once its events are projected, so a revoked key is refused on its very next request. */
-export const registerAdminRoutes = (app: FastifyInstance, ctx: RouteContext) => {
+/** The key api (`/admin/api/keys…`). Every write returns only once its events are projected, so a revoked key is refused on its very next request. */
+export const keyRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const expected = Buffer.from(ctx.secrets.adminToken);
-  const requireAdmin = async (req: FastifyRequest) => {
-    const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    const got = Buffer.from(m?.[1]?.trim() ?? '');
-    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
-      throw new ApiError(
-        401,
-        'SERP_ADMIN_UNAUTHORIZED',
-        'admin token required: Authorization: Bearer <SERP_ADMIN_TOKEN>',
-      );
-    }
-  };
-  const settled = async (position: number | undefined) => {
-    if (position !== undefined) await ctx.projector.waitFor(position);
-  };
   const known = (keyId: string) => {
-    const doc = ctx.readModels.get<ApiKeyDoc>('apiKeys', keyId);
+    const doc = opts.queries.keys.byId(keyId);
     if (!doc) throw new ApiError(404, 'SERP_KEY_NOT_FOUND', `no key with id ${keyId}`);
     return doc;
+  };
+  const settled = async (position: number | undefined) => {
+    if (position !== undefined) await opts.projected(position);
   };
   const inputError = (err: unknown) => (err instanceof KeyInputError ? new ApiError(422, err.code, err.message) : err);
   const hide = { hide: true };
 
-  r.get('/admin/api/keys', {
+  r.get('/keys', {
     schema: { ...hide, response: { 200: z.object({ keys: z.array(KeyView) }), 401: ErrorBody } },
-    onRequest: requireAdmin,
-    handler: async () => ({ keys: ctx.readModels.list<ApiKeyDoc>('apiKeys').map(keyView) }),
+    handler: async () => ({ keys: opts.queries.keys.all().map(keyView) }),
   });
 
-  r.post('/admin/api/keys', {
+  r.post('/keys', {
     schema: {
       ...hide,
       body: CreateKeyBody,
       response: { 201: KeyView.extend({ key: z.string() }), 401: ErrorBody, 422: ErrorBody },
     },
-    onRequest: requireAdmin,
     handler: async (req, reply) => {
       const b = req.body;
-      const created = await ctx.keys
+      const created = await opts.keys
         .create(
           { tier: b.tier, label: b.label, monthlyQuota: b.monthly_quota, rateLimitPerMin: b.rate_limit_per_min },
           { correlationId: req.id },
@@ -106,32 +91,30 @@ export const registerAdminRoutes = (app: FastifyInstance, ctx: RouteContext) => 
     },
   });
 
-  r.post('/admin/api/keys/:key_id/revoke', {
+  r.post('/keys/:key_id/revoke', {
     schema: {
       ...hide,
       params: z.object({ key_id: z.string().max(64) }),
       response: { 200: KeyView, 401: ErrorBody, 404: ErrorBody },
     },
-    onRequest: requireAdmin,
     handler: async (req) => {
       known(req.params.key_id);
-      await settled((await ctx.keys.revoke(req.params.key_id, { correlationId: req.id })).position);
+      await settled((await opts.keys.revoke(req.params.key_id, { correlationId: req.id })).position);
       return keyView(known(req.params.key_id));
     },
   });
 
-  r.patch('/admin/api/keys/:key_id', {
+  r.patch('/keys/:key_id', {
     schema: {
       ...hide,
       params: z.object({ key_id: z.string().max(64) }),
       body: LimitsBody,
       response: { 200: KeyView, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
     },
-    onRequest: requireAdmin,
     handler: async (req) => {
       known(req.params.key_id);
       const b = req.body;
-      const res = await ctx.keys
+      const res = await opts.keys
         .changeLimits(
           req.params.key_id,
           { tier: b.tier, monthlyQuota: b.monthly_quota, rateLimitPerMin: b.rate_limit_per_min },

@@ -1,0 +1,7 @@
+import type { DocReader } from '../projection.js';
+import { type SearchResultDoc, searchResultsProjection } from './searchResults.js';
+
+export const searchResultsQueries = (docs: DocReader) => ({
+  /** the crawled result of `jobId` (a job answered from cache has none: ask for its source job's) */
+  byJobId: (jobId: string) => docs.get<SearchResultDoc>(searchResultsProjection.name, jobId),
+});

@@ -1,0 +1,43 @@
+import type { OutputFormat } from '../../../contracts/search.js';
+import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import { terminalStatuses } from '../../../projections/jobStatus/jobStatus.js';
+import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
+import { compatFailure, compatResult } from './compat.js';
+import { publicFailureDetail } from './failure.js';
+import { htmlLink, type LinkSettings } from './html.js';
+import { nativeResult } from './native.js';
+
+export interface RenderDeps extends LinkSettings {
+  /** the result document behind a terminal job (a cached job reads its source's); undefined while not projected */
+  resultOf(job: JobStatusDoc): SearchResultDoc | undefined;
+}
+
+/**
+ * A fetch's answer, whatever the surface: `body` goes through the route's response serializer, `json` is a result
+ * already serialised (150 kB results are sent as they are, not validated and encoded again).
+ */
+export type Rendered = { status: 200 | 202; body: Record<string, unknown> } | { status: 200; json: string };
+
+const running = (job: JobStatusDoc): Rendered => ({ status: 202, body: { job_id: job.jobId, status: 'running' } });
+
+/** Answers a fetch of `job` in `output`: 202 while running, 200 once terminal (DESIGN.md §4). */
+export const renderJob = (
+  deps: RenderDeps,
+  job: JobStatusDoc,
+  output: OutputFormat,
+  options: { start?: number; baseUrl: string },
+): Rendered => {
+  if (!terminalStatuses.has(job.status)) return running(job);
+  if (job.status === 'failed') {
+    const detail = publicFailureDetail(job);
+    if (output === 'compat') return { status: 200, body: compatFailure(job, detail) };
+    return { status: 200, body: { job_id: job.jobId, status: 'failed', detail } };
+  }
+  const doc = deps.resultOf(job);
+  // Terminal in the log but its result not projected yet (read-your-writes fell back to the stream): still running
+  // from the reader's side; the next poll has it. Expiry is decided by age alone, before rendering.
+  if (!doc) return running(job);
+  if (output === 'html') return { status: 200, body: htmlLink(deps, job, options.baseUrl) };
+  const native = nativeResult(job, doc, options.start);
+  return { status: 200, json: JSON.stringify(output === 'compat' ? compatResult(native) : native) };
+};

@@ -1,0 +1,44 @@
+import type { TargetingUsed } from '../../../contracts/events.js';
+import type { SerpResult, TargetingMetadata } from '../../../contracts/result.js';
+import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
+
+/** `search_metadata.targeting` under the native schema's snake_case names. */
+const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMetadata => ({
+  ...rest,
+  google_domain: googleDomain,
+});
+
+/** The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. */
+export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: number): SerpResult => {
+  const { request } = job;
+  const page = <T>(list: T[]) => (start === undefined ? list : list.slice(start, start + 10));
+  const organic = page(doc.result.organic_results);
+  // a news tab ranks its articles, not organic results: `start` pages through them the same way
+  const news = doc.result.serp_features.news_results;
+  const serpFeatures =
+    start !== undefined && Array.isArray(news)
+      ? { ...doc.result.serp_features, news_results: page(news) }
+      : doc.result.serp_features;
+  const submitted = Date.parse(job.submittedAt);
+  const processed = job.completedAt ?? doc.completedAt;
+  return {
+    search_metadata: {
+      id: job.jobId,
+      status: doc.status,
+      cached: job.cached,
+      created_at: job.submittedAt,
+      processed_at: processed,
+      total_time_taken: job.cached ? 0 : Math.max(0, (Date.parse(doc.completedAt) - submitted) / 1000),
+      pages_fetched: doc.pages.length,
+      parser_version: doc.parserVersion,
+      // a cached job's doc is its source's, so the targeting is the one the source crawl used
+      ...(doc.targeting ? { targeting: publicTargeting(doc.targeting) } : {}),
+      parameters: { ...request },
+      information: doc.result.information,
+    },
+    organic_results: organic,
+    serp_features: serpFeatures,
+    ...(request.capture_aio && doc.result.ai_overview ? { ai_overview: doc.result.ai_overview } : {}),
+  };
+};

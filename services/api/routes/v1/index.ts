@@ -1,0 +1,43 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { SearchService } from '../../../application/searches.js';
+import type { RateLimiter } from '../../../ports/rateLimiter.js';
+import type { Authenticator } from '../../auth.js';
+import { checkReadCeiling, checkSubmitRate } from '../../limits.js';
+import type { RenderDeps } from '../../render/index.js';
+import { searchRoutes } from './search.js';
+import { usageRoutes } from './usage.js';
+
+/** What the native surface needs; compose builds it. */
+export interface V1Options {
+  searches: SearchService;
+  authenticate: Authenticator;
+  limiter: RateLimiter;
+  render: RenderDeps;
+  /** the origin signed links are built on */
+  baseUrl(req: FastifyRequest): string;
+  /** SERP_SYNC_TIMEOUT_MS: how long `async: false` waits */
+  syncTimeoutMs: number;
+  /** SERP_RETENTION_DAYS: older jobs answer 410 */
+  retentionDays: number;
+  /** undefined when the location is unknown; the api answers 422 then */
+  resolveLocation?: (name: string) => unknown;
+}
+
+/**
+ * `/v1`: every route needs a key (X-API-Key or Bearer), checked once here for the whole scope. A route's
+ * `config.limit` says which per-key ceiling it counts against: reads before validation (so floods of bad requests
+ * still count), submissions after it (a refused body is not a submission).
+ */
+export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
+  app.addHook('onRequest', async (req) => {
+    const key = opts.authenticate(req);
+    if (req.routeOptions.config.limit === 'read') await checkReadCeiling(opts.limiter, key);
+  });
+  app.addHook('preHandler', async (req, reply) => {
+    if (req.routeOptions.config.limit === 'submit') await checkSubmitRate(opts.limiter, req.apiKey!, reply);
+  });
+  // the options without the scope's own prefix, which nested plugins would add a second time
+  const { prefix: _prefix, ...routeOptions } = opts as V1Options & { prefix?: string };
+  await app.register(searchRoutes, routeOptions);
+  await app.register(usageRoutes, routeOptions);
+};

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import type { Test } from 'tap';
+import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
+import { createServer } from '../../services/api/server.js';
+import { createSearchService } from '../../services/application/searches.js';
+import { loadConfig } from '../../services/compose/config.js';
+import { type Core, openCore } from '../../services/compose/core.js';
+import { createLocationResolver } from '../../services/geo/locations.js';
+import { removeDir, tempDataDir } from './service.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  core: Core;
+  /** a fresh key of `tier` (raw value) */
+  mintKey(tier?: string, limits?: { monthlyQuota?: number; rateLimitPerMin?: number }): Promise<string>;
+}
+
+/**
+ * The HTTP app in this process over a fresh embedded data directory, for `app.inject` tests: no crawler and no
+ * dispatcher, so submitted jobs stay queued. End-to-end behaviour is tested through a listening port (test/e2e).
+ */
+export const buildTestApp = async (t: Test, env: NodeJS.ProcessEnv = {}): Promise<TestApp> => {
+  const data = tempDataDir('serp-app');
+  const config = loadConfig(env, { dataDir: data });
+  const core = await openCore(config);
+  const locations = createLocationResolver(data);
+  const rateLimiter = createMemoryRateLimiter();
+  const searches = createSearchService({
+    eventStore: core.eventStore,
+    queries: core.queries,
+    handle: core.handle,
+    cacheTtlS: config.cacheTtlS,
+  });
+  const app = await createServer(
+    {
+      config,
+      secrets: core.secrets,
+      queries: core.queries,
+      searches,
+      keys: core.keys,
+      blobStore: core.blobStore,
+      rateLimiter,
+      projected: (position) => core.projector.waitFor(position),
+      resolveLocation: (name) => locations.resolveLocation(name),
+    },
+    { logLevel: 'warn', logger: false },
+  );
+  await app.ready();
+  t.teardown(async () => {
+    await app.close();
+    await rateLimiter.close();
+    locations.close();
+    await core.close();
+    removeDir(data);
+  });
+  return {
+    app,
+    core,
+    async mintKey(tier = 'free', limits = {}) {
+      const created = await core.keys.create({ tier, ...limits });
+      if (created.position !== undefined) await core.projector.waitFor(created.position);
+      return created.key;
+    },
+  };
+};
