@@ -28,6 +28,12 @@ export interface Config {
   adminToken?: string;
   linkSecret?: string;
   crawlerConcurrency: number;
+  /** SERP_PAGES_IN_FLIGHT: result pages of one job fetched at once after page 1 (default 5; 1 = one by one) */
+  pagesInFlight: number;
+  /** SERP_STOP_DOMAIN_PAGES_IN_FLIGHT: the same for a job with stop_domain (default 2) */
+  stopDomainPagesInFlight: number;
+  /** SERP_ROUTE_MAX_IN_FLIGHT: requests at once per proxy (or the direct route) over all jobs (default: concurrency) */
+  routeMaxInFlight: number;
   fetcher: 'http' | 'browser' | 'auto';
   proxyUrls: string[];
   publicBaseUrl?: string;
@@ -65,6 +71,13 @@ export const loadConfig = (
     adminToken: env.SERP_ADMIN_TOKEN || undefined,
     linkSecret: env.SERP_LINK_SECRET || undefined,
     crawlerConcurrency: int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1,
+    pagesInFlight: int(env.SERP_PAGES_IN_FLIGHT, 5, 'SERP_PAGES_IN_FLIGHT') || 1,
+    stopDomainPagesInFlight: int(env.SERP_STOP_DOMAIN_PAGES_IN_FLIGHT, 2, 'SERP_STOP_DOMAIN_PAGES_IN_FLIGHT') || 1,
+    // as many requests per IP as there are jobs at once: parallel pages fill idle slots, never a bigger burst
+    routeMaxInFlight:
+      int(env.SERP_ROUTE_MAX_IN_FLIGHT, 0, 'SERP_ROUTE_MAX_IN_FLIGHT') ||
+      int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') ||
+      1,
     fetcher,
     proxyUrls: (env.SERP_PROXY_URLS ?? '')
       .split(',')

@@ -19,6 +19,8 @@ export interface CrawlerSetup {
   limits?: Partial<CrawlLimits>;
   /** proxy cooldown after a block (default 2,000 ms, doubling) */
   cooldownBaseMs?: number;
+  /** requests at once per proxy or the direct route, over every job and page */
+  routeMaxInFlight?: number;
 }
 
 /**
@@ -33,6 +35,7 @@ export const composeCrawler = (setup: CrawlerSetup): Crawler => {
   const sessions = createSessionPool({
     proxyUrls: setup.proxyUrls,
     cooldownBaseMs: setup.cooldownBaseMs,
+    maxInFlightPerRoute: setup.routeMaxInFlight,
     ...(browser ? { open: (session, device, signal) => browser.openSession(home, session, device, signal) } : {}),
   });
   return createCrawler({

@@ -43,6 +43,8 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     googleOrigin: config.googleOrigin,
     proxyUrls: config.proxyUrls,
     locations,
+    routeMaxInFlight: config.routeMaxInFlight,
+    limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   });
   const worker = createCrawlWorker({
     queue,

@@ -18,6 +18,13 @@ export interface CrawlLimits extends PageLimits {
   targetResults: number;
   /** at most this many pages, `start = 0, 10, …` (default 10) */
   maxPages: number;
+  /**
+   * pages of one job fetched at once after the first (default 5; 1 = one after another). Page 1 always goes alone:
+   * it says whether there is a page 2 and carries the AI Overview.
+   */
+  pagesInFlight: number;
+  /** with `stop_domain`, pages fetched at once after the first (default 2): a rank check stops cheaply */
+  stopDomainPagesInFlight: number;
 }
 
 export interface CrawlerDeps {
@@ -69,7 +76,16 @@ export const DEFAULT_LIMITS: CrawlLimits = {
   backoffMaxMs: 15_000,
   targetResults: 100,
   maxPages: 10,
+  pagesInFlight: 5,
+  stopDomainPagesInFlight: 2,
 };
+
+type Settled = { ok: true; page: KeptPage } | { ok: false; err: unknown };
+
+interface InFlight {
+  settled: Promise<Settled>;
+  abort: AbortController;
+}
 
 const hostOf = (link: string | undefined): string | undefined => {
   if (!link) return undefined;
@@ -150,22 +166,24 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     let blocks = 0;
     let reason: string | undefined;
     let failure: CrawlFailure | undefined;
-    let organicSoFar = 0;
     let used: TargetingUsed | undefined;
+    const inFlight = new Map<number, InFlight>();
     try {
       const origin = googleOrigin(request, deps.googleOrigin);
       const targeting = deps.resolveTargeting?.(request);
       used = targetingUsed(request, targeting);
-      for (let index = 0; index < limits.maxPages; index++) {
+      const launch = (index: number): InFlight => {
+        const abort = new AbortController();
         const start = index * 10;
-        const page = await fetchPageWithRetries(
+        const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
+        const settled = fetchPageWithRetries(
           {
             url: buildGoogleUrl(request, { origin, start, targeting }),
             start,
             device: request.device,
             captureAio: request.capture_aio,
             fetcher: fetcherFor(start, request.capture_aio),
-            signal: opts.signal,
+            signal,
             heartbeat: opts.heartbeat,
             onBlock: () => {
               blocks += 1;
@@ -173,7 +191,27 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
           },
           deps.sessions,
           limits,
+        ).then(
+          (page): Settled => ({ ok: true, page }),
+          (err): Settled => ({ ok: false, err }),
         );
+        return { settled, abort };
+      };
+      const width = Math.max(1, request.stop_domain ? limits.stopDomainPagesInFlight : limits.pagesInFlight);
+      let organicSoFar = 0;
+      let launched = 0;
+      // pages are taken in start order whatever order they arrive in; page 1 alone, then a sliding window of `width`
+      for (let index = 0; index < limits.maxPages; index++) {
+        const window = index === 0 ? 1 : width;
+        while (launched < limits.maxPages && launched < index + window) {
+          inFlight.set(launched, launch(launched));
+          launched += 1;
+        }
+        const current = inFlight.get(index)!;
+        const outcome = await current.settled;
+        inFlight.delete(index);
+        if (!outcome.ok) throw outcome.err;
+        const page = outcome.page;
         kept.push(page);
         organicSoFar += rankedOn(page);
         if (request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) break;
@@ -185,6 +223,10 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
         return { status: 'failed', pages: [], blocks, reason: describeError(err), failure: failureOf(err) };
       reason = describeError(err);
       failure = failureOf(err);
+    } finally {
+      // the answer is known: pages past it are not needed, and their requests stop now (their sessions are released)
+      for (const rest of inFlight.values()) rest.abort.abort();
+      await Promise.all([...inFlight.values()].map((rest) => rest.settled));
     }
     if (kept.length === 0) {
       return {

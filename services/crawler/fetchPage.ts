@@ -126,6 +126,8 @@ export const fetchPageWithRetries = async (
         if (session) sessions.retire(session);
       }
       if (!last.retryable) throw last;
+    } finally {
+      if (session) sessions.release(session);
     }
     if (attempt < limits.maxAttemptsPerPage) {
       job.heartbeat();

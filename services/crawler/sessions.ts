@@ -18,6 +18,11 @@ export interface SessionPoolOptions {
   /** upper bound of a cooldown (default 120,000 ms) */
   cooldownMaxMs?: number;
   /**
+   * requests in flight at once on one route (proxy or direct), over every job and page (default 8): parallel pages
+   * make a job fast, but a burst from one IP is what Google's rate limiter sees
+   */
+  maxInFlightPerRoute?: number;
+  /**
    * Opens a new session and returns its cookies: the browser visits Google like a person would, so the http fetcher
    * can reuse its NID/SOCS cookies. Without it sessions start with no cookies.
    */
@@ -26,19 +31,26 @@ export interface SessionPoolOptions {
 }
 
 export interface SessionPool {
-  /** a live session for this device, waiting out cooldowns when every proxy is cooling down */
+  /**
+   * a live session for this device, waiting out cooldowns when every proxy is cooling down and for a free slot when
+   * every route is at its in-flight budget; the caller must `release` it when its request is over
+   */
   acquire(device: Device, signal?: AbortSignal): Promise<CrawlSession>;
+  /** the request made on an acquired session is over (success, block or failure): its route slot is free again */
+  release(session: CrawlSession): void;
   /** keep the cookies a fetch brought back, and count the success against the proxy's block streak */
   succeeded(session: CrawlSession, cookies?: string): void;
   /** drop the session for good and cool its proxy down */
   retire(session: CrawlSession): void;
-  stats(): { opened: number; retired: number; proxies: number };
+  stats(): { opened: number; retired: number; proxies: number; inFlight: number };
 }
 
 interface Route {
   proxyUrl?: string;
   coolUntil: number;
   streak: number;
+  /** requests in flight on this route (acquired, not yet released) */
+  inFlight: number;
   live: Map<Device, CrawlSession>;
   /** a session being opened, shared by concurrent acquirers so one browser visit serves them all */
   opening: Map<Device, Promise<CrawlSession>>;
@@ -48,15 +60,44 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   const now = options.now ?? Date.now;
   const base = options.cooldownBaseMs ?? 2_000;
   const max = options.cooldownMaxMs ?? 120_000;
+  const budget = Math.max(1, options.maxInFlightPerRoute ?? 8);
   const proxies = options.proxyUrls?.length ? options.proxyUrls : [undefined];
   const routes: Route[] = proxies.map((proxyUrl) => ({
     proxyUrl,
     coolUntil: 0,
     streak: 0,
+    inFlight: 0,
     live: new Map(),
     opening: new Map(),
   }));
   const bySession = new Map<string, Route>();
+  /** the route each handed-out session counts against, kept past retirement until its requests are released */
+  const slotOf = new WeakMap<CrawlSession, Route>();
+  /** acquirers waiting for a route slot; release wakes them all and they race for it again */
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const w of waiters) w();
+    waiters.clear();
+  };
+  /** until a slot frees, a cooldown ends (`ms`) or the signal aborts */
+  const waitForSlot = (ms: number, signal?: AbortSignal): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new CrawlAbortedError());
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        reject(new CrawlAbortedError());
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   let next = 0;
   let opened = 0;
   let retired = 0;
@@ -89,13 +130,34 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
         // round-robin over the routes that are not cooling down spreads jobs over proxies
         for (let i = 0; i < routes.length; i++) {
           const route = routes[(next + i) % routes.length]!;
-          if (route.coolUntil > t) continue;
+          if (route.coolUntil > t || route.inFlight >= budget) continue;
           next = (next + i + 1) % routes.length;
-          return route.live.get(device) ?? openOn(route, device, signal);
+          route.inFlight += 1;
+          try {
+            const session = await (route.live.get(device) ?? openOn(route, device, signal));
+            slotOf.set(session, route);
+            return session;
+          } catch (err) {
+            route.inFlight -= 1;
+            wake();
+            throw err;
+          }
         }
-        const soonest = Math.min(...routes.map((r) => r.coolUntil));
-        await sleep(Math.max(1, soonest - t), signal);
+        const cooling = routes.filter((r) => r.coolUntil > t);
+        if (cooling.length === routes.length) {
+          await sleep(Math.max(1, Math.min(...cooling.map((r) => r.coolUntil)) - t), signal);
+        } else {
+          // some route is only busy: a release wakes us; a cooldown ending does too (the timer)
+          const soonest = cooling.length ? Math.min(...cooling.map((r) => r.coolUntil)) - t : 60_000;
+          await waitForSlot(Math.max(1, soonest), signal);
+        }
       }
+    },
+    release(session) {
+      const route = slotOf.get(session);
+      if (!route || route.inFlight === 0) return;
+      route.inFlight -= 1;
+      wake();
     },
     succeeded(session, cookies) {
       const route = bySession.get(session.id);
@@ -112,6 +174,6 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
       route.streak += 1;
       route.coolUntil = Math.max(route.coolUntil, now() + Math.min(max, base * 2 ** (route.streak - 1)));
     },
-    stats: () => ({ opened, retired, proxies: routes.length }),
+    stats: () => ({ opened, retired, proxies: routes.length, inFlight: routes.reduce((n, r) => n + r.inFlight, 0) }),
   };
 };

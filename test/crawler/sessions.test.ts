@@ -29,7 +29,7 @@ t.test('SessionPool', async (t) => {
     clock += 100;
     const ids = new Set([(await pool.acquire('desktop')).proxyUrl, (await pool.acquire('desktop')).proxyUrl]);
     t.equal(ids.size, 2, 'back in rotation after the cooldown, with a new session');
-    t.same(pool.stats(), { opened: 3, retired: 1, proxies: 2 });
+    t.match(pool.stats(), { opened: 3, retired: 1, proxies: 2 });
   });
 
   t.test('cooldowns double with consecutive blocks, and every proxy cooling makes acquire wait', async (t) => {
@@ -49,6 +49,35 @@ t.test('SessionPool', async (t) => {
     pool.retire(third.s);
     setTimeout(() => controller.abort(), 20);
     await t.rejects(pool.acquire('desktop', controller.signal), CrawlAbortedError, 'an abort ends the wait');
+  });
+
+  t.test('holds each route to its in-flight budget: a release lets the next acquirer in', async (t) => {
+    const pool = createSessionPool({ proxyUrls: ['http://p1', 'http://p2'], maxInFlightPerRoute: 2 });
+    const held = await Promise.all([1, 2, 3, 4].map(() => pool.acquire('desktop')));
+    t.equal(pool.stats().inFlight, 4, 'two per route on two routes');
+    t.same(
+      held.map((s) => s.proxyUrl).sort(),
+      ['http://p1', 'http://p1', 'http://p2', 'http://p2'],
+      'spread over both routes',
+    );
+    let fifth: string | undefined;
+    const waiting = pool.acquire('desktop').then((s) => {
+      fifth = s.proxyUrl;
+      return s;
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    t.equal(fifth, undefined, 'a fifth request waits while every route is at its budget');
+    pool.release(held[1]!);
+    const s = await waiting;
+    t.equal(s.proxyUrl, held[1]?.proxyUrl, 'it takes the slot that was released');
+    t.equal(pool.stats().inFlight, 4);
+    for (const h of [...held, s]) pool.release(h);
+    t.equal(pool.stats().inFlight, 0, 'every slot back once released');
+    const controller = new AbortController();
+    const blockers = await Promise.all([1, 2, 3, 4].map(() => pool.acquire('desktop')));
+    setTimeout(() => controller.abort(), 10);
+    await t.rejects(pool.acquire('desktop', controller.signal), CrawlAbortedError, 'an abort ends a wait for a slot');
+    for (const b of blockers) pool.release(b);
   });
 
   t.test('opens a session once for concurrent acquirers, with the opener cookies', async (t) => {

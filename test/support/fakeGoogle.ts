@@ -45,13 +45,18 @@ export type Trouble =
   | { kind: 'hang' };
 
 export interface FakeGoogleMode {
-  /** added before every /search answer */
-  latencyMs?: number;
+  /** added before every /search answer; a function gives each page its own (out-of-order arrival) */
+  latencyMs?: number | ((start: number, q: string) => number);
   trouble?: Trouble;
   /** trouble only for pages with `start >= fromStart` (default 0: every page) */
   fromStart?: number;
   /** trouble only for the first K /search requests after this mode was set (default: all of them) */
   firstRequests?: number;
+  /**
+   * trouble only for requests with this exact `q` (default: any): a late request of an earlier test's crawl (a page
+   * aborted in flight) then neither meets the trouble nor uses up `firstRequests`
+   */
+  query?: string;
   /** /search without an NID cookie gets the JS challenge, as google.com does with clients that run no JavaScript */
   requireCookie?: boolean;
 }
@@ -71,6 +76,8 @@ export interface RecordedRequest {
   path: string;
   query: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
+  /** the client closed the connection before the answer was sent (a page the crawler no longer needed) */
+  aborted?: boolean;
 }
 
 export interface FakeGoogle {
@@ -140,7 +147,8 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
   const nidCookie = (req: IncomingMessage): Record<string, string> =>
     cookieHas(req, 'NID') ? {} : { 'set-cookie': `NID=${randomBytes(6).toString('hex')}; Path=/; HttpOnly` };
 
-  const troubleApplies = (start: number): boolean => {
+  const troubleApplies = (start: number, q: string): boolean => {
+    if (mode.query !== undefined && q !== mode.query) return false;
     if (!mode.trouble || start < (mode.fromStart ?? 0)) return false;
     if (mode.firstRequests === undefined) return true;
     troubleCount += 1;
@@ -171,7 +179,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
   const answerSearch = (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const q = url.searchParams.get('q') ?? '';
     const start = Number(url.searchParams.get('start') ?? '0') || 0;
-    if (troubleApplies(start) && mode.trouble) return answerTrouble(res, mode.trouble, url);
+    if (troubleApplies(start, q) && mode.trouble) return answerTrouble(res, mode.trouble, url);
     if (mode.requireCookie && !cookieHas(req, 'NID')) return send(res, 200, fixture(JS_CHALLENGE_PAGE));
     if (q === AIO_QUERY && !options.queries?.[q]) {
       aioPage ??= buildAioPage(options.aioDelayMs ?? 1500);
@@ -185,9 +193,20 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), headers: { ...req.headers } });
+    const recorded: RecordedRequest = {
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: { ...req.headers },
+    };
+    requests.push(recorded);
+    res.on('close', () => {
+      if (!res.writableFinished) recorded.aborted = true;
+    });
     if (url.pathname === '/search') {
-      const latency = mode.latencyMs ?? 0;
+      const latency =
+        typeof mode.latencyMs === 'function'
+          ? mode.latencyMs(Number(url.searchParams.get('start') ?? '0') || 0, url.searchParams.get('q') ?? '')
+          : (mode.latencyMs ?? 0);
       if (latency > 0) setTimeout(() => answerSearch(req, res, url), latency);
       else answerSearch(req, res, url);
       return;
