@@ -38,6 +38,8 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   });
   // one resolver for the process: the api validates `location` with it and the crawler targets with it
   const locations = createLocationResolver(config.dataDir);
+  // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
+  locations.searchLocations('warm', 1);
   const crawler = composeCrawler({
     fetcher: config.fetcher,
     googleOrigin: config.googleOrigin,

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { COUNTRIES } from './countries.js';
+import { type Geotarget, lookupKey, shippedGeotargets } from './geotargets.js';
 import { mainLanguageHl } from './language.js';
 import { uuleForName } from './uule.js';
 
@@ -17,20 +18,14 @@ export interface ResolvedLocation {
 }
 
 export interface LocationResolver {
-  /** undefined when the name is neither a country nor an imported geotarget */
+  /** undefined when the name is neither a country, nor a geotarget shipped with the product or imported */
   resolveLocation(name: string): ResolvedLocation | undefined;
+  /** ranked search over the shipped geotargets (empty when the shipped file is missing) */
+  searchLocations(query: string, limit: number): Geotarget[];
   close(): void;
 }
 
 export const LOCATIONS_DB = 'geotargets.sqlite';
-
-/** "Austin, Texas, United States" and "austin,texas,united states" both find "Austin,Texas,United States". */
-const lookupKey = (name: string): string =>
-  name
-    .trim()
-    .replace(/\s*,\s*/g, ',')
-    .replace(/\s+/g, ' ')
-    .toLowerCase();
 
 const toResolved = (canonicalName: string, countryCode: string): ResolvedLocation => ({
   canonicalName,
@@ -134,8 +129,9 @@ export interface LocationResolverOptions {
 const identityOf = (st: Stats) => `${st.dev}:${st.ino}:${st.mtimeMs}:${st.size}`;
 
 /**
- * Resolves a `location` to Google's canonical name. Countries come from the built-in table; everything else from an
- * imported geotargets table when `dataDir` holds one. Active targets win over removed ones with the same name.
+ * Resolves a `location` to Google's canonical name: from an imported geotargets table when `dataDir` holds one (a
+ * newer list than the product's), else from the geotargets shipped with the product (`data/geotargets.tsv.gz`), else
+ * the built-in country table. Active targets win over removed ones with the same name.
  *
  * `serp-api locations import` may run while a service is up: at most once per `recheckMs` a lookup stats the file, so
  * an import that appears after start is opened, and a replaced file (new inode, or rewritten: mtime or size) is
@@ -210,10 +206,13 @@ export const createLocationResolver = (dataDir?: string, options: LocationResolv
         checkedAt = Number.NEGATIVE_INFINITY;
       }
       if (row) return toResolved(row.canonicalName, row.countryCode);
+      const target = shippedGeotargets()?.byName(name);
+      if (target) return toResolved(target.canonicalName, target.countryCode);
       const code = countryByName.get(key);
       const country = code ? COUNTRIES[code] : undefined;
       return code && country ? toResolved(country[1], code) : undefined;
     },
+    searchLocations: (query, limit) => shippedGeotargets()?.search(query, limit) ?? [],
     close() {
       closed = true;
       closeDb();

@@ -49,11 +49,16 @@ t.test('mainLanguageHl uses CLDR territory data with Google hl names', async (t)
   ]);
 });
 
-t.test('countries resolve without any import', async (t) => {
+t.test('countries and shipped geotargets resolve without any import', async (t) => {
   const resolver = createLocationResolver();
   const de = resolver.resolveLocation(' germany ');
   t.same(de, { canonicalName: 'Germany', countryCode: 'DE', gl: 'de', hl: 'de', uule: uuleForName('Germany') });
-  t.equal(resolver.resolveLocation('Austin, Texas, United States'), undefined, 'cities need the import');
+  t.equal(
+    resolver.resolveLocation('Austin, Texas, United States')?.canonicalName,
+    'Austin,Texas,United States',
+    'cities resolve from the geotargets shipped with the product, without an import',
+  );
+  t.equal(resolver.resolveLocation('Zzyzx Flats, Texas, United States'), undefined, 'a place that is not a target');
 });
 
 t.test('geotargets import', { skip: fixturesMissing('geo') }, async (t) => {
@@ -134,18 +139,19 @@ const csvOf = (rows: Array<[number, string, string]>) =>
 t.test('a running resolver picks up an import made after it started, and a replaced file', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'serp-geo-live-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  // made-up places: real ones would resolve from the geotargets shipped with the product whatever the import does
   const csv = async (name: string, rows: Array<[number, string, string]>) => {
     const path = join(dataDir, name);
     await writeFile(path, csvOf(rows));
     return path;
   };
-  const first = await csv('first.csv', [[1026201, 'Austin,Texas,United States', 'US']]);
-  const second = await csv('second.csv', [[1004074, 'Munich,Bavaria,Germany', 'DE']]);
+  const first = await csv('first.csv', [[1026201, 'Zzyzx Flats,Texas,United States', 'US']]);
+  const second = await csv('second.csv', [[1004074, 'Nowhere Alm,Bavaria,Germany', 'DE']]);
   let now = 1_000_000;
   const resolver = createLocationResolver(dataDir, { now: () => now });
   t.teardown(() => resolver.close());
-  const austin = () => resolver.resolveLocation('Austin, Texas, United States')?.canonicalName;
-  const munich = () => resolver.resolveLocation('Munich, Bavaria, Germany')?.canonicalName;
+  const austin = () => resolver.resolveLocation('Zzyzx Flats, Texas, United States')?.canonicalName;
+  const munich = () => resolver.resolveLocation('Nowhere Alm, Bavaria, Germany')?.canonicalName;
 
   t.equal(austin(), undefined, 'no import yet');
   t.equal(resolver.resolveLocation('Germany')?.gl, 'de', 'countries resolve meanwhile');
@@ -154,18 +160,18 @@ t.test('a running resolver picks up an import made after it started, and a repla
   now += 500;
   t.equal(austin(), undefined, 'the file is checked at most once a second');
   now += 500;
-  t.equal(austin(), 'Austin,Texas,United States', 'a second later the new import is opened, without a restart');
+  t.equal(austin(), 'Zzyzx Flats,Texas,United States', 'a second later the new import is opened, without a restart');
 
   // re-import in place: SQLite readers see the committed swap, whatever the clock
   await importLocations(second, dataDir);
-  t.equal(munich(), 'Munich,Bavaria,Germany', 'a re-import replaces the table');
+  t.equal(munich(), 'Nowhere Alm,Bavaria,Germany', 'a re-import replaces the table');
   t.equal(austin(), undefined, 'rows of the earlier import are gone');
 
   // the file itself replaced: removed and imported afresh (a new inode)
   for (const suffix of ['', '-wal', '-shm']) await rm(join(dataDir, `${LOCATIONS_DB}${suffix}`), { force: true });
   await importLocations(first, dataDir);
   now += 1_000;
-  t.equal(austin(), 'Austin,Texas,United States', 'the new file is opened');
+  t.equal(austin(), 'Zzyzx Flats,Texas,United States', 'the new file is opened');
   t.equal(munich(), undefined, 'and the old one no longer answers');
 
   // a file that is not (yet) a finished import is not a failure: countries resolve, the next check retries
@@ -177,7 +183,7 @@ t.test('a running resolver picks up an import made after it started, and a repla
   await rm(join(dataDir, LOCATIONS_DB), { force: true });
   await importLocations(second, dataDir);
   now += 1_000;
-  t.equal(munich(), 'Munich,Bavaria,Germany', 'and the import after it is picked up');
+  t.equal(munich(), 'Nowhere Alm,Bavaria,Germany', 'and the import after it is picked up');
 
   resolver.close();
   now += 1_000;
