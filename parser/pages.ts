@@ -61,8 +61,9 @@ export const mergePages = (pages: Array<{ start: number; serp: ParsedSerp }>): P
       else if (Array.isArray(prev) && Array.isArray(value)) features[name] = [...prev, ...value];
     }
   });
-  // News-tab articles are numbered like web results: 1..N across pages, a repeated link kept where it first appeared.
-  if (Array.isArray(features.news_results)) features.news_results = renumber(features.news_results);
+  // Lists repeat across pages (Google shows the same "people also ask" on every page): each entry is kept once, where
+  // it first appeared, and numbered 1..N when it had a position. News-tab articles are numbered like web results.
+  for (const [name, value] of Object.entries(features)) if (Array.isArray(value)) features[name] = dedupe(value);
   const first = sorted[0]?.serp;
   const aio = sorted.find((p) => p.serp.ai_overview)?.serp.ai_overview;
   return {
@@ -73,17 +74,27 @@ export const mergePages = (pages: Array<{ start: number; serp: ParsedSerp }>): P
   };
 };
 
-const renumber = (items: unknown[]): unknown[] => {
+/** What makes two entries of a feature list the same: the link, else the question, title or text, else the whole. */
+const identity = (item: unknown): string => {
+  if (!item || typeof item !== 'object') return `v:${String(item)}`;
+  const o = item as Record<string, unknown>;
+  for (const field of ['link', 'question', 'title', 'text', 'query', 'name']) {
+    const v = o[field];
+    if (typeof v === 'string' && v) return `${field}:${v}`;
+  }
+  return `json:${JSON.stringify(item)}`;
+};
+
+const dedupe = (items: unknown[]): unknown[] => {
   const seen = new Set<string>();
   const out: unknown[] = [];
   for (const item of items) {
-    if (!item || typeof item !== 'object') continue;
-    const link = (item as { link?: unknown }).link;
-    if (typeof link === 'string') {
-      if (seen.has(link)) continue;
-      seen.add(link);
-    }
-    out.push({ ...item, position: out.length + 1 });
+    if (item === null || item === undefined) continue;
+    const key = identity(item);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const numbered = typeof item === 'object' && typeof (item as { position?: unknown }).position === 'number';
+    out.push(numbered ? { ...(item as object), position: out.length + 1 } : item);
   }
   return out;
 };

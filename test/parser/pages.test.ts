@@ -26,6 +26,45 @@ t.test('mergePages › positions continue, repeats are dropped, each result know
   t.same(merged.serp_features.related_searches, [{ query: 'x' }, { query: 'y' }], 'list features concatenate');
 });
 
+t.test('mergePages › a feature repeated on every page is kept once, where it first appeared', async (t) => {
+  const paa = [
+    { question: 'Why?', position: 1 },
+    { question: 'How?', position: 2 },
+  ];
+  const merged = mergePages(
+    [0, 10, 20, 30].map((start) => ({
+      start,
+      serp: serp([`https://r${start}`], {
+        related_questions: paa,
+        perspectives: [{ link: 'https://p1' }, { link: `https://only-on-${start}` }],
+        related_searches: [{ query: 'same' }],
+      }),
+    })),
+  );
+  t.same(merged.serp_features.related_questions, paa, '4 pages × 2 questions → the 2 questions, numbered 1..2');
+  t.same(
+    (merged.serp_features.perspectives as Array<{ link: string }>).map((p) => p.link),
+    ['https://p1', 'https://only-on-0', 'https://only-on-10', 'https://only-on-20', 'https://only-on-30'],
+    'by link: the repeated one once, the new ones in page order',
+  );
+  t.same(merged.serp_features.related_searches, [{ query: 'same' }]);
+});
+
+t.test(
+  'mergePages › on real pages: the same page ten times gives the features of one',
+  { skip: fixturesMissing() },
+  async (t) => {
+    const html = readFixtureText('serp/websearcher/2025-02-06_barclays-job-cuts_ad1eb5594673.html.gz');
+    const one = parse(html, { captureAio: false, start: 0, device: 'desktop' });
+    if (one.kind !== 'serp') throw new Error(`fixture is ${one.kind}`);
+    const merged = mergePages(Array.from({ length: 10 }, (_, i) => ({ start: i * 10, serp: one.serp })));
+    for (const [name, value] of Object.entries(one.serp.serp_features)) {
+      if (Array.isArray(value)) t.equal((merged.serp_features[name] as unknown[]).length, value.length, name);
+    }
+    t.equal(merged.organic_results.length, one.serp.organic_results.length);
+  },
+);
+
 t.test('raw HTML › split is the inverse of assemble; a file without markers is one page at start 0', async (t) => {
   const pages = [
     {
