@@ -28,6 +28,7 @@ program
     const config = loadConfig(process.env, { port: o.port, dataDir: o.data, host: o.host });
     const svc = await startEmbedded(config);
     announceAdminToken(config, svc.core);
+    for (const warning of svc.warnings) console.error(`serp-api: warning: ${warning}`);
     console.error(`serp-api listening on ${svc.url} (data: ${config.dataDir})`);
     const stop = (signal: string) => {
       console.error(`${signal}: draining`);

@@ -38,6 +38,12 @@ export interface Config {
   proxyUrls: string[];
   publicBaseUrl?: string;
   logLevel: string;
+  /** SERP_CHROMIUM_PATH (default: /usr/bin/chromium, else chromium or google-chrome on PATH) */
+  chromiumPath?: string;
+  /** SERP_REQUEST_TIMEOUT_MS, SERP_HEADERS_TIMEOUT_MS, SERP_KEEP_ALIVE_TIMEOUT_MS */
+  timeouts: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** SERP_AUTH_FAILURES_PER_MIN: bad or missing keys one client IP may send a minute before 429 (default 30) */
+  authFailuresPerMin: number;
 }
 
 const int = (v: string | undefined, fallback: number, name: string) => {
@@ -85,5 +91,12 @@ export const loadConfig = (
       .filter(Boolean),
     publicBaseUrl: env.SERP_PUBLIC_BASE_URL || undefined,
     logLevel: env.SERP_LOG_LEVEL ?? 'info',
+    chromiumPath: env.SERP_CHROMIUM_PATH || undefined,
+    timeouts: {
+      requestTimeoutMs: int(env.SERP_REQUEST_TIMEOUT_MS, 30_000, 'SERP_REQUEST_TIMEOUT_MS') || 30_000,
+      headersTimeoutMs: int(env.SERP_HEADERS_TIMEOUT_MS, 10_000, 'SERP_HEADERS_TIMEOUT_MS') || 10_000,
+      keepAliveTimeoutMs: int(env.SERP_KEEP_ALIVE_TIMEOUT_MS, 5_000, 'SERP_KEEP_ALIVE_TIMEOUT_MS') || 5_000,
+    },
+    authFailuresPerMin: int(env.SERP_AUTH_FAILURES_PER_MIN, 30, 'SERP_AUTH_FAILURES_PER_MIN') || 30,
   };
 };

@@ -11,11 +11,14 @@ import { createLocationResolver } from '../geo/locations.js';
 import type { Config } from './config.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
 import { composeCrawler } from './crawler.js';
+import { chooseFetcher } from './fetcherCheck.js';
 
 export interface Embedded {
   app: FastifyInstance;
   url: string;
   core: Core;
+  /** lines for the operator: what start-up decided differently from the configuration (a fetcher fallback) */
+  warnings: string[];
   close(): Promise<void>;
 }
 
@@ -40,8 +43,10 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const locations = createLocationResolver(config.dataDir);
   // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
   locations.searchLocations('warm', 1);
+  const choice = chooseFetcher(config.fetcher, config.chromiumPath);
   const crawler = composeCrawler({
-    fetcher: config.fetcher,
+    fetcher: choice.fetcher,
+    chromiumPath: choice.chromiumPath,
     googleOrigin: config.googleOrigin,
     proxyUrls: config.proxyUrls,
     locations,
@@ -81,7 +86,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       projected: (position) => core.projector.waitFor(position),
       resolveLocation: (name) => locations.resolveLocation(name),
     },
-    { logLevel: config.logLevel, logger: options.logger },
+    { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
   );
   await dispatcher.start();
   worker.start();
@@ -92,6 +97,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     app,
     url,
     core,
+    warnings: choice.warning ? [choice.warning] : [],
     close: () => {
       closing ??= (async () => {
         await app.close();
