@@ -68,6 +68,8 @@ export const SearchParameters = z.object({
     .string()
     .trim()
     .toLowerCase()
+    // "www.google.com" is Google's own host: the crawler adds www. itself
+    .transform((v) => v.replace(/^www\./, ''))
     .refine(
       (v) => googleDomainSet.has(v),
       'engine_domain must be one of Google\'s own search domains, such as "google.com" or "google.co.uk"',

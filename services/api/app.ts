@@ -1,5 +1,6 @@
+import fastifyHelmet from '@fastify/helmet';
 import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ReadModelQueries } from '../../projections/index.js';
@@ -9,8 +10,8 @@ import type { Config } from '../compose/config.js';
 import type { Secrets } from '../compose/secrets.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
-import { createAdminGuard, createAuthenticator } from './auth.js';
-import { installErrorHandler } from './errors.js';
+import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
+import { installErrorHandler, installMethodNotAllowed } from './errors.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { metaRoutes } from './routes/meta.js';
 import { rawRoutes } from './routes/raw.js';
@@ -18,7 +19,8 @@ import { v1Routes } from './routes/v1/index.js';
 
 /** Everything the HTTP surfaces need, built by a composition root (services/compose). */
 export interface AppDeps {
-  config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl'>;
+  config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl'> &
+    Partial<Pick<Config, 'authFailuresPerMin'>>;
   secrets: Secrets;
   queries: ReadModelQueries;
   searches: SearchService;
@@ -31,20 +33,45 @@ export interface AppDeps {
   resolveLocation?: (name: string) => unknown;
 }
 
-const openapi: FastifyDynamicSwaggerOptions['openapi'] = {
+const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => ({
   openapi: '3.1.0',
   info: {
     title: 'SERP API',
     version: '1.0.0',
     description: 'Live Google results as clean JSON. Submit a search, poll the job, read json, compat or html.',
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   },
+  servers: [{ url: serverUrl, description: 'this service (SERP_PUBLIC_BASE_URL, else its listening address)' }],
+  tags: [
+    { name: 'native', description: 'The native API under /v1: submit, poll, usage' },
+    { name: 'admin', description: 'Key management, behind SERP_ADMIN_TOKEN' },
+    { name: 'meta', description: 'Keyless documents: health, this schema, llms.txt' },
+  ],
   components: {
     securitySchemes: {
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       bearer: { type: 'http', scheme: 'bearer' },
+      adminToken: { type: 'http', scheme: 'bearer', description: 'SERP_ADMIN_TOKEN (printed once on first start)' },
     },
   },
   security: [{ apiKey: [] }, { bearer: [] }],
+});
+
+/**
+ * The origin signed links are built on: SERP_PUBLIC_BASE_URL, else the address the server listens on, never the
+ * request's Host header (a client could make us sign a link to its own host).
+ */
+export const listeningBaseUrl = (fastify: FastifyInstance, configured: string | undefined): string => {
+  if (configured) return configured.replace(/\/+$/, '');
+  const address = fastify.server.address();
+  if (!address || typeof address === 'string') return 'http://127.0.0.1';
+  const host =
+    address.address === '0.0.0.0' || address.address === '::'
+      ? '127.0.0.1'
+      : address.family === 'IPv6'
+        ? `[${address.address}]`
+        : address.address;
+  return `http://${host}:${address.port}`;
 };
 
 /**
@@ -57,12 +84,22 @@ export const app = fp<AppDeps>(
     fastify.setValidatorCompiler(validatorCompiler);
     fastify.setSerializerCompiler(serializerCompiler);
     installErrorHandler(fastify);
+    installMethodNotAllowed(fastify);
+    // security headers for a JSON API: nothing may be framed, sniffed or run; HTML routes set their own CSP
+    await fastify.register(fastifyHelmet, {
+      global: true,
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      crossOriginResourcePolicy: { policy: 'same-site' },
+      hsts: false,
+    });
     // JSON only: a text/plain body must be a 415, not a string that fails validation.
     fastify.removeContentTypeParser('text/plain');
-    await fastify.register(fastifySwagger, { openapi, transform: jsonSchemaTransform });
-
-    const baseUrl = (req: FastifyRequest) =>
-      deps.config.publicBaseUrl ?? `${req.protocol}://${req.headers.host ?? 'localhost'}`;
+    const baseUrl = () => listeningBaseUrl(fastify, deps.config.publicBaseUrl);
+    await fastify.register(fastifySwagger, {
+      openapi: openapi(deps.config.publicBaseUrl ?? '/'),
+      transform: jsonSchemaTransform,
+    });
+    const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
     await fastify.register(metaRoutes);
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,
@@ -73,6 +110,7 @@ export const app = fp<AppDeps>(
       prefix: '/v1',
       searches: deps.searches,
       authenticate: createAuthenticator(deps.queries, deps.secrets.keyPepper),
+      authFailures,
       limiter: deps.rateLimiter,
       render: {
         linkSecret: deps.secrets.linkSecret,

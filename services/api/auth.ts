@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import { hashKey } from '../application/keys.js';
+import type { RateLimiter } from '../ports/rateLimiter.js';
 import { ApiError } from './errors.js';
 
 declare module 'fastify' {
@@ -51,6 +52,42 @@ export const createAuthenticator = (queries: ReadModelQueries, pepper: string) =
   };
 };
 export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/**
+ * A ceiling on bad or missing keys per client IP (issue 9): past `perMinute` failures the IP gets 429 for the rest of
+ * the window on every request, good key or not, so guessing keys is slowed to `perMinute` guesses a minute.
+ */
+export const createAuthFailureGate = (limiter: RateLimiter, perMinute: number, now = Date.now) => {
+  const blockedUntil = new Map<string, number>();
+  const refuse = (until: number) => {
+    const seconds = Math.max(1, Math.ceil((until - now()) / 1000));
+    return new ApiError(
+      429,
+      'SERP_AUTH_TOO_MANY_FAILURES',
+      `too many requests with a missing or invalid API key from this address: retry in ${seconds} s`,
+      { 'retry-after': String(seconds) },
+    );
+  };
+  return {
+    /** before authenticating: an address over its ceiling is refused whatever key it sends */
+    check(req: FastifyRequest) {
+      const until = blockedUntil.get(req.ip);
+      if (until === undefined) return;
+      if (until > now()) throw refuse(until);
+      blockedUntil.delete(req.ip);
+    },
+    /** after a 401: count it, and refuse from now on when it was one too many */
+    async failed(req: FastifyRequest) {
+      const decision = await limiter.hit(`auth-failures:${req.ip}`, perMinute);
+      if (decision.allowed) return;
+      const until = now() + decision.resetSeconds * 1000;
+      blockedUntil.set(req.ip, until);
+      if (blockedUntil.size > 100_000) blockedUntil.clear();
+      throw refuse(until);
+    },
+  };
+};
+export type AuthFailureGate = ReturnType<typeof createAuthFailureGate>;
 
 /** `/admin` and `/admin/api/*` take SERP_ADMIN_TOKEN as a Bearer token, compared in constant time. */
 export const createAdminGuard = (adminToken: string) => {

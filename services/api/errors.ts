@@ -57,11 +57,55 @@ const send = (
   headers: Record<string, string> = {},
 ) => reply.code(status).headers(headers).type('application/json').send(body);
 
+/** Never echo more than this much of what a client sent (a 4 kB path, a huge header). */
+const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+const patterns = new WeakMap<FastifyInstance, Array<{ method: string; re: RegExp }>>();
+
+/** `/v1/search/:job_id` → a RegExp for the concrete paths it serves */
+const patternOf = (url: string) =>
+  new RegExp(
+    `^${url
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')}/?$`,
+  );
+
+/**
+ * Remembers every route as it is added, so that a known path asked with the wrong method is a 405 with `Allow`
+ * rather than a 404 (issue 9). Must run before the routes are registered.
+ */
+export const installMethodNotAllowed = (app: FastifyInstance) => {
+  const list: Array<{ method: string; re: RegExp }> = [];
+  patterns.set(app, list);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) list.push({ method: method.toUpperCase(), re: patternOf(route.url) });
+  });
+};
+
+const allowedFor = (app: FastifyInstance, path: string): string[] => {
+  const found = new Set<string>();
+  for (const { method, re } of patterns.get(app) ?? []) if (re.test(path)) found.add(method);
+  if (found.has('GET')) found.add('HEAD');
+  return [...found].sort();
+};
+
 /** One error handler (STYLE.md): every error becomes `{detail, code}`; only true server faults are 5xx. */
 export const installErrorHandler = (app: FastifyInstance) => {
-  app.setNotFoundHandler((req, reply) =>
-    send(reply, 404, { detail: `no route for ${req.method} ${req.url.split('?')[0]}`, code: 'SERP_API_NOT_FOUND' }),
-  );
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allow = allowedFor(app, path);
+    if (allow.length > 0 && !allow.includes(req.method)) {
+      return send(
+        reply,
+        405,
+        { detail: `${req.method} is not allowed here: use ${allow.join(', ')}`, code: 'SERP_API_METHOD_NOT_ALLOWED' },
+        { allow: allow.join(', ') },
+      );
+    }
+    return send(reply, 404, { detail: `no route for ${req.method} ${clip(path)}`, code: 'SERP_API_NOT_FOUND' });
+  });
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ApiError)
       return send(reply, err.statusCode, { detail: err.detail, code: err.code }, err.headers);
@@ -100,7 +144,7 @@ export const installErrorHandler = (app: FastifyInstance) => {
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return send(reply, err.statusCode, {
-        detail: err.message,
+        detail: clip(err.message, 200),
         code: err.code ? `SERP_API_${err.code}` : 'SERP_API_BAD_REQUEST',
       });
     }

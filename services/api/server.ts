@@ -1,11 +1,35 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import type { Server } from 'node:http';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyReply } from 'fastify';
 import { type AppDeps, app } from './app.js';
 
 /** Never log a raw key: the compat surface carries it in the query string. */
 const redactUrl = (url: string) => url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
 
+/** How long a client may take to send its request: slow clients must not pin connections (issue 9). */
+export interface ServerTimeouts {
+  /** the whole request, headers and body (SERP_REQUEST_TIMEOUT_MS, default 30,000) */
+  requestTimeoutMs: number;
+  /** the headers alone (SERP_HEADERS_TIMEOUT_MS, default 10,000) */
+  headersTimeoutMs: number;
+  /** an idle keep-alive connection (SERP_KEEP_ALIVE_TIMEOUT_MS, default 5,000) */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
+/** Never echo more than this much of what a client sent (a 4 kB path, a huge header). */
+export const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 /** The Fastify instance's own settings: logging, limits, and errors that never reach a route. */
-export const serverOptions = (options: { logLevel: string; logger?: boolean }): FastifyServerOptions => ({
+export const serverOptions = (options: {
+  logLevel: string;
+  logger?: boolean;
+  timeouts?: ServerTimeouts;
+}): FastifyHttpOptions<Server> => ({
   logger:
     options.logger === false
       ? false
@@ -17,6 +41,20 @@ export const serverOptions = (options: { logLevel: string; logger?: boolean }): 
           },
         },
   bodyLimit: 1024 * 1024,
+  http: {
+    // Node answers a request without Host with an empty 400 before Fastify sees it; createServer answers it in JSON
+    requireHostHeader: false,
+    // Fastify has no option for it; Node's default (60 s) would let a client dribble headers for a minute
+    headersTimeout: (options.timeouts ?? DEFAULT_TIMEOUTS).headersTimeoutMs,
+    // how often Node checks those clocks (default 30 s, so a short timeout would fire up to 30 s late)
+    connectionsCheckingInterval: Math.min(
+      30_000,
+      Math.max(100, (options.timeouts ?? DEFAULT_TIMEOUTS).requestTimeoutMs / 4),
+    ),
+  },
+  // Node's own clocks: receiving the request (not waiting for our answer, which a sync search may take long for)
+  requestTimeout: (options.timeouts ?? DEFAULT_TIMEOUTS).requestTimeoutMs,
+  keepAliveTimeout: (options.timeouts ?? DEFAULT_TIMEOUTS).keepAliveTimeoutMs,
   // Fastify answers 414 past 100 characters; a long id is just an unknown job (404, "job not found")
   routerOptions: { maxParamLength: 4096 },
   // a malformed URL (`/v1/search/%ZZ`) is the client's: 400 with a detail, like every other error
@@ -28,18 +66,26 @@ export const serverOptions = (options: { logLevel: string; logger?: boolean }): 
         detail:
           err.code === 'FST_ERR_BAD_URL'
             ? 'malformed URL: percent-encode special characters in the path'
-            : `bad request: ${err.message}`,
+            : `bad request: ${clip(err.message, 200)}`,
         code: 'SERP_API_BAD_REQUEST',
       }),
   // a request Node's HTTP parser refuses (bad Content-Length, broken headers) never reaches a route
   clientErrorHandler: (err, socket) => {
     if (!socket.writable) return socket.destroy(err);
-    const body = JSON.stringify({
-      detail: 'malformed HTTP request: check the request line, headers and Content-Length',
-      code: 'SERP_API_BAD_HTTP',
-    });
+    const timedOut = (err as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const body = JSON.stringify(
+      timedOut
+        ? {
+            detail: 'request timeout: the request (headers and body) did not arrive in time; check its Content-Length',
+            code: 'SERP_API_REQUEST_TIMEOUT',
+          }
+        : {
+            detail: 'malformed HTTP request: check the request line, headers and Content-Length',
+            code: 'SERP_API_BAD_HTTP',
+          },
+    );
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   },
   genReqId: () => `req_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
@@ -48,9 +94,17 @@ export const serverOptions = (options: { logLevel: string; logger?: boolean }): 
 /** The service's HTTP server: a Fastify instance with the app plugin registered, ready to `listen`. */
 export const createServer = async (
   deps: AppDeps,
-  options: { logLevel: string; logger?: boolean },
+  options: { logLevel: string; logger?: boolean; timeouts?: ServerTimeouts },
 ): Promise<FastifyInstance> => {
   const server = Fastify(serverOptions(options));
+  server.addHook('onRequest', async (req, reply) => {
+    if (req.raw.httpVersion === '1.1' && !req.headers.host) {
+      return reply.code(400).header('Connection', 'close').send({
+        detail: 'missing Host header: every HTTP/1.1 request must carry one',
+        code: 'SERP_API_BAD_REQUEST',
+      });
+    }
+  });
   await server.register(app, deps);
   return server;
 };

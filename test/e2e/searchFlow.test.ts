@@ -1,3 +1,4 @@
+import { get as httpGet } from 'node:http';
 import t from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
 import { cli, pollJob, startStack, submit } from '../support/service.js';
@@ -69,6 +70,25 @@ t.test('a new user, end to end through a listening port', { skip: missing }, asy
     (await fetch(html.html_url.replace(/signature=[^&]+/, 'signature=forged'))).status,
     403,
     'a forged link is refused',
+  );
+  const forgedHost = await new Promise<string>((resolve, reject) => {
+    const req = httpGet(
+      `${svc.url}/v1/search/${job.job_id}`,
+      { headers: { 'x-api-key': key, host: 'evil.example' } },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve(body));
+      },
+    );
+    req.on('error', reject);
+  });
+  t.equal(
+    new URL((JSON.parse(forgedHost) as { html_url: string }).html_url).origin,
+    new URL(svc.url).origin,
+    "a forged Host never becomes the signed link's origin",
   );
 
   const usage1 = (await (

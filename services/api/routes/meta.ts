@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
 
 const llms = `# SERP API
 
@@ -16,9 +17,41 @@ const llms = `# SERP API
 
 /** Keyless documents: health, the live OpenAPI schema, the LLM index. */
 export const metaRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/llms.txt', { schema: { hide: true } }, async (_req, reply) =>
-    reply.type('text/plain; charset=utf-8').send(llms),
+  const meta = { tags: ['meta'], security: [] };
+  app.get(
+    '/health',
+    {
+      schema: {
+        ...meta,
+        operationId: 'getHealth',
+        summary: 'Liveness: 200 while the process serves',
+        response: { 200: z.object({ status: z.literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        ...meta,
+        operationId: 'getOpenApi',
+        summary: 'This document',
+        response: { 200: z.record(z.string(), z.unknown()).describe('OpenAPI 3.1 document') },
+      },
+    },
+    async () => app.swagger(),
+  );
+  app.get(
+    '/llms.txt',
+    {
+      schema: {
+        ...meta,
+        operationId: 'getLlmsTxt',
+        summary: 'An index of the service for language models',
+        response: { 200: { description: 'plain text', content: { 'text/plain': { schema: z.string() } } } },
+      },
+    },
+    async (_req, reply) => reply.type('text/plain; charset=utf-8').send(llms),
   );
 };

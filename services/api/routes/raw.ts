@@ -17,6 +17,8 @@ export interface RawOptions {
 export const rawRoutes: FastifyPluginAsync<RawOptions> = async (app, ctx) => {
   app.withTypeProvider<ZodTypeProvider>().get('/raw/:job_id', {
     schema: {
+      operationId: 'getRawHtml',
+      tags: ['native'],
       summary: 'Raw HTML of a job (presigned link from output=html)',
       security: [],
       params: z.object({ job_id: z.string() }),

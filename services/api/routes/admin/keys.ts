@@ -63,16 +63,24 @@ export const keyRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => 
     if (position !== undefined) await opts.projected(position);
   };
   const inputError = (err: unknown) => (err instanceof KeyInputError ? new ApiError(422, err.code, err.message) : err);
-  const hide = { hide: true };
+  // documented in /openapi.json under the admin token's own scheme
+  const admin = { tags: ['admin'], security: [{ adminToken: [] }] };
 
   r.get('/keys', {
-    schema: { ...hide, response: { 200: z.object({ keys: z.array(KeyView) }), 401: ErrorBody } },
+    schema: {
+      ...admin,
+      operationId: 'listKeys',
+      summary: 'Every API key with its tier, limits and status',
+      response: { 200: z.object({ keys: z.array(KeyView) }), 401: ErrorBody },
+    },
     handler: async () => ({ keys: opts.queries.keys.all().map(keyView) }),
   });
 
   r.post('/keys', {
     schema: {
-      ...hide,
+      ...admin,
+      operationId: 'createKey',
+      summary: 'Mint a key; the raw key is in this answer only',
       body: CreateKeyBody,
       response: { 201: KeyView.extend({ key: z.string() }), 401: ErrorBody, 422: ErrorBody },
     },
@@ -93,7 +101,9 @@ export const keyRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => 
 
   r.post('/keys/:key_id/revoke', {
     schema: {
-      ...hide,
+      ...admin,
+      operationId: 'revokeKey',
+      summary: 'Revoke a key: its next request gets 401',
       params: z.object({ key_id: z.string().max(64) }),
       response: { 200: KeyView, 401: ErrorBody, 404: ErrorBody },
     },
@@ -106,7 +116,9 @@ export const keyRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => 
 
   r.patch('/keys/:key_id', {
     schema: {
-      ...hide,
+      ...admin,
+      operationId: 'changeKeyLimits',
+      summary: "Change a key's tier, monthly quota or rate",
       params: z.object({ key_id: z.string().max(64) }),
       body: LimitsBody,
       response: { 200: KeyView, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },

@@ -1,7 +1,8 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { SearchService } from '../../../application/searches.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
-import type { Authenticator } from '../../auth.js';
+import type { Authenticator, AuthFailureGate } from '../../auth.js';
+import { ApiError } from '../../errors.js';
 import { checkReadCeiling, checkSubmitRate } from '../../limits.js';
 import type { RenderDeps } from '../../render/index.js';
 import { searchRoutes } from './search.js';
@@ -11,10 +12,11 @@ import { usageRoutes } from './usage.js';
 export interface V1Options {
   searches: SearchService;
   authenticate: Authenticator;
+  authFailures: AuthFailureGate;
   limiter: RateLimiter;
   render: RenderDeps;
   /** the origin signed links are built on */
-  baseUrl(req: FastifyRequest): string;
+  baseUrl(): string;
   /** SERP_SYNC_TIMEOUT_MS: how long `async: false` waits */
   syncTimeoutMs: number;
   /** SERP_RETENTION_DAYS: older jobs answer 410 */
@@ -30,7 +32,14 @@ export interface V1Options {
  */
 export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   app.addHook('onRequest', async (req) => {
-    const key = opts.authenticate(req);
+    opts.authFailures.check(req);
+    let key: ReturnType<Authenticator>;
+    try {
+      key = opts.authenticate(req);
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 401) await opts.authFailures.failed(req);
+      throw err;
+    }
     if (req.routeOptions.config.limit === 'read') await checkReadCeiling(opts.limiter, key);
   });
   app.addHook('preHandler', async (req, reply) => {

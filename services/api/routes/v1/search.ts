@@ -49,11 +49,13 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
     job: JobStatusDoc,
     output: z.infer<typeof FetchQuery>['output'],
     start?: number,
-  ) => renderJob(opts.render, job, output, { start, baseUrl: opts.baseUrl(req) });
+  ) => renderJob(opts.render, job, output, { start, baseUrl: opts.baseUrl() });
 
   r.post('/search', {
     config: { limit: 'submit' },
     schema: {
+      operationId: 'submitSearch',
+      tags: ['native'],
       summary: 'Submit a search',
       description:
         'Returns 202 with a queued job, or 200 with `cached: true` when a fresh identical result exists (no quota used). With `async: false` waits up to the sync timeout and answers like a fetch.',
@@ -94,6 +96,8 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
   r.get('/search/:job_id', {
     config: { limit: 'read' },
     schema: {
+      operationId: 'getSearch',
+      tags: ['native'],
       summary: 'Fetch a job: 202 while running, 200 with the result once terminal',
       // any string: an id that cannot exist is a 404 "job not found", whatever its length
       params: z.object({ job_id: z.string() }),

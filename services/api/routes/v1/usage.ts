@@ -8,6 +8,8 @@ export const usageRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   app.withTypeProvider<ZodTypeProvider>().get('/usage', {
     config: { limit: 'read' },
     schema: {
+      operationId: 'getUsage',
+      tags: ['native'],
       summary: 'Tier, monthly quota, usage this month and what remains',
       response: { 200: UsageResponse, 401: ErrorBody, 429: ErrorBody },
     },
