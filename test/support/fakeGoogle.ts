@@ -70,6 +70,9 @@ export interface FakeGoogleOptions extends FakeGoogleMode {
   transform?: (path: string, html: string) => string;
   /** how long after load the AI Overview script inserts the block (default 1500 ms) */
   aioDelayMs?: number;
+  /** where to listen (default 127.0.0.1 and a free port) */
+  port?: number;
+  host?: string;
 }
 
 export interface RecordedRequest {
@@ -219,7 +222,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
   };
 
   const server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
