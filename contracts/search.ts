@@ -38,7 +38,13 @@ export const SearchParameters = z.object({
         .string()
         .min(1, 'keyword must not be empty')
         .max(2048, 'keyword must be at most 2048 characters (after trimming and collapsing spaces)'),
-    ),
+    )
+    // the limits as JSON Schema shows them (a transform hides the pipe's own)
+    .meta({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'the search, as typed into Google (trimmed, spaces collapsed)',
+    }),
   location: shortText(256).optional(),
   gl: z
     .string()
@@ -133,7 +139,14 @@ export const SearchRequest = crossFieldRules(SearchParameters);
 export type SearchRequest = z.infer<typeof SearchParameters>;
 
 /** `POST /v1/search`: unknown members are refused (422) so typos never pass silently. */
-export const SubmitSearchBody = crossFieldRules(SearchParameters.extend({ async: z.boolean().default(true) }).strict());
+export const SubmitSearchBody = crossFieldRules(
+  SearchParameters.extend({ async: z.boolean().default(true) }).strict(),
+).meta({
+  examples: [
+    { keyword: 'coffee', location: 'Austin, Texas, United States', device: 'mobile' },
+    { keyword: 'best running shoes', gl: 'de', hl: 'de', stop_domain: 'example.com' },
+  ],
+});
 export type SubmitSearchBody = z.infer<typeof SubmitSearchBody>;
 
 export const JobId = z.string().regex(/^[0-9a-f]{24}$/, 'job ids are 24 lowercase hex characters');

@@ -1,5 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { ErrorBody } from '../../../contracts/errors.js';
+
+/** Any route answers 400 to a request without Host or with a malformed URL (server.ts). */
+const BadRequest = ErrorBody.describe('a malformed request (no Host header, a bad URL)');
 
 const llms = `# SERP API
 
@@ -25,7 +29,7 @@ export const metaRoutes: FastifyPluginAsync = async (app) => {
         ...meta,
         operationId: 'getHealth',
         summary: 'Liveness: 200 while the process serves',
-        response: { 200: z.object({ status: z.literal('ok') }) },
+        response: { 200: z.object({ status: z.literal('ok') }), 400: BadRequest },
       },
     },
     async () => ({ status: 'ok' }),
@@ -37,7 +41,7 @@ export const metaRoutes: FastifyPluginAsync = async (app) => {
         ...meta,
         operationId: 'getOpenApi',
         summary: 'This document',
-        response: { 200: z.record(z.string(), z.unknown()).describe('OpenAPI 3.1 document') },
+        response: { 200: z.record(z.string(), z.unknown()).describe('OpenAPI 3.1 document'), 400: BadRequest },
       },
     },
     async () => app.swagger(),
@@ -49,7 +53,10 @@ export const metaRoutes: FastifyPluginAsync = async (app) => {
         ...meta,
         operationId: 'getLlmsTxt',
         summary: 'An index of the service for language models',
-        response: { 200: { description: 'plain text', content: { 'text/plain': { schema: z.string() } } } },
+        response: {
+          200: { description: 'plain text', content: { 'text/plain': { schema: z.string() } } },
+          400: BadRequest,
+        },
       },
     },
     async (_req, reply) => reply.type('text/plain; charset=utf-8').send(llms),

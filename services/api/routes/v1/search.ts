@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { CompatResult } from '../../../../contracts/compat.js';
 import { ErrorBody } from '../../../../contracts/errors.js';
 import { SerpResult } from '../../../../contracts/result.js';
 import {
@@ -22,7 +23,7 @@ import type { V1Options } from './index.js';
 // describes them for generated clients without re-encoding 150 kB per fetch.
 const ResultBody = z.union([
   SerpResult.describe('output=json: the native schema'),
-  z.record(z.string(), z.unknown()).describe("output=compat: SerpApi's names and envelope"),
+  CompatResult.describe("output=compat: SerpApi's names and envelope"),
 ]);
 const jobNotFound = () => new ApiError(404, 'SERP_JOB_NOT_FOUND', 'job not found');
 
