@@ -63,7 +63,8 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       body: SubmitSearchBody,
       querystring: SubmitQuery,
       response: {
-        200: z.union([SubmitSearchResponse, ResultBody]),
+        // async: false answers like a fetch: a link, a failure or the result
+        200: z.union([SubmitSearchResponse, HtmlLinkResponse, FailedResponse, ResultBody]),
         202: z.union([SubmitSearchResponse, RunningResponse]),
         400: ErrorBody,
         401: ErrorBody,
