@@ -27,3 +27,84 @@ export const CompatResult = z
   })
   .describe("SerpApi's names and envelope; each SERP feature comes at the top level under its own name");
 export type CompatResult = z.infer<typeof CompatResult>;
+
+/** SerpApi's error body (`error`), with the same text under `detail`, this service's name for it. */
+export const CompatError = z.object({ error: z.string(), detail: z.string() });
+
+const text = (description: string) => z.string().optional().describe(description);
+
+/**
+ * `GET /search` under SerpApi's parameter names (docs/serpapi-reference.md §1). Documentation: the route reads the
+ * query leniently itself, so unknown parameters (`source`, `json_restrictor`, …) are ignored, not refused.
+ */
+export const CompatSearchQuery = z.object({
+  engine: text('google (the only engine)'),
+  q: text('the search (required)'),
+  api_key: text('your key (or X-API-Key / Authorization: Bearer)'),
+  location: text('a location name ("Austin, Texas, United States") or a google_id from /locations.json'),
+  uule: text("Google's encoded location (not with location)"),
+  gl: text('country code'),
+  hl: text('interface language'),
+  google_domain: text('google.com (default), google.co.uk, …'),
+  device: z.enum(['desktop', 'tablet', 'mobile']).optional(),
+  start: text('offset into the merged top 100 (0–99)'),
+  num: text('results per page of the answer (1–100, default 100: the whole merged result)'),
+  tbm: text('isch, lcl, nws, shop, vid, pts'),
+  tbs: text('advanced filters, e.g. qdr:d'),
+  safe: z.enum(['active', 'off']).optional(),
+  nfpr: text('1 excludes auto-corrected results'),
+  filter: text('0 turns off the similar/omitted results filters'),
+  lr: text('lang_xx|lang_yy'),
+  cr: text('countryXX|countryYY'),
+  ludocid: text('Google place id'),
+  lsig: text(''),
+  kgmid: text('knowledge graph id'),
+  si: text(''),
+  ibp: text(''),
+  uds: text(''),
+  as_dt: text(''),
+  as_epq: text(''),
+  as_eq: text(''),
+  as_lq: text(''),
+  as_nlo: text(''),
+  as_nhi: text(''),
+  as_oq: text(''),
+  as_q: text(''),
+  as_qdr: text(''),
+  as_rq: text(''),
+  as_sitesearch: text(''),
+  no_cache: text('true: never answer from the cache (not with async)'),
+  async: text('true: answer at once with status Processing; fetch /searches/{id}.json later'),
+  output: z.enum(['json', 'html']).optional(),
+  search_id: text('a search of yours to page through (pagination links carry it): no crawl, no quota'),
+});
+
+export const CompatAccount = z.object({
+  account_id: z.string(),
+  api_key: z.string().describe('the key, masked: its first characters only'),
+  account_email: z.string().nullable(),
+  account_status: z.string(),
+  plan_id: z.string(),
+  plan_name: z.string(),
+  plan_monthly_price: z.number().nullable(),
+  searches_per_month: z.number().nullable().describe('null: unlimited'),
+  plan_searches_left: z.number().nullable(),
+  extra_credits: z.number(),
+  total_searches_left: z.number().nullable(),
+  this_month_usage: z.number(),
+  this_hour_searches: z.number(),
+  last_hour_searches: z.number(),
+  account_rate_limit_per_hour: z.number(),
+  plan_renewal_date: z.string(),
+});
+
+export const CompatLocation = z.object({
+  id: z.string(),
+  google_id: z.number(),
+  google_parent_id: z.number().nullable(),
+  name: z.string(),
+  canonical_name: z.string(),
+  country_code: z.string(),
+  target_type: z.string(),
+  reach: z.number().describe('targets below this place (Google publishes no audience size)'),
+});

@@ -95,6 +95,23 @@ export const SearchParameters = z.object({
   ibp: shortText(256).optional(),
   uds: shortText(2048).optional(),
   color_scheme: z.enum(['light', 'dark']).optional(),
+  // Google's advanced-search fields (exact phrase, excluded words, site, date range …), passed on unchanged
+  as_dt: z.enum(['i', 'e']).optional().describe('as_sitesearch: i include, e exclude'),
+  as_epq: shortText(512).optional().describe('exact phrase'),
+  as_eq: shortText(512).optional().describe('none of these words'),
+  as_lq: shortText(512).optional().describe('pages that link to this URL'),
+  as_nlo: shortText(64).optional().describe('number range from'),
+  as_nhi: shortText(64).optional().describe('number range to'),
+  as_oq: shortText(512).optional().describe('any of these words'),
+  as_q: shortText(512).optional().describe('all of these words'),
+  as_qdr: z
+    .string()
+    .trim()
+    .regex(/^(all|[hdwmy]\d{0,3})$/, 'as_qdr must be all, or h, d, w, m or y with an optional count (d10)')
+    .optional()
+    .describe('last hour/day/week/month/year'),
+  as_rq: shortText(512).optional().describe('pages similar to this URL'),
+  as_sitesearch: shortText(256).optional().describe('a site or domain'),
   no_cache: z.boolean().default(false),
 });
 
@@ -132,6 +149,17 @@ export const GOOGLE_PASS_THROUGH = [
   'si',
   'ibp',
   'uds',
+  'as_dt',
+  'as_epq',
+  'as_eq',
+  'as_lq',
+  'as_nlo',
+  'as_nhi',
+  'as_oq',
+  'as_q',
+  'as_qdr',
+  'as_rq',
+  'as_sitesearch',
 ] as const satisfies readonly (keyof z.infer<typeof SearchParameters>)[];
 
 /** The normalised search request as it travels in events and job messages (defaults applied). */

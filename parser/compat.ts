@@ -74,6 +74,15 @@ const searchParameters = (m: SearchMetadata): Record<string, unknown> => {
   return out;
 };
 
+/** SerpApi's `search_parameters` for a request and the targeting a crawl used (or none yet, while it runs). */
+export const compatSearchParameters = (
+  parameters: Record<string, unknown>,
+  targeting?: SearchMetadata['targeting'],
+): Record<string, unknown> => searchParameters({ parameters, targeting } as SearchMetadata);
+
+/** SerpApi's time format: "YYYY-MM-DD HH:MM:SS UTC". */
+export const serpApiTimestamp = (iso: string): string => serpApiTime(iso);
+
 const searchInformation = (info: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const key of ['query_displayed', 'total_results', 'time_taken_displayed', 'organic_results_state']) {

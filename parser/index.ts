@@ -10,7 +10,7 @@ import { assembleRawHtml, mergePages, splitRawHtml } from './pages.js';
 
 export type { ParsedSerp, SerpResult } from '../contracts/result.js';
 export type { ClassifyContext } from './classify.js';
-export { toCompat } from './compat.js';
+export { compatSearchParameters, serpApiTimestamp, toCompat } from './compat.js';
 export type { PageKind };
 export { assembleRawHtml, classifyPage, mergePages, splitRawHtml };
 /** What kind of page this is (a SERP or an interstitial) and why: `{kind, detail}`. */

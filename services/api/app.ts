@@ -13,6 +13,7 @@ import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
 import { installErrorHandler, installMethodNotAllowed } from './errors.js';
 import { adminRoutes } from './routes/admin/index.js';
+import { type CompatOptions, compatRoutes } from './routes/compat/index.js';
 import { metaRoutes } from './routes/meta.js';
 import { rawRoutes } from './routes/raw.js';
 import { v1Routes } from './routes/v1/index.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   projected(position: number): Promise<void>;
   /** undefined when the location is unknown; the api answers 422 then */
   resolveLocation?: (name: string) => unknown;
+  /** location search and lookup by Google id (compat /locations.json and `location=<id>`) */
+  locations?: CompatOptions['locations'];
 }
 
 const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => ({
@@ -46,10 +49,21 @@ const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => 
     { name: 'native', description: 'The native API under /v1: submit, poll, usage' },
     { name: 'admin', description: 'Key management, behind SERP_ADMIN_TOKEN' },
     { name: 'meta', description: 'Keyless documents: health, this schema, llms.txt' },
+    {
+      name: 'compat',
+      description:
+        "SerpApi's paths, parameter names and envelope at the root: an existing client changes only its host",
+    },
   ],
   components: {
     securitySchemes: {
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      apiKeyQuery: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'api_key',
+        description: 'compat routes only (SerpApi clients)',
+      },
       bearer: { type: 'http', scheme: 'bearer' },
       adminToken: { type: 'http', scheme: 'bearer', description: 'SERP_ADMIN_TOKEN (printed once on first start)' },
     },
@@ -121,6 +135,20 @@ export const app = fp<AppDeps>(
       syncTimeoutMs: deps.config.syncTimeoutMs,
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,
+    });
+    await fastify.register(compatRoutes, {
+      searches: deps.searches,
+      authenticate: createAuthenticator(deps.queries, deps.secrets.keyPepper),
+      authFailures,
+      limiter: deps.rateLimiter,
+      links: { linkSecret: deps.secrets.linkSecret, presignTtlS: deps.config.presignTtlS },
+      blobStore: deps.blobStore,
+      resultOf: (job) => deps.searches.resultOf(job),
+      baseUrl,
+      syncTimeoutMs: deps.config.syncTimeoutMs,
+      retentionDays: deps.config.retentionDays,
+      resolveLocation: deps.resolveLocation,
+      locations: deps.locations,
     });
     await fastify.register(adminRoutes, {
       prefix: '/admin',

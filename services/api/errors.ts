@@ -57,8 +57,12 @@ const send = (
   headers: Record<string, string> = {},
 ) => reply.code(status).headers(headers).type('application/json').send(body);
 
+/** Seconds until the first of next month (UTC), when a monthly quota starts again. */
+export const secondsToNextMonth = (now = new Date()) =>
+  Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000));
+
 /** Never echo more than this much of what a client sent (a 4 kB path, a huge header). */
-const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max)}…` : text);
+export const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 const patterns = new WeakMap<FastifyInstance, Array<{ method: string; re: RegExp }>>();
 
@@ -110,7 +114,9 @@ export const installErrorHandler = (app: FastifyInstance) => {
     if (err instanceof ApiError)
       return send(reply, err.statusCode, { detail: err.detail, code: err.code }, err.headers);
     if (err instanceof DomainError) {
-      return send(reply, domainStatus[err.code] ?? 422, { detail: err.message, code: err.code });
+      // a monthly quota comes back on the first of next month (UTC): say when, as every 429 here does
+      const retry = err.code === errorCodes.quotaExceeded ? { 'Retry-After': String(secondsToNextMonth()) } : undefined;
+      return send(reply, domainStatus[err.code] ?? 422, { detail: err.message, code: err.code }, retry);
     }
     if (err.validation) {
       const errors = issuesOf(err);

@@ -147,6 +147,13 @@ export const createSearchService = (deps: {
         rate_limit_per_min: key.rateLimitPerMin,
       };
     },
+
+    /** Searches submitted in the last 60 minutes and in this clock hour (cache hits are free and not counted). */
+    recentSearches(key: ApiKeyDoc) {
+      const at = now();
+      const hourAgo = new Date(at.getTime() - 3_600_000).toISOString();
+      return queries.usage.recent(key.keyId, [usageMonth(at.toISOString()), usageMonth(hourAgo)], at);
+    },
   };
 };
 export type SearchService = ReturnType<typeof createSearchService>;

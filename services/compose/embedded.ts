@@ -85,6 +85,10 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       rateLimiter,
       projected: (position) => core.projector.waitFor(position),
       resolveLocation: (name) => locations.resolveLocation(name),
+      locations: {
+        search: (query, limit) => locations.searchLocations(query, limit),
+        byId: (id) => locations.locationById(id),
+      },
     },
     { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
   );

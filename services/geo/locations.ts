@@ -22,6 +22,8 @@ export interface LocationResolver {
   resolveLocation(name: string): ResolvedLocation | undefined;
   /** ranked search over the shipped geotargets (empty when the shipped file is missing) */
   searchLocations(query: string, limit: number): Geotarget[];
+  /** a shipped geotarget by its Google id (Criteria ID) */
+  locationById(id: number): Geotarget | undefined;
   close(): void;
 }
 
@@ -213,6 +215,7 @@ export const createLocationResolver = (dataDir?: string, options: LocationResolv
       return code && country ? toResolved(country[1], code) : undefined;
     },
     searchLocations: (query, limit) => shippedGeotargets()?.search(query, limit) ?? [],
+    locationById: (id) => shippedGeotargets()?.byId(id),
     close() {
       closed = true;
       closeDb();

@@ -62,17 +62,23 @@ t.test('HTTP app › submissions and reads count against their own ceilings', as
   t.equal(usage.headers['ratelimit-remaining'], undefined, 'and carry no submission headers');
 });
 
-t.test('HTTP app › the OpenAPI document lists every route: native, admin and meta', async (t) => {
+t.test('HTTP app › the OpenAPI document lists every route: native, compat, admin and meta', async (t) => {
   const { app } = await buildTestApp(t);
   const doc = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
   t.same(Object.keys(doc.paths).sort(), [
+    '/account',
+    '/account.json',
     '/admin/api/keys',
     '/admin/api/keys/{key_id}',
     '/admin/api/keys/{key_id}/revoke',
     '/health',
     '/llms.txt',
+    '/locations.json',
     '/openapi.json',
     '/raw/{job_id}',
+    '/search',
+    '/search.json',
+    '/searches/{search_id}',
     '/v1/search',
     '/v1/search/{job_id}',
     '/v1/usage',

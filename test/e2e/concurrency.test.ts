@@ -20,6 +20,10 @@ t.test('200 simultaneous submits on a key with 50 searches left accept exactly 5
     bodies.every((b, i) => statuses[i] === 202 || b.detail === 'monthly quota exceeded'),
     'with detail "monthly quota exceeded"',
   );
+  t.ok(
+    responses.every((r) => r.status === 202 || Number(r.headers.get('retry-after')) > 0),
+    'and a Retry-After until the quota comes back (the first of next month)',
+  );
   t.equal(new Set(bodies.map((b) => b.job_id).filter(Boolean)).size, 50, 'fifty distinct jobs');
 
   const usage = (await (await fetch(`${svc.url}/v1/usage`, { headers: { 'x-api-key': key } })).json()) as Record<

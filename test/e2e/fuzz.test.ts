@@ -90,9 +90,11 @@ const jobId = fc.oneof(
   fc.constantFrom('..%2F..%2Fadmin', '%2e%2e', '.', '%', 'a/b', '%252F', '\u0000'),
 );
 const query = fc
-  .dictionary(fc.constantFrom('output', 'start', 'async', 'api_key', 'q', '_', 'expires', 'signature'), nasty, {
-    maxKeys: 3,
-  })
+  .dictionary(
+    fc.constantFrom('output', 'start', 'async', 'api_key', 'q', '_', 'expires', 'signature', 'num', 'engine', 'limit'),
+    nasty,
+    { maxKeys: 3 },
+  )
   .map((d) => {
     const s = new URLSearchParams(d).toString();
     return s ? `?${s}` : '';
@@ -128,6 +130,12 @@ const request = (key: string, admin: string): fc.Arbitrary<Req> => {
     fc.tuple(jobId).map(([id]) => `/admin/api/keys/${id}/revoke`),
     fc.tuple(jobId).map(([id]) => `/admin/api/keys/${id}/limits`),
     fc.constantFrom('/health', '/openapi.json', '/llms.txt', '/', '/v1', '/v1/', '//v1/search', '/v1/search/'),
+    fc.tuple(query).map(([q]) => `/search.json${q}`),
+    fc
+      .tuple(jobId, fc.constantFrom('', '.json', '.html', '.xml'), query)
+      .map(([id, ext, q]) => `/searches/${id}${ext}${q}`),
+    fc.tuple(query).map(([q]) => `/account${q}`),
+    fc.tuple(query).map(([q]) => `/locations.json${q}`),
     nasty.map((s) => `/${enc(s)}`),
   );
   const adminBody = fc
@@ -169,6 +177,41 @@ const request = (key: string, admin: string): fc.Arbitrary<Req> => {
       arbitrary: fc
         .tuple(query)
         .map(([q]) => ({ method: 'GET', path: `/v1/usage${q}`, headers: { 'x-api-key': key } })),
+    },
+    {
+      // the compat surface: SerpApi's names in the query, the key as api_key
+      weight: 3,
+      arbitrary: fc
+        .record({
+          field: fc.constantFrom(
+            'engine',
+            'location',
+            'gl',
+            'hl',
+            'device',
+            'google_domain',
+            'start',
+            'num',
+            'tbm',
+            'safe',
+            'nfpr',
+            'filter',
+            'async',
+            'no_cache',
+            'output',
+            'search_id',
+            'uule',
+            'as_qdr',
+          ),
+          value: fc.oneof(plausible.map(String), nasty),
+          keyword: fc.oneof(fc.string({ maxLength: 30 }), nasty),
+          path: fc.constantFrom('/search', '/search.json'),
+        })
+        .map(({ field, value, keyword, path }) => {
+          const params = new URLSearchParams({ q: `fuzz ${keyword}`, api_key: key });
+          params.set(field, value);
+          return { method: 'GET', path: `${path}?${params.toString()}`, headers: {} };
+        }),
     },
     {
       weight: 1,
@@ -285,6 +328,8 @@ t.test('fuzz › a few thousand hostile requests against a running service', { s
       if (status === 200 || status === 202) {
         const id = /"job_id":"([0-9a-f]{24})"/.exec(text)?.[1];
         if (id && r.path.startsWith('/v1/search') && r.method === 'POST') jobs.add(id);
+        const compatId = /"search_metadata":\{"id":"([0-9a-f]{24})"/.exec(text)?.[1];
+        if (compatId && r.path.startsWith('/search')) jobs.add(compatId);
       }
     }
   };

@@ -42,6 +42,10 @@ export const buildTestApp = async (t: Test, env: NodeJS.ProcessEnv = {}): Promis
       rateLimiter,
       projected: (position) => core.projector.waitFor(position),
       resolveLocation: (name) => locations.resolveLocation(name),
+      locations: {
+        search: (query, limit) => locations.searchLocations(query, limit),
+        byId: (id) => locations.locationById(id),
+      },
     },
     { logLevel: 'warn', logger: false },
   );

@@ -1,6 +1,10 @@
 import type { SerpResult } from '../../../contracts/result.js';
-import { toCompat } from '../../../parser/index.js';
+import { compatSearchParameters, serpApiTimestamp, toCompat } from '../../../parser/index.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
+import { signRawLink } from '../signing.js';
+import type { LinkSettings } from './html.js';
+import { nativeResult } from './native.js';
 
 /** `output=compat`: the native result under SerpApi's names and envelope (the parser's mapping). */
 export const compatResult = (native: SerpResult): Record<string, unknown> => toCompat(native);
@@ -10,3 +14,116 @@ export const compatFailure = (job: JobStatusDoc, detail: string) => ({
   search_metadata: { id: job.jobId, status: 'Error', created_at: job.submittedAt },
   error: detail,
 });
+
+/** SerpApi's line for a search with no results (reference §2.5): a 200, billed, with a top-level `error`. */
+export const EMPTY_RESULTS = "Google hasn't returned any results for this query.";
+
+export interface CompatPage {
+  /** offset into the merged organic results */
+  start: number;
+  /** how many from `start` (1–100) */
+  num: number;
+}
+
+export interface CompatLinkSettings extends LinkSettings {
+  baseUrl: string;
+  /**
+   * the request as the client sent it (SerpApi's names, no key): pagination links repeat it with another `start`,
+   * so a client that follows them, or parses their parameters into a new call, lands on the same merged result
+   */
+  query: Record<string, string>;
+}
+
+const metadataOf = (job: JobStatusDoc, links: CompatLinkSettings) => ({
+  id: job.jobId,
+  json_endpoint: `${links.baseUrl}/searches/${job.jobId}.json`,
+  created_at: serpApiTimestamp(job.submittedAt),
+});
+
+/** A search still running: `search_metadata` with `status: "Processing"` and the request (reference §3). */
+export const compatProcessing = (job: JobStatusDoc, links: CompatLinkSettings) => ({
+  search_metadata: {
+    ...metadataOf(job, links),
+    status: job.status === 'queued' ? 'Queued' : 'Processing',
+    processed_at: null,
+    total_time_taken: 0,
+  },
+  search_parameters: compatSearchParameters(job.request),
+});
+
+/** A failed search: SerpApi's `status: "Error"` document, with our public one-line reason as `error`. */
+export const compatFailed = (job: JobStatusDoc, links: CompatLinkSettings, detail: string) => ({
+  search_metadata: { ...metadataOf(job, links), status: 'Error', processed_at: null },
+  search_parameters: compatSearchParameters(job.request),
+  error: detail,
+});
+
+const pageLink = (links: CompatLinkSettings, jobId: string, start: number, num: number) => {
+  const params = new URLSearchParams({ ...links.query, start: String(start), num: String(num), search_id: jobId });
+  return `${links.baseUrl}/search.json?${params.toString()}`;
+};
+
+/**
+ * SerpApi's `serpapi_pagination` and `pagination` over the merged result: pages of `num` from `start`, as absolute
+ * links on this service. They carry `search_id`, so following one slices this same result (no crawl, no quota).
+ */
+const paginationOf = (links: CompatLinkSettings, jobId: string, total: number, page: CompatPage) => {
+  const current = Math.floor(page.start / page.num) + 1;
+  const pages = Math.max(1, Math.ceil(total / page.num));
+  const other: Record<string, string> = {};
+  for (let p = 1; p <= pages; p++)
+    if (p !== current) other[String(p)] = pageLink(links, jobId, (p - 1) * page.num, page.num);
+  const nextStart = page.start + page.num;
+  const next = nextStart < total ? pageLink(links, jobId, nextStart, page.num) : undefined;
+  const previous = page.start > 0 ? pageLink(links, jobId, Math.max(0, page.start - page.num), page.num) : undefined;
+  return {
+    serpapi_pagination: {
+      current,
+      ...(previous ? { previous_link: previous, previous } : {}),
+      ...(next ? { next_link: next, next } : {}),
+      other_pages: other,
+    },
+    pagination: { current, ...(previous ? { previous } : {}), ...(next ? { next } : {}), other_pages: other },
+  };
+};
+
+/**
+ * A finished search in SerpApi's envelope: the merged top-100 sliced to `page`, `search_metadata` with absolute
+ * endpoints on this service, `search_information` and pagination; an empty result gets SerpApi's top-level `error`.
+ */
+export const compatDone = (
+  job: JobStatusDoc,
+  doc: SearchResultDoc,
+  links: CompatLinkSettings,
+  page: CompatPage,
+): Record<string, unknown> => {
+  const native = nativeResult(job, doc);
+  const all = native.organic_results;
+  const out = toCompat({ ...native, organic_results: all.slice(page.start, page.start + page.num) });
+  const raw = signRawLink(links.linkSecret, links.baseUrl, job.jobId, links.presignTtlS);
+  const meta = out.search_metadata as Record<string, unknown>;
+  out.search_metadata = {
+    id: meta.id,
+    status: meta.status,
+    json_endpoint: `${links.baseUrl}/searches/${job.jobId}.json`,
+    created_at: meta.created_at,
+    processed_at: meta.processed_at ?? meta.created_at,
+    ...(meta.google_url ? { google_url: meta.google_url } : {}),
+    raw_html_file: raw.url,
+    total_time_taken: meta.total_time_taken ?? 0,
+  };
+  const info = (out.search_information ?? {}) as Record<string, unknown>;
+  if (all.length === 0) {
+    out.search_information = { ...info, organic_results_state: 'Fully empty' };
+    out.error = EMPTY_RESULTS;
+  } else if (info.organic_results_state === undefined) {
+    out.search_information = {
+      ...info,
+      organic_results_state: info.showing_results_for
+        ? 'Some results for exact spelling but showing fixed spelling'
+        : 'Results for exact spelling',
+    };
+  }
+  Object.assign(out, paginationOf(links, job.jobId, all.length, page));
+  return out;
+};

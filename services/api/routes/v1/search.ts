@@ -14,8 +14,8 @@ import {
   SubmitSearchResponse,
 } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
-import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError } from '../../errors.js';
+import { isExpired, waitForEnd } from '../../jobs.js';
 import { type Rendered, renderJob } from '../../render/index.js';
 import type { V1Options } from './index.js';
 
@@ -26,19 +26,6 @@ const ResultBody = z.union([
   CompatResult.describe("output=compat: SerpApi's names and envelope"),
 ]);
 const jobNotFound = () => new ApiError(404, 'SERP_JOB_NOT_FOUND', 'job not found');
-
-const expired = (opts: V1Options, job: JobStatusDoc) =>
-  Date.now() - Date.parse(job.submittedAt) > opts.retentionDays * 86_400_000;
-
-/** Waits (bounded) for a job to end, for `async: false`. */
-const waitForEnd = async (opts: V1Options, jobId: string, timeoutMs: number) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await opts.searches.jobDoc(jobId);
-    if (!job || terminalStatuses.has(job.status) || Date.now() >= deadline) return job;
-    await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
-  }
-};
 
 const send = (reply: FastifyReply, r: Rendered) =>
   'json' in r ? reply.code(r.status).type('application/json').send(r.json) : reply.code(r.status).send(r.body);
@@ -89,7 +76,7 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
         if (out.cached) return reply.code(200).send(body);
         return reply.code(202).header('Location', `/v1/search/${out.jobId}`).send(body);
       }
-      const job = await waitForEnd(opts, out.jobId, opts.syncTimeoutMs);
+      const job = await waitForEnd(opts.searches, out.jobId, opts.syncTimeoutMs);
       if (!job) return reply.code(202).send({ job_id: out.jobId, status: 'running' });
       return send(reply, render(req, job, req.query.output));
     },
@@ -119,7 +106,7 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       if (!/^[0-9a-f]{24}$/.test(id)) throw jobNotFound();
       const job = await opts.searches.jobDoc(id);
       if (!job || job.keyId !== req.apiKey!.keyId) throw jobNotFound();
-      if (expired(opts, job)) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
+      if (isExpired(job, opts.retentionDays)) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
       return send(reply, render(req, job, req.query.output, req.query.start));
     },
   });

@@ -1,0 +1,17 @@
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import { terminalStatuses } from '../../projections/jobStatus/jobStatus.js';
+import type { SearchService } from '../application/searches.js';
+
+/** Waits (bounded) for a job to end: a synchronous search (`async: false` on /v1, every compat /search). */
+export const waitForEnd = async (searches: SearchService, jobId: string, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await searches.jobDoc(jobId);
+    if (!job || terminalStatuses.has(job.status) || Date.now() >= deadline) return job;
+    await new Promise((r) => setTimeout(r, Math.min(50, Math.max(1, deadline - Date.now()))));
+  }
+};
+
+/** Past SERP_RETENTION_DAYS a job answers 410 on every surface. */
+export const isExpired = (job: JobStatusDoc, retentionDays: number, now = Date.now()) =>
+  now - Date.parse(job.submittedAt) > retentionDays * 86_400_000;

@@ -1,0 +1,276 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { CompatError, CompatResult, CompatSearchQuery } from '../../../../contracts/compat.js';
+import { GOOGLE_PASS_THROUGH, type SearchRequest, SubmitSearchBody } from '../../../../contracts/search.js';
+import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
+import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
+import { ApiError, clip } from '../../errors.js';
+import { isExpired, waitForEnd } from '../../jobs.js';
+import {
+  type CompatLinkSettings,
+  type CompatPage,
+  compatDone,
+  compatFailed,
+  compatProcessing,
+} from '../../render/compat.js';
+import { publicFailureDetail } from '../../render/failure.js';
+import type { CompatOptions } from './index.js';
+
+const bad = (message: string) => new ApiError(400, 'SERP_COMPAT_BAD_PARAMETER', message);
+
+/** The query as single strings: a repeated parameter counts once (its first value), like SerpApi's Rails parsing. */
+const flat = (query: unknown): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    const first = Array.isArray(v) ? v[0] : v;
+    if (typeof first === 'string') out[k] = first;
+  }
+  return out;
+};
+
+const bool = (query: Record<string, string>, name: string): boolean => {
+  const v = query[name];
+  if (v === undefined || v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  throw bad(`${name} must be true or false, not \`${clip(v, 40)}\`.`);
+};
+
+const int = (query: Record<string, string>, name: string, min: number, max: number, fallback: number, why: string) => {
+  const v = query[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!/^-?\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw bad(`${name} must be an integer from ${min} to ${max}${why}, not \`${clip(v, 40)}\`.`);
+  return n;
+};
+
+/** A place name compared part by part: any case, any spacing around commas. */
+const parts = (name: string) =>
+  name
+    .toLowerCase()
+    .split(',')
+    .map((p) => p.trim().replace(/\s+/g, ' '))
+    .join(',');
+
+/** Our names for SerpApi's, where they differ; a validation message names the client's parameter. */
+const theirName: Record<string, string> = { keyword: 'q', engine_domain: 'google_domain' };
+
+const page = (query: Record<string, string>): CompatPage => ({
+  start: int(query, 'start', 0, 99, 0, ' (the top 100 are merged into one result)'),
+  num: int(query, 'num', 1, 100, 100, ''),
+});
+
+interface ParsedSearch {
+  request: SearchRequest;
+  async: boolean;
+  output: 'json' | 'html';
+  page: CompatPage;
+}
+
+/** SerpApi's `/search` parameters onto our search request, with SerpApi's error wording (reference §2.5). */
+const parseSearch = (query: Record<string, string>, opts: CompatOptions): ParsedSearch => {
+  const engine = query.engine ?? 'google';
+  if (engine.toLowerCase() !== 'google') throw bad(`Unsupported \`${clip(engine, 40)}\` search engine.`);
+  if (!query.q?.trim()) throw bad('Missing query `q` parameter.');
+  const device = query.device || undefined;
+  if (device !== undefined && !['desktop', 'tablet', 'mobile'].includes(device))
+    throw bad(`Unsupported \`${clip(device, 40)}\` device.`);
+  const output = query.output || 'json';
+  if (output !== 'json' && output !== 'html')
+    throw bad(`Unsupported \`${clip(output, 40)}\` output: use json or html.`);
+  const isAsync = bool(query, 'async');
+  const noCache = bool(query, 'no_cache');
+  if (isAsync && noCache)
+    throw bad(
+      'async and no_cache should not be used together: an async search is stored, a no_cache one is not reused.',
+    );
+  let location = query.location || undefined;
+  if (location && /^\d+$/.test(location.trim())) {
+    const target = opts.locations?.byId(Number(location.trim()));
+    if (target) location = target.canonicalName;
+  }
+  // SerpApi picks "the most popular" of several matches: "Austin, Texas" is the best place whose canonical name
+  // begins with those parts (Austin,Texas,United States), never a place that merely resembles it
+  if (location && opts.resolveLocation && opts.resolveLocation(location) === undefined) {
+    const top = opts.locations?.search(location, 1)[0];
+    if (top && `${parts(top.canonicalName)},`.startsWith(`${parts(location)},`)) location = top.canonicalName;
+  }
+  if (location && opts.resolveLocation && opts.resolveLocation(location) === undefined)
+    throw bad(`Unsupported \`${clip(location, 80)}\` location - location parameter.`);
+  const body: Record<string, unknown> = {
+    keyword: query.q,
+    location,
+    uule: query.uule || undefined,
+    gl: query.gl || undefined,
+    hl: query.hl || undefined,
+    device,
+    engine_domain: query.google_domain || undefined,
+    no_cache: noCache,
+  };
+  for (const name of GOOGLE_PASS_THROUGH) if (query[name]) body[name] = query[name];
+  const parsed = SubmitSearchBody.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? '');
+    throw bad(`${theirName[field] ?? field}: ${issue?.message ?? 'invalid'}`);
+  }
+  const { async: _a, ...request } = parsed.data;
+  return { request, async: isAsync, output, page: page(query) };
+};
+
+/** The request as pagination links repeat it: SerpApi's names, never the key. */
+const linkQuery = (request: SearchRequest): Record<string, string> => {
+  const q: Record<string, string> = { engine: 'google', q: request.keyword };
+  if (request.location) q.location = request.location;
+  if (request.uule) q.uule = request.uule;
+  if (request.gl) q.gl = request.gl;
+  if (request.hl) q.hl = request.hl;
+  if (request.engine_domain) q.google_domain = request.engine_domain;
+  if (request.device && request.device !== 'desktop') q.device = request.device;
+  for (const name of GOOGLE_PASS_THROUGH) if (request[name] !== undefined) q[name] = String(request[name]);
+  return q;
+};
+
+const sendJson = (reply: FastifyReply, status: number, body: unknown) =>
+  reply.code(status).type('application/json').send(JSON.stringify(body));
+
+export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts) => {
+  const links = (job: JobStatusDoc): CompatLinkSettings => ({
+    ...opts.links,
+    baseUrl: opts.baseUrl(),
+    query: linkQuery(job.request),
+  });
+
+  /** A job in SerpApi's shape: Processing, the Error document (503 on /search, as SerpApi), the result or its HTML. */
+  const answer = async (
+    reply: FastifyReply,
+    job: JobStatusDoc,
+    at: { page: CompatPage; output: 'json' | 'html'; failedStatus: 200 | 503 },
+  ) => {
+    if (!terminalStatuses.has(job.status)) return sendJson(reply, 200, compatProcessing(job, links(job)));
+    if (job.status === 'failed')
+      return sendJson(reply, at.failedStatus, compatFailed(job, links(job), publicFailureDetail(job)));
+    const doc = opts.resultOf(job);
+    if (!doc) return sendJson(reply, 200, compatProcessing(job, links(job)));
+    if (at.output === 'html') {
+      const body = await opts.blobStore.get(doc.rawHtmlRef.key);
+      if (!body) throw new ApiError(404, 'SERP_RAW_NOT_FOUND', 'No raw HTML is kept for this search.');
+      return reply
+        .code(200)
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', 'sandbox')
+        .send(body.toString('utf8'));
+    }
+    return sendJson(reply, 200, compatDone(job, doc, links(job), at.page));
+  };
+
+  /** A search of this key's, by id: anything else is "not found" (never "someone else's"). */
+  const ownJob = async (req: FastifyRequest, id: string) => {
+    if (!/^[0-9a-f]{24}$/.test(id)) return undefined;
+    const job = await opts.searches.jobDoc(id);
+    return job && job.keyId === req.apiKey!.keyId ? job : undefined;
+  };
+
+  const compatSecurity: Array<Record<string, string[]>> = [{ apiKeyQuery: [] }, { apiKey: [] }, { bearer: [] }];
+  const searchSchema = (operationId: string, summary: string) => ({
+    operationId,
+    tags: ['compat'],
+    summary,
+    description:
+      "SerpApi's `GET /search`: synchronous unless `async=true`. The merged top 100 comes in one answer (`num` and `start` slice it); pagination links page through the same result with no new crawl or quota. Unknown parameters are ignored.",
+    security: compatSecurity,
+    querystring: CompatSearchQuery,
+    response: {
+      200: {
+        description: 'the search (or, with async=true, its Processing document); output=html: the raw page',
+        content: {
+          'application/json': { schema: CompatResult },
+          'text/html': { schema: z.string() },
+        },
+      },
+      400: CompatError,
+      401: CompatError,
+      404: CompatError,
+      429: CompatError,
+      503: CompatError.extend({ search_metadata: z.record(z.string(), z.unknown()) }).describe(
+        'the search failed (Google blocked it); its quota was released',
+      ),
+    },
+  });
+
+  const search = async (req: FastifyRequest, reply: FastifyReply) => {
+    const query = flat(req.query);
+    const parsed = parseSearch(query, opts);
+    // a pagination link: the same search of this key's, sliced again (no crawl, no quota)
+    if (query.search_id) {
+      const job = await ownJob(req, query.search_id);
+      if (job && job.request.keyword === parsed.request.keyword && terminalStatuses.has(job.status))
+        return answer(reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
+    }
+    const out = await opts.searches.submit(req.apiKey!, parsed.request, { correlationId: req.id });
+    const job = parsed.async
+      ? await opts.searches.jobDoc(out.jobId)
+      : await waitForEnd(opts.searches, out.jobId, opts.syncTimeoutMs);
+    if (!job) throw new ApiError(500, 'SERP_COMPAT_LOST', 'the search was accepted but cannot be read back');
+    return answer(reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
+  };
+  // the query is read by parseSearch (lenient: unknown parameters are ignored), the schema only documents it
+  const lenient = () => (data: unknown) => ({ value: data });
+
+  for (const [url, operationId] of [
+    ['/search', 'compatSearch'],
+    ['/search.json', 'compatSearchJson'],
+  ] as const) {
+    app.get(url, {
+      config: { limit: 'submit' },
+      validatorCompiler: lenient,
+      schema: searchSchema(operationId, `Run a search (SerpApi's ${url})`),
+      handler: search,
+    });
+  }
+
+  app.get('/searches/:search_id', {
+    config: { limit: 'read' },
+    validatorCompiler: lenient,
+    schema: {
+      operationId: 'compatGetSearch',
+      tags: ['compat'],
+      summary: "A stored search by id (SerpApi's Search Archive): `{id}`, `{id}.json` or `{id}.html`",
+      security: compatSecurity,
+      params: z.object({ search_id: z.string().describe('24 hex characters, optionally with .json or .html') }),
+      querystring: z.object({
+        output: z.enum(['json', 'html']).optional(),
+        start: z.string().optional(),
+        num: z.string().optional(),
+        api_key: z.string().optional(),
+      }),
+      response: {
+        200: {
+          description: 'the search: Processing while it runs, then the result (or its raw HTML)',
+          content: {
+            'application/json': { schema: CompatResult },
+            'text/html': { schema: z.string() },
+          },
+        },
+        400: CompatError,
+        401: CompatError,
+        404: CompatError,
+        410: CompatError,
+        429: CompatError,
+      },
+    },
+    handler: async (req, reply) => {
+      const query = flat(req.query);
+      const raw = (req.params as { search_id: string }).search_id;
+      const m = /^(.*?)(?:\.(json|html))?$/.exec(raw)!;
+      const output = m[2] ?? query.output ?? 'json';
+      if (output !== 'json' && output !== 'html')
+        throw bad(`Unsupported \`${clip(output, 40)}\` output: use json or html.`);
+      const job = await ownJob(req, m[1]);
+      if (!job) throw new ApiError(404, 'SERP_JOB_NOT_FOUND', 'Search not found.');
+      if (isExpired(job, opts.retentionDays))
+        throw new ApiError(410, 'SERP_JOB_EXPIRED', 'The search expired and has been deleted from the archive.');
+      return answer(reply, job, { page: page(query), output, failedStatus: 200 });
+    },
+  });
+};
