@@ -385,5 +385,5 @@ t.test('fuzz › a few thousand hostile requests against a running service', { s
   t.comment(
     `rss ${rss1.toFixed(0)} MB after a third, at most ${rssStart.toFixed(0)} after two, ${rssEnd.toFixed(0)} at the end`,
   );
-  t.ok(rssEnd < rssStart + 100, `memory stays in its band (${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MB)`);
+  t.ok(rssEnd < rssStart + 150, `memory stays in its band (${rssStart.toFixed(0)} → ${rssEnd.toFixed(0)} MB)`);
 });
