@@ -5,10 +5,15 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import { hashKey } from '../application/keys.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { ApiError } from './errors.js';
+import { checkReadCeiling } from './limits.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey?: ApiKeyDoc;
+  }
+  interface FastifyContextConfig {
+    /** a route in a keyed scope that needs no key (SerpApi's Locations API) */
+    keyless?: boolean;
   }
 }
 
@@ -52,6 +57,25 @@ export const createAuthenticator = (queries: ReadModelQueries, pepper: string) =
   };
 };
 export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/**
+ * A scope's key check (onRequest): the per-IP ceiling on failures, the key (from the query too on the compat
+ * surface), and the read ceiling for routes marked `config.limit: 'read'`. Routes marked `keyless` pass.
+ */
+export const keyCheck =
+  (deps: { authenticate: Authenticator; authFailures: AuthFailureGate; limiter: RateLimiter }, allowQuery: boolean) =>
+  async (req: FastifyRequest) => {
+    if (req.routeOptions.config.keyless) return;
+    deps.authFailures.check(req);
+    let key: ApiKeyDoc;
+    try {
+      key = deps.authenticate(req, allowQuery);
+    } catch (err) {
+      if (err instanceof ApiError && err.statusCode === 401) await deps.authFailures.failed(req);
+      throw err;
+    }
+    if (req.routeOptions.config.limit === 'read') await checkReadCeiling(deps.limiter, key);
+  };
 
 /**
  * A ceiling on bad or missing keys per client IP (issue 9): past `perMinute` failures the IP gets 429 for the rest of

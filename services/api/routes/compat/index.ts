@@ -6,20 +6,13 @@ import type { SearchService } from '../../../application/searches.js';
 import type { Geotarget } from '../../../geo/geotargets.js';
 import type { BlobStore } from '../../../ports/blobStore.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
-import type { Authenticator, AuthFailureGate } from '../../auth.js';
+import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
 import { ApiError, clip, secondsToNextMonth } from '../../errors.js';
-import { checkReadCeiling, checkSubmitRate } from '../../limits.js';
+import { checkSubmitRate } from '../../limits.js';
 import type { LinkSettings } from '../../render/html.js';
 import { accountRoutes } from './account.js';
 import { locationRoutes } from './locations.js';
 import { searchRoutes } from './search.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** a compat route that needs no key (SerpApi's Locations API) */
-    keyless?: boolean;
-  }
-}
 
 /** What the SerpApi-compatible surface needs; compose builds it (the same services as /v1). */
 export interface CompatOptions {
@@ -60,18 +53,7 @@ export const sendCompatError = (
  * `api_key` (never logged: server.ts redacts it), `X-API-Key` or Bearer; every error in SerpApi's `{"error"}` shape.
  */
 export const compatRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts) => {
-  app.addHook('onRequest', async (req) => {
-    if (req.routeOptions.config.keyless) return;
-    opts.authFailures.check(req);
-    let key: ReturnType<Authenticator>;
-    try {
-      key = opts.authenticate(req, true);
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode === 401) await opts.authFailures.failed(req);
-      throw err;
-    }
-    if (req.routeOptions.config.limit === 'read') await checkReadCeiling(opts.limiter, key);
-  });
+  app.addHook('onRequest', keyCheck(opts, true));
   app.addHook('preHandler', async (req, reply) => {
     if (req.routeOptions.config.limit === 'submit') await checkSubmitRate(opts.limiter, req.apiKey!, reply);
   });

@@ -131,6 +131,13 @@ const linkQuery = (request: SearchRequest): Record<string, string> => {
   return q;
 };
 
+/** A search answered in JSON (SerpApi's envelope) or, with output=html, as its raw page. */
+const searchAnswer = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: CompatResult }, 'text/html': { schema: z.string() } },
+});
+const keyedErrors = { 400: CompatError, 401: CompatError, 404: CompatError, 429: CompatError };
+
 const sendJson = (reply: FastifyReply, status: number, body: unknown) =>
   reply.code(status).type('application/json').send(JSON.stringify(body));
 
@@ -181,17 +188,8 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     security: compatSecurity,
     querystring: CompatSearchQuery,
     response: {
-      200: {
-        description: 'the search (or, with async=true, its Processing document); output=html: the raw page',
-        content: {
-          'application/json': { schema: CompatResult },
-          'text/html': { schema: z.string() },
-        },
-      },
-      400: CompatError,
-      401: CompatError,
-      404: CompatError,
-      429: CompatError,
+      200: searchAnswer('the search (or, with async=true, its Processing document); output=html: the raw page'),
+      ...keyedErrors,
       503: CompatError.extend({ search_metadata: z.record(z.string(), z.unknown()) }).describe(
         'the search failed (Google blocked it); its quota was released',
       ),
@@ -245,18 +243,9 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
         api_key: z.string().optional(),
       }),
       response: {
-        200: {
-          description: 'the search: Processing while it runs, then the result (or its raw HTML)',
-          content: {
-            'application/json': { schema: CompatResult },
-            'text/html': { schema: z.string() },
-          },
-        },
-        400: CompatError,
-        401: CompatError,
-        404: CompatError,
+        200: searchAnswer('the search: Processing while it runs, then the result (or its raw HTML)'),
+        ...keyedErrors,
         410: CompatError,
-        429: CompatError,
       },
     },
     handler: async (req, reply) => {

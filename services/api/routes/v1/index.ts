@@ -1,9 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { SearchService } from '../../../application/searches.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
-import type { Authenticator, AuthFailureGate } from '../../auth.js';
-import { ApiError } from '../../errors.js';
-import { checkReadCeiling, checkSubmitRate } from '../../limits.js';
+import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
+import { checkSubmitRate } from '../../limits.js';
 import type { RenderDeps } from '../../render/index.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
@@ -31,17 +30,7 @@ export interface V1Options {
  * still count), submissions after it (a refused body is not a submission).
  */
 export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
-  app.addHook('onRequest', async (req) => {
-    opts.authFailures.check(req);
-    let key: ReturnType<Authenticator>;
-    try {
-      key = opts.authenticate(req);
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode === 401) await opts.authFailures.failed(req);
-      throw err;
-    }
-    if (req.routeOptions.config.limit === 'read') await checkReadCeiling(opts.limiter, key);
-  });
+  app.addHook('onRequest', keyCheck(opts, false));
   app.addHook('preHandler', async (req, reply) => {
     if (req.routeOptions.config.limit === 'submit') await checkSubmitRate(opts.limiter, req.apiKey!, reply);
   });
