@@ -14,7 +14,7 @@ export const CompatResult = z
         json_endpoint: z.string().optional(),
         raw_html_file: z.string().optional(),
         created_at: z.string().describe('YYYY-MM-DD HH:MM:SS UTC'),
-        processed_at: z.string().optional(),
+        processed_at: z.string().nullable().optional().describe('null while processing and after an error'),
         google_url: z.string().optional(),
         total_time_taken: z.number().optional(),
       })

@@ -113,6 +113,7 @@ export const app = fp<AppDeps>(
       openapi: openapi(deps.config.publicBaseUrl ?? '/'),
       transform: jsonSchemaTransform,
     });
+    const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper);
     const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
     await fastify.register(metaRoutes);
     await fastify.register(rawRoutes, {
@@ -123,7 +124,7 @@ export const app = fp<AppDeps>(
     await fastify.register(v1Routes, {
       prefix: '/v1',
       searches: deps.searches,
-      authenticate: createAuthenticator(deps.queries, deps.secrets.keyPepper),
+      authenticate,
       authFailures,
       limiter: deps.rateLimiter,
       render: {
@@ -138,7 +139,7 @@ export const app = fp<AppDeps>(
     });
     await fastify.register(compatRoutes, {
       searches: deps.searches,
-      authenticate: createAuthenticator(deps.queries, deps.secrets.keyPepper),
+      authenticate,
       authFailures,
       limiter: deps.rateLimiter,
       links: { linkSecret: deps.secrets.linkSecret, presignTtlS: deps.config.presignTtlS },

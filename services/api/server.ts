@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyReply } from 'fastify';
 import { type AppDeps, app } from './app.js';
+import { clip } from './errors.js';
 
 /** Never log a raw key: the compat surface carries it in the query string. */
 const redactUrl = (url: string) => url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
@@ -20,9 +21,6 @@ export const DEFAULT_TIMEOUTS: ServerTimeouts = {
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
 };
-
-/** Never echo more than this much of what a client sent (a 4 kB path, a huge header). */
-export const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** The Fastify instance's own settings: logging, limits, and errors that never reach a route. */
 export const serverOptions = (options: {

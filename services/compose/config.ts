@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { ServerTimeouts } from '../api/server.js';
 
 /** Tier defaults (DESIGN.md §4); SERP_TIERS (JSON) overrides or adds tiers. */
 export const defaultTiers: Record<string, { monthlyQuota: number; rateLimitPerMin: number }> = {
@@ -41,7 +42,7 @@ export interface Config {
   /** SERP_CHROMIUM_PATH (default: /usr/bin/chromium, else chromium or google-chrome on PATH) */
   chromiumPath?: string;
   /** SERP_REQUEST_TIMEOUT_MS, SERP_HEADERS_TIMEOUT_MS, SERP_KEEP_ALIVE_TIMEOUT_MS */
-  timeouts: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
+  timeouts: ServerTimeouts;
   /** SERP_AUTH_FAILURES_PER_MIN: bad or missing keys one client IP may send a minute before 429 (default 30) */
   authFailuresPerMin: number;
 }
@@ -63,6 +64,7 @@ export const loadConfig = (
     throw new Error(`SERP_FETCHER must be http, browser or auto, got "${fetcher}"`);
   }
   const tiers = { ...defaultTiers, ...(env.SERP_TIERS ? Tiers.parse(JSON.parse(env.SERP_TIERS)) : {}) };
+  const crawlerConcurrency = int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1;
   return {
     port: overrides.port ?? int(env.SERP_PORT, 8080, 'SERP_PORT'),
     host: overrides.host ?? env.SERP_HOST ?? '127.0.0.1',
@@ -76,14 +78,11 @@ export const loadConfig = (
     keyPepper: env.SERP_KEY_PEPPER || undefined,
     adminToken: env.SERP_ADMIN_TOKEN || undefined,
     linkSecret: env.SERP_LINK_SECRET || undefined,
-    crawlerConcurrency: int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1,
+    crawlerConcurrency,
     pagesInFlight: int(env.SERP_PAGES_IN_FLIGHT, 5, 'SERP_PAGES_IN_FLIGHT') || 1,
     stopDomainPagesInFlight: int(env.SERP_STOP_DOMAIN_PAGES_IN_FLIGHT, 2, 'SERP_STOP_DOMAIN_PAGES_IN_FLIGHT') || 1,
     // as many requests per IP as there are jobs at once: parallel pages fill idle slots, never a bigger burst
-    routeMaxInFlight:
-      int(env.SERP_ROUTE_MAX_IN_FLIGHT, 0, 'SERP_ROUTE_MAX_IN_FLIGHT') ||
-      int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') ||
-      1,
+    routeMaxInFlight: int(env.SERP_ROUTE_MAX_IN_FLIGHT, 0, 'SERP_ROUTE_MAX_IN_FLIGHT') || crawlerConcurrency,
     fetcher,
     proxyUrls: (env.SERP_PROXY_URLS ?? '')
       .split(',')

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
-/** One Google Ads geotarget, as shipped in `data/geotargets.tsv.gz` (scripts/build-locations.mjs). */
+/** One Google Ads geotarget, as shipped in `data/geotargets.tsv.gz` (scripts/build-locations.ts). */
 export interface Geotarget {
   id: number;
   name: string;

@@ -65,34 +65,43 @@ const csvFields = (line: string): string[] => {
 const EXPECTED_HEADER = ['Criteria ID', 'Name', 'Canonical Name', 'Parent ID', 'Country Code', 'Target Type', 'Status'];
 
 /**
+ * The rows of a geotargets CSV in Google's layout (plain or .gz), in EXPECTED_HEADER's column order, header checked:
+ * what `locations import` loads and what scripts/build-locations.ts turns into the shipped file.
+ */
+export const readGeotargetsCsv = async (csvPath: string): Promise<string[][]> => {
+  const input = createReadStream(csvPath);
+  const lines = createInterface({
+    input: csvPath.endsWith('.gz') ? input.pipe(createGunzip()) : input,
+    crlfDelay: Infinity,
+  });
+  const rows: string[][] = [];
+  let header: string[] | undefined;
+  for await (const raw of lines) {
+    const line = raw.replace(/^\uFEFF/, '');
+    if (!line.trim()) continue;
+    const fields = csvFields(line);
+    if (!header) {
+      header = fields;
+      if (EXPECTED_HEADER.some((h, i) => header?.[i] !== h)) {
+        throw new Error(`${csvPath}: not a Google geotargets CSV (header must be ${EXPECTED_HEADER.join(',')})`);
+      }
+      continue;
+    }
+    rows.push(fields);
+  }
+  return rows;
+};
+
+/**
  * Loads a geotargets CSV in Google's layout (plain or .gz) into `{dataDir}/geotargets.sqlite`. The rows go into a new
  * table that replaces the old one in the same transaction, so a running resolver never sees half an import.
  */
 export const importLocations = async (csvPath: string, dataDir: string): Promise<{ rows: number }> => {
+  const rows = await readGeotargetsCsv(csvPath);
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, LOCATIONS_DB));
   try {
     db.pragma('journal_mode = WAL');
-    const input = createReadStream(csvPath);
-    const lines = createInterface({
-      input: csvPath.endsWith('.gz') ? input.pipe(createGunzip()) : input,
-      crlfDelay: Infinity,
-    });
-    const rows: string[][] = [];
-    let header: string[] | undefined;
-    for await (const raw of lines) {
-      const line = raw.replace(/^\uFEFF/, '');
-      if (!line.trim()) continue;
-      const fields = csvFields(line);
-      if (!header) {
-        header = fields;
-        if (EXPECTED_HEADER.some((h, i) => header?.[i] !== h)) {
-          throw new Error(`${csvPath}: not a Google geotargets CSV (header must be ${EXPECTED_HEADER.join(',')})`);
-        }
-        continue;
-      }
-      rows.push(fields);
-    }
     const swap = db.transaction(() => {
       db.exec(`DROP TABLE IF EXISTS geotargets_new;
         CREATE TABLE geotargets_new (criteria_id INTEGER PRIMARY KEY, name TEXT NOT NULL, canonical_name TEXT NOT NULL,

@@ -39,6 +39,18 @@ t.test('an origin that always blocks, through a listening port', { skip: missing
   const compat = (await (await pollJob(svc.url, key, jobId, 'compat')).json()) as Record<string, any>;
   t.match(compat, { search_metadata: { id: jobId, status: 'Error' }, error: String }, 'compat: SerpApi’s error shape');
   t.equal(compat.error, body.detail, 'compat: the same public line');
+  t.match(compat.search_metadata, { created_at: /UTC$/, json_endpoint: `${svc.url}/searches/${jobId}.json` });
+
+  // the compat surface: /search answers a failed search with SerpApi's 503 Error document (asked here by search_id,
+  // as a pagination link would, so no second blocked crawl runs); the archive answers the stored document with 200
+  const sync = await fetch(
+    `${svc.url}/search.json?q=${encodeURIComponent('always blocked')}&search_id=${jobId}&api_key=${key}`,
+  );
+  t.equal(sync.status, 503, 'compat /search: a failed search is a 503, as SerpApi answers');
+  t.match(await sync.json(), { search_metadata: { id: jobId, status: 'Error' }, error: body.detail });
+  const archived = await fetch(`${svc.url}/searches/${jobId}.json?api_key=${key}`);
+  t.equal(archived.status, 200, 'the archive answers the stored Error document');
+  t.match(await archived.json(), { search_metadata: { id: jobId, status: 'Error' }, error: body.detail });
   const html = (await (await pollJob(svc.url, key, jobId, 'html')).json()) as Record<string, unknown>;
   t.notOk('html_url' in html, 'no raw HTML link: a block page is never stored as a result');
 

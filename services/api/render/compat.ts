@@ -9,12 +9,6 @@ import { nativeResult } from './native.js';
 /** `output=compat`: the native result under SerpApi's names and envelope (the parser's mapping). */
 export const compatResult = (native: SerpResult): Record<string, unknown> => toCompat(native);
 
-/** A failed job in SerpApi's shape: `search_metadata.status: "Error"` and a top-level `error`. */
-export const compatFailure = (job: JobStatusDoc, detail: string) => ({
-  search_metadata: { id: job.jobId, status: 'Error', created_at: job.submittedAt },
-  error: detail,
-});
-
 /** SerpApi's line for a search with no results (reference §2.5): a 200, billed, with a top-level `error`. */
 export const EMPTY_RESULTS = "Google hasn't returned any results for this query.";
 
@@ -34,7 +28,7 @@ export interface CompatLinkSettings extends LinkSettings {
   query: Record<string, string>;
 }
 
-const metadataOf = (job: JobStatusDoc, links: CompatLinkSettings) => ({
+const metadataOf = (job: JobStatusDoc, links: { baseUrl: string }) => ({
   id: job.jobId,
   json_endpoint: `${links.baseUrl}/searches/${job.jobId}.json`,
   created_at: serpApiTimestamp(job.submittedAt),
@@ -51,8 +45,11 @@ export const compatProcessing = (job: JobStatusDoc, links: CompatLinkSettings) =
   search_parameters: compatSearchParameters(job.request),
 });
 
-/** A failed search: SerpApi's `status: "Error"` document, with our public one-line reason as `error`. */
-export const compatFailed = (job: JobStatusDoc, links: CompatLinkSettings, detail: string) => ({
+/**
+ * A failed search: SerpApi's `status: "Error"` document, with our public one-line reason as `error` (the compat
+ * surface and `/v1`'s `output=compat` alike).
+ */
+export const compatFailed = (job: JobStatusDoc, links: { baseUrl: string }, detail: string) => ({
   search_metadata: { ...metadataOf(job, links), status: 'Error', processed_at: null },
   search_parameters: compatSearchParameters(job.request),
   error: detail,

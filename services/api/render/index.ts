@@ -2,7 +2,7 @@ import type { OutputFormat } from '../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
-import { compatFailure, compatResult } from './compat.js';
+import { compatFailed, compatResult } from './compat.js';
 import { publicFailureDetail } from './failure.js';
 import { htmlLink, type LinkSettings } from './html.js';
 import { nativeResult } from './native.js';
@@ -30,7 +30,7 @@ export const renderJob = (
   if (!terminalStatuses.has(job.status)) return running(job);
   if (job.status === 'failed') {
     const detail = publicFailureDetail(job);
-    if (output === 'compat') return { status: 200, body: compatFailure(job, detail) };
+    if (output === 'compat') return { status: 200, body: compatFailed(job, options, detail) };
     return { status: 200, body: { job_id: job.jobId, status: 'failed', detail } };
   }
   const doc = deps.resultOf(job);
