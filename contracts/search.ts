@@ -45,30 +45,40 @@ export const SearchParameters = z.object({
       maxLength: 2048,
       description: 'the search, as typed into Google (trimmed, spaces collapsed)',
     }),
-  location: shortText(256).optional(),
+  location: shortText(256)
+    .optional()
+    .describe(
+      'a place to search from, as "City, Region, Country" ("Austin, Texas, United States") or a country ("Germany")',
+    ),
   gl: z
     .string()
     .trim()
     .toLowerCase()
     .refine((v) => glSet.has(v), 'gl must be a two-letter Google country code such as "us"')
-    .optional(),
+    .optional()
+    .describe('country of the results (two letters, e.g. us, de); location sets it'),
   hl: z
     .string()
     .trim()
     .toLowerCase()
     .refine((v) => hlSet.has(v), 'hl must be a Google interface-language code such as "en" or "pt-br"')
-    .optional(),
-  device: Device.default('desktop'),
+    .optional()
+    .describe('interface language, e.g. en, de, pt-br; location sets it'),
+  device: Device.default('desktop').describe('the device Google sees: desktop, mobile or tablet'),
   stop_domain: z
     .string()
     .trim()
     .toLowerCase()
     .regex(/^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z0-9-]{2,}$/, 'stop_domain must be a domain name such as "example.com"')
-    .optional(),
-  capture_aio: z.boolean().default(true),
-  uule: shortText(512).optional(),
-  lat: z.number().min(-90).max(90).optional(),
-  lon: z.number().min(-180).max(180).optional(),
+    .optional()
+    .describe('rank check: stop fetching pages once this domain appears in the organic results'),
+  capture_aio: z
+    .boolean()
+    .default(true)
+    .describe('capture the AI Overview (default); false skips it, crawls faster and returns no ai_overview'),
+  uule: shortText(512).optional().describe("Google's encoded location (instead of location)"),
+  lat: z.number().min(-90).max(90).optional().describe('latitude to search from (with lon; instead of location)'),
+  lon: z.number().min(-180).max(180).optional().describe('longitude to search from (with lat)'),
   radius: z.number().positive().max(1_000_000).optional().describe('metres around lat/lon'),
   engine_domain: z
     .string()
@@ -80,21 +90,25 @@ export const SearchParameters = z.object({
       (v) => googleDomainSet.has(v),
       'engine_domain must be one of Google\'s own search domains, such as "google.com" or "google.co.uk"',
     )
-    .optional(),
-  tbs: shortText(256).optional(),
-  tbm: z.enum(TBM_VALUES).optional(),
-  safe: z.enum(['active', 'off']).optional(),
-  nfpr: zeroOne('nfpr').optional(),
-  filter: zeroOne('filter').optional(),
-  lr: shortText(256).optional(),
-  cr: shortText(256).optional(),
-  ludocid: shortText(64).optional(),
+    .optional()
+    .describe('the Google domain to search on, e.g. google.co.uk (default google.com)'),
+  tbs: shortText(256).optional().describe('Google filters, e.g. qdr:d (past day), qdr:w, qdr:m, qdr:y'),
+  tbm: z
+    .enum(TBM_VALUES)
+    .optional()
+    .describe('a Google tab: nws news, isch images, vid videos, shop shopping, lcl places, pts patents'),
+  safe: z.enum(['active', 'off']).optional().describe('SafeSearch'),
+  nfpr: zeroOne('nfpr').optional().describe('1: no autocorrection of the query'),
+  filter: zeroOne('filter').optional().describe('0: show similar and omitted results'),
+  lr: shortText(256).optional().describe('restrict to languages, e.g. lang_en|lang_fr'),
+  cr: shortText(256).optional().describe('restrict to countries, e.g. countryUS|countryFR'),
+  ludocid: shortText(64).optional().describe("a Google place's id (its knowledge panel)"),
   lsig: shortText(128).optional(),
-  kgmid: shortText(128).optional(),
+  kgmid: shortText(128).optional().describe('a Knowledge Graph id, e.g. /m/0dl567'),
   si: shortText(2048).optional(),
   ibp: shortText(256).optional(),
   uds: shortText(2048).optional(),
-  color_scheme: z.enum(['light', 'dark']).optional(),
+  color_scheme: z.enum(['light', 'dark']).optional().describe("Google's page theme"),
   // Google's advanced-search fields (exact phrase, excluded words, site, date range …), passed on unchanged
   as_dt: z.enum(['i', 'e']).optional().describe('as_sitesearch: i include, e exclude'),
   as_epq: shortText(512).optional().describe('exact phrase'),
@@ -112,10 +126,14 @@ export const SearchParameters = z.object({
     .describe('last hour/day/week/month/year'),
   as_rq: shortText(512).optional().describe('pages similar to this URL'),
   as_sitesearch: shortText(256).optional().describe('a site or domain'),
-  no_cache: z.boolean().default(false),
+  no_cache: z
+    .boolean()
+    .default(false)
+    .describe('true: crawl again even when an identical search was answered within the cache TTL (costs quota)'),
 });
 
-const crossFieldRules = <T extends z.ZodType<z.infer<typeof SearchParameters>>>(schema: T) =>
+/** lat/lon, location/uule and radius rules across fields: the native body, the compat query and the MCP tool. */
+export const crossFieldRules = <T extends z.ZodType<z.infer<typeof SearchParameters>>>(schema: T) =>
   schema.superRefine((v, ctx) => {
     if (v.location && v.uule) {
       ctx.addIssue({ code: 'custom', path: ['uule'], message: 'give either location or uule, not both' });

@@ -14,6 +14,7 @@ import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './
 import { installErrorHandler, installMethodNotAllowed } from './errors.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { type CompatOptions, compatRoutes } from './routes/compat/index.js';
+import { type McpRouteOptions, mcpRoutes } from './routes/mcp/index.js';
 import { metaRoutes } from './routes/meta.js';
 import { rawRoutes } from './routes/raw.js';
 import { v1Routes } from './routes/v1/index.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   resolveLocation?: (name: string) => unknown;
   /** location search and lookup by Google id (compat /locations.json and `location=<id>`) */
   locations?: CompatOptions['locations'];
+  /** the service's version, as the MCP server names itself */
+  version?: string;
 }
 
 const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => ({
@@ -49,6 +52,7 @@ const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => 
     { name: 'native', description: 'The native API under /v1: submit, poll, usage' },
     { name: 'admin', description: 'Key management, behind SERP_ADMIN_TOKEN' },
     { name: 'meta', description: 'Keyless documents: health, this schema, llms.txt' },
+    { name: 'mcp', description: 'The MCP tools (serp_search, serp_get_results, serp_usage) over Streamable HTTP' },
     {
       name: 'compat',
       description:
@@ -150,6 +154,27 @@ export const app = fp<AppDeps>(
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,
       locations: deps.locations,
+    });
+    const inject: McpRouteOptions['inject'] = async (request, remoteAddress) => {
+      const res = await fastify.inject({
+        method: request.method as 'GET' | 'POST',
+        url: request.url,
+        headers: request.headers,
+        payload: request.body,
+        remoteAddress,
+      });
+      return {
+        status: res.statusCode,
+        headers: { get: (name: string) => (res.headers[name.toLowerCase()] as string | undefined) ?? null },
+        text: async () => res.payload,
+      };
+    };
+    await fastify.register(mcpRoutes, {
+      authenticate,
+      authFailures,
+      limiter: deps.rateLimiter,
+      version: deps.version ?? '0.0.0',
+      inject,
     });
     await fastify.register(adminRoutes, {
       prefix: '/admin',

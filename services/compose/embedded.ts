@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
 import { composeCrawler } from './crawler.js';
 import { chooseFetcher } from './fetcherCheck.js';
+import { packageVersion } from './version.js';
 
 export interface Embedded {
   app: FastifyInstance;
@@ -89,6 +90,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         search: (query, limit) => locations.searchLocations(query, limit),
         byId: (id) => locations.locationById(id),
       },
+      version: packageVersion(),
     },
     { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
   );

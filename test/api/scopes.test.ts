@@ -62,7 +62,7 @@ t.test('HTTP app › submissions and reads count against their own ceilings', as
   t.equal(usage.headers['ratelimit-remaining'], undefined, 'and carry no submission headers');
 });
 
-t.test('HTTP app › the OpenAPI document lists every route: native, compat, admin and meta', async (t) => {
+t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp, admin and meta', async (t) => {
   const { app } = await buildTestApp(t);
   const doc = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
   t.same(Object.keys(doc.paths).sort(), [
@@ -74,6 +74,7 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, adm
     '/health',
     '/llms.txt',
     '/locations.json',
+    '/mcp',
     '/openapi.json',
     '/raw/{job_id}',
     '/search',

@@ -101,7 +101,9 @@ const query = fc
   });
 const method = fc.constantFrom('GET', 'GET', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD');
 
-const request = (key: string, admin: string): fc.Arbitrary<Req> => {
+const MCP_ACCEPT = 'application/json, text/event-stream';
+
+const request = (key: string, admin: string, mcp: { key: string; session: string }): fc.Arbitrary<Req> => {
   const auth = fc.oneof(
     fc.constant({ 'x-api-key': key }),
     fc.constant({ authorization: `Bearer ${key}` }),
@@ -136,6 +138,7 @@ const request = (key: string, admin: string): fc.Arbitrary<Req> => {
       .map(([id, ext, q]) => `/searches/${id}${ext}${q}`),
     fc.tuple(query).map(([q]) => `/account${q}`),
     fc.tuple(query).map(([q]) => `/locations.json${q}`),
+    fc.tuple(query).map(([q]) => `/mcp${q}`),
     nasty.map((s) => `/${enc(s)}`),
   );
   const adminBody = fc
@@ -214,6 +217,56 @@ const request = (key: string, admin: string): fc.Arbitrary<Req> => {
         }),
     },
     {
+      // the MCP tools in a live session: fuzzed arguments reach the tools' validation and /v1's behind it
+      weight: 2,
+      arbitrary: fc
+        .record({
+          tool: fc.constantFrom('serp_search', 'serp_search', 'serp_get_results', 'serp_usage', 'nope'),
+          args: fc.dictionary(
+            fc.constantFrom(...FIELDS, 'job_id', 'output', 'mode', 'max_wait_seconds', 'start'),
+            fc.oneof(anyJson, plausible),
+            { maxKeys: 4 },
+          ),
+          id: fc.oneof(fc.integer(), fc.string({ maxLength: 10 })),
+        })
+        .map(({ tool, args, id }) => ({
+          method: 'POST',
+          path: '/mcp',
+          headers: { 'x-api-key': mcp.key, 'mcp-session-id': mcp.session, accept: MCP_ACCEPT, ...json },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            // never a waiting search: the fuzz would spend its time polling
+            params: { name: tool, arguments: { keyword: 'fuzz mcp', ...args, wait: false } },
+          }),
+        })),
+    },
+    {
+      // MCP messages of every shape, with and without a session, in any protocol version
+      weight: 1,
+      arbitrary: fc
+        .record({
+          rpc: fc.constantFrom('initialize', 'tools/list', 'ping', 'resources/list', 'notifications/initialized', 'x'),
+          params: anyJson,
+          session: fc.constantFrom(undefined, mcp.session, 'nope'),
+          version: fc.constantFrom(undefined, '2025-06-18', '2025-03-26', 'x'),
+          verb: fc.constantFrom('POST', 'POST', 'GET', 'DELETE'),
+        })
+        .map(({ rpc, params, session, version, verb }) => ({
+          method: verb,
+          path: '/mcp',
+          headers: {
+            'x-api-key': session === mcp.session ? mcp.key : key,
+            accept: MCP_ACCEPT,
+            ...(verb === 'POST' ? json : {}),
+            ...(session ? { 'mcp-session-id': session } : {}),
+            ...(version ? { 'mcp-protocol-version': version } : {}),
+          },
+          ...(verb === 'POST' ? { body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: rpc, params }) } : {}),
+        })),
+    },
+    {
       weight: 1,
       arbitrary: fc
         .tuple(fc.constantFrom('/admin/api/keys', '/admin/api/keys/k/limits'), adminBody)
@@ -287,7 +340,29 @@ t.test('fuzz › a few thousand hostile requests against a running service', { s
     }).then((r) => r.arrayBuffer());
   }
 
-  const samples = fc.sample(request(key, admin), { numRuns: RUNS, seed: SEED });
+  // one MCP session the fuzz's tool calls run in, on a key of their own (initializes on `key` cannot evict it)
+  const { key: mcpKey } = await mintKey(['--tier', 'pro', '--quota', '0', '--rate', '1000000']);
+  const mcpHeaders = { 'x-api-key': mcpKey, 'content-type': 'application/json', accept: MCP_ACCEPT };
+  const init = await fetch(`${svc.url}/mcp`, {
+    method: 'POST',
+    headers: mcpHeaders,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+    }),
+  });
+  const session = init.headers.get('mcp-session-id') ?? '';
+  await init.text();
+  t.match(session, /^[0-9a-f-]{36}$/, 'an MCP session for the tool calls');
+  await fetch(`${svc.url}/mcp`, {
+    method: 'POST',
+    headers: { ...mcpHeaders, 'mcp-session-id': session },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  }).then((r) => r.arrayBuffer());
+
+  const samples = fc.sample(request(key, admin, { key: mcpKey, session }), { numRuns: RUNS, seed: SEED });
   const problems: string[] = [];
   const jobs = new Set<string>();
   const statuses = new Map<number, number>();
@@ -325,6 +400,9 @@ t.test('fuzz › a few thousand hostile requests against a running service', { s
           problems.push(`${where}: no JSON detail (${type}) ${text.slice(0, 120)}`);
         if (text.length > 2000) problems.push(`${where}: a ${text.length}-byte error echoes its input`);
       }
+      // a tool's failure is an isError result: it must be the service's detail, never a crash's message
+      if (r.path === '/mcp' && /TypeError|ReferenceError|SyntaxError|internal error/.test(text))
+        problems.push(`${where}: a tool crashed: ${text.slice(0, 300)}`);
       if (status === 200 || status === 202) {
         const id = /"job_id":"([0-9a-f]{24})"/.exec(text)?.[1];
         if (id && r.path.startsWith('/v1/search') && r.method === 'POST') jobs.add(id);

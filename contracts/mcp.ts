@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { crossFieldRules, JobStatus, OutputFormat, SearchParameters, UsageResponse } from './search.js';
+
+/**
+ * The MCP tools' inputs and outputs (issue 11). Inputs mirror `/v1`: `serp_search` is the submit body's own schema
+ * (same names, limits and messages) plus what only an agent needs; `/v1` still validates what the tool forwards.
+ */
+
+/** How much of a result a tool returns: agents drown in 50–150 kB bodies, so `compact` is the default. */
+export const ResultMode = z
+  .enum(['compact', 'full'])
+  .default('compact')
+  .describe(
+    'compact (default): positions, titles, links, snippets, the AI Overview text with its references and each SERP feature in a line or two (about a tenth of the size); full: the whole body of `output`',
+  );
+
+const outputArg = z
+  .enum(['json', 'compat', 'html'])
+  .default('json')
+  .describe('json: the native result; compat: SerpApi names and envelope; html: a signed link to the raw Google pages');
+
+const startArg = z
+  .number()
+  .int()
+  .min(0)
+  .max(1000)
+  .optional()
+  .describe('result offset: 10 returns organic results 11-20 (ten from the offset); omit for all of them');
+
+export const SerpSearchInput = crossFieldRules(
+  SearchParameters.extend({
+    wait: z
+      .boolean()
+      .default(true)
+      .describe(
+        'true (default): poll until the search ends (up to max_wait_seconds) and return the result; false: return the job_id at once for serp_get_results',
+      ),
+    max_wait_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(300)
+      .default(50)
+      .describe('how long wait=true polls before returning the job_id for serp_get_results (default 50)'),
+    output: outputArg,
+    mode: ResultMode,
+  }).strict(),
+);
+export type SerpSearchInput = z.infer<typeof SerpSearchInput>;
+
+export const SerpGetResultsInput = z
+  .object({
+    job_id: z.string().regex(/^[0-9a-f]{24}$/, 'job_id is the 24 hex characters serp_search returned'),
+    output: outputArg,
+    start: startArg,
+    mode: ResultMode,
+  })
+  .strict();
+export type SerpGetResultsInput = z.infer<typeof SerpGetResultsInput>;
+
+/** One organic result as the compact view gives it. */
+export const CompactOrganic = z.object({
+  position: z.number().int(),
+  title: z.string(),
+  link: z.string().optional(),
+  source: z.string().optional(),
+  snippet: z.string().optional(),
+  date: z.string().optional(),
+});
+
+export const CompactResult = z.object({
+  keyword: z.string().optional(),
+  targeting: z.record(z.string(), z.unknown()).optional().describe('what Google was sent: location, gl, hl, device'),
+  total_results: z.number().optional(),
+  pages_fetched: z.number().optional(),
+  organic_results: z.array(CompactOrganic),
+  ai_overview: z
+    .object({
+      text: z.string(),
+      references: z.array(z.object({ index: z.number().int(), title: z.string(), link: z.string().optional() })),
+    })
+    .optional(),
+  features: z
+    .record(z.string(), z.array(z.string()))
+    .describe('each SERP feature by name, as short lines: a question, a title with its link, an answer'),
+});
+export type CompactResult = z.infer<typeof CompactResult>;
+
+/** What serp_search and serp_get_results return: where the job stands and, once it ended, its result. */
+export const JobOutcome = z.object({
+  job_id: z.string(),
+  status: JobStatus,
+  cached: z.boolean().optional(),
+  output: OutputFormat.optional(),
+  mode: z.enum(['compact', 'full']).optional(),
+  detail: z.string().optional().describe('why a failed job failed'),
+  result: z
+    .union([CompactResult, z.record(z.string(), z.unknown())])
+    .optional()
+    .describe('compact: the CompactResult; full: the whole json or compat body'),
+  html_url: z.string().optional(),
+  expires_at: z.string().optional(),
+  next: z.string().optional().describe('what to call next while the job runs'),
+});
+export type JobOutcome = z.infer<typeof JobOutcome>;
+
+export const SerpUsageOutput = UsageResponse;

@@ -1,0 +1,31 @@
+/** `serp-api-mcp`'s configuration: the service it calls and the key it calls with (spec: two variables). */
+export interface McpClientConfig {
+  baseUrl: string;
+  apiKey: string;
+}
+
+/** Reads SERP_API_BASE_URL and SERP_API_KEY; every problem is one line a user can act on. */
+export const loadMcpClientConfig = (
+  env: NodeJS.ProcessEnv,
+): { ok: true; config: McpClientConfig } | { ok: false; problems: string[] } => {
+  const problems: string[] = [];
+  const base = env.SERP_API_BASE_URL?.trim();
+  const apiKey = env.SERP_API_KEY?.trim();
+  if (!base)
+    problems.push(
+      'SERP_API_BASE_URL is not set: give the address of a running serp-api service, e.g. http://127.0.0.1:8080',
+    );
+  else {
+    let url: URL | undefined;
+    try {
+      url = new URL(base);
+    } catch {
+      problems.push(`SERP_API_BASE_URL "${base}" is not a URL: give one such as http://127.0.0.1:8080`);
+    }
+    if (url && url.protocol !== 'http:' && url.protocol !== 'https:')
+      problems.push(`SERP_API_BASE_URL "${base}" must be an http:// or https:// address`);
+  }
+  if (!apiKey) problems.push('SERP_API_KEY is not set: give an API key (serp-api keys create --tier free)');
+  if (problems.length || !base || !apiKey) return { ok: false, problems };
+  return { ok: true, config: { baseUrl: base.replace(/\/+$/, ''), apiKey } };
+};
