@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
@@ -14,6 +15,7 @@ import { agentFlow, call, checkTools, errorFlow, textOf } from './flow.js';
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(root, 'bin', 'serp-api-mcp.js');
+const run = promisify(execFile);
 
 /** the server entry an MCP client registers: command, args, the two variables */
 const connect = async (t: { teardown(fn: () => unknown): void }, baseUrl: string, key: string) => {
@@ -83,6 +85,29 @@ t.test('serp-api-mcp on stdio, driven by the SDK client', { skip: fixturesMissin
     t.equal(lines.length, 1);
     t.match(JSON.parse(lines[0]), { jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'serp-api' } } });
     t.match(out.stderr, /serving http:\/\/127\.0\.0\.1:\d+ on stdio/, 'its own lines go to stderr');
+  });
+
+  t.test("the MCP Inspector's CLI lists the tools on stdio", async (t) => {
+    // the inspector reads its own package.json relative to the working directory: run it from its build folder
+    const build = join(root, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build');
+    const { stdout } = await run(
+      process.execPath,
+      [
+        join(build, 'cli.js'),
+        '--cli',
+        '-e',
+        `SERP_API_BASE_URL=${svc.url}`,
+        '-e',
+        `SERP_API_KEY=${key}`,
+        process.execPath,
+        bin,
+        '--method',
+        'tools/list',
+      ],
+      { cwd: build, timeout: 60_000 },
+    );
+    const listed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: Array<{ name: string }> };
+    t.same(listed.tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_search', 'serp_usage']);
   });
 
   t.test('tools, schemas and annotations', async (t) => {

@@ -8,15 +8,26 @@ const BadRequest = ErrorBody.describe('a malformed request (no Host header, a ba
 const llms = `# SERP API
 
 > Live Google search results (top 100 organic results, AI Overview and other SERP features) as clean JSON,
-> targeted by location, language and device.
+> targeted by location, language and device. Three surfaces over the same searches, cache and quota; every one
+> takes the API key as the X-API-Key header or Authorization: Bearer.
 
-## Surfaces
-- Native REST API under /v1: POST /v1/search (submit, returns job_id), GET /v1/search/{job_id}?output=json|compat|html (202 while running, 200 when done), GET /v1/usage. Auth: X-API-Key header or Authorization: Bearer.
-- Submit many searches, then poll each job every 2-3 seconds; a search takes 5-30 s (up to ten Google pages).
-- Errors carry a one-line \`detail\`: 401 key, 404 job, 422 parameters, 429 quota or rate (see Retry-After).
+## Native REST API (/v1)
+- POST /v1/search with a JSON body: keyword (required), location ("Austin, Texas, United States" or a country), gl, hl, device (desktop|mobile|tablet), stop_domain, capture_aio (default true), uule, lat/lon/radius, engine_domain, tbs, tbm, safe, nfpr, filter, lr, cr, ludocid, lsig, kgmid, si, ibp, uds, color_scheme, the advanced-search fields as_dt, as_epq, as_eq, as_lq, as_nlo, as_nhi, as_oq, as_q, as_qdr, as_rq, as_sitesearch, no_cache, async (default true). Answers 202 {job_id, status: "queued"}, or 200 {cached: true} when an identical fresh result exists (no quota used).
+- GET /v1/search/{job_id}?output=json|compat|html&start=N: 202 {status: "running"} while the job runs; 200 with the result once done or partial (json: search_metadata, organic_results, serp_features, ai_overview; compat: SerpApi's envelope; html: a signed link to the raw pages); a failed job is 200 {status: "failed", detail}.
+- GET /v1/usage: tier, monthly_quota, used_this_month, remaining, rate_limit_per_min.
+- Submit many searches, then poll each job every 1.5-2 seconds; a search takes 5-30 s (up to ten Google pages).
+- Errors carry a one-line \`detail\` and a stable \`code\`: 401 key, 404 job, 410 expired, 422 parameters, 429 quota (SERP_QUOTA_EXCEEDED) or rate (SERP_RATE_LIMITED), each with Retry-After.
+
+## SerpApi-compatible API (root)
+- GET /search.json?engine=google&q=...&api_key=... (SerpApi's parameter names; synchronous unless async=true), GET /searches/{id}.json, GET /account.json, GET /locations.json?q=... (no key). An existing SerpApi client changes only its host.
+
+## MCP server (for agents)
+- Tools: serp_search (the /v1 body plus wait, max_wait_seconds, output, mode; waits for the result by default), serp_get_results (job_id, output json|compat|html, start, mode compact|full), serp_usage. Results are compact by default (positions, titles, links, snippets, AI Overview text and references, SERP features in short lines); mode=full returns the whole body.
+- Streamable HTTP on this service: POST/GET/DELETE /mcp with the API key as X-API-Key or Bearer (sessions per MCP's 2025-06-18 transport).
+- stdio: the command serp-api-mcp (this package's bin), configured by SERP_API_BASE_URL (this service's address) and SERP_API_KEY.
 
 ## Schema
-- [OpenAPI 3.1](/openapi.json)
+- [OpenAPI 3.1](/openapi.json): every route, including /mcp, the compat routes and the admin API
 `;
 
 /** Keyless documents: health, the live OpenAPI schema, the LLM index. */
