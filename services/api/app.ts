@@ -12,6 +12,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
 import { installErrorHandler, installMethodNotAllowed } from './errors.js';
+import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { type CompatOptions, compatRoutes } from './routes/compat/index.js';
 import { type McpRouteOptions, mcpRoutes } from './routes/mcp/index.js';
@@ -137,6 +138,7 @@ export const app = fp<AppDeps>(
         resultOf: (job) => deps.searches.resultOf(job),
       },
       baseUrl,
+      stored: createStoredAnswers(),
       syncTimeoutMs: deps.config.syncTimeoutMs,
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,

@@ -4,6 +4,7 @@ import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
 import type { RenderDeps } from '../../render/index.js';
+import type { StoredAnswers } from '../../render/stored.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
 
@@ -20,6 +21,8 @@ export interface V1Options {
   syncTimeoutMs: number;
   /** SERP_RETENTION_DAYS: older jobs answer 410 */
   retentionDays: number;
+  /** finished results as stored bytes, with ETag and compressed forms */
+  stored: StoredAnswers;
   /** undefined when the location is unknown; the api answers 422 then */
   resolveLocation?: (name: string) => unknown;
 }

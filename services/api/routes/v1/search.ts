@@ -88,12 +88,15 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       operationId: 'getSearch',
       tags: ['native'],
       summary: 'Fetch a job: 202 while running, 200 with the result once terminal',
+      description:
+        'A finished result (json or compat) carries an ETag: send it back as If-None-Match to get 304 while it is unchanged. Results are sent gzip- or brotli-compressed when Accept-Encoding asks.',
       // any string: an id that cannot exist is a 404 "job not found", whatever its length
       params: z.object({ job_id: z.string() }),
       querystring: FetchQuery,
       response: {
         200: z.union([HtmlLinkResponse, FailedResponse, ResultBody]),
         202: RunningResponse,
+        304: z.null().describe('not modified: the If-None-Match ETag is current (finished results only)'),
         401: ErrorBody,
         404: ErrorBody,
         410: ErrorBody,
@@ -107,7 +110,22 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       const job = await opts.searches.jobDoc(id);
       if (!job || job.keyId !== req.apiKey!.keyId) throw jobNotFound();
       if (isExpired(job, opts.retentionDays)) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
-      return send(reply, render(req, job, req.query.output, req.query.start));
+      const { output, start } = req.query;
+      if (output === 'html' || (job.status !== 'done' && job.status !== 'partial')) {
+        return send(reply, render(req, job, output, start));
+      }
+      // a finished result is stored bytes: rendered once per version of its result (a re-parse moves the source
+      // job's updatedAt); compat's signed links are renewed every minute
+      const source = job.sourceJobId ? await opts.searches.jobDoc(job.sourceJobId) : job;
+      const minute = output === 'compat' ? Math.floor(Date.now() / 60_000) : '';
+      const key = `${job.jobId}|${output}|${start ?? ''}|${source?.updatedAt ?? ''}|${minute}`;
+      let stored = opts.stored.get(key);
+      if (!stored) {
+        const rendered = render(req, job, output, start);
+        if (!('json' in rendered)) return send(reply, rendered);
+        stored = opts.stored.put(key, rendered.json);
+      }
+      return opts.stored.send(req, reply, key, stored);
     },
   });
 };

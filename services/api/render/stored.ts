@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+
+/**
+ * Finished results as stored bytes (issue 14): a terminal job's answer changes only when its result is re-parsed, so
+ * the serialised JSON, its ETag and its compressed forms are made once and sent as they are. The key carries the
+ * version of the result (the source job's `updatedAt`, which every CrawlCompleted and SearchReparsed moves), so a
+ * re-parse is never served stale. Bounded by bytes; a miss renders again, nothing else.
+ */
+export interface StoredAnswer {
+  json: string;
+  etag: string;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+const sizeOf = (a: StoredAnswer) => a.json.length + (a.gzip?.length ?? 0) + (a.br?.length ?? 0);
+
+/** the encoding to send: br, then gzip, when the client lists it (q=0 refuses) */
+const encodingFor = (header: string | undefined): 'br' | 'gzip' | undefined => {
+  if (!header) return undefined;
+  const accepted = new Set(
+    header
+      .toLowerCase()
+      .split(',')
+      .map((part) => part.trim().split(';'))
+      .filter(([, q]) => !q || !/^q=0(\.0*)?$/.test(q.trim()))
+      .map(([name]) => name.trim()),
+  );
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip') || accepted.has('*')) return 'gzip';
+  return undefined;
+};
+
+export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
+  const lru = new LRUCache<string, StoredAnswer>({ maxSize: maxBytes, sizeCalculation: (a) => Math.max(1, sizeOf(a)) });
+
+  const compressed = (key: string, a: StoredAnswer, encoding: 'br' | 'gzip'): Buffer => {
+    let bytes = a[encoding];
+    if (!bytes) {
+      bytes =
+        encoding === 'br'
+          ? // quality 5: most of brotli's gain at a small part of its default (11) cost
+            brotliCompressSync(a.json, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
+          : gzipSync(a.json, { level: 6 });
+      a[encoding] = bytes;
+      lru.set(key, a); // re-weigh it with its new form
+    }
+    return bytes;
+  };
+
+  return {
+    get: (key: string): StoredAnswer | undefined => lru.get(key),
+    /** keeps `json` as the answer for `key`, with its ETag */
+    put(key: string, json: string): StoredAnswer {
+      const a = { json, etag: `"${createHash('sha1').update(json).digest('base64url')}"` };
+      lru.set(key, a);
+      return a;
+    },
+    /** sends `a`: 304 when the client has it, else its bytes in the best encoding the client accepts */
+    send(req: FastifyRequest, reply: FastifyReply, key: string, a: StoredAnswer) {
+      reply.header('etag', a.etag).header('vary', 'Accept-Encoding').header('cache-control', 'private, no-cache');
+      const match = req.headers['if-none-match'];
+      if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === a.etag)) {
+        return reply.code(304).send();
+      }
+      reply.code(200).type('application/json');
+      const encoding = a.json.length >= 1024 ? encodingFor(req.headers['accept-encoding']) : undefined;
+      if (!encoding) return reply.send(a.json);
+      return reply.header('content-encoding', encoding).send(compressed(key, a, encoding));
+    },
+    get size() {
+      return lru.calculatedSize;
+    },
+  };
+};
+export type StoredAnswers = ReturnType<typeof createStoredAnswers>;

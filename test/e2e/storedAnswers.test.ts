@@ -1,0 +1,72 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import t from 'tap';
+import { fixturesMissing } from '../support/fixtures.js';
+import { pollJob, startStack, submit } from '../support/service.js';
+
+/** Finished results are stored bytes (issue 14): an ETag, 304 on revalidation, gzip and brotli when asked. */
+t.test('a finished result: ETag, 304, compressed forms', { skip: fixturesMissing() }, async (t) => {
+  const { svc, mintKey } = await startStack(t);
+  const { key } = await mintKey(['--tier', 'pro']);
+  const { job_id } = (await (await submit(svc.url, key, { keyword: 'stored bytes' })).json()) as { job_id: string };
+  const done = await pollJob(svc.url, key, job_id, 'json');
+  const body = await done.text();
+  const url = `${svc.url}/v1/search/${job_id}?output=json`;
+  const headers = { 'x-api-key': key };
+
+  // undici's fetch decompresses and sends its own Accept-Encoding: ask for identity to see the plain answer
+  const plain = await fetch(url, { headers: { ...headers, 'accept-encoding': 'identity' } });
+  const etag = plain.headers.get('etag');
+  t.match(etag, /^"[A-Za-z0-9_-]{27}"$/, 'a strong ETag');
+  t.equal(plain.headers.get('cache-control'), 'private, no-cache');
+  t.equal(plain.headers.get('content-encoding'), null);
+  t.equal(await plain.text(), body, 'the same bytes on every fetch');
+
+  const again = await fetch(url, { headers: { ...headers, 'if-none-match': etag! } });
+  t.equal(again.status, 304, 'a poll that has the result gets 304');
+  t.equal(await again.text(), '');
+  const other = await fetch(url, { headers: { ...headers, 'if-none-match': '"stale"' } });
+  t.equal(other.status, 200);
+  await other.arrayBuffer();
+
+  const raw = async (encoding: string) => {
+    const { request } = await import('node:http');
+    return new Promise<{ enc?: string; bytes: Buffer }>((resolve, reject) => {
+      const req = request(url, { headers: { ...headers, 'accept-encoding': encoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ enc: res.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  };
+  const br = await raw('gzip, deflate, br');
+  t.equal(br.enc, 'br');
+  t.equal(brotliDecompressSync(br.bytes).toString(), body, 'brotli decodes to the same result');
+  t.ok(br.bytes.length < body.length * 0.8, `brotli: ${body.length} → ${br.bytes.length} bytes`);
+  const gz = await raw('gzip');
+  t.equal(gz.enc, 'gzip');
+  t.equal(gunzipSync(gz.bytes).toString(), body, 'gzip decodes to the same result');
+  const refused = await raw('br;q=0, gzip;q=0');
+  t.equal(refused.enc, undefined, 'q=0 refuses an encoding');
+  t.equal(refused.bytes.toString(), body);
+
+  // a start slice and the compat form are their own stored answers
+  const slice = await fetch(`${url}&start=10`, { headers });
+  t.not(slice.headers.get('etag'), etag);
+  t.equal(((await slice.json()) as { organic_results: Array<{ position: number }> }).organic_results[0]?.position, 11);
+  const compat = await fetch(`${svc.url}/v1/search/${job_id}?output=compat`, { headers });
+  t.match(await compat.json(), { search_metadata: { id: job_id, status: 'Success' } });
+
+  // a cache hit is a job of its own: its own metadata, its own ETag
+  const hit = (await (await submit(svc.url, key, { keyword: 'stored bytes' })).json()) as { job_id: string };
+  const hitRes = await fetch(`${svc.url}/v1/search/${hit.job_id}?output=json`, { headers });
+  t.not(hitRes.headers.get('etag'), etag);
+  t.match(await hitRes.json(), { search_metadata: { id: hit.job_id, cached: true } });
+
+  // another key never sees it, stored or not
+  const { key: stranger } = await mintKey(['--tier', 'free']);
+  const theirs = await fetch(url, { headers: { 'x-api-key': stranger, 'if-none-match': etag! } });
+  t.equal(theirs.status, 404, 'ownership is checked before the stored answer');
+  await theirs.arrayBuffer();
+});
