@@ -18,7 +18,7 @@ export class BlobKeyError extends Error {
 const SAFE_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
 /** Keys are relative names like `raw/2026/abc.html`: no absolute paths, no `..`, no empty or hidden segments. */
-const checkKey = (key: string): string[] => {
+export const checkBlobKey = (key: string): string[] => {
   if (key.length === 0 || key.length > 512) throw new BlobKeyError(key, 'length must be 1..512');
   const segments = key.split('/');
   for (const s of segments) {
@@ -44,7 +44,7 @@ const isGzip = (b: Buffer) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 export const createFsBlobStore = (dir: string): BlobStore => {
   const root = resolve(dir);
   const pathOf = (key: string): string => {
-    const full = join(root, ...checkKey(key));
+    const full = join(root, ...checkBlobKey(key));
     if (!full.startsWith(root + sep)) throw new BlobKeyError(key, 'outside the store');
     return full;
   };

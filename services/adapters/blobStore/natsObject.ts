@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { constants, gunzip, gzip } from 'node:zlib';
+import { Objm } from '@nats-io/obj';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { RawHtmlRef } from '../../../contracts/events.js';
+import type { BlobStore } from '../../ports/blobStore.js';
+import { checkBlobKey } from './fs.js';
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+const isGzip = (b: Uint8Array) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+
+/**
+ * Raw HTML in a NATS Object Store bucket (DESIGN.md §2, distributed mode), so every crawler writes and every api
+ * reads the same pages. Same keys, same gzip (level 1) and the same reference (sha256 and bytes of the content) as
+ * the files of embedded mode; an object's chunks are acknowledged by JetStream before `put` resolves.
+ */
+export const createNatsObjectBlobStore = async (options: {
+  nc: NatsConnection;
+  /** bucket (default serp_raw) */
+  bucket?: string;
+  replicas?: number;
+  ownsConnection?: boolean;
+}): Promise<BlobStore> => {
+  const os = await new Objm(options.nc).create(options.bucket ?? 'serp_raw', {
+    replicas: options.replicas ?? 1,
+    storage: 'file' as never,
+  });
+  return {
+    async put(key, body): Promise<RawHtmlRef> {
+      checkBlobKey(key);
+      const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+      const sha256 = createHash('sha256').update(buf).digest('hex');
+      const stored = await gzipAsync(buf, { level: constants.Z_BEST_SPEED });
+      await os.putBlob({ name: key }, stored);
+      return { key, sha256, bytes: buf.length };
+    },
+    async get(key) {
+      checkBlobKey(key);
+      const stored = await os.getBlob(key);
+      if (!stored) return undefined;
+      return isGzip(stored) ? await gunzipAsync(stored) : Buffer.from(stored);
+    },
+    async delete(key) {
+      checkBlobKey(key);
+      try {
+        await os.delete(key);
+      } catch (err) {
+        if (!/not found/i.test(String((err as Error).message))) throw err;
+      }
+    },
+    async close() {
+      if (options.ownsConnection && !options.nc.isClosed()) await options.nc.drain();
+    },
+  } as BlobStore & { close(): Promise<void> };
+};

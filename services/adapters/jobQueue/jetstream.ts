@@ -1,0 +1,263 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type Consumer as JsConsumer,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
+import { JobMessage } from '../../../contracts/jobMessage.js';
+import type { ConsumeOptions, Consumer, Delivery, JobQueue, QueueStats } from '../../ports/jobQueue.js';
+import { messageId } from '../../ports/jobQueue.js';
+
+/**
+ * The job queue on NATS JetStream (DESIGN.md §2, distributed mode): a work-queue stream (`SERP_JOBS`) and ONE durable
+ * pull consumer (`crawlers`) that every crawler process shares, so each job goes to one crawler at a time.
+ *
+ * - Explicit acks; `working()` pushes the ack deadline back; a delivery not acked within ack wait is redelivered.
+ * - Dedupe by `Nats-Msg-Id` = job id + dispatch number within the stream's duplicate window.
+ * - Backoff: a nak or a throwing handler is redelivered after `backoffMs[attempt - 1]` (the last entry repeats),
+ *   as an explicit delayed nak. (The consumer's own `backoff` would replace ack wait as the redelivery timer of a
+ *   delivery still running, which would hand a long crawl to a second crawler.)
+ * - Attempts are counted by the adapter from the server's delivery count, and the logical limit (`maxDeliver`) is
+ *   enforced here: the last failure is termed and reported to `onExhausted`, and a delivery that comes back after
+ *   the last attempt stalled (a crawler died) is termed and reported without running the handler. The consumer's
+ *   `max_deliver` is `maxDeliver + 2`, a backstop that leaves room for that last redelivery and for a delayed enqueue.
+ * - A delayed enqueue carries `Serp-Not-Before`; its first delivery is nak'd until then and not counted as an attempt.
+ * - A delivery superseded by a redelivery of the same message in this process is stale: its ack, nak, working and
+ *   term are ignored.
+ */
+export interface JetStreamJobQueueOptions {
+  nc: NatsConnection;
+  stream?: string;
+  subject?: string;
+  consumer?: string;
+  replicas?: number;
+  ackWaitMs: number;
+  /** deliveries per message, the first included */
+  maxDeliver: number;
+  backoffMs?: number[];
+  dedupeWindowMs: number;
+  ownsConnection?: boolean;
+  /** how long one pull waits for a message before asking again (default and least 1,000 ms): stop() waits at most this */
+  pullExpiresMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+const NOT_BEFORE = 'Serp-Not-Before';
+const ms = (n: number) => Math.round(n * 1_000_000);
+
+export class JobQueueClosedError extends Error {
+  readonly code = 'SERP_QUEUE_CLOSED';
+  constructor() {
+    super('job queue is closed');
+    this.name = 'JobQueueClosedError';
+  }
+}
+
+export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions): Promise<JobQueue> => {
+  const { nc } = options;
+  const streamName = options.stream ?? 'SERP_JOBS';
+  const subject = options.subject ?? 'serp.jobs';
+  const durable = options.consumer ?? 'crawlers';
+  const backoff = options.backoffMs?.length ? options.backoffMs : [1_000];
+  const pullExpiresMs = Math.max(options.pullExpiresMs ?? 1_000, 1_000);
+  const onError =
+    options.onError ?? ((error: unknown) => process.stderr.write(`serp-api: job queue: ${String(error)}\n`));
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+
+  const streamConfig = {
+    name: streamName,
+    subjects: [subject],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    num_replicas: options.replicas ?? 1,
+    duplicate_window: ms(options.dedupeWindowMs),
+  };
+  try {
+    const info = await jsm.streams.info(streamName);
+    if (info.config.duplicate_window !== streamConfig.duplicate_window) {
+      await jsm.streams.update(streamName, { duplicate_window: streamConfig.duplicate_window });
+    }
+  } catch (err) {
+    if (!/stream not found|10059/i.test(String((err as Error).message))) throw err;
+    await jsm.streams.add(streamConfig).catch((addErr: Error) => {
+      if (!/already in use|10058/i.test(addErr.message)) throw addErr;
+    });
+  }
+  const consumerConfig = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: ms(options.ackWaitMs),
+    max_deliver: options.maxDeliver + 2,
+    // enough outstanding pulls for every crawler process's slots
+    max_waiting: 4096,
+  };
+  try {
+    const info = await jsm.consumers.info(streamName, durable);
+    if (info.config.ack_wait !== consumerConfig.ack_wait || info.config.max_deliver !== consumerConfig.max_deliver) {
+      await jsm.consumers.update(streamName, durable, {
+        ack_wait: consumerConfig.ack_wait,
+        max_deliver: consumerConfig.max_deliver,
+      });
+    }
+  } catch (err) {
+    if (!/consumer not found|10014/i.test(String((err as Error).message))) throw err;
+    await jsm.consumers.add(streamName, consumerConfig).catch((addErr: Error) => {
+      if (!/already in use|exists|10148|10013/i.test(addErr.message)) throw addErr;
+    });
+  }
+  const jsConsumer: JsConsumer = await js.consumers.get(streamName, durable);
+
+  let closed = false;
+  const consumers = new Set<Consumer>();
+  /** the newest delivery count seen per stream sequence in this process: older deliveries are stale */
+  const newest = new Map<number, number>();
+
+  const backoffFor = (attempt: number) => backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 0;
+
+  return {
+    async enqueue(raw, opts = {}) {
+      if (closed) throw new JobQueueClosedError();
+      const message = JobMessage.parse(raw);
+      const h = headers();
+      if (opts.delayMs && opts.delayMs > 0) h.set(NOT_BEFORE, String(Date.now() + opts.delayMs));
+      const ack = await js.publish(subject, JSON.stringify(message), { msgID: messageId(message), headers: h });
+      return { duplicate: ack.duplicate };
+    },
+
+    consume(handler, consumeOptions: ConsumeOptions) {
+      if (closed) throw new JobQueueClosedError();
+      const { concurrency } = consumeOptions;
+      if (!Number.isInteger(concurrency) || concurrency < 1) {
+        throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+      }
+      let stopping = false;
+
+      const exhaust = async (message: JobMessage, attempts: number) => {
+        try {
+          await consumeOptions.onExhausted?.(message, attempts);
+        } catch (err) {
+          onError(err);
+        }
+      };
+
+      const deliver = async (msg: JsMsg) => {
+        const seq = msg.info.streamSequence;
+        const count = msg.info.deliveryCount;
+        newest.set(seq, Math.max(newest.get(seq) ?? 0, count));
+        const notBefore = Number(msg.headers?.get(NOT_BEFORE) || 0);
+        const attempt = count - (notBefore ? 1 : 0);
+        if (notBefore && attempt === 0) {
+          const wait = notBefore - Date.now();
+          if (wait > 5) return msg.nak(wait);
+        }
+        let message: JobMessage;
+        try {
+          message = JobMessage.parse(msg.json());
+        } catch (err) {
+          onError(new Error(`dropped a malformed job message (seq ${seq}): ${String(err)}`));
+          return msg.term('malformed');
+        }
+        if (attempt > options.maxDeliver) {
+          // the last attempt stalled (its crawler died or hung): give up now
+          msg.term('max attempts');
+          newest.delete(seq);
+          return exhaust(message, options.maxDeliver);
+        }
+        let settled = false;
+        const current = () => !settled && newest.get(seq) === count;
+        const settle = () => {
+          settled = true;
+          if (newest.get(seq) === count) newest.delete(seq);
+        };
+        const fail = async (delayMs: number) => {
+          if (!current()) return;
+          settle();
+          if (attempt >= options.maxDeliver) {
+            msg.term('max attempts');
+            await exhaust(message, attempt);
+          } else msg.nak(delayMs);
+        };
+        const delivery: Delivery = {
+          message,
+          attempt: Math.max(attempt, 1),
+          async ack() {
+            if (!current()) return;
+            settle();
+            await msg.ackAck().catch((err: unknown) => onError(err));
+          },
+          nak: (delayMs) => fail(delayMs ?? backoffFor(attempt)),
+          async working() {
+            if (current()) msg.working();
+          },
+          async term(reason) {
+            if (!current()) return;
+            settle();
+            msg.term(reason);
+          },
+        };
+        try {
+          await handler(delivery);
+        } catch {
+          await fail(backoffFor(attempt));
+        }
+      };
+
+      const loop = async () => {
+        while (!stopping) {
+          let msg: JsMsg | null = null;
+          try {
+            msg = await jsConsumer.next({ expires: pullExpiresMs });
+          } catch (err) {
+            if (stopping) break;
+            onError(err);
+            await new Promise((r) => setTimeout(r, 500));
+            continue;
+          }
+          if (!msg) continue;
+          // taken after stop(): hand it straight back
+          if (stopping) {
+            msg.nak();
+            break;
+          }
+          await deliver(msg);
+        }
+      };
+      const loops = Array.from({ length: concurrency }, () => loop());
+      const consumer: Consumer = {
+        async stop() {
+          stopping = true;
+          await Promise.all(loops);
+          consumers.delete(consumer);
+        },
+      };
+      consumers.add(consumer);
+      return consumer;
+    },
+
+    async stats(): Promise<QueueStats> {
+      const info = await jsm.consumers.info(streamName, durable);
+      const pending = info.num_pending;
+      const inFlight = info.num_ack_pending;
+      if (pending === 0) return { pending, inFlight };
+      const s = await jsm.streams.info(streamName);
+      const oldest = await jsm.streams.getMessage(streamName, { seq: s.state.first_seq }).catch(() => null);
+      return oldest
+        ? { pending, inFlight, oldestPendingMs: Math.max(0, Date.now() - oldest.time.getTime()) }
+        : { pending, inFlight };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...consumers].map((c) => c.stop()));
+      if (options.ownsConnection && !nc.isClosed()) await nc.drain();
+    },
+  };
+};

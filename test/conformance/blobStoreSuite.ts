@@ -1,0 +1,64 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Test } from 'tap';
+import type { BlobStore } from '../../services/ports/blobStore.js';
+
+export interface BlobStoreFixture {
+  store: BlobStore;
+  cleanup(): Promise<void>;
+}
+
+/** What every BlobStore adapter must do (services/ports/blobStore.ts): the files of embedded mode, the NATS Object Store. */
+export const blobStoreConformance = async (t: Test, make: () => Promise<BlobStoreFixture>) => {
+  const { store, cleanup } = await make();
+  t.teardown(cleanup);
+  const key = (name: string) => `raw/${randomBytes(6).toString('hex')}/${name}.html`;
+
+  await t.test('BlobStore › gives back the same bytes with the content’s sha256 and size', async (t) => {
+    const html = `<html><body>${'café ☕ '.repeat(5000)}</body></html>`;
+    const k = key('page');
+    const ref = await store.put(k, html);
+    t.same(ref, {
+      key: k,
+      sha256: createHash('sha256').update(html).digest('hex'),
+      bytes: Buffer.byteLength(html),
+    });
+    t.equal((await store.get(k))?.toString('utf8'), html);
+    const bin = randomBytes(3 * 1024 * 1024);
+    const kb = key('binary');
+    t.equal((await store.put(kb, bin)).bytes, bin.length, 'a 3 MB buffer');
+    t.ok((await store.get(kb))?.equals(bin), 'comes back byte for byte');
+  });
+
+  await t.test('BlobStore › a second put replaces the first whole', async (t) => {
+    const k = key('twice');
+    await store.put(k, 'first version, the longer one');
+    await store.put(k, 'second');
+    t.equal((await store.get(k))?.toString(), 'second');
+  });
+
+  await t.test('BlobStore › missing blobs read as undefined; delete is idempotent', async (t) => {
+    const k = key('gone');
+    t.equal(await store.get(k), undefined);
+    await store.put(k, 'x');
+    await store.delete(k);
+    t.equal(await store.get(k), undefined, 'deleted');
+    await store.delete(k);
+    t.pass('deleting again is fine');
+  });
+
+  await t.test('BlobStore › concurrent puts of different keys all land', async (t) => {
+    const keys = Array.from({ length: 20 }, (_, i) => key(`c${i}`));
+    await Promise.all(keys.map((k, i) => store.put(k, `page ${i}`)));
+    const back = await Promise.all(keys.map((k) => store.get(k)));
+    t.same(
+      back.map((b) => b?.toString()),
+      keys.map((_, i) => `page ${i}`),
+    );
+  });
+
+  await t.test('BlobStore › refuses keys that could escape or hide', async (t) => {
+    for (const bad of ['../etc/passwd', '/abs', 'a/../../b', '', 'a//b', '.hidden/x']) {
+      await t.rejects(store.put(bad, 'x'), { code: 'SERP_BLOB_BAD_KEY' }, JSON.stringify(bad));
+    }
+  });
+};
