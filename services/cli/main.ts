@@ -1,7 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../compose/config.js';
+import { startDistributed } from '../compose/distributed.js';
+import { ConfigError, loadDistributedConfig, parseRoles } from '../compose/distributedConfig.js';
 import { startEmbedded } from '../compose/embedded.js';
 import { registerMaintenanceCommands } from './commands/admin.js';
+import { registerClusterCommand } from './commands/cluster.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerLocationsCommand } from './commands/locations.js';
 import { registerParseCommand } from './commands/parse.js';
@@ -20,12 +23,44 @@ const program = new Command('serp-api')
 
 program
   .command('serve')
-  .description('run the whole service in one process (embedded mode: SQLite, in-process queue, files)')
+  .description(
+    'run the service: every role in one process (embedded mode: SQLite, in-process queue, files), or with --role ' +
+      'the given roles of a distributed deployment (SERP_EVENTSTORE_URL, SERP_NATS_URL)',
+  )
   .option('--port <port>', 'port to listen on (SERP_PORT, default 8080)', port)
   .option('--host <host>', 'address to bind (SERP_HOST, default 127.0.0.1)')
   .option('--data <dir>', 'data directory (SERP_DATA_DIR, default ./.data)')
-  .action(async (o: { port?: number; host?: string; data?: string }) => {
+  .option('--role <roles>', 'distributed mode: api, crawler, dispatcher, projector, or a comma list of them')
+  .action(async (o: { port?: number; host?: string; data?: string; role?: string }) => {
     const config = loadConfig(process.env, { port: o.port, dataDir: o.data, host: o.host });
+    if (o.role !== undefined) {
+      let dist: ReturnType<typeof loadDistributedConfig>;
+      try {
+        dist = loadDistributedConfig(process.env, parseRoles(o.role));
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
+        process.exit(2);
+      }
+      const svc = await startDistributed(config, dist);
+      for (const warning of svc.warnings) console.error(`serp-api: warning: ${warning}`);
+      console.error(
+        `serp-api ${dist.roles.join(',')} ${svc.app ? 'listening' : 'health'} on ${svc.url} (data: ${config.dataDir})`,
+      );
+      const stop = (signal: string) => {
+        console.error(`${signal}: draining`);
+        svc.close().then(
+          () => process.exit(0),
+          (err) => {
+            console.error(err);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      return;
+    }
     const svc = await startEmbedded(config);
     announceAdminToken(config, svc.core);
     for (const warning of svc.warnings) console.error(`serp-api: warning: ${warning}`);
@@ -45,6 +80,7 @@ program
   });
 
 registerKeysCommand(program);
+registerClusterCommand(program);
 registerMaintenanceCommands(program);
 registerLocationsCommand(program);
 registerParseCommand(program);

@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { startLocalCluster } from '../../compose/cluster.js';
+
+const count = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 16) throw new InvalidArgumentError('a whole number from 1 to 16');
+  return n;
+};
+
+const portNumber = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 65000) throw new InvalidArgumentError('a port from 1 to 65000');
+  return n;
+};
+
+/** `serp-api cluster up`: a distributed deployment on loopback, stopped with Ctrl-C (README: "Distributed mode"). */
+export const registerClusterCommand = (program: Command) => {
+  const cluster = program.command('cluster').description('a local distributed deployment on loopback');
+  cluster
+    .command('up')
+    .description(
+      'start three nats-server nodes (JetStream, sync_interval: always) and the roles: api processes, crawlers, ' +
+        'a dispatcher and a projector; Ctrl-C stops everything',
+    )
+    .option('--dir <dir>', 'where the nodes and processes keep their data', '.cluster')
+    .option('--port <port>', 'port of the first api process; the other processes take the next ones', portNumber, 8080)
+    .option('--apis <n>', 'api processes', count, 2)
+    .option('--crawlers <n>', 'crawler processes', count, 2)
+    .option('--verbose', 'print every process log line')
+    .action(async (o: { dir: string; port: number; apis: number; crawlers: number; verbose?: boolean }) => {
+      const dir = resolve(o.dir);
+      console.error(`starting nats-server ×3 and the roles under ${dir} …`);
+      const c = await startLocalCluster({
+        dir,
+        apis: o.apis,
+        crawlers: o.crawlers,
+        basePort: o.port,
+        log: o.verbose ? (line) => console.error(line) : undefined,
+      });
+      const lines = [
+        `cluster up: ${c.apiUrls.join(' ')}`,
+        `admin token: ${c.adminToken}`,
+        `nats: ${c.nats.urls}`,
+        ...c.processes.map((p) => `  ${p.name.padEnd(12)} ${p.roles.padEnd(11)} ${p.url} pid ${p.child?.pid}`),
+        'Ctrl-C stops everything',
+      ];
+      console.log(lines.join('\n'));
+      let stopping = false;
+      const stop = () => {
+        if (stopping) return;
+        stopping = true;
+        console.error('stopping the cluster …');
+        c.stop().then(
+          () => process.exit(0),
+          (err) => {
+            console.error(err);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+};

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { FastifyInstance } from 'fastify';
+import { allProjections, readModelQueries } from '../../projections/index.js';
+import { createNatsObjectBlobStore } from '../adapters/blobStore/natsObject.js';
+import { createJetStreamEventStore } from '../adapters/eventStore/jetstream.js';
+import { createKurrentDbEventStore } from '../adapters/eventStore/kurrentdb.js';
+import { createJetStreamJobQueue } from '../adapters/jobQueue/jetstream.js';
+import { createNatsKvRateLimiter } from '../adapters/rateLimiter/natsKv.js';
+import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
+import { createServer } from '../api/server.js';
+import { createCommandHandler } from '../application/commandHandler.js';
+import { createKeyCommands } from '../application/keys.js';
+import { createSearchService } from '../application/searches.js';
+import { createCrawlWorker } from '../crawler/worker.js';
+import { createDispatcher } from '../dispatcher/dispatcher.js';
+import { createLocationResolver } from '../geo/locations.js';
+import type { EventStore } from '../ports/eventStore.js';
+import type { ReadModelStore } from '../ports/readModelStore.js';
+import { createProjector, type Projector } from '../projector/projector.js';
+import type { Config } from './config.js';
+import { dataPaths, takeServeLock } from './core.js';
+import { composeCrawler } from './crawler.js';
+import type { DistributedConfig } from './distributedConfig.js';
+import { chooseFetcher } from './fetcherCheck.js';
+import { packageVersion } from './version.js';
+
+export interface Distributed {
+  /** the HTTP address: the api on an api process, else the health endpoint */
+  url: string;
+  app?: FastifyInstance;
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * `serp-api serve --role …` (DESIGN.md §2): the roles asked for, on the shared engines.
+ *
+ * - Every process talks to the event store (JetStream or KurrentDB) and NATS (queue, KV rate limits, raw HTML).
+ * - api, dispatcher and projector keep their own SQLite read models in SERP_DATA_DIR, fed by catch-up; a process
+ *   catches up with the log before it listens, so a fresh node never serves an old view. A job this node has not
+ *   projected yet is folded from its stream (read-your-writes across nodes).
+ * - The dispatcher is idempotent by design, so running two is safe: both enqueue the same job with the same message
+ *   id (job id + dispatch number) and JetStream's dedupe keeps one; quota releases are decided against the usage
+ *   stream, where a second release of the same job is nothing.
+ * - Processes without the api role answer `GET /health` on the port (for probes).
+ */
+export const startDistributed = async (
+  config: Config,
+  dist: DistributedConfig,
+  options: { logger?: boolean } = {},
+): Promise<Distributed> => {
+  const roles = new Set(dist.roles);
+  const needsReadModels = roles.has('api') || roles.has('dispatcher') || roles.has('projector');
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        console.error(`serp-api: while stopping: ${String(err)}`);
+      }
+    }
+  };
+  try {
+    const name = `serp-api ${dist.roles.join(',')} ${process.pid}`;
+    const nc: NatsConnection = await connect({ servers: dist.natsServers, name, maxReconnectAttempts: -1 });
+    cleanups.push(async () => {
+      if (!nc.isClosed()) await nc.drain();
+    });
+    const eventStore: EventStore =
+      dist.eventStore.kind === 'jetstream'
+        ? await createJetStreamEventStore({
+            nc:
+              dist.eventStore.servers.join(',') === dist.natsServers.join(',')
+                ? nc
+                : await connect({ servers: dist.eventStore.servers, name, maxReconnectAttempts: -1 }),
+            ownsConnection: dist.eventStore.servers.join(',') !== dist.natsServers.join(','),
+            replicas: dist.replicas,
+          })
+        : createKurrentDbEventStore({ connectionString: dist.eventStore.connectionString });
+    cleanups.push(() => eventStore.close());
+    const handle = createCommandHandler(eventStore);
+
+    let readModels: ReadModelStore | undefined;
+    let projector: Projector | undefined;
+    if (needsReadModels) {
+      mkdirSync(config.dataDir, { recursive: true });
+      const release = takeServeLock(config.dataDir);
+      cleanups.push(release);
+      const store = createSqliteReadModelStore(dataPaths(config.dataDir).readModels);
+      readModels = store;
+      cleanups.push(() => store.close());
+      projector = createProjector({ eventStore, readModels: store, projections: allProjections });
+      // catch up before serving anything
+      await projector.start();
+      const p = projector;
+      cleanups.push(() => p.stop());
+    }
+
+    const queue =
+      roles.has('crawler') || roles.has('dispatcher')
+        ? await createJetStreamJobQueue({
+            nc,
+            replicas: dist.replicas,
+            ackWaitMs: dist.ackWaitMs,
+            maxDeliver: dist.maxDeliver,
+            backoffMs: [1_000, 5_000, 15_000],
+            dedupeWindowMs: dist.dedupeWindowMs,
+          })
+        : undefined;
+    if (queue) cleanups.push(() => queue.close());
+
+    const blobStore =
+      roles.has('crawler') || roles.has('api')
+        ? await createNatsObjectBlobStore({ nc, replicas: dist.replicas })
+        : undefined;
+
+    const warnings: string[] = [];
+    let locations: ReturnType<typeof createLocationResolver> | undefined;
+    if (roles.has('crawler') || roles.has('api')) {
+      locations = createLocationResolver(config.dataDir);
+      locations.searchLocations('warm', 1);
+      const l = locations;
+      cleanups.push(() => l.close());
+    }
+
+    if (roles.has('dispatcher') && queue && readModels) {
+      const dispatcher = createDispatcher({ eventStore, readModels, queue, handle });
+      await dispatcher.start();
+      cleanups.push(() => dispatcher.stop());
+    }
+
+    if (roles.has('crawler') && queue && blobStore && locations) {
+      const choice = chooseFetcher(config.fetcher, config.chromiumPath);
+      if (choice.warning) warnings.push(choice.warning);
+      const crawler = composeCrawler({
+        fetcher: choice.fetcher,
+        chromiumPath: choice.chromiumPath,
+        googleOrigin: config.googleOrigin,
+        proxyUrls: config.proxyUrls,
+        locations,
+        routeMaxInFlight: config.routeMaxInFlight,
+        limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
+      });
+      cleanups.push(() => crawler.close());
+      const worker = createCrawlWorker({
+        queue,
+        handle,
+        crawler,
+        blobStore,
+        concurrency: config.crawlerConcurrency,
+        workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
+        heartbeatMs: Math.max(500, Math.floor(dist.ackWaitMs / 4)),
+      });
+      worker.start();
+      cleanups.push(() => worker.stop().then(() => undefined));
+    }
+
+    if (roles.has('api') && readModels && projector && blobStore && locations) {
+      const secrets = {
+        keyPepper: config.keyPepper as string,
+        adminToken: config.adminToken as string,
+        linkSecret: config.linkSecret as string,
+      };
+      const queries = readModelQueries(readModels);
+      const rateLimiter = await createNatsKvRateLimiter({ nc, replicas: dist.replicas });
+      cleanups.push(() => rateLimiter.close());
+      const searches = createSearchService({ eventStore, queries, handle, cacheTtlS: config.cacheTtlS });
+      const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
+      const p = projector;
+      const l = locations;
+      const app = await createServer(
+        {
+          config,
+          secrets,
+          queries,
+          searches,
+          keys,
+          blobStore,
+          rateLimiter,
+          projected: (position) => p.waitFor(position),
+          resolveLocation: (n) => l.resolveLocation(n),
+          locations: { search: (q, limit) => l.searchLocations(q, limit), byId: (id) => l.locationById(id) },
+          version: packageVersion(),
+        },
+        { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
+      );
+      const url = await app.listen({ port: config.port, host: config.host });
+      cleanups.push(() => app.close());
+      return { url, app, warnings, close: closeAll };
+    }
+
+    // no api here: a health endpoint for probes (and the port tells the operator the process is up)
+    const started = new Date().toISOString();
+    const health: Server = createHttpServer((req, res) => {
+      if (req.url !== '/health') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"only /health here"}');
+        return;
+      }
+      void (async () => {
+        try {
+          const head = await eventStore.headPosition();
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ status: 'ok', roles: dist.roles, started, head, nats: !nc.isClosed() }));
+        } catch (err) {
+          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: String(err) }));
+        }
+      })();
+    });
+    await new Promise<void>((resolve, reject) => {
+      health.once('error', reject);
+      health.listen(config.port, config.host, () => resolve());
+    });
+    cleanups.push(() => new Promise<void>((resolve) => health.close(() => resolve())));
+    const addr = health.address() as { port: number };
+    return { url: `http://${config.host}:${addr.port}`, warnings, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+};
