@@ -3,6 +3,8 @@ import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swag
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { CompatError } from '../../contracts/compat.js';
+import { ErrorBody } from '../../contracts/errors.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { KeyCommands } from '../application/keys.js';
 import type { SearchService } from '../application/searches.js';
@@ -11,7 +13,7 @@ import type { Secrets } from '../compose/secrets.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
-import { installErrorHandler, installMethodNotAllowed } from './errors.js';
+import { documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { type CompatOptions, compatRoutes } from './routes/compat/index.js';
@@ -104,6 +106,14 @@ export const app = fp<AppDeps>(
     fastify.setSerializerCompiler(serializerCompiler);
     installErrorHandler(fastify);
     installMethodNotAllowed(fastify);
+    // the routes that read or write a store may answer 503 in a distributed deployment: say so in the OpenAPI
+    documentUnavailable(fastify, (url) =>
+      /^\/(v1|admin|raw)\b/.test(url)
+        ? ErrorBody
+        : /^\/(search|searches|account|locations)\b/.test(url)
+          ? CompatError
+          : undefined,
+    );
     // security headers for a JSON API: nothing may be framed, sniffed or run; HTML routes set their own CSP
     await fastify.register(fastifyHelmet, {
       global: true,

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
+import { WrongExpectedVersionError } from '../ports/eventStore.js';
+import { StoreUnavailableError } from '../ports/unavailable.js';
 
 /** An error the api answers with on purpose: a status, a stable code and a `detail` a human can act on. */
 export class ApiError extends Error {
@@ -96,6 +98,29 @@ const allowedFor = (app: FastifyInstance, path: string): string[] => {
 };
 
 /** One error handler (STYLE.md): every error becomes `{detail, code}`; only true server faults are 5xx. */
+/**
+ * A store that could not answer (a distributed deployment re-electing a NATS leader, a KurrentDB node away) or a
+ * stream so contended that the command handler gave up: nothing was decided, so the caller may safely retry.
+ */
+export const unavailableOf = (err: unknown): ApiError | undefined =>
+  err instanceof StoreUnavailableError || err instanceof WrongExpectedVersionError
+    ? new ApiError(
+        503,
+        'SERP_API_UNAVAILABLE',
+        'the service cannot reach its event store or queue right now (nothing was recorded): retry in a few seconds',
+        { 'Retry-After': '2' },
+      )
+    : undefined;
+
+/** Every route that answers with a schema also documents the 503 of a store that could not answer. */
+export const documentUnavailable = (app: FastifyInstance, bodyFor: (url: string) => unknown) => {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    const body = bodyFor(route.url);
+    if (response && body && !response[503] && !response['5xx']) response[503] = body;
+  });
+};
+
 export const installErrorHandler = (app: FastifyInstance) => {
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
@@ -110,7 +135,8 @@ export const installErrorHandler = (app: FastifyInstance) => {
     }
     return send(reply, 404, { detail: `no route for ${req.method} ${clip(path)}`, code: 'SERP_API_NOT_FOUND' });
   });
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  app.setErrorHandler((thrown: FastifyError, req, reply) => {
+    const err = (unavailableOf(thrown) as FastifyError | undefined) ?? thrown;
     if (err instanceof ApiError)
       return send(reply, err.statusCode, { detail: err.detail, code: err.code }, err.headers);
     if (err instanceof DomainError) {

@@ -103,17 +103,20 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
     const child = spawn(
       command[0],
       [...command.slice(1), 'serve', '--role', p.roles, '--port', String(p.port), '--data', p.dataDir],
-      { env, stdio: ['ignore', 'ignore', 'pipe'], cwd: repoRoot },
+      { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: repoRoot },
     );
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
+    const onData = (chunk: string) => {
       for (const line of chunk.split('\n')) {
         if (!line) continue;
         p.log.push(line);
         if (p.log.length > 500) p.log.shift();
         options.log?.(`[${p.name}] ${line}`);
       }
-    });
+    };
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.setEncoding('utf8');
+      stream?.on('data', onData);
+    }
     p.child = child;
   };
 

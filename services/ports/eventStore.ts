@@ -82,3 +82,5 @@ export class WrongExpectedVersionError extends Error {
     this.name = 'WrongExpectedVersionError';
   }
 }
+
+export { StoreUnavailableError } from './unavailable.js';

@@ -5,6 +5,7 @@ import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RawHtmlRef } from '../../../contracts/events.js';
 import type { BlobStore } from '../../ports/blobStore.js';
+import { StoreUnavailableError } from '../../ports/unavailable.js';
 import { checkBlobKey } from './fs.js';
 
 const gzipAsync = promisify(gzip);
@@ -33,12 +34,16 @@ export const createNatsObjectBlobStore = async (options: {
       const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       const sha256 = createHash('sha256').update(buf).digest('hex');
       const stored = await gzipAsync(buf, { level: constants.Z_BEST_SPEED });
-      await os.putBlob({ name: key }, stored);
+      await os.putBlob({ name: key }, stored).catch((err: unknown) => {
+        throw new StoreUnavailableError('raw HTML store (NATS Object Store)', err);
+      });
       return { key, sha256, bytes: buf.length };
     },
     async get(key) {
       checkBlobKey(key);
-      const stored = await os.getBlob(key);
+      const stored = await os.getBlob(key).catch((err: unknown) => {
+        throw new StoreUnavailableError('raw HTML store (NATS Object Store)', err);
+      });
       if (!stored) return undefined;
       return isGzip(stored) ? await gunzipAsync(stored) : Buffer.from(stored);
     },

@@ -5,7 +5,9 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
+  type ReadStreamResult,
   type RecordedEvent,
+  StoreUnavailableError,
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
 import { startCatchUpSubscription } from './catchUpSubscription.js';
@@ -125,6 +127,19 @@ const isWrongLastSequence = (err: unknown) =>
 /** a "no message" answer of a get (404 / 10037) as opposed to a real failure */
 const isNoMessage = (err: unknown) =>
   /message not found|no message found|10037|\b404\b/i.test(String((err as Error)?.message ?? err));
+
+/** what the service may tell a caller: a conflict or bad input as itself, anything from NATS as "unavailable" */
+const unavailable = (err: unknown): never => {
+  if (
+    err instanceof WrongExpectedVersionError ||
+    err instanceof TypeError ||
+    err instanceof CorruptEventError ||
+    err instanceof StoreUnavailableError
+  ) {
+    throw err;
+  }
+  throw new StoreUnavailableError('event store (JetStream)', err);
+};
 
 export const serverSupportsBatchGet = (version: string) => {
   const [maj, min] = version.split('.').map(Number);
@@ -307,6 +322,31 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     return out;
   };
 
+  const readStream = async (
+    stream: string,
+    opts: { fromVersion?: number; maxCount?: number },
+  ): Promise<ReadStreamResult> => {
+    const fromVersion = opts.fromVersion ?? 0;
+    const maxCount = opts.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const last = await lastMessage(stream);
+    if (!last) return { events: [], currentVersion: -1 };
+    const { first, count } = versionOf(last);
+    const currentVersion = first + count - 1;
+    remember(stream, { seq: last.seq, version: currentVersion });
+    if (fromVersion > currentVersion || maxCount <= 0) return { events: [], currentVersion };
+    let events: RecordedEvent[];
+    if (first <= fromVersion) {
+      // the common case of a command handler holding a fold: what it misses is all in the last append
+      events = decode(last);
+    } else {
+      events = (await getRange(1, Number.MAX_SAFE_INTEGER, subjectOf(stream), last.seq)).flatMap(decode);
+    }
+    return {
+      events: events.filter((e) => e.streamVersion >= fromVersion).slice(0, maxCount),
+      currentVersion,
+    };
+  };
+
   const track = <T>(p: Promise<T>) => {
     pending.add(p);
     void p.then(
@@ -321,32 +361,12 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
 
     appendToStream(stream, events, opts = {}) {
       if (closed) return Promise.reject(new Error('event store is closed'));
-      return track(append(stream, events, opts.expectedVersion ?? 'any'));
+      return track(append(stream, events, opts.expectedVersion ?? 'any').catch(unavailable));
     },
 
-    async readStream(stream, opts = {}) {
-      const fromVersion = opts.fromVersion ?? 0;
-      const maxCount = opts.maxCount ?? Number.MAX_SAFE_INTEGER;
-      const last = await lastMessage(stream);
-      if (!last) return { events: [], currentVersion: -1 };
-      const { first, count } = versionOf(last);
-      const currentVersion = first + count - 1;
-      remember(stream, { seq: last.seq, version: currentVersion });
-      if (fromVersion > currentVersion || maxCount <= 0) return { events: [], currentVersion };
-      let events: RecordedEvent[];
-      if (first <= fromVersion) {
-        // the common case of a command handler holding a fold: what it misses is all in the last append
-        events = decode(last);
-      } else {
-        events = (await getRange(1, Number.MAX_SAFE_INTEGER, subjectOf(stream), last.seq)).flatMap(decode);
-      }
-      return {
-        events: events.filter((e) => e.streamVersion >= fromVersion).slice(0, maxCount),
-        currentVersion,
-      };
-    },
+    readStream: (stream, opts = {}) => readStream(stream, opts).catch(unavailable),
 
-    readAll,
+    readAll: (opts) => readAll(opts).catch(unavailable),
 
     subscribeToAll(fromPosition, handler) {
       return startCatchUpSubscription({

@@ -7,7 +7,7 @@ import type { Geotarget } from '../../../geo/geotargets.js';
 import type { BlobStore } from '../../../ports/blobStore.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
-import { ApiError, clip, secondsToNextMonth } from '../../errors.js';
+import { ApiError, clip, secondsToNextMonth, unavailableOf } from '../../errors.js';
 import { checkSubmitRate } from '../../limits.js';
 import type { LinkSettings } from '../../render/html.js';
 import { accountRoutes } from './account.js';
@@ -58,7 +58,8 @@ export const compatRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     if (req.routeOptions.config.limit === 'submit') await checkSubmitRate(opts.limiter, req.apiKey!, reply);
   });
 
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  app.setErrorHandler((thrown: FastifyError, req, reply) => {
+    const err = (unavailableOf(thrown) as FastifyError | undefined) ?? thrown;
     if (err instanceof ApiError) {
       if (err.statusCode === 401) return sendCompatError(reply, 401, INVALID_KEY);
       if (err.code === 'SERP_RATE_LIMITED') {
