@@ -122,12 +122,34 @@ export const createSearchService = (deps: {
         },
         ctx,
       );
-      const res = await handle(
-        streams.searchJob(jobId),
-        searchJobDecider,
-        { type: 'SubmitSearch', ...submission },
-        ctx,
-      );
+      let res: Awaited<ReturnType<typeof handle>>;
+      try {
+        res = await handle(streams.searchJob(jobId), searchJobDecider, { type: 'SubmitSearch', ...submission }, ctx);
+      } catch (err) {
+        // The job's append failed (a distributed store away for a moment). Its outcome may be unknown: if the job is
+        // there after all, the submit stands; if it is not, hand the reservation back so a failed submit costs
+        // nothing. When even that cannot be done, `audit usage --repair` releases it later.
+        const settled = await (async () => {
+          const state = await readJobState(deps.eventStore, jobId);
+          if (state.keyId) return 'landed' as const;
+          await handle(
+            streams.usage(key.keyId, submission.month),
+            usageDecider,
+            {
+              type: 'ReleaseQuota',
+              keyId: key.keyId,
+              month: submission.month,
+              jobId,
+              reason: 'submit failed',
+              now: submission.now,
+            },
+            ctx,
+          );
+          return 'released' as const;
+        })().catch(() => 'unknown' as const);
+        if (settled !== 'landed') throw err;
+        return { jobId, status: 'queued' as const, cached: false, position: undefined };
+      }
       return { jobId, status: 'queued', cached: false, position: res.position };
     },
 
