@@ -33,6 +33,10 @@ export const createDispatcher = (deps: {
       const e = toProjected(raw);
       if (e?.type === 'SearchSubmitted' && e.data.charged) {
         const { jobId, keyId, cacheKey, submittedAt, request } = e.data;
+        // a dispatcher catching up from far behind (a new one, a fresh data directory) skips the jobs its read model
+        // already knows finished, instead of handing them to crawlers that would only decide nothing
+        const known = jobStatusQueries(readModels).byId(jobId);
+        if (known && known.status !== 'queued' && known.status !== 'running') continue;
         await enqueue({ jobId, dispatch: 0, keyId, cacheKey, submittedAt, request });
       } else if (e?.type === 'CrawlFailed' && e.data.final) {
         const s = await readJobState(eventStore, e.data.jobId);
