@@ -51,7 +51,7 @@ export const createNatsKvRateLimiter = async (options: {
           if (live) await kv.update(key, String(count), entry.revision);
           else await kv.create(key, String(count));
         }
-        waiters.forEach((w, i) => w.resolve(decisions[i]));
+        for (const [i, w] of waiters.entries()) w.resolve(decisions[i]);
         return;
       } catch (err) {
         // another api process counted first: read again, after a short jittered pause
