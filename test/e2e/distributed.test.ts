@@ -17,7 +17,7 @@ import { pollJob, removeDir, submit, tempDataDir } from '../support/service.js';
 
 /**
  * Distributed mode end to end (issue 12): a real three-node nats-server cluster (JetStream, sync_interval: always,
- * replicas 3) and real processes of `serp-api serve --role …`: 2 api, 2 crawlers, a dispatcher and a projector, all
+ * replicas 3) and real processes of `serp-api serve --role …`: 2 api, 2 crawlers, two dispatchers and a projector, all
  * on loopback, against the fake Google origin. Faults are real: kill -9 of a crawler mid-job, kill -9 and restart of
  * a NATS node under load.
  */
@@ -47,6 +47,8 @@ if (unavailable) {
     // the sources, never a stale dist/
     command: [process.execPath, '--import', 'tsx', join(process.cwd(), 'services', 'cli', 'main.ts')],
   });
+  // a second dispatcher: the design says running two is safe (idempotent enqueues), so every case below runs with two
+  await cluster.add('dispatcher', 'dispatcher-2');
   const es = await createJetStreamEventStore({ nc: await natsConnect(cluster.nats.urls), ownsConnection: true });
   t.teardown(async () => {
     if (problems.length) console.error(`# process errors:\n${problems.slice(0, 20).join('\n')}`);
