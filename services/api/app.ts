@@ -10,6 +10,7 @@ import type { KeyCommands } from '../application/keys.js';
 import type { SearchService } from '../application/searches.js';
 import type { Config } from '../compose/config.js';
 import type { Secrets } from '../compose/secrets.js';
+import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
@@ -19,6 +20,7 @@ import { adminRoutes } from './routes/admin/index.js';
 import { type CompatOptions, compatRoutes } from './routes/compat/index.js';
 import { type McpRouteOptions, mcpRoutes } from './routes/mcp/index.js';
 import { metaRoutes } from './routes/meta.js';
+import { metricsRoute } from './routes/metrics.js';
 import { rawRoutes } from './routes/raw.js';
 import { v1Routes } from './routes/v1/index.js';
 
@@ -40,6 +42,8 @@ export interface AppDeps {
   locations?: CompatOptions['locations'];
   /** the service's version, as the MCP server names itself */
   version?: string;
+  /** Prometheus metrics (served at /metrics behind the admin token); the app makes its own HTTP-only ones without */
+  metrics?: Metrics;
 }
 
 const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => ({
@@ -106,6 +110,26 @@ export const app = fp<AppDeps>(
     fastify.setSerializerCompiler(serializerCompiler);
     installErrorHandler(fastify);
     installMethodNotAllowed(fastify);
+    const metrics = deps.metrics ?? createMetrics({ processMetrics: false });
+    // one log line per answered request (server.ts turns Fastify's two request lines off): what an operator greps by
+    fastify.addHook('onResponse', async (req, reply) => {
+      const route = req.routeOptions.url ?? 'unmatched';
+      const ms = reply.elapsedTime;
+      metrics.observeHttp(route, req.method, reply.statusCode, ms / 1000);
+      const params = req.params as { job_id?: string; id?: string } | undefined;
+      req.log.info(
+        {
+          reqId: req.id,
+          method: req.method,
+          route,
+          status: reply.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          keyId: req.apiKey?.keyId,
+          jobId: req.submittedJobId ?? params?.job_id ?? params?.id,
+        },
+        'request',
+      );
+    });
     // the routes that read or write a store may answer 503 in a distributed deployment: say so in the OpenAPI
     documentUnavailable(fastify, (url) =>
       /^\/(v1|admin|raw)\b/.test(url)
@@ -131,6 +155,10 @@ export const app = fp<AppDeps>(
     const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper);
     const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
     await fastify.register(metaRoutes);
+    await fastify.register(metricsRoute, {
+      guard: createAdminGuard(deps.secrets.adminToken),
+      registry: metrics.registry,
+    });
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,
       queries: deps.queries,

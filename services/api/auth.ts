@@ -10,6 +10,8 @@ import { checkReadCeiling } from './limits.js';
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey?: ApiKeyDoc;
+    /** the job a submit created, for the request's log line */
+    submittedJobId?: string;
   }
   interface FastifyContextConfig {
     /** a route in a keyed scope that needs no key (SerpApi's Locations API) */

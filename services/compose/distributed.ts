@@ -17,14 +17,16 @@ import { createSearchService } from '../application/searches.js';
 import { createCrawlWorker } from '../crawler/worker.js';
 import { createDispatcher } from '../dispatcher/dispatcher.js';
 import { createLocationResolver } from '../geo/locations.js';
+import { createMetrics } from '../metrics/metrics.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
-import { createProjector, type Projector } from '../projector/projector.js';
+import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../projector/projector.js';
 import type { Config } from './config.js';
 import { dataPaths, takeServeLock } from './core.js';
 import { composeCrawler } from './crawler.js';
 import type { DistributedConfig } from './distributedConfig.js';
 import { chooseFetcher } from './fetcherCheck.js';
+import { jsonLines } from './logLines.js';
 import { packageVersion } from './version.js';
 
 export interface Distributed {
@@ -154,6 +156,7 @@ export const startDistributed = async (
         concurrency: config.crawlerConcurrency,
         workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
         heartbeatMs: Math.max(500, Math.floor(dist.ackWaitMs / 4)),
+        log: jsonLines(config.logLevel, options.logger),
       });
       worker.start();
       cleanups.push(() => worker.stop().then(() => undefined));
@@ -172,6 +175,17 @@ export const startDistributed = async (
       const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
       const p = projector;
       const l = locations;
+      const store = readModels;
+      const q = queue;
+      const metrics = createMetrics({
+        ...(q ? { queueStats: () => q.stats() } : {}),
+        projection: async () => ({
+          head: await eventStore.headPosition(),
+          projected: store.checkpoint(PROJECTOR_CHECKPOINT),
+        }),
+      });
+      await metrics.follow(eventStore);
+      cleanups.push(() => metrics.stop());
       const app = await createServer(
         {
           config,
@@ -185,6 +199,7 @@ export const startDistributed = async (
           resolveLocation: (n) => l.resolveLocation(n),
           locations: { search: (q, limit) => l.searchLocations(q, limit), byId: (id) => l.locationById(id) },
           version: packageVersion(),
+          metrics,
         },
         { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
       );

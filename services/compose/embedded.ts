@@ -8,10 +8,13 @@ import { createSearchService } from '../application/searches.js';
 import { createCrawlWorker } from '../crawler/worker.js';
 import { createDispatcher } from '../dispatcher/dispatcher.js';
 import { createLocationResolver } from '../geo/locations.js';
+import { createMetrics } from '../metrics/metrics.js';
+import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import type { Config } from './config.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
 import { composeCrawler } from './crawler.js';
 import { chooseFetcher } from './fetcherCheck.js';
+import { jsonLines } from './logLines.js';
 import { packageVersion } from './version.js';
 
 export interface Embedded {
@@ -61,7 +64,16 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     blobStore: core.blobStore,
     concurrency: config.crawlerConcurrency,
     workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
+    log: jsonLines(config.logLevel, options.logger),
   });
+  const metrics = createMetrics({
+    queueStats: () => queue.stats(),
+    projection: async () => ({
+      head: await core.eventStore.headPosition(),
+      projected: core.readModels.checkpoint(PROJECTOR_CHECKPOINT),
+    }),
+  });
+  await metrics.follow(core.eventStore);
   const dispatcher = createDispatcher({
     eventStore: core.eventStore,
     readModels: core.readModels,
@@ -91,6 +103,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         byId: (id) => locations.locationById(id),
       },
       version: packageVersion(),
+      metrics,
     },
     { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
   );
@@ -107,6 +120,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     close: () => {
       closing ??= (async () => {
         await app.close();
+        await metrics.stop();
         await worker.stop();
         await dispatcher.stop();
         await queue.close();

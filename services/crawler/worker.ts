@@ -81,6 +81,12 @@ export const createCrawlWorker = (deps: {
       crawl.catch(() => undefined);
       const outcome = await Promise.race([crawl, abandoned(signal)]);
       if (outcome.status === 'failed' || !outcome.result || !outcome.rawHtml) {
+        deps.log?.('crawl failed', {
+          jobId,
+          attempt: d.attempt,
+          outcome: 'failed',
+          kind: outcome.failure?.kind ?? outcome.failure?.code ?? 'unknown',
+        });
         await fail(
           jobId,
           d.attempt,
@@ -103,6 +109,7 @@ export const createCrawlWorker = (deps: {
         ...(outcome.targeting ? { targeting: outcome.targeting } : {}),
         now: now(),
       });
+      deps.log?.('crawl finished', { jobId, attempt: d.attempt, outcome: outcome.status, pages: outcome.pages.length });
       return d.ack();
     } catch (err) {
       if (signal.aborted) {
@@ -110,8 +117,9 @@ export const createCrawlWorker = (deps: {
         return d.nak(0);
       }
       const reason = err instanceof Error ? err.message : String(err);
-      deps.log?.('crawl attempt failed', { jobId, attempt: d.attempt, reason });
-      await fail(jobId, d.attempt, reason, failureOf(err), false).catch(() => undefined);
+      const failure = failureOf(err);
+      deps.log?.('crawl attempt failed', { jobId, attempt: d.attempt, kind: failure.kind ?? failure.code, reason });
+      await fail(jobId, d.attempt, reason, failure, false).catch(() => undefined);
       return d.nak(deps.retryDelayMs ?? 1000);
     } finally {
       clearInterval(beat);

@@ -75,6 +75,7 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp
     '/llms.txt',
     '/locations.json',
     '/mcp',
+    '/metrics',
     '/openapi.json',
     '/raw/{job_id}',
     '/search',

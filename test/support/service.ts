@@ -42,6 +42,8 @@ export interface RunningService {
   url: string;
   child: ChildProcess;
   stderr: () => string;
+  /** what it logged on stdout (JSON lines), the last megabytes */
+  stdout: () => string;
   /** SIGTERM and wait (a clean drain) */
   stop(): Promise<void>;
   /** SIGKILL: the crash */
@@ -53,9 +55,15 @@ export const startService = async (dataDir: string, env: NodeJS.ProcessEnv = {})
   const child = spawn(process.execPath, [...cliArgs, 'serve', '--port', '0', '--data', dataDir], {
     cwd: root,
     env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
+  // the JSON log lines (stdout), the last 4 MB of them
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (out.length > 4_000_000) out = out.slice(-2_000_000);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${err}`)), 60_000);
     child.stderr?.on('data', (d: Buffer) => {
@@ -76,6 +84,7 @@ export const startService = async (dataDir: string, env: NodeJS.ProcessEnv = {})
     url,
     child,
     stderr: () => err,
+    stdout: () => out,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

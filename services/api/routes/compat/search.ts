@@ -206,6 +206,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
         return answer(reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
     }
     const out = await opts.searches.submit(req.apiKey!, parsed.request, { correlationId: req.id });
+    req.submittedJobId = out.jobId;
     const job = parsed.async
       ? await opts.searches.jobDoc(out.jobId)
       : await waitForEnd(opts.searches, out.jobId, opts.syncTimeoutMs);

@@ -71,6 +71,7 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
         );
       }
       const out = await opts.searches.submit(req.apiKey!, request, { correlationId: req.id });
+      req.submittedJobId = out.jobId;
       if (isAsync) {
         const body = { job_id: out.jobId, status: out.status, cached: out.cached };
         if (out.cached) return reply.code(200).send(body);

@@ -1,0 +1,173 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { QueueStats } from '../ports/jobQueue.js';
+import { toProjected } from '../projector/projector.js';
+
+/**
+ * The service's Prometheus metrics (prom-client), one registry per process (never the global one, so that tests may
+ * build several apps in one process).
+ *
+ * - HTTP: requests and latency by route pattern, method and status (an onResponse hook in the app).
+ * - From the event log, observed by a subscription from the head at start: submits, cache answers, crawl outcomes
+ *   (done, partial, failed by kind), pages fetched and crawl time. In distributed mode every api process sees the
+ *   whole cluster's events, so these count the cluster's work since that process started.
+ * - Gauges read when scraped: queue depth and the oldest wait (where this process holds the queue), and projection
+ *   lag (global positions between the log's head and this process's read models).
+ */
+export interface Metrics {
+  registry: Registry;
+  observeHttp(route: string, method: string, status: number, seconds: number): void;
+  /** starts following the event log from its head; stop() ends it */
+  follow(eventStore: EventStore): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface MetricsSources {
+  queueStats?: () => Promise<QueueStats>;
+  /** the newest global position and the one the read models include */
+  projection?: () => Promise<{ head: number; projected: number }>;
+  /** default process metrics (CPU, memory, event loop lag); off in tests that build many apps */
+  processMetrics?: boolean;
+}
+
+export const createMetrics = (sources: MetricsSources = {}): Metrics => {
+  const registry = new Registry();
+  if (sources.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'serp_' });
+  const http = new Counter({
+    name: 'serp_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'serp_http_request_duration_seconds',
+    help: 'HTTP answer time by route pattern and method',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const submits = new Counter({
+    name: 'serp_submits_total',
+    help: 'Searches submitted (SearchSubmitted), by whether they were charged',
+    labelNames: ['charged'] as const,
+    registers: [registry],
+  });
+  const cacheHits = new Counter({
+    name: 'serp_cache_hits_total',
+    help: 'Searches answered from the result cache (SearchAnsweredFromCache)',
+    registers: [registry],
+  });
+  const crawls = new Counter({
+    name: 'serp_crawls_total',
+    help: 'Crawl outcomes: done, partial, or failed (final failures) by kind',
+    labelNames: ['outcome', 'kind'] as const,
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: 'serp_crawl_attempt_failures_total',
+    help: 'Crawl attempts that failed (retried or final), by failure kind',
+    labelNames: ['kind', 'final'] as const,
+    registers: [registry],
+  });
+  const pages = new Counter({
+    name: 'serp_pages_fetched_total',
+    help: 'Google result pages fetched by finished crawls, by HTTP status class',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  const crawlTime = new Histogram({
+    name: 'serp_crawl_duration_seconds',
+    help: 'From CrawlStarted to CrawlCompleted of one attempt: fetching and parsing every page of a job',
+    buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120],
+    registers: [registry],
+  });
+  if (sources.queueStats) {
+    const stats = sources.queueStats;
+    new Gauge({
+      name: 'serp_queue_depth',
+      help: 'Jobs waiting for a crawler (state=pending) or out with one (state=in_flight)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      async collect() {
+        // a queue that cannot answer leaves the last values: a scrape never fails for it
+        const s = await stats().catch(() => undefined);
+        if (!s) return;
+        this.set({ state: 'pending' }, s.pending);
+        this.set({ state: 'in_flight' }, s.inFlight);
+      },
+    });
+    new Gauge({
+      name: 'serp_queue_oldest_pending_seconds',
+      help: 'How long the oldest waiting job has waited (0 when none waits)',
+      registers: [registry],
+      async collect() {
+        const s = await stats().catch(() => undefined);
+        if (s) this.set((s.oldestPendingMs ?? 0) / 1000);
+      },
+    });
+  }
+  if (sources.projection) {
+    const projection = sources.projection;
+    new Gauge({
+      name: 'serp_projection_lag_positions',
+      help: "Global positions between the event log's head and this process's read models (0: caught up)",
+      registers: [registry],
+      async collect() {
+        const p = await projection().catch(() => undefined);
+        if (p) this.set(Math.max(0, p.head - p.projected));
+      },
+    });
+  }
+
+  /** CrawlStarted times of attempts in flight, to time them when they complete (bounded) */
+  const started = new Map<string, number>();
+  const observe = (batch: RecordedEvent[]) => {
+    for (const raw of batch) {
+      const e = toProjected(raw);
+      if (!e) continue;
+      switch (e.type) {
+        case 'SearchSubmitted':
+          submits.inc({ charged: String(e.data.charged) });
+          break;
+        case 'SearchAnsweredFromCache':
+          cacheHits.inc();
+          break;
+        case 'CrawlStarted':
+          started.set(e.data.jobId, Date.parse(e.data.startedAt));
+          if (started.size > 10_000) started.delete(started.keys().next().value as string);
+          break;
+        case 'CrawlCompleted': {
+          crawls.inc({ outcome: e.data.status, kind: '' });
+          for (const p of e.data.pages) pages.inc({ status: `${Math.floor(p.status / 100)}xx` });
+          const t0 = started.get(e.data.jobId);
+          if (t0 !== undefined) crawlTime.observe(Math.max(0, Date.parse(e.data.completedAt) - t0) / 1000);
+          started.delete(e.data.jobId);
+          break;
+        }
+        case 'CrawlFailed': {
+          const kind = e.data.failure?.kind ?? e.data.failure?.code ?? 'unknown';
+          attempts.inc({ kind, final: String(e.data.final) });
+          if (e.data.final) crawls.inc({ outcome: 'failed', kind });
+          started.delete(e.data.jobId);
+          break;
+        }
+      }
+    }
+  };
+
+  let subscription: Subscription | undefined;
+  return {
+    registry,
+    observeHttp(route, method, status, seconds) {
+      http.inc({ route, method, status: String(status) });
+      latency.observe({ route, method }, seconds);
+    },
+    async follow(eventStore) {
+      subscription = eventStore.subscribeToAll(await eventStore.headPosition(), observe);
+    },
+    async stop() {
+      await subscription?.stop();
+      subscription = undefined;
+    },
+  };
+};
