@@ -49,6 +49,22 @@ export interface Distributed {
  *   stream, where a second release of the same job is nothing.
  * - Processes without the api role answer `GET /health` on the port (for probes).
  */
+/** JetStream setup on a cluster still electing its leaders (or a busy machine) may time out: try again a few times */
+const atStart = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const transient = /timeout|no responders|not ready|leader|unavailable|10008/i.test(
+        String((err as Error).message),
+      );
+      if (!transient || attempt >= 5) throw err;
+      console.error(`serp-api: ${what}: ${(err as Error).message}; trying again (${attempt}/5)`);
+      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+    }
+  }
+};
+
 export const startDistributed = async (
   config: Config,
   dist: DistributedConfig,
@@ -72,17 +88,18 @@ export const startDistributed = async (
     cleanups.push(async () => {
       if (!nc.isClosed()) await nc.drain();
     });
+    const es = dist.eventStore;
+    const sameNats = es.kind === 'jetstream' && es.servers.join(',') === dist.natsServers.join(',');
     const eventStore: EventStore =
-      dist.eventStore.kind === 'jetstream'
-        ? await createJetStreamEventStore({
-            nc:
-              dist.eventStore.servers.join(',') === dist.natsServers.join(',')
-                ? nc
-                : await connect({ servers: dist.eventStore.servers, name, maxReconnectAttempts: -1 }),
-            ownsConnection: dist.eventStore.servers.join(',') !== dist.natsServers.join(','),
-            replicas: dist.replicas,
-          })
-        : createKurrentDbEventStore({ connectionString: dist.eventStore.connectionString });
+      es.kind === 'jetstream'
+        ? await atStart('event store', async () =>
+            createJetStreamEventStore({
+              nc: sameNats ? nc : await connect({ servers: es.servers, name, maxReconnectAttempts: -1 }),
+              ownsConnection: !sameNats,
+              replicas: dist.replicas,
+            }),
+          )
+        : createKurrentDbEventStore({ connectionString: es.connectionString });
     cleanups.push(() => eventStore.close());
     const handle = createCommandHandler(eventStore);
 
@@ -97,27 +114,29 @@ export const startDistributed = async (
       cleanups.push(() => store.close());
       projector = createProjector({ eventStore, readModels: store, projections: allProjections });
       // catch up before serving anything
-      await projector.start();
+      await atStart('catch-up', () => (projector as Projector).start());
       const p = projector;
       cleanups.push(() => p.stop());
     }
 
     const queue =
       roles.has('crawler') || roles.has('dispatcher')
-        ? await createJetStreamJobQueue({
-            nc,
-            replicas: dist.replicas,
-            ackWaitMs: dist.ackWaitMs,
-            maxDeliver: dist.maxDeliver,
-            backoffMs: [1_000, 5_000, 15_000],
-            dedupeWindowMs: dist.dedupeWindowMs,
-          })
+        ? await atStart('job queue', () =>
+            createJetStreamJobQueue({
+              nc,
+              replicas: dist.replicas,
+              ackWaitMs: dist.ackWaitMs,
+              maxDeliver: dist.maxDeliver,
+              backoffMs: [1_000, 5_000, 15_000],
+              dedupeWindowMs: dist.dedupeWindowMs,
+            }),
+          )
         : undefined;
     if (queue) cleanups.push(() => queue.close());
 
     const blobStore =
       roles.has('crawler') || roles.has('api')
-        ? await createNatsObjectBlobStore({ nc, replicas: dist.replicas })
+        ? await atStart('raw HTML store', () => createNatsObjectBlobStore({ nc, replicas: dist.replicas }))
         : undefined;
 
     const warnings: string[] = [];
@@ -169,7 +188,7 @@ export const startDistributed = async (
         linkSecret: config.linkSecret as string,
       };
       const queries = readModelQueries(readModels);
-      const rateLimiter = await createNatsKvRateLimiter({ nc, replicas: dist.replicas });
+      const rateLimiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
       cleanups.push(() => rateLimiter.close());
       const searches = createSearchService({ eventStore, queries, handle, cacheTtlS: config.cacheTtlS });
       const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });

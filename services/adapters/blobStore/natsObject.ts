@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { constants, gunzip, gzip } from 'node:zlib';
+import { jetstream } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RawHtmlRef } from '../../../contracts/events.js';
@@ -24,7 +25,7 @@ export const createNatsObjectBlobStore = async (options: {
   replicas?: number;
   ownsConnection?: boolean;
 }): Promise<BlobStore> => {
-  const os = await new Objm(options.nc).create(options.bucket ?? 'serp_raw', {
+  const os = await new Objm(jetstream(options.nc, { timeout: 15_000 })).create(options.bucket ?? 'serp_raw', {
     replicas: options.replicas ?? 1,
     storage: 'file' as never,
   });

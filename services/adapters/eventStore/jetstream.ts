@@ -46,7 +46,7 @@ export interface JetStreamEventStoreOptions {
   /** most events handed to a subscription handler at once (default 500) */
   batchSize?: number;
   onSubscriptionError?: (error: unknown) => void;
-  /** how long an append waits for the stream's acknowledgement (default 10 s) */
+  /** how long an append or a read waits for JetStream (default 15 s) */
   timeoutMs?: number;
 }
 
@@ -161,7 +161,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
   const notifySubject = `${prefix}-appended`;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const batchSize = options.batchSize ?? 500;
-  const timeout = options.timeoutMs ?? 10_000;
+  const timeout = options.timeoutMs ?? 15_000;
   const jsm: JetStreamManager = await jetstreamManager(nc, { timeout });
   const js = jetstream(nc, { timeout });
 

@@ -67,8 +67,9 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   const pullExpiresMs = Math.max(options.pullExpiresMs ?? 1_000, 1_000);
   const onError =
     options.onError ?? ((error: unknown) => process.stderr.write(`serp-api: job queue: ${String(error)}\n`));
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
+  // generous: creating R3 streams and consumers on a busy or just-started cluster takes seconds
+  const jsm = await jetstreamManager(nc, { timeout: 15_000 });
+  const js = jetstream(nc, { timeout: 15_000 });
 
   const streamConfig = {
     name: streamName,

@@ -1,3 +1,4 @@
+import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RateDecision, RateLimiter } from '../../ports/rateLimiter.js';
@@ -27,7 +28,7 @@ export const createNatsKvRateLimiter = async (options: {
   now?: () => number;
 }): Promise<RateLimiter> => {
   const now = options.now ?? Date.now;
-  const kv = await new Kvm(options.nc).create(options.bucket ?? 'serp_rate', {
+  const kv = await new Kvm(jetstream(options.nc, { timeout: 15_000 })).create(options.bucket ?? 'serp_rate', {
     history: 1,
     ttl: 120_000,
     replicas: options.replicas ?? 1,
