@@ -4,6 +4,7 @@ import { startDistributed } from '../compose/distributed.js';
 import { ConfigError, loadDistributedConfig, parseRoles } from '../compose/distributedConfig.js';
 import { startEmbedded } from '../compose/embedded.js';
 import { registerMaintenanceCommands } from './commands/admin.js';
+import { registerSearchCommands } from './commands/batch.js';
 import { registerClusterCommand } from './commands/cluster.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerLocationsCommand } from './commands/locations.js';
@@ -81,6 +82,7 @@ program
 
 registerKeysCommand(program);
 registerClusterCommand(program);
+registerSearchCommands(program);
 registerMaintenanceCommands(program);
 registerLocationsCommand(program);
 registerParseCommand(program);
