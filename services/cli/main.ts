@@ -18,6 +18,22 @@ const port = (v: string) => {
   return n;
 };
 
+/** SIGINT or SIGTERM: drain (`close`), then exit 0, or 1 when draining failed */
+const drainOnSignal = (close: () => Promise<void>) => {
+  const stop = (signal: string) => {
+    console.error(`${signal}: draining`);
+    close().then(
+      () => process.exit(0),
+      (err) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+};
+
 const program = new Command('serp-api')
   .description('Live Google search results as clean JSON: native /v1 API, SerpApi-compatible surface, MCP server')
   .showHelpAfterError();
@@ -48,36 +64,14 @@ program
       console.error(
         `serp-api ${dist.roles.join(',')} ${svc.app ? 'listening' : 'health'} on ${svc.url} (data: ${config.dataDir})`,
       );
-      const stop = (signal: string) => {
-        console.error(`${signal}: draining`);
-        svc.close().then(
-          () => process.exit(0),
-          (err) => {
-            console.error(err);
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      drainOnSignal(svc.close);
       return;
     }
     const svc = await startEmbedded(config);
     announceAdminToken(config, svc.core);
     for (const warning of svc.warnings) console.error(`serp-api: warning: ${warning}`);
     console.error(`serp-api listening on ${svc.url} (data: ${config.dataDir})`);
-    const stop = (signal: string) => {
-      console.error(`${signal}: draining`);
-      svc.close().then(
-        () => process.exit(0),
-        (err) => {
-          console.error(err);
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    drainOnSignal(svc.close);
   });
 
 registerKeysCommand(program);

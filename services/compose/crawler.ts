@@ -4,6 +4,8 @@ import { type Crawler, type CrawlLimits, createCrawler, type FetcherMode } from 
 import { createSessionPool } from '../crawler/sessions.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
+import type { Config } from './config.js';
+import { chooseFetcher } from './fetcherCheck.js';
 
 /** The crawler's slice of the service configuration (compose/config.ts reads the environment). */
 export interface CrawlerSetup {
@@ -46,4 +48,31 @@ export const composeCrawler = (setup: CrawlerSetup): Crawler => {
     resolveTargeting: createTargetingResolver(setup.locations),
     limits: setup.limits,
   });
+};
+
+/** The crawler as the service's configuration asks (SERP_FETCHER, proxies, limits), with start-up's fetcher warning. */
+export const crawlerFromConfig = (
+  config: Pick<
+    Config,
+    | 'fetcher'
+    | 'chromiumPath'
+    | 'googleOrigin'
+    | 'proxyUrls'
+    | 'routeMaxInFlight'
+    | 'pagesInFlight'
+    | 'stopDomainPagesInFlight'
+  >,
+  locations: LocationResolver,
+): { crawler: Crawler; warning?: string } => {
+  const choice = chooseFetcher(config.fetcher, config.chromiumPath);
+  const crawler = composeCrawler({
+    fetcher: choice.fetcher,
+    chromiumPath: choice.chromiumPath,
+    googleOrigin: config.googleOrigin,
+    proxyUrls: config.proxyUrls,
+    locations,
+    routeMaxInFlight: config.routeMaxInFlight,
+    limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
+  });
+  return { crawler, warning: choice.warning };
 };

@@ -23,9 +23,8 @@ import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../projector/projector.js';
 import type { Config } from './config.js';
 import { dataPaths, takeServeLock } from './core.js';
-import { composeCrawler } from './crawler.js';
+import { crawlerFromConfig } from './crawler.js';
 import type { DistributedConfig } from './distributedConfig.js';
-import { chooseFetcher } from './fetcherCheck.js';
 import { jsonLines } from './logLines.js';
 import { packageVersion } from './version.js';
 
@@ -155,17 +154,8 @@ export const startDistributed = async (
     }
 
     if (roles.has('crawler') && queue && blobStore && locations) {
-      const choice = chooseFetcher(config.fetcher, config.chromiumPath);
-      if (choice.warning) warnings.push(choice.warning);
-      const crawler = composeCrawler({
-        fetcher: choice.fetcher,
-        chromiumPath: choice.chromiumPath,
-        googleOrigin: config.googleOrigin,
-        proxyUrls: config.proxyUrls,
-        locations,
-        routeMaxInFlight: config.routeMaxInFlight,
-        limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
-      });
+      const { crawler, warning } = crawlerFromConfig(config, locations);
+      if (warning) warnings.push(warning);
       cleanups.push(() => crawler.close());
       const worker = createCrawlWorker({
         queue,

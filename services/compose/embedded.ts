@@ -12,8 +12,7 @@ import { createMetrics } from '../metrics/metrics.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import type { Config } from './config.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
-import { composeCrawler } from './crawler.js';
-import { chooseFetcher } from './fetcherCheck.js';
+import { crawlerFromConfig } from './crawler.js';
 import { jsonLines } from './logLines.js';
 import { packageVersion } from './version.js';
 
@@ -47,16 +46,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const locations = createLocationResolver(config.dataDir);
   // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
   locations.searchLocations('warm', 1);
-  const choice = chooseFetcher(config.fetcher, config.chromiumPath);
-  const crawler = composeCrawler({
-    fetcher: choice.fetcher,
-    chromiumPath: choice.chromiumPath,
-    googleOrigin: config.googleOrigin,
-    proxyUrls: config.proxyUrls,
-    locations,
-    routeMaxInFlight: config.routeMaxInFlight,
-    limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
-  });
+  const { crawler, warning } = crawlerFromConfig(config, locations);
   const worker = createCrawlWorker({
     queue,
     handle: core.handle,
@@ -116,7 +106,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     app,
     url,
     core,
-    warnings: choice.warning ? [choice.warning] : [],
+    warnings: warning ? [warning] : [],
     close: () => {
       closing ??= (async () => {
         await app.close();

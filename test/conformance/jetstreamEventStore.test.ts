@@ -2,15 +2,11 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { createJetStreamEventStore, subjectToken } from '../../services/adapters/eventStore/jetstream.js';
 import { WrongExpectedVersionError } from '../../services/ports/eventStore.js';
-import { natsConnect, natsServers, natsUnavailable } from '../support/nats.js';
+import { natsConnect, natsServerOrSkip } from '../support/nats.js';
 import { eventStoreConformance } from './eventStoreSuite.js';
 
-const unavailable = natsUnavailable();
-if (unavailable) {
-  console.log(`# skipping: ${unavailable}`);
-  t.pass('skipped: no nats-server here');
-} else {
-  const servers = await natsServers(t, 1);
+const servers = await natsServerOrSkip(t);
+if (servers) {
   const fixture = () => {
     const name = `EV_${randomBytes(4).toString('hex')}`;
     return Promise.resolve({

@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { createJetStreamJobQueue } from '../../services/adapters/jobQueue/jetstream.js';
-import { natsConnect, natsServers, natsUnavailable } from '../support/nats.js';
+import { natsConnect, natsServerOrSkip } from '../support/nats.js';
 import { jobQueueConformance } from './jobQueueSuite.js';
 
-const unavailable = natsUnavailable();
-if (unavailable) {
-  console.log(`# skipping: ${unavailable}`);
-  t.pass('skipped: no nats-server here');
-} else {
-  const servers = await natsServers(t, 1);
+const servers = await natsServerOrSkip(t);
+if (servers) {
   t.test('JetStreamJobQueue › conformance', async (t) =>
     jobQueueConformance(t, async (settings) => {
       const name = `JOBS_${randomBytes(4).toString('hex')}`;

@@ -2,16 +2,12 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { createNatsObjectBlobStore } from '../../services/adapters/blobStore/natsObject.js';
 import { createNatsKvRateLimiter } from '../../services/adapters/rateLimiter/natsKv.js';
-import { natsConnect, natsServers, natsUnavailable } from '../support/nats.js';
+import { natsConnect, natsServerOrSkip } from '../support/nats.js';
 import { blobStoreConformance } from './blobStoreSuite.js';
 import { rateLimiterConformance } from './rateLimiterSuite.js';
 
-const unavailable = natsUnavailable();
-if (unavailable) {
-  console.log(`# skipping: ${unavailable}`);
-  t.pass('skipped: no nats-server here');
-} else {
-  const servers = await natsServers(t, 1);
+const servers = await natsServerOrSkip(t);
+if (servers) {
   const bucket = `rate_${randomBytes(4).toString('hex')}`;
 
   t.test('NatsKvRateLimiter › conformance', (t) =>

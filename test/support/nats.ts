@@ -29,3 +29,15 @@ export const natsServers = async (t: Test, count = 1): Promise<NatsServers> => {
 
 export const natsConnect = (servers: NatsServers | string): Promise<NatsConnection> =>
   connect({ servers: (typeof servers === 'string' ? servers : servers.urls).split(','), maxReconnectAttempts: -1 });
+
+/**
+ * One nats-server for a test file, or undefined (with the reason printed and one passing line) when this machine has
+ * none: the preamble every NATS conformance file shares.
+ */
+export const natsServerOrSkip = async (t: Test): Promise<NatsServers | undefined> => {
+  const unavailable = natsUnavailable();
+  if (!unavailable) return natsServers(t, 1);
+  console.log(`# skipping: ${unavailable}`);
+  t.pass('skipped: no nats-server here');
+  return undefined;
+};

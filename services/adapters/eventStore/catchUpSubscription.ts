@@ -77,3 +77,37 @@ export const startCatchUpSubscription = (options: CatchUpSubscriptionOptions): S
     },
   };
 };
+
+/** "this process appended": what wakes the catch-up subscriptions of an adapter at once */
+export const createAppendSignal = () => {
+  const listeners = new Set<() => void>();
+  return {
+    notify() {
+      for (const wake of listeners) wake();
+    },
+    /** the `onAppended` option of startCatchUpSubscription */
+    onAppended(wake: () => void) {
+      listeners.add(wake);
+      return () => listeners.delete(wake);
+    },
+    clear() {
+      listeners.clear();
+    },
+  };
+};
+
+/** the appends still in flight, so that close() can wait for them ("close › waits for appends still pending") */
+export const createPendingTracker = () => {
+  const pending = new Set<Promise<unknown>>();
+  return {
+    track<T>(p: Promise<T>) {
+      pending.add(p);
+      void p.then(
+        () => pending.delete(p),
+        () => pending.delete(p),
+      );
+      return p;
+    },
+    settled: () => Promise.allSettled([...pending]),
+  };
+};

@@ -10,7 +10,7 @@ import {
   StoreUnavailableError,
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
-import { startCatchUpSubscription } from './catchUpSubscription.js';
+import { createAppendSignal, createPendingTracker, startCatchUpSubscription } from './catchUpSubscription.js';
 import { CorruptEventError, encode } from './sqliteCodec.js';
 
 /**
@@ -195,15 +195,12 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     tails.set(stream, tail);
     if (tails.size > 10_000) tails.delete(tails.keys().next().value as string);
   };
-  const pending = new Set<Promise<unknown>>();
+  const pending = createPendingTracker();
   let closed = false;
   let closing: Promise<void> | undefined;
-  const appendedListeners = new Set<() => void>();
-  const wakeAll = () => {
-    for (const wake of appendedListeners) wake();
-  };
+  const appended = createAppendSignal();
   // appends of other processes wake this one's subscriptions at once (polling only backs that up)
-  const notifications = nc.subscribe(notifySubject, { callback: () => wakeAll() });
+  const notifications = nc.subscribe(notifySubject, { callback: () => appended.notify() });
 
   /** the subject's last message, asked of the stream leader (direct gets may be served by a lagging replica) */
   const lastMessage = async (stream: string): Promise<StoredMsg | undefined> => {
@@ -289,7 +286,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
         const version = tail.version + events.length;
         remember(stream, { seq: ack.seq, version });
         nc.publish(notifySubject);
-        wakeAll();
+        appended.notify();
         return { nextExpectedVersion: version, lastGlobalPosition: ack.seq * EVENTS_PER_MESSAGE + events.length - 1 };
       } catch (err) {
         if (!isWrongLastSequence(err)) throw err;
@@ -347,21 +344,12 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     };
   };
 
-  const track = <T>(p: Promise<T>) => {
-    pending.add(p);
-    void p.then(
-      () => pending.delete(p),
-      () => pending.delete(p),
-    );
-    return p;
-  };
-
   return {
     streamName,
 
     appendToStream(stream, events, opts = {}) {
       if (closed) return Promise.reject(new Error('event store is closed'));
-      return track(append(stream, events, opts.expectedVersion ?? 'any').catch(unavailable));
+      return pending.track(append(stream, events, opts.expectedVersion ?? 'any').catch(unavailable));
     },
 
     readStream: (stream, opts = {}) => readStream(stream, opts).catch(unavailable),
@@ -373,10 +361,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
         fromPosition,
         handler,
         readAfter: (position) => readAll({ fromPosition: position, maxCount: batchSize }),
-        onAppended: (wake) => {
-          appendedListeners.add(wake);
-          return () => appendedListeners.delete(wake);
-        },
+        onAppended: appended.onAppended,
         pollIntervalMs,
         onError:
           options.onSubscriptionError ??
@@ -396,9 +381,9 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     close() {
       closing ??= (async () => {
         closed = true;
-        await Promise.allSettled([...pending]);
+        await pending.settled();
         notifications.unsubscribe();
-        appendedListeners.clear();
+        appended.clear();
         if (options.ownsConnection && !nc.isClosed()) await nc.drain();
       })();
       return closing;

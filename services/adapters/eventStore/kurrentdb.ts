@@ -17,7 +17,7 @@ import {
   type RecordedEvent,
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
-import { startCatchUpSubscription } from './catchUpSubscription.js';
+import { createAppendSignal, createPendingTracker, startCatchUpSubscription } from './catchUpSubscription.js';
 import { encode } from './sqliteCodec.js';
 
 /**
@@ -69,8 +69,8 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
   const client = KurrentDBClient.connectionString(options.connectionString);
   const pollIntervalMs = options.pollIntervalMs ?? 500;
   const batchSize = options.batchSize ?? 500;
-  const listeners = new Set<() => void>();
-  const pending = new Set<Promise<unknown>>();
+  const appended = createAppendSignal();
+  const pending = createPendingTracker();
   let closed = false;
 
   const toRecorded = (e: {
@@ -112,7 +112,7 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
     });
     try {
       const res = await client.appendToStream(stream, data, { streamState: streamState(expected) });
-      for (const wake of listeners) wake();
+      appended.notify();
       return {
         nextExpectedVersion: Number(res.nextExpectedRevision),
         lastGlobalPosition: res.position ? positionToNumber(res.position.prepare) : 0,
@@ -143,19 +143,10 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
     return out;
   };
 
-  const track = <T>(p: Promise<T>) => {
-    pending.add(p);
-    void p.then(
-      () => pending.delete(p),
-      () => pending.delete(p),
-    );
-    return p;
-  };
-
   return {
     appendToStream(stream, events, opts = {}) {
       if (closed) return Promise.reject(new Error('event store is closed'));
-      return track(append(stream, events, opts.expectedVersion ?? 'any'));
+      return pending.track(append(stream, events, opts.expectedVersion ?? 'any'));
     },
 
     async readStream(stream, opts = {}) {
@@ -185,10 +176,7 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
         fromPosition,
         handler,
         readAfter: (position) => readAll({ fromPosition: position, maxCount: batchSize }),
-        onAppended: (wake) => {
-          listeners.add(wake);
-          return () => listeners.delete(wake);
-        },
+        onAppended: appended.onAppended,
         pollIntervalMs,
         onError:
           options.onSubscriptionError ?? ((error) => console.error(`serp-api: event subscription: ${String(error)}`)),
@@ -212,8 +200,8 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
 
     async close() {
       closed = true;
-      await Promise.allSettled([...pending]);
-      listeners.clear();
+      await pending.settled();
+      appended.clear();
       await client.dispose();
     },
   };
