@@ -100,7 +100,10 @@ export const CrawlCompleted = z.object({
     jobId: z.string(),
     status: z.enum(['done', 'partial']),
     pages: z.array(PageFetched),
-    result: ParsedSerp,
+    /** inline in events recorded before results moved to the blob store (a start-up migration moves them out) */
+    result: ParsedSerp.optional(),
+    /** the parsed result as JSON in the blob store: deletable at retention, unlike the event */
+    resultRef: RawHtmlRef.optional(),
     rawHtmlRef: RawHtmlRef,
     parserVersion: z.string(),
     cacheKey: z.string(),
@@ -145,7 +148,28 @@ export const CrawlFailed = z.object({
 });
 export const SearchReparsed = z.object({
   type: z.literal('SearchReparsed'),
-  data: z.object({ jobId: z.string(), parserVersion: z.string(), result: ParsedSerp, reparsedAt: iso }),
+  data: z.object({
+    jobId: z.string(),
+    parserVersion: z.string(),
+    /** inline in events recorded before results moved to the blob store */
+    result: ParsedSerp.optional(),
+    resultRef: RawHtmlRef.optional(),
+    reparsedAt: iso,
+  }),
+});
+/**
+ * Past SERP_RETENTION_DAYS a job's raw HTML and results are deleted from the blob store and its read-model rows
+ * dropped (issue 13). The event stays, as the audit record that the job ran and what it was charged.
+ */
+export const SearchPurged = z.object({
+  type: z.literal('SearchPurged'),
+  data: z.object({
+    jobId: z.string(),
+    cacheKey: z.string(),
+    /** the blob keys deleted (raw HTML, results) */
+    blobs: z.array(z.string()),
+    purgedAt: iso,
+  }),
 });
 
 export const DomainEvent = z.discriminatedUnion('type', [
@@ -160,6 +184,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   CrawlCompleted,
   CrawlFailed,
   SearchReparsed,
+  SearchPurged,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;

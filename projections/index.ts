@@ -1,5 +1,8 @@
 import { apiKeysProjection } from './apiKeys/apiKeys.js';
 import { apiKeysQueries } from './apiKeys/queries.js';
+import { hourlyOutcomesProjection } from './dashboard/hourlyOutcomes.js';
+import { keyDailyProjection } from './dashboard/keyDaily.js';
+import { dashboardQueries } from './dashboard/queries.js';
 import { jobStatusProjection } from './jobStatus/jobStatus.js';
 import { jobStatusQueries } from './jobStatus/queries.js';
 import type { DocReader, Projection } from './projection.js';
@@ -10,6 +13,13 @@ import { searchResultsProjection } from './searchResults/searchResults.js';
 import { usageCountersQueries } from './usageCounters/queries.js';
 import { usageCountersProjection } from './usageCounters/usageCounters.js';
 
+/**
+ * The read models' shape: bumped whenever a projection changes what it writes (a new view, a new lookup), so that a
+ * data directory written by an older version is rebuilt from the log once at start (services/projector).
+ * 2: jobStatus finds a key's ended jobs by lookup; keyDaily and hourlyOutcomes (the admin dashboard); SearchPurged.
+ */
+export const READ_MODELS_VERSION = 2;
+
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
   jobStatusProjection,
@@ -17,6 +27,8 @@ export const allProjections: readonly Projection<unknown>[] = [
   usageCountersProjection,
   apiKeysProjection,
   resultCacheProjection,
+  keyDailyProjection,
+  hourlyOutcomesProjection,
 ] as Projection<unknown>[];
 
 /** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */
@@ -26,5 +38,6 @@ export const readModelQueries = (docs: DocReader) => ({
   cache: resultCacheQueries(docs),
   usage: usageCountersQueries(docs),
   keys: apiKeysQueries(docs),
+  dashboard: dashboardQueries(docs),
 });
 export type ReadModelQueries = ReturnType<typeof readModelQueries>;

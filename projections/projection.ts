@@ -23,5 +23,8 @@ export interface DocReader {
   get<T>(view: string, id: string): T | undefined;
   findByLookup<T>(view: string, lookup: string): T | undefined;
   list<T>(view: string): T[];
-  listByLookup<T>(view: string, lookup: string): T[];
+  /** by id; with `last`, only the last `last` of them (ids of time-ordered documents: the newest) */
+  listByLookup<T>(view: string, lookup: string, options?: { last?: number }): T[];
+  /** documents with `after` < id < `before`, by id, at most `limit` (time-ordered ids: a page of what is older) */
+  listBetween<T>(view: string, after: string, before: string, limit: number): T[];
 }

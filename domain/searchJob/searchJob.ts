@@ -1,5 +1,4 @@
 import type { CrawlFailure, EventOf, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
-import type { ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
@@ -10,7 +9,8 @@ export type SearchJobEvent =
   | EventOf<'CrawlStarted'>
   | EventOf<'CrawlCompleted'>
   | EventOf<'CrawlFailed'>
-  | EventOf<'SearchReparsed'>;
+  | EventOf<'SearchReparsed'>
+  | EventOf<'SearchPurged'>;
 
 export type SearchJobStatus = 'none' | 'queued' | 'running' | 'done' | 'partial' | 'failed';
 
@@ -30,6 +30,10 @@ export interface SearchJobState {
   /** the final failure's code and kind (absent for failures recorded before they were) */
   failureCause?: CrawlFailure;
   parserVersion?: string;
+  /** the blob keys of its raw HTML and results (what a purge deletes) */
+  blobs: string[];
+  /** set once retention deleted its raw HTML, results and read-model rows */
+  purgedAt?: string;
 }
 
 interface Submission {
@@ -50,7 +54,8 @@ export type SearchJobCommand =
       jobId: string;
       status: 'done' | 'partial';
       pages: PageFetched[];
-      result: ParsedSerp;
+      /** the parsed result, already in the blob store */
+      resultRef: RawHtmlRef;
       rawHtmlRef: RawHtmlRef;
       parserVersion: string;
       blocks: number;
@@ -67,7 +72,8 @@ export type SearchJobCommand =
       final: boolean;
       now: string;
     }
-  | { type: 'ReparseSearch'; jobId: string; parserVersion: string; result: ParsedSerp; now: string };
+  | { type: 'ReparseSearch'; jobId: string; parserVersion: string; resultRef: RawHtmlRef; now: string }
+  | { type: 'PurgeSearch'; jobId: string; now: string };
 
 export const isTerminal = (s: SearchJobStatus) => s === 'done' || s === 'partial' || s === 'failed';
 
@@ -90,7 +96,7 @@ const submitted = (c: Submission, charged: boolean): EventOf<'SearchSubmitted'> 
  * at-least-once delivery from charging or finishing a job twice.
  */
 export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJobEvent> = {
-  initialState: () => ({ status: 'none', attempts: 0 }),
+  initialState: () => ({ status: 'none', attempts: 0, blobs: [] }),
   decide(command, state) {
     switch (command.type) {
       case 'SubmitSearch':
@@ -106,6 +112,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'ReparseSearch':
+        if (state.purgedAt) throw new DomainError(errorCodes.jobNotTerminal, `job ${command.jobId} was purged`);
         if (state.status !== 'done' && state.status !== 'partial') {
           throw new DomainError(errorCodes.jobNotTerminal, `job ${command.jobId} has no result to re-parse`);
         }
@@ -116,13 +123,23 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
             data: {
               jobId: command.jobId,
               parserVersion: command.parserVersion,
-              result: command.result,
+              resultRef: command.resultRef,
               reparsedAt: command.now,
             },
           },
         ];
     }
     if (state.status === 'none') throw new DomainError(errorCodes.jobNotFound, `job ${command.jobId} not found`);
+    if (command.type === 'PurgeSearch') {
+      // only an ended job is purged, and only once
+      if (!isTerminal(state.status) || state.purgedAt) return [];
+      return [
+        {
+          type: 'SearchPurged',
+          data: { jobId: command.jobId, cacheKey: state.cacheKey ?? '', blobs: state.blobs, purgedAt: command.now },
+        },
+      ];
+    }
     if (isTerminal(state.status)) return [];
     switch (command.type) {
       case 'StartCrawl':
@@ -167,14 +184,21 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
         return { ...state, status: 'done', sourceJobId: event.data.sourceJobId };
       case 'CrawlStarted':
         return { ...state, status: 'running', attempts: Math.max(state.attempts, event.data.attempt) };
-      case 'CrawlCompleted':
-        return { ...state, status: event.data.status, parserVersion: event.data.parserVersion };
+      case 'CrawlCompleted': {
+        const { rawHtmlRef, resultRef } = event.data;
+        const blobs = [...state.blobs, rawHtmlRef.key, ...(resultRef ? [resultRef.key] : [])];
+        return { ...state, status: event.data.status, parserVersion: event.data.parserVersion, blobs };
+      }
       case 'CrawlFailed':
         return event.data.final
           ? { ...state, status: 'failed', failure: event.data.reason, failureCause: event.data.failure }
           : state;
-      case 'SearchReparsed':
-        return { ...state, parserVersion: event.data.parserVersion };
+      case 'SearchReparsed': {
+        const blobs = event.data.resultRef ? [...state.blobs, event.data.resultRef.key] : state.blobs;
+        return { ...state, parserVersion: event.data.parserVersion, blobs };
+      }
+      case 'SearchPurged':
+        return { ...state, purgedAt: event.data.purgedAt };
     }
   },
 };

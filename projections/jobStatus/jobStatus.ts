@@ -23,14 +23,16 @@ export interface JobStatusDoc {
   /** the final failure's code and kind; absent for failures recorded before CrawlFailed carried them */
   failure?: CrawlFailure;
   parserVersion?: string;
+  /** only on a doc folded from the stream of a job retention purged (the read model has no row for it) */
+  purgedAt?: string;
 }
 
 export const terminalStatuses = new Set(['done', 'partial', 'failed']);
 
 export const jobStatusProjection: Projection<JobStatusDoc> = {
   name: 'jobStatus',
-  /** open jobs are findable as a set, so a restarted dispatcher can re-enqueue them */
-  lookupOf: (doc) => (terminalStatuses.has(doc.status) ? undefined : 'open'),
+  /** open jobs are findable as a set (a restarted dispatcher re-enqueues them), ended ones by key (the dashboard) */
+  lookupOf: (doc) => (terminalStatuses.has(doc.status) ? `key:${doc.keyId}` : 'open'),
   idOf: (e) => (e.streamName.startsWith('searchJob-') ? (e.data as { jobId: string }).jobId : undefined),
   evolve(doc, e) {
     if (e.type === 'SearchSubmitted') {
@@ -84,6 +86,9 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
         };
       case 'SearchReparsed':
         return { ...doc, parserVersion: e.data.parserVersion, updatedAt: e.data.reparsedAt };
+      case 'SearchPurged':
+        // past retention the row goes; the api folds the stream and answers 410 (services/application/searches.ts)
+        return null;
       default:
         return doc;
     }

@@ -10,8 +10,12 @@ export interface ResultCacheDoc {
 export const resultCacheProjection: Projection<ResultCacheDoc> = {
   name: 'resultCache',
   idOf: (e) =>
-    e.type === 'CrawlCompleted' && e.data.status === 'done' && e.data.cacheKey ? e.data.cacheKey : undefined,
+    (e.type === 'CrawlCompleted' && e.data.status === 'done') || e.type === 'SearchPurged'
+      ? e.data.cacheKey || undefined
+      : undefined,
   evolve(doc, e) {
+    // a purged job answers no one from cache
+    if (e.type === 'SearchPurged') return doc && doc.jobId !== e.data.jobId ? doc : null;
     if (e.type !== 'CrawlCompleted') return doc ?? null;
     return { cacheKey: e.data.cacheKey, jobId: e.data.jobId, completedAt: e.data.completedAt };
   },

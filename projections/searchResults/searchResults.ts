@@ -18,10 +18,17 @@ export interface SearchResultDoc {
 
 export const searchResultsProjection: Projection<SearchResultDoc> = {
   name: 'searchResults',
-  idOf: (e) => (e.type === 'CrawlCompleted' || e.type === 'SearchReparsed' ? e.data.jobId : undefined),
+  idOf: (e) =>
+    e.type === 'CrawlCompleted' || e.type === 'SearchReparsed' || e.type === 'SearchPurged' ? e.data.jobId : undefined,
+  /**
+   * The projector hands events over with `result` filled from `resultRef` (services/projector/projector.ts); a result
+   * the blob store no longer has (purged at retention) makes no document.
+   */
   evolve(doc, e) {
+    if (e.type === 'SearchPurged') return null;
     if (e.type === 'CrawlCompleted') {
       const { jobId, status, result, pages, rawHtmlRef, parserVersion, targeting, completedAt } = e.data;
+      if (!result) return null;
       return {
         jobId,
         status,
@@ -33,7 +40,7 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
         completedAt,
       };
     }
-    if (e.type === 'SearchReparsed' && doc) {
+    if (e.type === 'SearchReparsed' && doc && e.data.result) {
       return { ...doc, result: e.data.result, parserVersion: e.data.parserVersion, reparsedAt: e.data.reparsedAt };
     }
     return doc ?? null;

@@ -12,6 +12,6 @@ export const waitForEnd = async (searches: SearchService, jobId: string, timeout
   }
 };
 
-/** Past SERP_RETENTION_DAYS a job answers 410 on every surface. */
+/** Past SERP_RETENTION_DAYS (or once retention purged it, whatever the setting now) a job answers 410 everywhere. */
 export const isExpired = (job: JobStatusDoc, retentionDays: number, now = Date.now()) =>
-  now - Date.parse(job.submittedAt) > retentionDays * 86_400_000;
+  job.purgedAt !== undefined || now - Date.parse(job.submittedAt) > retentionDays * 86_400_000;

@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS } from '../crawler/crawl.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandHandler } from './commandHandler.js';
+import { loadResult, putResult, resultBlobKey } from './resultBlobs.js';
 
 /** Which jobs to re-parse: one job, or every crawled job completed at or after `since` (every one when neither). */
 export interface ReparseSelection {
@@ -120,21 +121,28 @@ export const reparseSearches = async (
     // Checked here because the projector skips an event that fails its schema: the new result would never show.
     const checked = ParsedSerp.safeParse(trim(parsed.serp));
     if (!checked.success) return fail(`parser output breaks the result contract: ${checked.error.issues[0]?.message}`);
+    const at = now();
+    const resultRef = await putResult(deps.blobStore, resultBlobKey(jobId, at), checked.data);
     const res = await deps.handle(stream, searchJobDecider, {
       type: 'ReparseSearch',
       jobId,
       parserVersion: parser.version,
-      result: checked.data,
-      now: now(),
+      resultRef,
+      now: at,
     });
-    if (res.events.length === 0) return skip('nothing to re-parse');
+    if (res.events.length === 0) {
+      await deps.blobStore.delete(resultRef.key).catch(() => undefined);
+      return skip('nothing to re-parse');
+    }
+    const before = (latest ? ((await loadResult(deps.blobStore, latest.data)) as ParsedSerp | undefined) : undefined)
+      ?.organic_results.length;
     if (res.position !== undefined) report.position = res.position;
     return {
       jobId,
       outcome: 'reparsed',
       from,
       to: parser.version,
-      organic: { before: latest?.data.result.organic_results.length ?? 0, after: checked.data.organic_results.length },
+      organic: { before: before ?? 0, after: checked.data.organic_results.length },
     };
   };
 

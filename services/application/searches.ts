@@ -74,6 +74,7 @@ export const createSearchService = (deps: {
       attempts: s.attempts,
       detail: s.failure,
       ...(s.failureCause ? { failure: s.failureCause } : {}),
+      ...(s.purgedAt ? { purgedAt: s.purgedAt } : {}),
     };
   };
 

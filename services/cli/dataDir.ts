@@ -52,6 +52,8 @@ export interface BesideService {
   blobStore: BlobStore;
   /** resolves true once the service's projector has passed `position`, false after `timeoutMs` */
   projected(position: number, timeoutMs?: number): Promise<boolean>;
+  /** gives the space of rows the service's projector deleted back to the file system */
+  compactReadModels(): void;
 }
 
 /**
@@ -77,7 +79,8 @@ export const besideService = async <T>(
       return true;
     };
     const tracked = trackAppends(createCommandHandler(eventStore));
-    const result = await work({ eventStore, handle: tracked.handle, queries, blobStore, projected });
+    const compactReadModels = () => readModels.compact();
+    const result = await work({ eventStore, handle: tracked.handle, queries, blobStore, projected, compactReadModels });
     const last = tracked.last();
     return { result, projected: last === undefined || (await projected(last)) };
   } finally {

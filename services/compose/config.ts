@@ -24,6 +24,8 @@ export interface Config {
   syncTimeoutMs: number;
   presignTtlS: number;
   retentionDays: number;
+  /** minutes between retention sweeps in a serving process (0: never; `serp-api retention sweep` by hand) */
+  retentionSweepMin: number;
   tiers: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
   keyPepper?: string;
   adminToken?: string;
@@ -74,6 +76,7 @@ export const loadConfig = (
     syncTimeoutMs: int(env.SERP_SYNC_TIMEOUT_MS, 55_000, 'SERP_SYNC_TIMEOUT_MS'),
     presignTtlS: int(env.SERP_PRESIGN_TTL_S, 3600, 'SERP_PRESIGN_TTL_S'),
     retentionDays: int(env.SERP_RETENTION_DAYS, 31, 'SERP_RETENTION_DAYS'),
+    retentionSweepMin: int(env.SERP_RETENTION_SWEEP_MIN, 60, 'SERP_RETENTION_SWEEP_MIN'),
     tiers,
     keyPepper: env.SERP_KEY_PEPPER || undefined,
     adminToken: env.SERP_ADMIN_TOKEN || undefined,

@@ -1,6 +1,11 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { allProjections, type ReadModelQueries, readModelQueries } from '../../projections/index.js';
+import {
+  allProjections,
+  READ_MODELS_VERSION,
+  type ReadModelQueries,
+  readModelQueries,
+} from '../../projections/index.js';
 import { createFsBlobStore } from '../adapters/blobStore/fs.js';
 import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
@@ -11,6 +16,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createProjector, type Projector } from '../projector/projector.js';
 import type { Config } from './config.js';
+import { moveInlineResults } from './migrations.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
 
 /** Where an embedded data directory keeps each store. */
@@ -105,10 +111,18 @@ export const openCore = async (config: Config): Promise<Core> => {
     linkSecret: config.linkSecret,
   });
   const stores = openStores(config.dataDir);
+  try {
+    await moveInlineResults(dataPaths(config.dataDir).events, stores.blobStore);
+  } catch (err) {
+    await stores.close();
+    throw err;
+  }
   const projector = createProjector({
     eventStore: stores.eventStore,
     readModels: stores.readModels,
     projections: allProjections,
+    blobStore: stores.blobStore,
+    version: READ_MODELS_VERSION,
   });
   try {
     await projector.start();

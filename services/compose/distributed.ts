@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
-import { allProjections, readModelQueries } from '../../projections/index.js';
+import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../projections/index.js';
 import { createNatsObjectBlobStore } from '../adapters/blobStore/natsObject.js';
 import { createJetStreamEventStore } from '../adapters/eventStore/jetstream.js';
 import { createKurrentDbEventStore } from '../adapters/eventStore/kurrentdb.js';
@@ -102,6 +102,12 @@ export const startDistributed = async (
     cleanups.push(() => eventStore.close());
     const handle = createCommandHandler(eventStore);
 
+    // raw HTML and results; the read models' projector reads results from it too
+    const blobStore =
+      roles.has('crawler') || roles.has('api') || needsReadModels
+        ? await atStart('blob store', () => createNatsObjectBlobStore({ nc, replicas: dist.replicas }))
+        : undefined;
+
     let readModels: ReadModelStore | undefined;
     let projector: Projector | undefined;
     if (needsReadModels) {
@@ -111,7 +117,13 @@ export const startDistributed = async (
       const store = createSqliteReadModelStore(dataPaths(config.dataDir).readModels);
       readModels = store;
       cleanups.push(() => store.close());
-      projector = createProjector({ eventStore, readModels: store, projections: allProjections });
+      projector = createProjector({
+        eventStore,
+        readModels: store,
+        projections: allProjections,
+        blobStore,
+        version: READ_MODELS_VERSION,
+      });
       // catch up before serving anything
       await atStart('catch-up', () => (projector as Projector).start());
       const p = projector;
@@ -132,11 +144,6 @@ export const startDistributed = async (
           )
         : undefined;
     if (queue) cleanups.push(() => queue.close());
-
-    const blobStore =
-      roles.has('crawler') || roles.has('api')
-        ? await atStart('raw HTML store', () => createNatsObjectBlobStore({ nc, replicas: dist.replicas }))
-        : undefined;
 
     const warnings: string[] = [];
     let locations: ReturnType<typeof createLocationResolver> | undefined;

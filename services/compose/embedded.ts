@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
 import { crawlerFromConfig } from './crawler.js';
 import { jsonLines } from './logLines.js';
+import { scheduleRetention } from './retention.js';
 import { packageVersion } from './version.js';
 
 export interface Embedded {
@@ -99,6 +100,19 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   );
   await dispatcher.start();
   worker.start();
+  const retention = scheduleRetention(
+    {
+      eventStore: core.eventStore,
+      blobStore: core.blobStore,
+      handle: core.handle,
+      queries: core.queries,
+      compact: () => core.readModels.compact(),
+      projected: (position) => core.projector.waitFor(position),
+      retentionDays: config.retentionDays,
+    },
+    config.retentionSweepMin,
+    jsonLines(config.logLevel, options.logger) ?? (() => undefined),
+  );
   const url = await app.listen({ port: config.port, host: config.host });
   writeFileSync(paths.server, `${JSON.stringify({ pid: process.pid, url }, null, 2)}\n`);
   let closing: Promise<void> | undefined;
@@ -110,6 +124,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     close: () => {
       closing ??= (async () => {
         await app.close();
+        await retention.stop();
         await metrics.stop();
         await worker.stop();
         await dispatcher.stop();

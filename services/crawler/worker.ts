@@ -2,6 +2,7 @@ import { type CrawlFailure, streams } from '../../contracts/events.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION } from '../../parser/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import { putResult, resultBlobKey } from '../application/resultBlobs.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
 import type { Crawler } from './crawl.js';
@@ -96,13 +97,16 @@ export const createCrawlWorker = (deps: {
         );
         return d.ack();
       }
-      const rawHtmlRef = await blobStore.put(`raw/${jobId}.html`, outcome.rawHtml);
+      const [rawHtmlRef, resultRef] = await Promise.all([
+        blobStore.put(`raw/${jobId}.html`, outcome.rawHtml),
+        putResult(blobStore, resultBlobKey(jobId), outcome.result),
+      ]);
       await handle(stream, searchJobDecider, {
         type: 'CompleteCrawl',
         jobId,
         status: outcome.status,
         pages: outcome.pages,
-        result: outcome.result,
+        resultRef,
         rawHtmlRef,
         parserVersion: PARSER_VERSION,
         blocks: outcome.blocks,

@@ -17,6 +17,8 @@ import { toProjected } from '../projector/projector.js';
 export interface Metrics {
   registry: Registry;
   observeHttp(route: string, method: string, status: number, seconds: number): void;
+  /** queue depth and projection lag now, where this process can see them (the admin dashboard's service view) */
+  snapshot(): Promise<{ queue?: QueueStats; projectionLag?: number }>;
   /** starts following the event log from its head; stop() ends it */
   follow(eventStore: EventStore): Promise<void>;
   stop(): Promise<void>;
@@ -158,6 +160,16 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
   let subscription: Subscription | undefined;
   return {
     registry,
+    async snapshot() {
+      const [queue, projection] = await Promise.all([
+        sources.queueStats?.().catch(() => undefined),
+        sources.projection?.().catch(() => undefined),
+      ]);
+      return {
+        ...(queue ? { queue } : {}),
+        ...(projection ? { projectionLag: Math.max(0, projection.head - projection.projected) } : {}),
+      };
+    },
     observeHttp(route, method, status, seconds) {
       http.inc({ route, method, status: String(status) });
       latency.observe({ route, method }, seconds);

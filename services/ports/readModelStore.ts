@@ -26,5 +26,7 @@ export interface ReadModelStore extends DocReader {
   dump(): Array<{ view: string; id: string; doc: string }>;
   /** drops every document and the named checkpoints (a rebuild starts from here) */
   reset(checkpointNames: string[]): void;
+  /** gives the space of deleted documents back to the file system (after a retention sweep) */
+  compact(): void;
   close(): void;
 }

@@ -1,5 +1,7 @@
 import { DomainEvent } from '../../contracts/events.js';
 import type { ProjectedEvent, Projection } from '../../projections/projection.js';
+import { loadResult } from '../application/resultBlobs.js';
+import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { DocWrite, ReadModelStore } from '../ports/readModelStore.js';
 
@@ -14,6 +16,8 @@ export interface Projector {
 /** The projector's checkpoint name in the read-model store (a CLI beside a service waits on it). */
 export const PROJECTOR_CHECKPOINT = 'projector';
 const CHECKPOINT = PROJECTOR_CHECKPOINT;
+/** not a position: the read models' shape version, kept where the checkpoints are */
+const VERSION_CHECKPOINT = 'read-models-version';
 
 /** Validates a stored event at the edge; events of types this version does not know are skipped, not fatal. */
 export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {
@@ -25,6 +29,33 @@ export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {
     globalPosition: e.globalPosition,
     recordedAt: e.metadata.recordedAt,
   };
+};
+
+const carriesResult = (e: RecordedEvent) => e.type === 'CrawlCompleted' || e.type === 'SearchReparsed';
+
+/**
+ * Fills `result` of the batch's CrawlCompleted / SearchReparsed events from their `resultRef` (results live in the
+ * blob store so that retention can delete them), a few reads at a time. A result that is gone (purged) stays absent.
+ */
+export const hydrateResults = async (
+  blobStore: BlobStore | undefined,
+  batch: RecordedEvent[],
+): Promise<RecordedEvent[]> => {
+  if (!blobStore || !batch.some(carriesResult)) return batch;
+  const out = [...batch];
+  const indexes = batch.flatMap((e, i) => (carriesResult(e) ? [i] : []));
+  for (let i = 0; i < indexes.length; i += 8) {
+    await Promise.all(
+      indexes.slice(i, i + 8).map(async (at) => {
+        const e = batch[at];
+        const data = e.data as { result?: unknown; resultRef?: { key: string; sha256: string; bytes: number } };
+        if (data.result !== undefined || !data.resultRef) return;
+        const result = await loadResult(blobStore, data as Parameters<typeof loadResult>[1]).catch(() => undefined);
+        if (result !== undefined) out[at] = { ...e, data: { ...data, result } };
+      }),
+    );
+  }
+  return out;
 };
 
 /** Folds a batch into document writes, reading each document at most once from the store. */
@@ -47,6 +78,13 @@ export const createProjector = (deps: {
   eventStore: EventStore;
   readModels: ReadModelStore;
   projections: readonly Projection<unknown>[];
+  /** where results referenced by events live (absent: only inline results project) */
+  blobStore?: BlobStore;
+  /**
+   * the read models' shape (READ_MODELS_VERSION): read models written under another are dropped at start and built
+   * again from the log
+   */
+  version?: number;
   onError?: (err: unknown) => void;
 }): Projector => {
   const { eventStore, readModels, projections } = deps;
@@ -54,10 +92,11 @@ export const createProjector = (deps: {
   let subscription: Subscription | undefined;
   const waiters: Array<{ position: number; resolve: () => void }> = [];
 
-  const handle = (batch: RecordedEvent[]) => {
-    if (batch.length === 0) return;
-    const last = batch[batch.length - 1].globalPosition;
+  const handle = async (received: RecordedEvent[]) => {
+    if (received.length === 0) return;
+    const last = received[received.length - 1].globalPosition;
     try {
+      const batch = await hydrateResults(deps.blobStore, received);
       // Another process may project into the same file (a CLI command beside the service): under the write lock,
       // apply only what the stored checkpoint does not already include, so no event is ever applied twice.
       position = readModels.exclusive(() => {
@@ -89,6 +128,15 @@ export const createProjector = (deps: {
 
   return {
     async start() {
+      if (deps.version !== undefined && readModels.checkpoint(VERSION_CHECKPOINT) !== deps.version) {
+        const version = deps.version;
+        readModels.exclusive(() => {
+          if (readModels.checkpoint(VERSION_CHECKPOINT) === version) return;
+          readModels.reset([CHECKPOINT]);
+          readModels.commit([], VERSION_CHECKPOINT, version);
+        });
+        position = 0;
+      }
       const head = await eventStore.headPosition();
       subscription = eventStore.subscribeToAll(position, handle);
       await waitFor(head);
@@ -106,12 +154,13 @@ export const rebuildReadModels = async (
   eventStore: EventStore,
   readModels: ReadModelStore,
   projections: readonly Projection<unknown>[],
+  blobStore?: BlobStore,
 ) => {
   readModels.reset([CHECKPOINT]);
   let from = 0;
   let count = 0;
   for (;;) {
-    const batch = await eventStore.readAll({ fromPosition: from, maxCount: 1000 });
+    const batch = await hydrateResults(blobStore, await eventStore.readAll({ fromPosition: from, maxCount: 1000 }));
     if (batch.length === 0) break;
     const events = batch.map(toProjected).filter((e): e is ProjectedEvent => e !== undefined);
     from = batch[batch.length - 1].globalPosition;

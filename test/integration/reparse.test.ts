@@ -5,6 +5,7 @@ import { streams } from '../../contracts/events.js';
 import { PARSER_VERSION } from '../../parser/index.js';
 import { readModelQueries } from '../../projections/index.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
+import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
@@ -74,7 +75,12 @@ t.test('reparse', { skip: missing }, async (t) => {
     // What an older parser left behind: another version and fewer results, appended as a real process would.
     const store = createSqliteEventStore({ path: eventsDb });
     const { events } = await store.readStream(streams.searchJob(jobId));
-    const completed = events.find((e) => e.type === 'CrawlCompleted')!.data as SearchResultDoc;
+    // the crawl's result is in the blob store, referenced by the event; this old parse is written inline, as events
+    // recorded before results moved out of them were (both shapes must keep reading)
+    const ref = (events.find((e) => e.type === 'CrawlCompleted')!.data as { resultRef: { key: string } }).resultRef;
+    const completed = {
+      result: JSON.parse((await createFsBlobStore(join(data, 'blobs')).get(ref.key))!.toString('utf8')),
+    } as SearchResultDoc;
     await store.appendToStream(
       streams.searchJob(jobId),
       [

@@ -4,6 +4,8 @@ import type { DocWrite, ReadModelStore } from '../../ports/readModelStore.js';
 /** Read models as JSON documents in one SQLite file (WAL), checkpoints beside them (see the port). */
 export const createSqliteReadModelStore = (path: string): ReadModelStore => {
   const db = new Database(path);
+  // set before the first table: a new file gives pages back on `compact()`; older files are VACUUMed once there
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(`
@@ -19,6 +21,12 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
   const listStmt = db.prepare<[string], { doc: string }>('SELECT doc FROM docs WHERE view = ? ORDER BY id');
   const listLookupStmt = db.prepare<[string, string], { doc: string }>(
     'SELECT doc FROM docs WHERE view = ? AND lookup = ? ORDER BY id',
+  );
+  const listLookupLastStmt = db.prepare<[string, string, number], { doc: string }>(
+    'SELECT doc FROM docs WHERE view = ? AND lookup = ? ORDER BY id DESC LIMIT ?',
+  );
+  const listBetweenStmt = db.prepare<[string, string, string, number], { doc: string }>(
+    'SELECT doc FROM docs WHERE view = ? AND id > ? AND id < ? ORDER BY id LIMIT ?',
   );
   const putStmt = db.prepare('INSERT OR REPLACE INTO docs (view, id, doc, lookup) VALUES (?, ?, ?, ?)');
   const delStmt = db.prepare('DELETE FROM docs WHERE view = ? AND id = ?');
@@ -37,8 +45,13 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     get: (view, id) => parse(getStmt.get(view, id)),
     findByLookup: (view, lookup) => parse(lookupStmt.get(view, lookup)),
     list: <T>(view: string) => listStmt.all(view).map((r) => JSON.parse(r.doc) as T),
-    listByLookup: <T>(view: string, lookup: string) =>
-      listLookupStmt.all(view, lookup).map((r) => JSON.parse(r.doc) as T),
+    listByLookup: <T>(view: string, lookup: string, options?: { last?: number }) =>
+      (options?.last === undefined
+        ? listLookupStmt.all(view, lookup)
+        : listLookupLastStmt.all(view, lookup, options.last).reverse()
+      ).map((r) => JSON.parse(r.doc) as T),
+    listBetween: <T>(view: string, after: string, before: string, limit: number) =>
+      listBetweenStmt.all(view, after, before, limit).map((r) => JSON.parse(r.doc) as T),
     commit: (writes, name, position) => commitTx(writes, name, position),
     exclusive: <T>(fn: () => T) => db.transaction(fn).immediate(),
     checkpoint: (name) => cpGet.get(name)?.position ?? 0,
@@ -51,6 +64,11 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
         db.exec('DELETE FROM docs');
         for (const n of names) db.prepare('DELETE FROM checkpoints WHERE name = ?').run(n);
       })(),
+    compact() {
+      if (db.pragma('auto_vacuum', { simple: true }) !== 2) db.exec('VACUUM');
+      else db.pragma('incremental_vacuum');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    },
     close: () => db.close(),
   };
 };

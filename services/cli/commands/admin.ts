@@ -1,7 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { allProjections } from '../../../projections/index.js';
 import { auditUsage, type KeyAudit } from '../../application/audit.js';
+import type { SweepReport } from '../../application/retention.js';
 import { type Config, loadConfig } from '../../compose/config.js';
+import { runRetentionSweep } from '../../compose/retention.js';
 import { rebuildReadModels } from '../../projector/projector.js';
 import { besideService, openLocalCore, requireEventStore, trackAppends } from '../dataDir.js';
 import { localService, serviceRunningError } from '../target.js';
@@ -83,8 +85,76 @@ const printAudit = (month: string, report: KeyAudit[]) => {
   }
 };
 
+const daysArg = (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new InvalidArgumentError('must be a number of days, 0 or more (fractions allowed: 0.5 is twelve hours)');
+  }
+  return n;
+};
+
+const instantArg = (v: string) => {
+  const at = new Date(v);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(at.getTime())) {
+    throw new InvalidArgumentError('must be an ISO date or instant, e.g. 2026-10-01 or 2026-10-01T12:00:00Z');
+  }
+  if (at.getTime() > Date.now()) throw new InvalidArgumentError('must not be in the future');
+  return at;
+};
+
+const printSweep = (r: SweepReport) =>
+  console.log(`jobs submitted before ${r.cutoff}: purged ${r.purged} jobs, deleted ${r.blobsDeleted} blobs`);
+
 /** `projections rebuild` (offline only) and `audit usage` (offline, or beside a running service). */
 export const registerMaintenanceCommands = (program: Command) => {
+  program
+    .command('retention')
+    .description('data past SERP_RETENTION_DAYS')
+    .command('sweep')
+    .description(
+      'delete the raw HTML, results and read-model rows of every ended job older than the retention (the service also does it hourly)',
+    )
+    .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
+    .option('--days <n>', 'retention in days (default SERP_RETENTION_DAYS, 31)', daysArg)
+    .option(
+      '--before <instant>',
+      'instead of --days: every ended job submitted before this ISO date or instant',
+      instantArg,
+    )
+    .action(async (o: { data?: string; days?: number; before?: Date }) => {
+      const config = loadConfig(process.env, { dataDir: o.data });
+      requireEventStore(config);
+      if (o.days !== undefined && o.before) throw new InvalidArgumentError('give --days or --before, not both');
+      const days = o.days ?? config.retentionDays;
+      const before = o.before;
+      if (await localService(config)) {
+        // beside the service: its projector drops the rows; we wait for it, then compact
+        const { result } = await besideService(config, (shared) =>
+          runRetentionSweep({
+            ...shared,
+            compact: shared.compactReadModels,
+            projected: (position) => shared.projected(position, 15_000),
+            retentionDays: days,
+            before,
+          }),
+        );
+        return printSweep(result);
+      }
+      const core = await openLocalCore(config);
+      try {
+        const r = await runRetentionSweep({
+          ...core,
+          compact: () => core.readModels.compact(),
+          projected: (position) => core.projector.waitFor(position),
+          retentionDays: days,
+          before,
+        });
+        printSweep(r);
+      } finally {
+        await core.close();
+      }
+    });
+
   program
     .command('projections')
     .description('read-model maintenance')
@@ -100,7 +170,7 @@ export const registerMaintenanceCommands = (program: Command) => {
       const core = await openLocalCore(config);
       try {
         await core.projector.stop();
-        const r = await rebuildReadModels(core.eventStore, core.readModels, allProjections);
+        const r = await rebuildReadModels(core.eventStore, core.readModels, allProjections, core.blobStore);
         console.log(`rebuilt ${allProjections.length} read models from ${r.events} events (position ${r.position})`);
       } finally {
         await core.close();

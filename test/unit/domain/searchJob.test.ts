@@ -26,18 +26,19 @@ const serp = {
   serp_features: {},
   information: {},
 };
+const reparsedRef = { key: 'results/j1.r1.json', sha256: 'z', bytes: 3 };
 const complete: SearchJobCommand = {
   type: 'CompleteCrawl',
   jobId: 'j1',
   status: 'done',
   pages: [],
-  result: serp,
+  resultRef: { key: 'results/j1.json', sha256: 'y', bytes: 2 },
   rawHtmlRef: { key: 'raw/j1.html', sha256: 'x', bytes: 1 },
   parserVersion: '1',
   blocks: 0,
   now,
 };
-const completed = searchJobDecider.decide(complete, { status: 'running', attempts: 1, cacheKey: 'ck' });
+const completed = searchJobDecider.decide(complete, { status: 'running', attempts: 1, cacheKey: 'ck', blobs: [] });
 const fail = (final: boolean) =>
   ({ type: 'FailCrawl', jobId: 'j1', attempt: 1, reason: 'blocked', final, now }) as const;
 
@@ -72,7 +73,11 @@ t.test('SearchJob › when running', async (t) => {
   t.test('completes with the result and the cache key', async (t) => {
     const events = spec.given([submitted(true), started]).when(complete);
     t.equal(events.length, 1);
-    t.match(events[0], { type: 'CrawlCompleted', data: { status: 'done', cacheKey: 'ck', result: serp } });
+    t.match(events[0], {
+      type: 'CrawlCompleted',
+      data: { status: 'done', cacheKey: 'ck', resultRef: { key: 'results/j1.json' } },
+    });
+    t.notOk('result' in (events[0]?.data ?? {}), 'the result is in the blob store, not the event');
     t.equal(spec.given([submitted(true), started, ...events]).state().status, 'done');
   });
   t.test('a non-final failure keeps it running for a retry', async (t) => {
@@ -98,8 +103,10 @@ t.test('SearchJob › targeting used', async (t) => {
     let job: JobStatusDoc | undefined;
     let doc: SearchResultDoc | undefined;
     events.forEach((e, i) => {
-      // through the event contract, as the store reads them back
-      const parsed = DomainEvent.parse(JSON.parse(JSON.stringify(e)));
+      // through the event contract, as the store reads them back; the projector fills a referenced result
+      const stored = JSON.parse(JSON.stringify(e));
+      if (stored.data.resultRef && !stored.data.result) stored.data.result = serp;
+      const parsed = DomainEvent.parse(stored);
       const projected = {
         ...parsed,
         streamName: 'searchJob-j1',
@@ -134,7 +141,7 @@ t.test('SearchJob › targeting used', async (t) => {
     ];
     const reparsed = spec
       .given(events)
-      .when({ type: 'ReparseSearch', jobId: 'j1', parserVersion: '2', result: serp, now });
+      .when({ type: 'ReparseSearch', jobId: 'j1', parserVersion: '2', resultRef: reparsedRef, now });
     t.match(project([...events, ...reparsed]), { parser_version: '2', targeting: { gl: 'us', device: 'mobile' } });
   });
 
@@ -163,9 +170,43 @@ t.test('SearchJob › unknown job › refuses crawl commands', async (t) => {
 
 t.test('SearchJob › reparse', async (t) => {
   const done = [submitted(true), started, ...completed];
-  const cmd = { type: 'ReparseSearch', jobId: 'j1', parserVersion: '2', result: serp, now } as const;
+  const cmd = { type: 'ReparseSearch', jobId: 'j1', parserVersion: '2', resultRef: reparsedRef, now } as const;
   t.same(spec.given(done).when(cmd), [
-    { type: 'SearchReparsed', data: { jobId: 'j1', parserVersion: '2', result: serp, reparsedAt: now } },
+    { type: 'SearchReparsed', data: { jobId: 'j1', parserVersion: '2', resultRef: reparsedRef, reparsedAt: now } },
   ]);
   t.throws(() => spec.given([submitted(true)]).when(cmd), { code: 'SERP_JOB_NOT_TERMINAL' });
+});
+
+t.test('SearchJob › purge', async (t) => {
+  const purge = { type: 'PurgeSearch', jobId: 'j1', now } as const;
+  const done = [submitted(true), started, ...completed];
+  const reparsed = spec
+    .given(done)
+    .when({ type: 'ReparseSearch', jobId: 'j1', parserVersion: '2', resultRef: reparsedRef, now });
+  t.same(
+    spec.given([...done, ...reparsed]).when(purge),
+    [
+      {
+        type: 'SearchPurged',
+        data: {
+          jobId: 'j1',
+          cacheKey: 'ck',
+          blobs: ['raw/j1.html', 'results/j1.json', 'results/j1.r1.json'],
+          purgedAt: now,
+        },
+      },
+    ],
+    'names every blob of the job: raw HTML, the crawl result and each re-parse',
+  );
+  const purged = [...done, ...spec.given(done).when(purge)];
+  t.same(spec.given(purged).when(purge), [], 'purged once');
+  t.match(spec.given(purged).state(), { status: 'done', purgedAt: now });
+  t.throws(
+    () =>
+      spec.given(purged).when({ type: 'ReparseSearch', jobId: 'j1', parserVersion: '3', resultRef: reparsedRef, now }),
+    { code: 'SERP_JOB_NOT_TERMINAL' },
+    'a purged job has nothing to re-parse',
+  );
+  t.same(spec.given([submitted(true), started]).when(purge), [], 'a running job is never purged');
+  t.throws(() => spec.given([]).when(purge), { code: 'SERP_JOB_NOT_FOUND' });
 });
