@@ -27,7 +27,7 @@ import { v1Routes } from './routes/v1/index.js';
 /** Everything the HTTP surfaces need, built by a composition root (services/compose). */
 export interface AppDeps {
   config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl'> &
-    Partial<Pick<Config, 'authFailuresPerMin'>>;
+    Partial<Pick<Config, 'authFailuresPerMin' | 'tiers'>>;
   secrets: Secrets;
   queries: ReadModelQueries;
   searches: SearchService;
@@ -217,11 +217,13 @@ export const app = fp<AppDeps>(
       inject,
     });
     await fastify.register(adminRoutes, {
-      prefix: '/admin',
       guard: createAdminGuard(deps.secrets.adminToken),
+      adminToken: deps.secrets.adminToken,
       queries: deps.queries,
       keys: deps.keys,
+      tiers: deps.config.tiers ?? {},
       projected: deps.projected,
+      snapshot: () => metrics.snapshot(),
     });
   },
   { name: 'serp-api', fastify: '5.x' },

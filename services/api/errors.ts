@@ -153,6 +153,13 @@ export const installErrorHandler = (app: FastifyInstance) => {
       });
     }
     switch (err.code) {
+      case 'FST_CSRF_MISSING_SECRET':
+      case 'FST_CSRF_INVALID_TOKEN':
+        return send(reply, 403, {
+          detail:
+            "the dashboard's form token (CSRF) is missing or stale: reload /admin and try again (scripts: send the admin token as a Bearer header instead of the cookie)",
+          code: 'SERP_ADMIN_CSRF',
+        });
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return send(reply, 415, {
           detail: `unsupported content type "${req.headers['content-type'] ?? ''}": send JSON with Content-Type: application/json`,

@@ -24,6 +24,10 @@ t.test('HTTP app › each scope has one guard for all its routes', async (t) => 
     { method: 'POST' as const, url: '/admin/api/keys', payload: { tier: 'free' } },
     { method: 'POST' as const, url: '/admin/api/keys/key_0/revoke' },
     { method: 'PATCH' as const, url: '/admin/api/keys/key_0', payload: { rate_limit_per_min: 5 } },
+    { method: 'GET' as const, url: '/admin/api/keys/key_0/usage' },
+    { method: 'GET' as const, url: '/admin/api/keys/key_0/jobs' },
+    { method: 'GET' as const, url: '/admin/api/service' },
+    { method: 'GET' as const, url: '/admin/api/tiers' },
   ];
   await t.test('/admin › an API key is not the admin token; the token passes', async (t) => {
     for (const r of admin) {
@@ -68,9 +72,17 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp
   t.same(Object.keys(doc.paths).sort(), [
     '/account',
     '/account.json',
+    '/admin',
     '/admin/api/keys',
     '/admin/api/keys/{key_id}',
+    '/admin/api/keys/{key_id}/jobs',
     '/admin/api/keys/{key_id}/revoke',
+    '/admin/api/keys/{key_id}/usage',
+    '/admin/api/service',
+    '/admin/api/tiers',
+    '/admin/assets/{name}',
+    '/admin/session',
+    '/admin/session/end',
     '/health',
     '/llms.txt',
     '/locations.json',

@@ -1,20 +1,66 @@
-import type { FastifyPluginAsync } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Limits } from '../../../../domain/apiKey/apiKey.js';
 import type { ReadModelQueries } from '../../../../projections/index.js';
 import type { KeyCommands } from '../../../application/keys.js';
+import type { Metrics } from '../../../metrics/metrics.js';
 import type { AdminGuard } from '../../auth.js';
+import { dashboardRoutes } from './dashboard.js';
 import { keyRoutes } from './keys.js';
+import { adminCookieSecret, cookieOptions, hasSession } from './session.js';
+import { uiRoutes } from './ui.js';
 
 export interface AdminOptions {
   guard: AdminGuard;
+  adminToken: string;
   queries: ReadModelQueries;
   keys: KeyCommands;
+  /** the tiers a key can be minted in */
+  tiers: Record<string, Omit<Limits, 'tier'>>;
   /** resolves once the read models include `position` (admin writes answer only then) */
   projected(position: number): Promise<void>;
+  /** queue depth and projection lag where this process sees them */
+  snapshot?: Metrics['snapshot'];
+  now?: () => Date;
 }
 
-/** `/admin`: the operator's scope, behind SERP_ADMIN_TOKEN, checked once here for every route in it. */
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The operator's scope: the dashboard's pages (`/admin`, signed in by cookie) and the admin api (`/admin/api`), which
+ * answers the admin token as a Bearer header (scripts, the CLI) or the dashboard's session cookie; a write by cookie
+ * must carry the page's CSRF token too (a Bearer header is never sent by a browser on its own, so it needs none).
+ */
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => {
-  app.addHook('onRequest', async (req) => opts.guard(req));
-  const { prefix: _prefix, ...routeOptions } = opts as AdminOptions & { prefix?: string };
-  await app.register(keyRoutes, { ...routeOptions, prefix: '/api' });
+  await app.register(fastifyCookie, { secret: adminCookieSecret(opts.adminToken) });
+  await app.register(fastifyCsrf, { cookieOpts: cookieOptions, logLevel: 'info' });
+  const csrfProtection = app.csrfProtection;
+
+  await app.register(async (ui) => {
+    // form posts (sign in, sign out) are parsed here only: the json api stays json
+    await ui.register(fastifyFormbody, { bodyLimit: 8 * 1024 });
+    await ui.register(uiRoutes, { adminToken: opts.adminToken, csrfProtection });
+  });
+
+  await app.register(
+    async (api) => {
+      const byCookie = new WeakSet<FastifyRequest>();
+      api.addHook('onRequest', async (req) => {
+        if (!req.headers.authorization && hasSession(req)) {
+          byCookie.add(req);
+          return;
+        }
+        opts.guard(req);
+      });
+      api.addHook('preHandler', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+        if (!byCookie.has(req) || SAFE.has(req.method)) return done();
+        csrfProtection.call(api, req, reply, done);
+      });
+      await api.register(keyRoutes, opts);
+      await api.register(dashboardRoutes, opts);
+    },
+    { prefix: '/admin/api' },
+  );
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
+import { usageMonth } from '../../../../domain/usage/usage.js';
 import type { ApiKeyDoc } from '../../../../projections/apiKeys/apiKeys.js';
 import { KeyInputError } from '../../../application/keys.js';
 import { ApiError } from '../../errors.js';
@@ -17,6 +18,12 @@ export const KeyView = z.object({
   status: z.enum(['active', 'revoked']),
   issued_at: z.string(),
   revoked_at: z.string().optional(),
+});
+
+/** a key in the list, with this month's usage (monthly_quota 0 is unlimited: remaining null) */
+export const KeyListed = KeyView.extend({
+  used_this_month: z.number().int(),
+  remaining: z.number().int().nullable(),
 });
 
 export const CreateKeyBody = z
@@ -71,9 +78,21 @@ export const keyRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => 
       ...admin,
       operationId: 'listKeys',
       summary: 'Every API key with its tier, limits and status',
-      response: { 200: z.object({ keys: z.array(KeyView) }), 401: ErrorBody },
+      response: { 200: z.object({ keys: z.array(KeyListed) }), 401: ErrorBody },
     },
-    handler: async () => ({ keys: opts.queries.keys.all().map(keyView) }),
+    handler: async () => {
+      const month = usageMonth((opts.now?.() ?? new Date()).toISOString());
+      return {
+        keys: opts.queries.keys.all().map((d) => {
+          const used = opts.queries.usage.used(d.keyId, month);
+          return {
+            ...keyView(d),
+            used_this_month: used,
+            remaining: d.monthlyQuota === 0 ? null : Math.max(0, d.monthlyQuota - used),
+          };
+        }),
+      };
+    },
   });
 
   r.post('/keys', {

@@ -1,0 +1,331 @@
+// The admin dashboard: plain browser JavaScript, no build step. It talks to /admin/api with the session cookie and
+// the page's CSRF token; every value from the server is put in the page as text (textContent), never as HTML.
+const csrf = document.querySelector('meta[name="csrf-token"]').content;
+const $ = (sel, root = document) => root.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c ?? '')));
+  return node;
+};
+const svg = (tag, attrs = {}, ...children) => {
+  const node = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+};
+const fmt = new Intl.NumberFormat('en');
+const day = (iso) => (iso ? iso.slice(0, 10) : '');
+const when = (iso) => (iso ? iso.replace('T', ' ').slice(0, 16) : '');
+
+const status = (text, kind = 'info') => {
+  const s = $('#status');
+  s.textContent = text;
+  s.className = kind;
+};
+
+class ApiFailure extends Error {}
+
+const api = async (method, path, body) => {
+  const res = await fetch(`/admin/api${path}`, {
+    method,
+    credentials: 'same-origin',
+    headers: {
+      accept: 'application/json',
+      'x-csrf-token': csrf,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (res.status === 401) {
+    window.location.assign('/admin');
+    throw new ApiFailure('signed out');
+  }
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiFailure(data.detail ?? `${res.status} ${res.statusText}`);
+  return data;
+};
+
+let keys = [];
+let tiers = [];
+let selected;
+
+const tierOptions = (select, current) => {
+  select.replaceChildren(...tiers.map((t) => el('option', { value: t.name, selected: t.name === current }, t.name)));
+};
+
+const matches = (k, q) =>
+  !q || [k.prefix, k.label ?? '', k.tier, k.status, k.key_id].some((v) => v.toLowerCase().includes(q));
+
+const renderKeys = () => {
+  const q = $('#filter').value.trim().toLowerCase();
+  const rows = keys
+    .filter((k) => matches(k, q))
+    .map((k) => {
+      const view = el('button', { type: 'button', class: 'link', 'data-view': k.key_id }, 'Details');
+      const revoke =
+        k.status === 'active'
+          ? el('button', { type: 'button', class: 'danger small', 'data-revoke': k.key_id }, 'Revoke')
+          : '';
+      return el(
+        'tr',
+        { class: k.key_id === selected ? 'selected' : undefined },
+        el('td', {}, el('code', {}, k.prefix)),
+        el('td', {}, k.label ?? ''),
+        el('td', {}, k.tier),
+        el('td', { class: 'num' }, k.monthly_quota === 0 ? 'unlimited' : fmt.format(k.monthly_quota)),
+        el('td', { class: 'num' }, fmt.format(k.used_this_month)),
+        el('td', { class: 'num' }, k.remaining === null ? '∞' : fmt.format(k.remaining)),
+        el('td', { class: 'num' }, fmt.format(k.rate_limit_per_min)),
+        el('td', {}, el('span', { class: `badge ${k.status}` }, k.status)),
+        el('td', {}, day(k.issued_at)),
+        el('td', { class: 'actions' }, view, revoke),
+      );
+    });
+  $('#keys-table tbody').replaceChildren(
+    ...(rows.length ? rows : [el('tr', {}, el('td', { colspan: 10 }, q ? 'No key matches.' : 'No keys yet.'))]),
+  );
+};
+
+const loadKeys = async () => {
+  keys = (await api('GET', '/keys')).keys;
+  renderKeys();
+};
+
+/** a bar chart as SVG with a text alternative: one bar per item, stacked by series */
+const barChart = (items, series, label, title) => {
+  const w = 720;
+  const h = 180;
+  const pad = 24;
+  const max = Math.max(1, ...items.map((it) => series.reduce((n, s) => n + (it[s.key] ?? 0), 0)));
+  const bw = (w - pad) / items.length;
+  const chart = svg('svg', { viewBox: `0 0 ${w} ${h + pad}`, role: 'img', 'aria-label': title });
+  chart.append(svg('line', { x1: pad, y1: h, x2: w, y2: h, class: 'axis' }));
+  chart.append(svg('text', { x: 0, y: 12, class: 'tick' }, fmt.format(max)));
+  items.forEach((it, i) => {
+    let y = h;
+    for (const s of series) {
+      const v = it[s.key] ?? 0;
+      if (!v) continue;
+      const bh = (v / max) * (h - 16);
+      y -= bh;
+      const rect = svg('rect', { x: pad + i * bw + 1, y, width: Math.max(1, bw - 2), height: bh, class: s.cls });
+      rect.append(svg('title', {}, `${label(it)}: ${fmt.format(v)} ${s.name}`));
+      chart.append(rect);
+    }
+    if (i % Math.ceil(items.length / 6) === 0) {
+      chart.append(svg('text', { x: pad + i * bw, y: h + 16, class: 'tick' }, label(it)));
+    }
+  });
+  const legend = el('figcaption', {}, ...series.map((s) => el('span', { class: `legend ${s.cls}` }, s.name)));
+  return [chart, legend];
+};
+
+const showKey = async (keyId) => {
+  selected = keyId;
+  renderKeys();
+  const key = keys.find((k) => k.key_id === keyId);
+  if (!key) return;
+  const section = $('#key-detail');
+  section.hidden = false;
+  $('#detail-h').textContent = `Key ${key.prefix}${key.label ? ` — ${key.label}` : ''} (${key.status})`;
+  const form = $('#limits');
+  tierOptions(form.elements.tier, key.tier);
+  form.elements.monthly_quota.value = key.monthly_quota;
+  form.elements.rate_limit_per_min.value = key.rate_limit_per_min;
+  for (const c of form.elements) c.disabled = key.status !== 'active';
+  const [usage, jobs] = await Promise.all([api('GET', `/keys/${keyId}/usage`), api('GET', `/keys/${keyId}/jobs`)]);
+  const days = usage.days.map((d) => ({ ...d, charged: Math.max(0, d.reserved - d.released), free: d.cached }));
+  const total = days.reduce((n, d) => n + d.searches, 0);
+  $('#usage-chart').replaceChildren(
+    ...barChart(
+      days,
+      [
+        { key: 'charged', name: 'charged', cls: 's-charged' },
+        { key: 'free', name: 'from cache', cls: 's-cached' },
+      ],
+      (d) => d.day.slice(5),
+      `Searches per day for ${key.prefix}, last 30 days: ${fmt.format(total)} in all`,
+    ),
+  );
+  $('#jobs-table tbody').replaceChildren(
+    ...(jobs.jobs.length
+      ? jobs.jobs.map((j) =>
+          el(
+            'tr',
+            {},
+            el('td', {}, when(j.submitted_at)),
+            el('td', {}, j.keyword),
+            el('td', {}, el('span', { class: `badge ${j.status}` }, j.cached ? `${j.status} (cache)` : j.status)),
+            el('td', {}, j.failure_kind ?? ''),
+            el('td', { class: 'num' }, j.pages ?? ''),
+            el('td', {}, el('code', {}, j.job_id)),
+          ),
+        )
+      : [el('tr', {}, el('td', { colspan: 6 }, 'No jobs in the retention window.'))]),
+  );
+};
+
+const loadService = async () => {
+  const s = await api('GET', '/service');
+  $('#cache-rate').textContent = s.cache_hit_rate === null ? 'no searches' : `${(s.cache_hit_rate * 100).toFixed(1)} %`;
+  $('#queue-depth').textContent = s.queue
+    ? `${fmt.format(s.queue.pending)} waiting, ${fmt.format(s.queue.in_flight)} running`
+    : 'not in this process';
+  $('#queue-age').textContent =
+    s.queue?.oldest_pending_ms !== undefined ? `${(s.queue.oldest_pending_ms / 1000).toFixed(1)} s` : '–';
+  $('#projection-lag').textContent = s.projection_lag === null ? '–' : `${fmt.format(s.projection_lag)} events`;
+  const hours = s.hours.map((h) => ({
+    ...h,
+    failedAll: Object.values(h.failed).reduce((n, v) => n + v, 0),
+  }));
+  $('#hours-chart').replaceChildren(
+    ...barChart(
+      hours,
+      [
+        { key: 'done', name: 'done', cls: 's-done' },
+        { key: 'partial', name: 'partial', cls: 's-partial' },
+        { key: 'failedAll', name: 'failed', cls: 's-failed' },
+        { key: 'cached', name: 'from cache', cls: 's-cached' },
+      ],
+      (h) => `${h.hour.slice(11)}h`,
+      'Jobs per hour by outcome over the last 24 hours',
+    ),
+  );
+  $('#hours-table tbody').replaceChildren(
+    ...hours
+      .filter((h) => h.submitted || h.cached || h.done || h.partial || h.failedAll)
+      .reverse()
+      .map((h) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, `${h.hour.replace('T', ' ')}:00`),
+          el('td', { class: 'num' }, fmt.format(h.submitted)),
+          el('td', { class: 'num' }, fmt.format(h.cached)),
+          el('td', { class: 'num' }, fmt.format(h.done)),
+          el('td', { class: 'num' }, fmt.format(h.partial)),
+          el(
+            'td',
+            {},
+            Object.entries(h.failed)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ') || '0',
+          ),
+        ),
+      ),
+  );
+};
+
+const numberOrUndefined = (input) => (input.value.trim() === '' ? undefined : Number(input.value));
+
+$('#mint').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const form = ev.currentTarget;
+  const f = form.elements;
+  try {
+    const created = await api('POST', '/keys', {
+      tier: f.tier.value,
+      ...(f.label.value.trim() ? { label: f.label.value.trim() } : {}),
+      ...(numberOrUndefined(f.monthly_quota) !== undefined
+        ? { monthly_quota: numberOrUndefined(f.monthly_quota) }
+        : {}),
+      ...(numberOrUndefined(f.rate_limit_per_min) !== undefined
+        ? { rate_limit_per_min: numberOrUndefined(f.rate_limit_per_min) }
+        : {}),
+    });
+    $('#minted-key').textContent = created.key;
+    $('#minted').hidden = false;
+    $('#copy-key').focus();
+    form.reset();
+    tierOptions(f.tier, tiers[0]?.name);
+    status(`Minted ${created.prefix}. Copy the key now: it is not shown again.`, 'ok');
+    await loadKeys();
+  } catch (err) {
+    status(`Mint failed: ${err.message}`, 'error');
+  }
+});
+
+$('#copy-key').addEventListener('click', async () => {
+  try {
+    await navigator.clipboard.writeText($('#minted-key').textContent);
+    status('Key copied to the clipboard.', 'ok');
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($('#minted-key'));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    status('Select-and-copy: the key is selected.', 'info');
+  }
+});
+
+$('#filter').addEventListener('input', renderKeys);
+
+$('#keys-table').addEventListener('click', async (ev) => {
+  const view = ev.target.closest('[data-view]');
+  const revoke = ev.target.closest('[data-revoke]');
+  try {
+    if (view) await showKey(view.dataset.view);
+    if (revoke) {
+      const key = keys.find((k) => k.key_id === revoke.dataset.revoke);
+      const dialog = $('#confirm');
+      $('#confirm-text').textContent =
+        `Key ${key.prefix}${key.label ? ` (${key.label})` : ''} gets 401 on its next request. This cannot be undone.`;
+      dialog.returnValue = '';
+      dialog.showModal();
+      dialog.addEventListener(
+        'close',
+        async () => {
+          if (dialog.returnValue !== 'revoke') return revoke.focus();
+          try {
+            await api('POST', `/keys/${key.key_id}/revoke`);
+            status(`Revoked ${key.prefix}.`, 'ok');
+            await loadKeys();
+            if (selected === key.key_id) await showKey(key.key_id);
+          } catch (err) {
+            status(`Revoke failed: ${err.message}`, 'error');
+          }
+        },
+        { once: true },
+      );
+    }
+  } catch (err) {
+    status(err.message, 'error');
+  }
+});
+
+$('#limits').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const f = ev.currentTarget.elements;
+  const key = keys.find((k) => k.key_id === selected);
+  if (!key) return;
+  const change = {};
+  if (f.tier.value !== key.tier) change.tier = f.tier.value;
+  const quota = numberOrUndefined(f.monthly_quota);
+  if (quota !== undefined && quota !== key.monthly_quota) change.monthly_quota = quota;
+  const rate = numberOrUndefined(f.rate_limit_per_min);
+  if (rate !== undefined && rate !== key.rate_limit_per_min) change.rate_limit_per_min = rate;
+  if (!Object.keys(change).length) return status('Nothing changed.', 'info');
+  try {
+    await api('PATCH', `/keys/${key.key_id}`, change);
+    status(`Limits of ${key.prefix} saved: they apply from its next request.`, 'ok');
+    await loadKeys();
+    await showKey(key.key_id);
+  } catch (err) {
+    status(`Saving limits failed: ${err.message}`, 'error');
+  }
+});
+
+const start = async () => {
+  try {
+    tiers = (await api('GET', '/tiers')).tiers;
+    tierOptions($('#mint').elements.tier, tiers[0]?.name);
+    await Promise.all([loadKeys(), loadService()]);
+    setInterval(() => loadService().catch(() => undefined), 10_000);
+  } catch (err) {
+    status(err.message, 'error');
+  }
+};
+start();

@@ -1,0 +1,156 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody } from '../../../../contracts/errors.js';
+import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
+import { ApiError } from '../../errors.js';
+import type { AdminOptions } from './index.js';
+
+const DayUsage = z.object({
+  day: z.string().describe('UTC day, YYYY-MM-DD'),
+  searches: z.number().int().describe('searches submitted'),
+  cached: z.number().int().describe('answered from cache (free)'),
+  reserved: z.number().int().describe('charged against the quota when submitted'),
+  released: z.number().int().describe('charges handed back that day (failed jobs)'),
+});
+
+const RecentJob = z.object({
+  job_id: z.string(),
+  keyword: z.string(),
+  status: z.enum(['queued', 'running', 'done', 'partial', 'failed']),
+  cached: z.boolean(),
+  failure_kind: z.string().optional().describe('captcha, js_challenge, timeout, …: why a failed job failed'),
+  attempts: z.number().int(),
+  pages: z.number().int().optional(),
+  submitted_at: z.string(),
+  completed_at: z.string().optional(),
+});
+
+const HourOutcomes = z.object({
+  hour: z.string().describe('UTC hour, YYYY-MM-DDTHH'),
+  submitted: z.number().int(),
+  cached: z.number().int(),
+  done: z.number().int(),
+  partial: z.number().int(),
+  failed: z.record(z.string(), z.number().int()).describe('final failures by kind'),
+});
+
+const ServiceView = z.object({
+  hours: z.array(HourOutcomes).describe('the last 24 UTC hours, oldest first'),
+  cache_hit_rate: z.number().nullable().describe('answered from cache / submitted over those hours; null: none'),
+  queue: z
+    .object({ pending: z.number().int(), in_flight: z.number().int(), oldest_pending_ms: z.number().optional() })
+    .nullable()
+    .describe('null where this process does not hold the queue (a distributed api)'),
+  projection_lag: z.number().nullable().describe('log positions the read models are behind'),
+  now: z.string(),
+});
+
+const Tier = z.object({ name: z.string(), monthly_quota: z.number().int(), rate_limit_per_min: z.number().int() });
+
+/** What the dashboard reads beside the key api: a key's 30 days and recent jobs, the service's last 24 hours. */
+export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const admin = { tags: ['admin'], security: [{ adminToken: [] }] };
+  const known = (keyId: string) => {
+    const doc = opts.queries.keys.byId(keyId);
+    if (!doc) throw new ApiError(404, 'SERP_KEY_NOT_FOUND', `no key with id ${keyId}`);
+    return doc;
+  };
+  const now = () => opts.now?.() ?? new Date();
+
+  r.get('/tiers', {
+    schema: {
+      ...admin,
+      operationId: 'listTiers',
+      summary: 'The tiers a key can be minted in, with their default limits',
+      response: { 200: z.object({ tiers: z.array(Tier) }), 401: ErrorBody },
+    },
+    handler: async () => ({
+      tiers: Object.entries(opts.tiers).map(([name, t]) => ({
+        name,
+        monthly_quota: t.monthlyQuota,
+        rate_limit_per_min: t.rateLimitPerMin,
+      })),
+    }),
+  });
+
+  r.get('/keys/:key_id/usage', {
+    schema: {
+      ...admin,
+      operationId: 'getKeyDailyUsage',
+      summary: "A key's searches per UTC day over the last 30 days",
+      params: z.object({ key_id: z.string().max(64) }),
+      response: { 200: z.object({ key_id: z.string(), days: z.array(DayUsage) }), 401: ErrorBody, 404: ErrorBody },
+    },
+    handler: async (req) => {
+      const key = known(req.params.key_id);
+      const days = opts.queries.dashboard.keyDays(key.keyId, 30, now());
+      return {
+        key_id: key.keyId,
+        days: days.map(({ day, searches, cached, reserved, released }) => ({
+          day,
+          searches,
+          cached,
+          reserved,
+          released,
+        })),
+      };
+    },
+  });
+
+  r.get('/keys/:key_id/jobs', {
+    schema: {
+      ...admin,
+      operationId: 'listKeyJobs',
+      summary: "A key's most recent jobs, newest first, with status and failure kind",
+      params: z.object({ key_id: z.string().max(64) }),
+      querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }),
+      response: { 200: z.object({ key_id: z.string(), jobs: z.array(RecentJob) }), 401: ErrorBody, 404: ErrorBody },
+    },
+    handler: async (req) => {
+      const key = known(req.params.key_id);
+      const jobs = opts.queries.jobs.recentOfKey(key.keyId, req.query.limit).map((j) => ({
+        job_id: j.jobId,
+        keyword: j.request.keyword,
+        status: j.status,
+        cached: j.cached,
+        ...(j.status === 'failed' ? { failure_kind: j.failure?.kind ?? j.failure?.code ?? 'unknown' } : {}),
+        attempts: j.attempts,
+        ...(j.pagesFetched !== undefined ? { pages: j.pagesFetched } : {}),
+        submitted_at: j.submittedAt,
+        ...(terminalStatuses.has(j.status) && j.completedAt ? { completed_at: j.completedAt } : {}),
+      }));
+      return { key_id: key.keyId, jobs };
+    },
+  });
+
+  r.get('/service', {
+    schema: {
+      ...admin,
+      operationId: 'getServiceView',
+      summary: 'Jobs per hour by outcome (24 h), cache hit rate, queue depth, projection lag',
+      response: { 200: ServiceView, 401: ErrorBody },
+    },
+    handler: async () => {
+      const at = now();
+      const hours = opts.queries.dashboard.hours(24, at);
+      const submitted = hours.reduce((n, h) => n + h.submitted, 0);
+      const cached = hours.reduce((n, h) => n + h.cached, 0);
+      const snap = (await opts.snapshot?.().catch(() => undefined)) ?? {};
+      return {
+        hours,
+        cache_hit_rate: submitted === 0 ? null : cached / submitted,
+        queue: snap.queue
+          ? {
+              pending: snap.queue.pending,
+              in_flight: snap.queue.inFlight,
+              ...(snap.queue.oldestPendingMs !== undefined ? { oldest_pending_ms: snap.queue.oldestPendingMs } : {}),
+            }
+          : null,
+        projection_lag: snap.projectionLag ?? null,
+        now: at.toISOString(),
+      };
+    },
+  });
+};
