@@ -15,3 +15,14 @@ export const waitForEnd = async (searches: SearchService, jobId: string, timeout
 /** Past SERP_RETENTION_DAYS (or once retention purged it, whatever the setting now) a job answers 410 everywhere. */
 export const isExpired = (job: JobStatusDoc, retentionDays: number, now = Date.now()) =>
   job.purgedAt !== undefined || now - Date.parse(job.submittedAt) > retentionDays * 86_400_000;
+
+/**
+ * Expired, or answered from cache by a job retention has purged since (its result is gone with it): what every
+ * fetch checks before answering.
+ */
+export const isGone = async (searches: SearchService, job: JobStatusDoc, retentionDays: number) => {
+  if (isExpired(job, retentionDays)) return true;
+  if (!job.sourceJobId) return false;
+  const source = await searches.jobDoc(job.sourceJobId);
+  return source?.purgedAt !== undefined;
+};

@@ -27,10 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 t.test('retention deletes', { skip: missing }, async (t) => {
   const google: FakeGoogle = await startFakeGoogle({});
   const data = tempDataDir('retention');
-  let svc: RunningService | undefined = await startService(data, {
-    SERP_GOOGLE_ORIGIN: google.origin,
-    SERP_CACHE_TTL_S: '0',
-  });
+  let svc: RunningService | undefined = await startService(data, { SERP_GOOGLE_ORIGIN: google.origin });
   t.teardown(async () => {
     await svc?.stop();
     await google.close();
@@ -54,6 +51,11 @@ t.test('retention deletes', { skip: missing }, async (t) => {
   const cutoffGap = Date.now();
   await sleep(1_500);
   const young = [await crawl('pizza'), await crawl('best running shoes')];
+  // a young job answered from cache by an old one
+  const cachedRes = await submit(svc!.url, key, { keyword: 'coffee' });
+  t.equal(cachedRes.status, 200, 'coffee again: from cache');
+  const cached = (await cachedRes.json()) as { job_id: string; cached: boolean };
+  t.equal(cached.cached, true);
   const youngBefore = await Promise.all(young.map(async (j) => (await fetchJob(j.jobId)).text()));
   const filesBefore = blobFiles(data);
   t.equal(filesBefore.length, 8, 'raw HTML and a result blob for each of four jobs');
@@ -95,6 +97,11 @@ t.test('retention deletes', { skip: missing }, async (t) => {
       t.match(await res.json(), { code: 'SERP_JOB_EXPIRED' });
       t.equal((await fetchJob(j.jobId, 'html')).status, 410);
     }
+    t.equal(
+      (await fetchJob(cached.job_id)).status,
+      410,
+      'a young job answered from cache by a purged one answers 410: its result is gone',
+    );
     const youngAfter = await Promise.all(young.map(async (j) => (await fetchJob(j.jobId)).text()));
     t.same(youngAfter, youngBefore, 'younger jobs answer byte for byte as before');
 

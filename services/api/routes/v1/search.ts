@@ -15,7 +15,7 @@ import {
 } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError } from '../../errors.js';
-import { isExpired, waitForEnd } from '../../jobs.js';
+import { isGone, waitForEnd } from '../../jobs.js';
 import { type Rendered, renderJob } from '../../render/index.js';
 import type { V1Options } from './index.js';
 
@@ -110,7 +110,9 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       if (!/^[0-9a-f]{24}$/.test(id)) throw jobNotFound();
       const job = await opts.searches.jobDoc(id);
       if (!job || job.keyId !== req.apiKey!.keyId) throw jobNotFound();
-      if (isExpired(job, opts.retentionDays)) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
+      if (await isGone(opts.searches, job, opts.retentionDays)) {
+        throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
+      }
       const { output, start } = req.query;
       if (output === 'html' || (job.status !== 'done' && job.status !== 'partial')) {
         return send(reply, render(req, job, output, start));
