@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { ServerTimeouts } from '../api/server.js';
@@ -24,6 +25,8 @@ export interface Config {
   syncTimeoutMs: number;
   presignTtlS: number;
   retentionDays: number;
+  /** worker threads that parse fetched pages (0: on the event loop) */
+  parseThreads: number;
   /** minutes between retention sweeps in a serving process (0: never; `serp-api retention sweep` by hand) */
   retentionSweepMin: number;
   tiers: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
@@ -76,6 +79,7 @@ export const loadConfig = (
     syncTimeoutMs: int(env.SERP_SYNC_TIMEOUT_MS, 55_000, 'SERP_SYNC_TIMEOUT_MS'),
     presignTtlS: int(env.SERP_PRESIGN_TTL_S, 3600, 'SERP_PRESIGN_TTL_S'),
     retentionDays: int(env.SERP_RETENTION_DAYS, 31, 'SERP_RETENTION_DAYS'),
+    parseThreads: int(env.SERP_PARSE_THREADS, availableParallelism(), 'SERP_PARSE_THREADS'),
     retentionSweepMin: int(env.SERP_RETENTION_SWEEP_MIN, 60, 'SERP_RETENTION_SWEEP_MIN'),
     tiers,
     keyPepper: env.SERP_KEY_PEPPER || undefined,

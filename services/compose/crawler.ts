@@ -1,6 +1,7 @@
 import { type BrowserFetcher, createBrowserFetcher } from '../adapters/fetcher/browser.js';
 import { createHttpFetcher } from '../adapters/fetcher/http.js';
 import { type Crawler, type CrawlLimits, createCrawler, type FetcherMode } from '../crawler/crawl.js';
+import { createParsePool } from '../crawler/parsePool.js';
 import { createSessionPool } from '../crawler/sessions.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
@@ -23,6 +24,8 @@ export interface CrawlerSetup {
   cooldownBaseMs?: number;
   /** requests at once per proxy or the direct route, over every job and page */
   routeMaxInFlight?: number;
+  /** SERP_PARSE_THREADS: worker threads that parse pages (0: on the event loop) */
+  parseThreads?: number;
 }
 
 /**
@@ -47,6 +50,7 @@ export const composeCrawler = (setup: CrawlerSetup): Crawler => {
     sessions,
     resolveTargeting: createTargetingResolver(setup.locations),
     limits: setup.limits,
+    ...(setup.parseThreads ? { parser: createParsePool(setup.parseThreads) } : {}),
   });
 };
 
@@ -61,6 +65,7 @@ export const crawlerFromConfig = (
     | 'routeMaxInFlight'
     | 'pagesInFlight'
     | 'stopDomainPagesInFlight'
+    | 'parseThreads'
   >,
   locations: LocationResolver,
 ): { crawler: Crawler; warning?: string } => {
@@ -72,6 +77,7 @@ export const crawlerFromConfig = (
     proxyUrls: config.proxyUrls,
     locations,
     routeMaxInFlight: config.routeMaxInFlight,
+    parseThreads: config.parseThreads,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   });
   return { crawler, warning: choice.warning };

@@ -7,6 +7,7 @@ import type { Fetcher } from '../ports/fetcher.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
+import type { PageParser } from './parsePool.js';
 import type { SessionPool } from './sessions.js';
 import type { ResolvedTargeting } from './targeting.js';
 
@@ -37,6 +38,8 @@ export interface CrawlerDeps {
   /** location / lat-lon → gl, hl, uule; throws CrawlRequestError for an unknown location */
   resolveTargeting?: (request: SearchRequest) => ResolvedTargeting;
   limits?: Partial<CrawlLimits>;
+  /** where fetched pages are parsed (default: on the event loop); closed with the crawler */
+  parser?: PageParser;
 }
 
 export interface CrawlOutcome {
@@ -188,6 +191,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
             onBlock: () => {
               blocks += 1;
             },
+            parser: deps.parser,
           },
           deps.sessions,
           limits,
@@ -264,7 +268,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
   return {
     crawl,
     async close() {
-      await Promise.all([http?.close(), browser?.close()]);
+      await Promise.all([http?.close(), browser?.close(), deps.parser?.close()]);
     },
   };
 };

@@ -1,6 +1,5 @@
 import type { ParsedSerp } from '../../contracts/result.js';
 import type { Device } from '../../contracts/search.js';
-import { parse } from '../../parser/index.js';
 import type { CrawlSession, FetchedPage, Fetcher } from '../ports/fetcher.js';
 import {
   CrawlAbortedError,
@@ -10,6 +9,7 @@ import {
   CrawlTransientError,
   isCrawlError,
 } from './errors.js';
+import { inlineParser, type PageParser } from './parsePool.js';
 import type { SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
 
@@ -42,13 +42,21 @@ export interface PageJob {
   heartbeat: () => void;
   /** counts every block met, retried or not */
   onBlock: (err: CrawlBlockedError) => void;
+  /** where pages are parsed (default: on this thread) */
+  parser?: PageParser;
 }
 
 /**
  * Classifies what came back before parsing: status and final URL catch the blocks the body cannot show (a 429 with
  * an empty body, a redirect to /sorry/), then the parser's page classification catches the rest.
  */
-const judge = (page: FetchedPage, captureAio: boolean, start: number, device: Device): ParsedSerp => {
+const judge = async (
+  page: FetchedPage,
+  captureAio: boolean,
+  start: number,
+  device: Device,
+  parser: PageParser,
+): Promise<ParsedSerp> => {
   const finalPath = safePath(page.finalUrl);
   if (finalPath.startsWith('/sorry/')) throw new CrawlBlockedError('captcha', page.finalUrl, page.status);
   if (page.status === 429) throw new CrawlBlockedError('rate_limited', page.finalUrl, page.status);
@@ -58,7 +66,13 @@ const judge = (page: FetchedPage, captureAio: boolean, start: number, device: De
   if (page.status >= 400) {
     throw new CrawlRequestError(`Google answered HTTP ${page.status} for ${page.url}`, 'http_status', page.status);
   }
-  const outcome = parse(page.html, { captureAio, start, device, status: page.status, finalUrl: page.finalUrl });
+  const outcome = await parser.parse(page.html, {
+    captureAio,
+    start,
+    device,
+    status: page.status,
+    finalUrl: page.finalUrl,
+  });
   if (outcome.kind === 'serp') return outcome.serp;
   if (outcome.kind === 'error') {
     throw new CrawlTransientError('error_page', page.finalUrl, `Google error page: ${outcome.detail}`, page.status);
@@ -116,7 +130,7 @@ export const fetchPageWithRetries = async (
         timeoutMs: limits.pageTimeoutMs,
         signal: job.signal,
       });
-      const serp = judge(fetched, job.captureAio, job.start, job.device);
+      const serp = await judge(fetched, job.captureAio, job.start, job.device, job.parser ?? inlineParser);
       sessions.succeeded(session, fetched.cookies);
       return { start: job.start, fetched, serp, fetcher: job.fetcher.name };
     } catch (err) {
