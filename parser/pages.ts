@@ -12,11 +12,12 @@ const MARKER = /<!-- serp-page start=(\d+) url=(\S*) fetched_at=(\S*) -->\n?/g;
 /** The marker is one line of space-separated fields, so a value must never hold whitespace or end the comment. */
 const safe = (v: string): string => v.replace(/\s/g, (c) => encodeURIComponent(c)).replace(/--/g, '%2D%2D');
 
+/** One page's part of the raw HTML: its marker line, then the page; pages after the first are joined by a newline. */
+export const rawHtmlChunk = (p: RawPage, first: boolean): string =>
+  `${first ? '' : '\n'}<!-- serp-page start=${p.start} url=${safe(p.url)} fetched_at=${safe(p.fetchedAt)} -->\n${p.html}`;
+
 /** Every fetched page in order, each behind its `<!-- serp-page … -->` marker (DESIGN.md §4). */
-export const assembleRawHtml = (pages: RawPage[]): string =>
-  pages
-    .map((p) => `<!-- serp-page start=${p.start} url=${safe(p.url)} fetched_at=${safe(p.fetchedAt)} -->\n${p.html}`)
-    .join('\n');
+export const assembleRawHtml = (pages: RawPage[]): string => pages.map((p, i) => rawHtmlChunk(p, i === 0)).join('');
 
 /** Inverse of `assembleRawHtml`; a file saved without markers (a page from disk) is one page at start 0. */
 export const splitRawHtml = (raw: string): RawPage[] => {

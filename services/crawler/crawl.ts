@@ -2,12 +2,13 @@ import type { CrawlFailure, PageFetched, TargetingUsed } from '../../contracts/e
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
-import { assembleRawHtml, mergePages } from '../../parser/index.js';
+import { mergePages } from '../../parser/index.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
 import type { PageParser } from './parsePool.js';
+import { createRawPacker, type PackedRaw } from './rawPacker.js';
 import type { SessionPool } from './sessions.js';
 import type { ResolvedTargeting } from './targeting.js';
 
@@ -48,8 +49,11 @@ export interface CrawlOutcome {
   pages: PageFetched[];
   /** merged result with continuous positions; absent when failed */
   result?: ParsedSerp;
-  /** every kept page behind its `<!-- serp-page … -->` marker (DESIGN.md §4); absent when failed */
-  rawHtml?: string;
+  /**
+   * every kept page behind its `<!-- serp-page … -->` marker (DESIGN.md §4), gzipped as the pages came (unpackRaw
+   * reads it); absent when failed
+   */
+  raw?: PackedRaw;
   /** blocks met (CAPTCHA, JS challenge, consent, 429), each of which retired a session */
   blocks: number;
   /** why the crawl ended early (partial) or failed */
@@ -166,6 +170,15 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
   const crawl = async (message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
     const request = message.request;
     const kept: KeptPage[] = [];
+    const packer = createRawPacker();
+    /** the kept pages not packed yet go into the raw HTML; only their parsed page stays for the merge */
+    const packTaken = () => {
+      for (let i = packer.pages; i < kept.length; i++) {
+        const p = kept[i]!;
+        packer.add({ start: p.start, url: p.fetched.url, fetchedAt: p.fetched.fetchedAt, html: p.fetched.html });
+        kept[i] = { ...p, fetched: { ...p.fetched, html: '' } };
+      }
+    };
     let blocks = 0;
     let reason: string | undefined;
     let failure: CrawlFailure | undefined;
@@ -218,8 +231,13 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
         const page = outcome.page;
         kept.push(page);
         organicSoFar += rankedOn(page);
-        if (request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) break;
-        if (organicSoFar >= limits.targetResults || isLastPage(page)) break;
+        const last =
+          (request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) ||
+          organicSoFar >= limits.targetResults ||
+          isLastPage(page);
+        // the last page is packed after the pages past it are aborted (below), so they stop as soon as they can
+        if (last) break;
+        packTaken();
       }
     } catch (err) {
       if (err instanceof CrawlAbortedError || opts.signal?.aborted) throw new CrawlAbortedError();
@@ -250,14 +268,13 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
       fetcher: p.fetcher,
     }));
     const result = trimOrganic(mergePages(kept.map((p) => ({ start: p.start, serp: p.serp }))), limits.targetResults);
-    const rawHtml = assembleRawHtml(
-      kept.map((p) => ({ start: p.start, url: p.fetched.url, fetchedAt: p.fetched.fetchedAt, html: p.fetched.html })),
-    );
+    packTaken();
+    const raw = await packer.finish();
     return {
       status: reason ? 'partial' : 'done',
       pages,
       result,
-      rawHtml,
+      raw,
       blocks,
       ...(reason ? { reason } : {}),
       ...(failure ? { failure } : {}),

@@ -31,8 +31,9 @@ export const createParsePool = (threads = availableParallelism()): PageParser =>
     filename: (fromSource ? source : built).href,
     minThreads: threads,
     maxThreads: threads,
-    // a crawl's burst of pages queues rather than failing; the pool never drops a task
-    maxQueue: 'auto',
+    // a crawl's burst of pages waits its turn: the queue is unbounded (the crawler's concurrency bounds it), a task
+    // is never refused ('auto' would refuse past threads² queued pages and fail them)
+    maxQueue: Number.POSITIVE_INFINITY,
     ...(fromSource && !hasTsx ? { execArgv: [...process.execArgv, '--import', 'tsx'] } : {}),
   });
   return {

@@ -81,7 +81,7 @@ export const createCrawlWorker = (deps: {
       // An abandoned crawl may still settle later: nobody awaits it then, so its rejection must not go unhandled.
       crawl.catch(() => undefined);
       const outcome = await Promise.race([crawl, abandoned(signal)]);
-      if (outcome.status === 'failed' || !outcome.result || !outcome.rawHtml) {
+      if (outcome.status === 'failed' || !outcome.result || !outcome.raw) {
         deps.log?.('crawl failed', {
           jobId,
           attempt: d.attempt,
@@ -98,7 +98,7 @@ export const createCrawlWorker = (deps: {
         return d.ack();
       }
       const [rawHtmlRef, resultRef] = await Promise.all([
-        blobStore.put(`raw/${jobId}.html`, outcome.rawHtml),
+        blobStore.putGzipped(`raw/${jobId}.html`, outcome.raw.gzip, outcome.raw),
         putResult(blobStore, resultBlobKey(jobId), outcome.result),
       ]);
       await handle(stream, searchJobDecider, {

@@ -85,10 +85,10 @@ const run = async (concurrency: number) => {
     for (let i = next++; i < messages.length; i = next++) {
       const message = messages[i]!;
       const outcome = await crawler.crawl(message, { heartbeat: () => undefined });
-      if (outcome.status !== 'done' || !outcome.rawHtml) notDone += 1;
+      if (outcome.status !== 'done' || !outcome.raw) notDone += 1;
       else {
         // read the total only after the await: `bytes += await …` would lose concurrent updates
-        const ref = await blobs.put(`raw/${message.jobId}.html`, outcome.rawHtml);
+        const ref = await blobs.putGzipped(`raw/${message.jobId}.html`, outcome.raw.gzip, outcome.raw);
         bytes += ref.bytes;
       }
       pages += outcome.pages.length;
@@ -160,10 +160,11 @@ const runService = async (concurrency: number) => {
   const pending = new Set(submitted.keys());
   while (pending.size > 0) {
     await new Promise((r) => setTimeout(r, 100));
-    const open = new Set(svc.core.queries.jobs.open().map((d) => d.jobId));
     const t = performance.now();
     for (const id of pending) {
-      if (open.has(id)) continue;
+      // done once projected terminal (a job the projector has not reached yet is not in the open set either)
+      const doc = svc.core.queries.jobs.byId(id);
+      if (!doc || doc.status === 'queued' || doc.status === 'running') continue;
       pending.delete(id);
       doneAfter.push(t - submitted.get(id)!);
       if (doneAfter.length % Math.ceil(submitted.size / 4) === 0)

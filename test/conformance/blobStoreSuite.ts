@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { Test } from 'tap';
 import type { BlobStore } from '../../services/ports/blobStore.js';
 
@@ -27,6 +28,16 @@ export const blobStoreConformance = async (t: Test, make: () => Promise<BlobStor
     const kb = key('binary');
     t.equal((await store.put(kb, bin)).bytes, bin.length, 'a 3 MB buffer');
     t.ok((await store.get(kb))?.equals(bin), 'comes back byte for byte');
+  });
+
+  await t.test('BlobStore › content already gzipped, in several members, reads back as the content', async (t) => {
+    const parts = ['<!-- serp-page start=0 -->\n<html>one</html>', '\n<!-- serp-page start=10 -->\n<html>twö</html>'];
+    const content = parts.join('');
+    const k = key('packed');
+    const described = { sha256: createHash('sha256').update(content).digest('hex'), bytes: Buffer.byteLength(content) };
+    const ref = await store.putGzipped(k, Buffer.concat(parts.map((p) => gzipSync(p))), described);
+    t.same(ref, { key: k, ...described }, 'the reference describes the content, not the stored bytes');
+    t.equal((await store.get(k))?.toString('utf8'), content, 'every member, in order');
   });
 
   await t.test('BlobStore › a second put replaces the first whole', async (t) => {

@@ -3,10 +3,14 @@ import t from 'tap';
 import { createBrowserFetcher } from '../../services/adapters/fetcher/browser.js';
 import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
 import { createCrawler } from '../../services/crawler/crawl.js';
+import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
 import { FAST_LIMITS, jobFor } from '../support/crawlerHarness.js';
 import { AIO_QUERY, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+
+/** the outcome's raw HTML as text */
+const rawText = (o: { raw?: PackedRaw }) => (o.raw ? unpackRaw(o.raw) : undefined);
 
 const CHROMIUM = '/usr/bin/chromium';
 const skip =
@@ -50,8 +54,8 @@ t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
     t.equal(withAio.status, 'done');
     t.equal(without.status, 'done');
     t.equal(withAio.pages[0]?.fetcher, 'browser');
-    t.notOk(withAio.rawHtml?.includes('class="fake-aio-slot"'), 'stored HTML holds the overview');
-    t.ok(without.rawHtml?.includes('class="fake-aio-slot"'), 'stored HTML without it');
+    t.notOk(rawText(withAio)?.includes('class="fake-aio-slot"'), 'stored HTML holds the overview');
+    t.ok(rawText(without)?.includes('class="fake-aio-slot"'), 'stored HTML without it');
     t.equal(without.result?.ai_overview, undefined, 'no ai_overview when capture_aio is false');
     t.ok((withAio.result?.ai_overview?.text_blocks.length ?? 0) > 0, 'the parsed result has the AI Overview');
   });

@@ -1,11 +1,15 @@
 import t from 'tap';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
+import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { uuleForName } from '../../services/geo/uule.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogle, type Trouble } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+
+/** the outcome's raw HTML as text */
+const rawText = (o: { raw?: PackedRaw }) => (o.raw ? unpackRaw(o.raw) : undefined);
 
 const skip = fixturesMissing();
 
@@ -48,7 +52,7 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
       'positions run 1..N',
     );
     t.same(new Set(organic.map((r) => r.page)), new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 'every page contributed');
-    t.equal(outcome.rawHtml?.match(/<!-- serp-page start=/g)?.length, 10, 'raw HTML holds every page with its marker');
+    t.equal(rawText(outcome)?.match(/<!-- serp-page start=/g)?.length, 10, 'raw HTML holds every page with its marker');
     t.equal(outcome.blocks, 0);
     t.equal(searches[0]?.query.q, 'cistern');
   });
@@ -97,11 +101,14 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     const { crawler: c } = httpCrawlerFor(short.origin);
     const outcome = await c.crawl(jobFor({ keyword: 'short' }), { heartbeat });
     t.equal(outcome.status, 'done');
-    const requests = short.searches().length;
+    const requests = short.searches();
+    // page 1 alone, then one window of 5: whether the window's later requests reach the origin before page 2's answer
+    // aborts them is a race (on loopback, thread-pool work such as the packer's gzip decides it); never more
     t.ok(
-      requests >= 2 && requests <= 5,
-      `the second page had no results: one window past page 1 at most (${requests})`,
+      requests.length >= 2 && requests.length <= 6,
+      `the second page had no results: one window past page 1 at most (${requests.length})`,
     );
+
     t.equal(outcome.pages.length, 2);
     t.equal(outcome.result?.organic_results.length, 10);
   });
@@ -203,7 +210,7 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     );
     t.same(new Set(organic.map((r) => r.page)), new Set([1, 2, 3]));
     t.match(outcome.reason, /SERP_CRAWL_BLOCKED/);
-    t.equal(outcome.rawHtml?.match(/<!-- serp-page start=/g)?.length, 3, 'no block page in the raw HTML');
+    t.equal(rawText(outcome)?.match(/<!-- serp-page start=/g)?.length, 3, 'no block page in the raw HTML');
   });
 
   t.test('an origin that always blocks: failed, with no result and no raw HTML', async (t) => {
@@ -213,7 +220,7 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     t.equal(outcome.status, 'failed');
     t.same(outcome.pages, []);
     t.equal(outcome.result, undefined);
-    t.equal(outcome.rawHtml, undefined);
+    t.equal(rawText(outcome), undefined);
     t.equal(outcome.blocks, 3);
     t.match(outcome.reason, /captcha/);
   });

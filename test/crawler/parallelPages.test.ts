@@ -1,8 +1,12 @@
 import t from 'tap';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
+import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { DEFAULT_PAGES, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+
+/** the outcome's raw HTML as text */
+const rawText = (o: { raw?: PackedRaw }) => (o.raw ? unpackRaw(o.raw) : undefined);
 
 const skip = fixturesMissing();
 const heartbeat = () => undefined;
@@ -48,8 +52,12 @@ t.test('result pages fetched in parallel', { skip }, async (t) => {
         'the same results in the same order as a crawl one page at a time',
       );
       t.equal(
-        outcome.rawHtml?.match(/<!-- serp-page start=(\d+)/g)?.join(','),
-        reference.rawHtml?.match(/<!-- serp-page start=(\d+)/g)?.join(','),
+        rawText(outcome)
+          ?.match(/<!-- serp-page start=(\d+)/g)
+          ?.join(','),
+        rawText(reference)
+          ?.match(/<!-- serp-page start=(\d+)/g)
+          ?.join(','),
         'the raw HTML keeps every page in start order',
       );
       t.equal(sessions.stats().inFlight, 0, 'every session slot released');
@@ -139,7 +147,7 @@ t.test('result pages fetched in parallel', { skip }, async (t) => {
       [0, 10, 20, 30, 40],
     );
     t.same(new Set(outcome.result?.organic_results.map((r) => r.page)), new Set([1, 2, 3, 4, 5]));
-    t.equal(outcome.rawHtml?.match(/<!-- serp-page start=/g)?.length, 5, 'the raw HTML holds the five pages');
+    t.equal(rawText(outcome)?.match(/<!-- serp-page start=/g)?.length, 5, 'the raw HTML holds the five pages');
     t.match(outcome.failure, { code: 'SERP_CRAWL_BLOCKED' });
     t.equal(sessions.stats().inFlight, 0, 'the pages after it gave their slots back');
   });

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
 import { type EventOf, streams } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
@@ -11,6 +13,7 @@ import { createSearchService } from '../../services/application/searches.js';
 import { loadConfig } from '../../services/compose/config.js';
 import { openCore } from '../../services/compose/core.js';
 import type { Crawler, CrawlOutcome } from '../../services/crawler/crawl.js';
+import type { PackedRaw } from '../../services/crawler/rawPacker.js';
 import { createCrawlWorker } from '../../services/crawler/worker.js';
 import { createDispatcher } from '../../services/dispatcher/dispatcher.js';
 import type { JobQueue } from '../../services/ports/jobQueue.js';
@@ -27,6 +30,15 @@ const until = async (condition: () => boolean | Promise<boolean>, what: string, 
   }
 };
 
+const packed = (url: string, fetchedAt: string): PackedRaw => {
+  const html = assembleRawHtml([{ start: 0, url, fetchedAt, html: '<html><body>results</body></html>' }]);
+  return {
+    gzip: gzipSync(html),
+    sha256: createHash('sha256').update(html).digest('hex'),
+    bytes: Buffer.byteLength(html),
+  };
+};
+
 const outcomeFor = (m: JobMessage): CrawlOutcome => {
   const fetchedAt = new Date().toISOString();
   const url = `https://www.google.com/search?q=${encodeURIComponent(m.request.keyword)}`;
@@ -38,7 +50,7 @@ const outcomeFor = (m: JobMessage): CrawlOutcome => {
       serp_features: {},
       information: {},
     },
-    rawHtml: assembleRawHtml([{ start: 0, url, fetchedAt, html: '<html><body>results</body></html>' }]),
+    raw: packed(url, fetchedAt),
     blocks: 0,
     targeting: { gl: 'us', hl: 'en', googleDomain: 'google.com', device: m.request.device },
   };

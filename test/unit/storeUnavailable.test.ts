@@ -96,6 +96,7 @@ t.test('http › an unavailable store is a 503 with Retry-After, in both error s
       keys: s.keys,
       blobStore: {
         put: async () => ({ key: '', sha256: '', bytes: 0 }),
+        putGzipped: async () => ({ key: '', sha256: '', bytes: 0 }),
         get: async () => undefined,
         delete: async () => {},
       },

@@ -58,13 +58,18 @@ export const createFsBlobStore = (dir: string): BlobStore => {
     }
   };
 
-  return {
+  const store: BlobStore = {
     async put(key, body): Promise<RawHtmlRef> {
-      const target = pathOf(key);
+      pathOf(key);
       const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       const sha256 = createHash('sha256').update(buf).digest('hex');
-      await mkdir(dirname(target), { recursive: true });
       const stored = await gzipAsync(buf, { level: constants.Z_BEST_SPEED });
+      return store.putGzipped(key, stored, { sha256, bytes: buf.length });
+    },
+
+    async putGzipped(key, stored, content): Promise<RawHtmlRef> {
+      const target = pathOf(key);
+      await mkdir(dirname(target), { recursive: true });
       const tmp = `${target}${TMP_SUFFIX}${randomBytes(6).toString('hex')}`;
       const handle = await open(tmp, 'wx', 0o644);
       try {
@@ -83,7 +88,7 @@ export const createFsBlobStore = (dir: string): BlobStore => {
         throw err;
       }
       await fsyncDir(dirname(target));
-      return { key, sha256, bytes: buf.length };
+      return { key, sha256: content.sha256, bytes: content.bytes };
     },
 
     async get(key) {
@@ -100,4 +105,5 @@ export const createFsBlobStore = (dir: string): BlobStore => {
       await rm(pathOf(key), { force: true });
     },
   };
+  return store;
 };

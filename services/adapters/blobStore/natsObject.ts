@@ -29,16 +29,20 @@ export const createNatsObjectBlobStore = async (options: {
     replicas: options.replicas ?? 1,
     storage: 'file' as never,
   });
-  return {
-    async put(key, body): Promise<RawHtmlRef> {
+  const store = {
+    async put(key: string, body: string | Buffer): Promise<RawHtmlRef> {
       checkBlobKey(key);
       const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       const sha256 = createHash('sha256').update(buf).digest('hex');
       const stored = await gzipAsync(buf, { level: constants.Z_BEST_SPEED });
+      return store.putGzipped(key, stored, { sha256, bytes: buf.length });
+    },
+    async putGzipped(key: string, stored: Buffer, content: { sha256: string; bytes: number }): Promise<RawHtmlRef> {
+      checkBlobKey(key);
       await os.putBlob({ name: key }, stored).catch((err: unknown) => {
         throw new StoreUnavailableError('raw HTML store (NATS Object Store)', err);
       });
-      return { key, sha256, bytes: buf.length };
+      return { key, sha256: content.sha256, bytes: content.bytes };
     },
     async get(key) {
       checkBlobKey(key);
@@ -60,4 +64,5 @@ export const createNatsObjectBlobStore = async (options: {
       if (options.ownsConnection && !options.nc.isClosed()) await options.nc.drain();
     },
   } as BlobStore & { close(): Promise<void> };
+  return store;
 };
