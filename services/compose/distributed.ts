@@ -26,6 +26,7 @@ import { dataPaths, takeServeLock } from './core.js';
 import { crawlerFromConfig } from './crawler.js';
 import type { DistributedConfig } from './distributedConfig.js';
 import { jsonLines } from './logLines.js';
+import { scheduleRetention } from './retention.js';
 import { packageVersion } from './version.js';
 
 export interface Distributed {
@@ -158,6 +159,26 @@ export const startDistributed = async (
       const dispatcher = createDispatcher({ eventStore, readModels, queue, handle });
       await dispatcher.start();
       cleanups.push(() => dispatcher.stop());
+    }
+
+    // retention sweeps run beside the dispatcher: every dispatcher may sweep, a purge is decided once per job
+    if (roles.has('dispatcher') && readModels && projector && blobStore) {
+      const rm = readModels;
+      const p = projector;
+      const retention = scheduleRetention(
+        {
+          eventStore,
+          blobStore,
+          handle,
+          queries: readModelQueries(rm),
+          compact: () => rm.compact(),
+          projected: (position) => p.waitFor(position),
+          retentionDays: config.retentionDays,
+        },
+        config.retentionSweepMin,
+        jsonLines(config.logLevel, options.logger) ?? (() => undefined),
+      );
+      cleanups.push(() => retention.stop());
     }
 
     if (roles.has('crawler') && queue && blobStore && locations) {
