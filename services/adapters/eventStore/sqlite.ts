@@ -111,8 +111,15 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
   let closing: Promise<void> | undefined;
   let acceptingAppends = true;
 
+  // prepared once: exec() would compile these five statements again on every append (a tenth of a submit's time)
+  const savepoint = db.prepare('SAVEPOINT append');
+  const release = db.prepare('RELEASE append');
+  const rollbackTo = db.prepare('ROLLBACK TO append');
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+
   const applyOne = (append: PendingAppend): AppendResult => {
-    db.exec('SAVEPOINT append');
+    savepoint.run();
     try {
       const current = currentVersion.get(append.stream)?.v ?? -1;
       if (!versionMatches(append.expected, current)) {
@@ -124,11 +131,11 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
         const info = insert.run(append.stream, current + 1 + i, event.type, event.data, event.metadata);
         lastGlobalPosition = Number(info.lastInsertRowid);
       });
-      db.exec('RELEASE append');
+      release.run();
       return { nextExpectedVersion: current + append.events.length, lastGlobalPosition };
     } catch (error) {
-      db.exec('ROLLBACK TO append');
-      db.exec('RELEASE append');
+      rollbackTo.run();
+      release.run();
       throw error;
     }
   };
@@ -141,7 +148,7 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
     const outcomes: Array<{ ok: true; value: AppendResult } | { ok: false; error: unknown }> = [];
     try {
       // IMMEDIATE takes the write lock up front, so the version checks below see every other process's commits.
-      db.exec('BEGIN IMMEDIATE');
+      begin.run();
       try {
         for (const append of batch) {
           try {
@@ -153,7 +160,7 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
             outcomes.push({ ok: false, error });
           }
         }
-        db.exec('COMMIT');
+        commit.run();
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
         throw error;

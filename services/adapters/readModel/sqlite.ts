@@ -39,6 +39,8 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     }
     cpPut.run(name, position);
   });
+  // one transaction wrapper for every exclusive() call (db.transaction(fn) per call builds a new one each time)
+  const exclusiveTx = db.transaction(<T>(fn: () => T) => fn());
   const parse = <T>(row: { doc: string } | undefined) => (row ? (JSON.parse(row.doc) as T) : undefined);
 
   return {
@@ -53,7 +55,7 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     listBetween: <T>(view: string, after: string, before: string, limit: number) =>
       listBetweenStmt.all(view, after, before, limit).map((r) => JSON.parse(r.doc) as T),
     commit: (writes, name, position) => commitTx(writes, name, position),
-    exclusive: <T>(fn: () => T) => db.transaction(fn).immediate(),
+    exclusive: <T>(fn: () => T) => exclusiveTx.immediate(fn) as T,
     checkpoint: (name) => cpGet.get(name)?.position ?? 0,
     dump: () =>
       db
