@@ -20,11 +20,13 @@ export const parseAiOverview = (root: HTMLElement, raw = ''): AiOverview | undef
   const list = tray.length ? hiddenList(container, raw, tray, chips.near) : undefined;
   const refs = list ? references(list.rest, tray.slice()) : tray;
   const cite = citations(root, container, raw, refs, chips, list);
-  const body = qs(container, '.mZJni');
-  // 2024–25: the container also holds the header, a hidden "can't generate" variant and "Learn more"; the answer
-  // itself is the run of `.WaaZC` blocks.
-  if (body) walk(body, text_blocks, cite);
-  else for (const block of qsa(container, '.WaaZC')) walk(block, text_blocks, cite);
+  // the container is the answer's body itself when no source tray was found above it (late 2025, en-IT)
+  const body = hasClass(container, 'mZJni') ? container : qs(container, '.mZJni');
+  // 2025–26 bodies: what sits behind "Show more" is in the page, marked aria-hidden until expanded: it is part of the
+  // answer. 2024–25: the container also holds the header, a hidden "can't generate" variant and "Learn more"; the
+  // answer itself is the run of `.WaaZC` blocks, and aria-hidden there means not shown.
+  if (body) walk(body, text_blocks, cite, COLLAPSED_IS_TEXT);
+  else for (const block of qsa(container, '.WaaZC')) walk(block, text_blocks, cite, HIDDEN_IS_NOT_TEXT);
   if (text_blocks.length === 0) return undefined;
   return { text_blocks, references: refs };
 };
@@ -337,8 +339,15 @@ const findContainer = (root: HTMLElement): HTMLElement | undefined => {
 const BLOCK_TAGS = new Set(['div', 'ul', 'ol', 'p', 'table', 'section', 'li', 'h1', 'h2', 'h3', 'h4']);
 const SKIP_CLASSES = ['LLtSOc', 'rBl3me', 'NPrrbc', 'pjBG2e', 'uJ19be'];
 
-const skip = (el: HTMLElement): boolean =>
-  el.getAttribute('aria-hidden') === 'true' ||
+/** whether aria-hidden parts of the walked block are text (collapsed behind "Show more") or not shown at all */
+interface WalkMode {
+  hiddenIsText: boolean;
+}
+const COLLAPSED_IS_TEXT: WalkMode = { hiddenIsText: true };
+const HIDDEN_IS_NOT_TEXT: WalkMode = { hiddenIsText: false };
+
+const skip = (el: HTMLElement, mode: WalkMode): boolean =>
+  (!mode.hiddenIsText && el.getAttribute('aria-hidden') === 'true') ||
   el.rawTagName === 'button' ||
   el.rawTagName === 'img' ||
   el.rawTagName === 'svg' ||
@@ -357,28 +366,31 @@ const notText = (e: HTMLElement): boolean =>
   e.getAttribute('aria-hidden') === 'true' ||
   hasClass(e, 'NPrrbc') ||
   hasClass(e, 'uJ19be');
+const notTextExpanded = (e: HTMLElement): boolean => e.getAttribute('aria-hidden') !== 'true' && notText(e);
 
-const cleanText = (el: HTMLElement): string => spacedText(el, notText);
+const cleanText = (el: HTMLElement, mode: WalkMode): string =>
+  spacedText(el, mode.hiddenIsText ? notTextExpanded : notText);
 
-const walk = (el: HTMLElement, out: Array<Record<string, unknown>>, cite: Cite): void => {
+const walk = (el: HTMLElement, out: Array<Record<string, unknown>>, cite: Cite, mode: WalkMode): void => {
   for (const node of el.childNodes) {
     if (node.nodeType !== 1) continue;
     const c = node as HTMLElement;
-    if (skip(c)) continue;
+    if (skip(c, mode)) continue;
     const tag = c.rawTagName?.toLowerCase();
     if (tag === 'ul' || tag === 'ol') {
       if (qs(c, 'li.LLtSOc')) continue;
       // Items may sit in `display: contents` wrappers (2026): every `li` whose nearest list is this one.
       const list = qsa(c, 'li')
         .filter((li) => li.parentNode && closest(li.parentNode, 'ul, ol') === c)
-        .map((li) => listItem(li, cite))
+        .filter((li) => mode.hiddenIsText || li.getAttribute('aria-hidden') !== 'true')
+        .map((li) => listItem(li, cite, mode))
         .filter((i) => i.snippet || i.title);
       if (list.length) out.push({ type: 'list', list });
       continue;
     }
     if (!textOf(c)) continue;
     if (isTextContainer(c) || /^h[1-4]$/.test(tag ?? '')) {
-      const text = cleanText(c);
+      const text = cleanText(c, mode);
       if (!text) continue;
       const heading = qs(c, '[role="heading"]') ?? (c.getAttribute('role') === 'heading' ? c : null);
       if (/^h[1-4]$/.test(tag ?? '') || (heading && textOf(heading) === text))
@@ -389,12 +401,12 @@ const walk = (el: HTMLElement, out: Array<Record<string, unknown>>, cite: Cite):
       }
       continue;
     }
-    walk(c, out, cite);
+    walk(c, out, cite, mode);
   }
 };
 
-const listItem = (li: HTMLElement, cite: Cite): Record<string, unknown> => {
-  const text = cleanText(li);
+const listItem = (li: HTMLElement, cite: Cite, mode: WalkMode): Record<string, unknown> => {
+  const text = cleanText(li, mode);
   const strong = textOf(qs(li, 'strong'));
   const reference_indexes = cite(li);
   const refs = reference_indexes ? { reference_indexes } : {};

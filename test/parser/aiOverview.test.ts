@@ -419,3 +419,31 @@ three\" href=\"https:\/\/c.example\/3\u003fa\u003d1\"\u003e\u003c\/a\u003e\u003c
     trayOnly(t, fullListPage(SOURCES, { chipIds }).replace(/'\);\}\)\(\);<\/script>/, ''), 'the string never closes');
   });
 });
+
+t.test(
+  'AI overview › late-2025 body with no source tray above it, part of it collapsed behind "Show more"',
+  { skip: missing },
+  async (t) => {
+    // An English page fetched from Italy (Dec 2025): the answer body (.mZJni) is the whole container, and the list
+    // items and closing paragraph after the first sit aria-hidden until "Show more" is pressed.
+    const aio = aioOf('serp/debug-dumps-2025-2026/gamersremorse_2025-12-16b_jedi-fallen-order-reception_en-IT.html.gz');
+    t.match(blockStarting(aio, 'Star Wars Jedi: Fallen Order had a very positive launch reception'), {
+      type: 'paragraph',
+    });
+    const list = aio.text_blocks.find((b) => b.type === 'list')?.list as Block[] | undefined;
+    t.same(
+      list?.map((i) => i.title),
+      ['Critical Acclaim', 'Commercial Success', 'Praise for Gameplay & Story', 'Criticisms', 'Significance'],
+      'every item, the collapsed ones too',
+    );
+    t.match(
+      blockStarting(aio, 'In essence, despite some technical flaws'),
+      { type: 'paragraph' },
+      'the collapsed ending',
+    );
+    t.notOk(
+      blocksOf(aio).some((b) => /generate an AI overview|not available for this search/.test(String(b.snippet))),
+      "the header's hidden variants are not text",
+    );
+  },
+);
