@@ -18,7 +18,7 @@ export const parseAiOverview = (root: HTMLElement, raw = ''): AiOverview | undef
   // 2024–25 chips and the overview's full source list (plain HTTP captures hide all but three of its sources).
   const chips = tray.length ? legacyChips(container, raw) : { chips: [], near: 0 };
   const list = tray.length ? hiddenList(container, raw, tray, chips.near) : undefined;
-  const refs = list ? references(list.rest, tray.slice()) : tray;
+  const refs = list ? references(list.rest, tray.slice()) : tray.length ? tray : sideSources(container);
   const cite = citations(root, container, raw, refs, chips, list);
   // the container is the answer's body itself when no source tray was found above it (late 2025, en-IT)
   const body = hasClass(container, 'mZJni') ? container : qs(container, '.mZJni');
@@ -418,6 +418,40 @@ const listItem = (li: HTMLElement, cite: Cite, mode: WalkMode): Record<string, u
     };
   }
   return { snippet: text, ...refs };
+};
+
+/**
+ * Late 2025: no `li.LLtSOc` tray; the sources sit beside the answer body in a list of `li.CyMdWb` (all of them) and a
+ * visible tray of `li.jydCyd` (the first three), each an `a.NDNGvf` named by its aria-label, with the title in
+ * `.Nn35F`, the snippet in `.vhJ6Pe` and the site in `.R0r5R`. Looked for a few levels above the body only, so a
+ * results list elsewhere on the page is never taken for them.
+ */
+const sideSources = (container: HTMLElement): Array<Record<string, unknown>> => {
+  let scope: HTMLElement = container;
+  for (let i = 0; i < 6 && scope.parentNode; i++) {
+    scope = scope.parentNode;
+    const items = qsa(scope, 'li.CyMdWb');
+    const list = items.length ? items : qsa(scope, 'li.jydCyd');
+    if (!list.length) continue;
+    const out: Array<Record<string, unknown>> = [];
+    const seen = new Set<string>();
+    for (const li of list) {
+      const a = qs(li, 'a.NDNGvf') ?? qs(li, 'a[href]');
+      const link = a?.getAttribute('href');
+      if (!link || seen.has(link) || !/^https?:/.test(link)) continue;
+      seen.add(link);
+      const ref: Record<string, unknown> = { index: out.length, link };
+      const title = textOf(qs(li, '.Nn35F')) || a?.getAttribute('aria-label');
+      if (title) ref.title = title;
+      const snippet = textOf(qs(li, '.vhJ6Pe'));
+      if (snippet) ref.snippet = snippet;
+      const source = textOf(qs(li, '.R0r5R'));
+      if (source) ref.source = source;
+      out.push(ref);
+    }
+    return out;
+  }
+  return [];
 };
 
 /**

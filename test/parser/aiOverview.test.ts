@@ -445,5 +445,19 @@ t.test(
       blocksOf(aio).some((b) => /generate an AI overview|not available for this search/.test(String(b.snippet))),
       "the header's hidden variants are not text",
     );
+    // its sources sit beside the body (li.CyMdWb), not in a tray: all six, in order, and the chips cite them
+    t.equal(aio.references.length, 6);
+    t.match(aio.references[0], {
+      index: 0,
+      link: /^https:\/\/ir\.ea\.com\/press-releases\//,
+      title: 'The Force Is Strong With Star Wars Jedi: Fallen Order',
+      source: 'Electronic Arts Home Page',
+    });
+    t.match(linkOf(aio, 5), /^https:\/\/www\.reddit\.com\/r\/patientgamers\//);
+    t.same(
+      blockStarting(aio, 'Star Wars Jedi: Fallen Order had a very positive')?.reference_indexes,
+      [1, 4, 3, 0],
+      "the opening paragraph's chip names Wikipedia, Simple Wikipedia, the Fandom wiki and EA",
+    );
   },
 );
