@@ -4,6 +4,7 @@ import { answerBox } from './answerBox.js';
 import { headedBlocks, shoppingResults } from './blocks.js';
 import { knowledgeGraph } from './knowledge.js';
 import { localResults } from './local.js';
+import { immersiveProducts } from './products.js';
 import { relatedQuestions } from './questions.js';
 import { pagination, relatedSearches } from './relatedSearches.js';
 
@@ -19,6 +20,7 @@ export const parseFeatures = (root: HTMLElement): Record<string, unknown> => {
   set('local_results', localResults(root));
   set('ads', ads(root));
   set('shopping_results', shoppingResults(root));
+  set('immersive_products', immersiveProducts(root));
   for (const [name, items] of Object.entries(headedBlocks(root))) set(name, items);
   set('related_searches', relatedSearches(root));
   set('pagination', pagination(root));
