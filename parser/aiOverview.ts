@@ -432,45 +432,58 @@ const sideSources = (container: HTMLElement): Array<Record<string, unknown>> => 
     scope = scope.parentNode;
     const items = qsa(scope, 'li.CyMdWb');
     const list = items.length ? items : qsa(scope, 'li.jydCyd');
-    if (!list.length) continue;
-    const out: Array<Record<string, unknown>> = [];
-    const seen = new Set<string>();
-    for (const li of list) {
-      const a = qs(li, 'a.NDNGvf') ?? qs(li, 'a[href]');
-      const link = a?.getAttribute('href');
-      if (!link || seen.has(link) || !/^https?:/.test(link)) continue;
-      seen.add(link);
-      const ref: Record<string, unknown> = { index: out.length, link };
-      const title = textOf(qs(li, '.Nn35F')) || a?.getAttribute('aria-label');
-      if (title) ref.title = title;
-      const snippet = textOf(qs(li, '.vhJ6Pe'));
-      if (snippet) ref.snippet = snippet;
-      const source = textOf(qs(li, '.R0r5R'));
-      if (source) ref.source = source;
-      out.push(ref);
-    }
-    return out;
+    if (list.length) return references(list, [], SIDE_LIST);
   }
   return [];
 };
 
+/** Where a source item keeps its link, title, snippet and site name, in each markup. */
+interface SourceMarkup {
+  link: string;
+  /** the title: the element's text first, or the link's aria-label first */
+  title: string;
+  labelFirst: boolean;
+  snippet: string;
+  source: string;
+}
+const TRAY: SourceMarkup = {
+  link: 'a.KEVENd',
+  title: '.mNme1d',
+  labelFirst: true,
+  snippet: '.gxZfx',
+  source: '.R8BTeb',
+};
+const SIDE_LIST: SourceMarkup = {
+  link: 'a.NDNGvf',
+  title: '.Nn35F',
+  labelFirst: false,
+  snippet: '.vhJ6Pe',
+  source: '.R0r5R',
+};
+
 /**
- * The sources of `items` (`li.LLtSOc`), in order, each link once, after those already in `out` (whose links count
- * as seen and whose indexes continue).
+ * The sources of `items` (`li.LLtSOc` by default), in order, each http(s) link once, after those already in `out`
+ * (whose links count as seen and whose indexes continue).
  */
-const references = (items: HTMLElement[], out: Array<Record<string, unknown>> = []): Array<Record<string, unknown>> => {
+const references = (
+  items: HTMLElement[],
+  out: Array<Record<string, unknown>> = [],
+  markup: SourceMarkup = TRAY,
+): Array<Record<string, unknown>> => {
   const seen = new Set(out.map((r) => r.link));
   for (const li of items) {
-    const a = qs(li, 'a.KEVENd') ?? qs(li, 'a[href]');
+    const a = qs(li, markup.link) ?? qs(li, 'a[href]');
     const link = a?.getAttribute('href');
-    if (!link || seen.has(link)) continue;
+    if (!link || seen.has(link) || !/^https?:/.test(link)) continue;
     seen.add(link);
     const ref: Record<string, unknown> = { index: out.length, link };
-    const title = a?.getAttribute('aria-label') || textOf(qs(li, '.mNme1d'));
+    const label = a?.getAttribute('aria-label');
+    const named = textOf(qs(li, markup.title));
+    const title = markup.labelFirst ? label || named : named || label;
     if (title) ref.title = title;
-    const snippet = textOf(qs(li, '.gxZfx'));
+    const snippet = textOf(qs(li, markup.snippet));
     if (snippet) ref.snippet = snippet;
-    const source = textOf(qs(li, '.R8BTeb'));
+    const source = textOf(qs(li, markup.source));
     if (source) ref.source = source;
     out.push(ref);
   }
