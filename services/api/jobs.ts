@@ -16,13 +16,13 @@ export const waitForEnd = async (searches: SearchService, jobId: string, timeout
 export const isExpired = (job: JobStatusDoc, retentionDays: number, now = Date.now()) =>
   job.purgedAt !== undefined || now - Date.parse(job.submittedAt) > retentionDays * 86_400_000;
 
+/** The job whose result `job` answers with: itself, or for an answer from cache its source job. */
+export const sourceOf = async (searches: SearchService, job: JobStatusDoc) =>
+  job.sourceJobId ? await searches.jobDoc(job.sourceJobId) : job;
+
 /**
  * Expired, or answered from cache by a job retention has purged since (its result is gone with it): what every
- * fetch checks before answering.
+ * fetch checks before answering. `source` is `sourceOf(job)`.
  */
-export const isGone = async (searches: SearchService, job: JobStatusDoc, retentionDays: number) => {
-  if (isExpired(job, retentionDays)) return true;
-  if (!job.sourceJobId) return false;
-  const source = await searches.jobDoc(job.sourceJobId);
-  return source?.purgedAt !== undefined;
-};
+export const isGone = (job: JobStatusDoc, source: JobStatusDoc | undefined, retentionDays: number) =>
+  isExpired(job, retentionDays) || (job.sourceJobId !== undefined && source?.purgedAt !== undefined);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, type NatsServers, startNatsServers } from './natsServer.js';
+import { exited, freePort, type NatsServers, startNatsServers, stopChild } from './natsServer.js';
 
 /**
  * A whole distributed deployment on loopback (`serp-api cluster up`, the end-to-end tests, the scale bench): three
@@ -52,11 +52,6 @@ export interface ClusterOptions {
   natsNodes?: number;
   log?: (line: string) => void;
 }
-
-const exited = (p: ChildProcess) =>
-  p.exitCode !== null || p.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => p.once('exit', () => resolve()));
 
 /** waits until GET url/health answers 200, or the process exits */
 const waitHealthy = async (p: ClusterProcess, timeoutMs = 60_000) => {
@@ -140,12 +135,8 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
   const stopAll = async () => {
     await Promise.all(
       processes.map(async (p) => {
-        const c = p.child;
-        if (!c) return;
-        c.kill('SIGTERM');
-        const timer = setTimeout(() => c.kill('SIGKILL'), 15_000);
-        await exited(c);
-        clearTimeout(timer);
+        if (!p.child) return;
+        await stopChild(p.child, 15_000);
         p.child = undefined;
       }),
     );

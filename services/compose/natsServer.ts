@@ -81,10 +81,18 @@ const configOf = (node: NatsNode, all: NatsNode[], clusterName: string) => {
   ].join('\n');
 };
 
-const exited = (p: ChildProcess) =>
+export const exited = (p: ChildProcess) =>
   p.exitCode !== null || p.signalCode !== null
     ? Promise.resolve()
     : new Promise<void>((resolve) => p.once('exit', () => resolve()));
+
+/** SIGTERM, then SIGKILL if it is still there after `graceMs`; resolves once it has exited */
+export const stopChild = async (p: ChildProcess, graceMs: number) => {
+  p.kill('SIGTERM');
+  const timer = setTimeout(() => p.kill('SIGKILL'), graceMs);
+  await exited(p);
+  clearTimeout(timer);
+};
 
 /** waits until JetStream answers on `url` (on a cluster: once a meta leader is elected) */
 export const waitForJetStream = async (url: string, timeoutMs = 30_000) => {
@@ -166,12 +174,8 @@ export const startNatsServers = async (options: {
     async stop() {
       await Promise.all(
         nodes.map(async (n) => {
-          const p = n.process;
-          if (!p) return;
-          p.kill('SIGTERM');
-          const timer = setTimeout(() => p.kill('SIGKILL'), 5_000);
-          await exited(p);
-          clearTimeout(timer);
+          if (!n.process) return;
+          await stopChild(n.process, 5_000);
           n.process = undefined;
         }),
       );

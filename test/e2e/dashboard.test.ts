@@ -206,6 +206,18 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
     t.equal(read.status, 200, 'reads by cookie need no token');
     const none = await fetch(`${base}/admin/api/keys`);
     t.equal(none.status, 401, 'no cookie, no token: 401');
+    const signIn = await fetch(`${base}/admin/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: ADMIN_TOKEN }).toString(),
+      redirect: 'manual',
+    });
+    t.equal(
+      signIn.status,
+      403,
+      'a sign-in posted from anywhere but the form (no form token) is refused, right token or not',
+    );
+    t.notOk(signIn.headers.get('set-cookie')?.includes('serp_admin='), 'and signs no one in');
   });
 
   await t.test('signs out', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { SearchRequest } from '../../contracts/search.js';
-import { allProjections } from '../../projections/index.js';
+import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { loadConfig } from '../../services/compose/config.js';
 import { openCore } from '../../services/compose/core.js';
@@ -33,4 +33,31 @@ t.test('projections rebuild › replaying the log yields identical read models',
   t.equal(r.position, await core.eventStore.headPosition(), 'replayed to the head of the log');
   t.same(core.readModels.dump(), before, 'byte for byte the same documents');
   await core.close();
+});
+
+t.test('read models written under another shape are rebuilt from the log once at start', async (t) => {
+  const dataDir = tempDataDir('rebuild-version');
+  t.teardown(() => removeDir(dataDir));
+  const first = await openCore(loadConfig({}, { dataDir }));
+  await first.keys.create({ tier: 'free', label: 'a' });
+  await first.projector.waitFor(await first.eventStore.headPosition());
+  const before = first.readModels.dump();
+  // what an older version left: its own shape number and a document the current projections never write
+  first.readModels.commit([{ view: 'oldView', id: 'x', doc: { stale: true } }], 'read-models-version', 1);
+  await first.close();
+
+  const again = await openCore(loadConfig({}, { dataDir }));
+  t.same(again.readModels.dump(), before, 'the stale document is gone and the current views are back');
+  t.equal(again.readModels.checkpoint('read-models-version'), READ_MODELS_VERSION);
+  await again.close();
+
+  const third = await openCore(loadConfig({}, { dataDir }));
+  third.readModels.commit([{ view: 'oldView', id: 'y', doc: { kept: true } }], 'unrelated', 1);
+  await third.close();
+  const fourth = await openCore(loadConfig({}, { dataDir }));
+  t.ok(
+    fourth.readModels.dump().some((d) => d.view === 'oldView'),
+    'same shape: nothing is rebuilt (the document written after stays)',
+  );
+  await fourth.close();
 });

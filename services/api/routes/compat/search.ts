@@ -5,7 +5,7 @@ import { GOOGLE_PASS_THROUGH, type SearchRequest, SubmitSearchBody } from '../..
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError, clip } from '../../errors.js';
-import { isGone, waitForEnd } from '../../jobs.js';
+import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import {
   type CompatLinkSettings,
   type CompatPage,
@@ -258,7 +258,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
         throw bad(`Unsupported \`${clip(output, 40)}\` output: use json or html.`);
       const job = await ownJob(req, m[1]);
       if (!job) throw new ApiError(404, 'SERP_JOB_NOT_FOUND', 'Search not found.');
-      if (await isGone(opts.searches, job, opts.retentionDays))
+      if (isGone(job, await sourceOf(opts.searches, job), opts.retentionDays))
         throw new ApiError(410, 'SERP_JOB_EXPIRED', 'The search expired and has been deleted from the archive.');
       return answer(reply, job, { page: page(query), output, failedStatus: 200 });
     },

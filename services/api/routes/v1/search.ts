@@ -15,7 +15,7 @@ import {
 } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError } from '../../errors.js';
-import { isGone, waitForEnd } from '../../jobs.js';
+import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import { type Rendered, renderJob } from '../../render/index.js';
 import type { V1Options } from './index.js';
 
@@ -110,16 +110,14 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       if (!/^[0-9a-f]{24}$/.test(id)) throw jobNotFound();
       const job = await opts.searches.jobDoc(id);
       if (!job || job.keyId !== req.apiKey!.keyId) throw jobNotFound();
-      if (await isGone(opts.searches, job, opts.retentionDays)) {
-        throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
-      }
+      const source = await sourceOf(opts.searches, job);
+      if (isGone(job, source, opts.retentionDays)) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
       const { output, start } = req.query;
       if (output === 'html' || (job.status !== 'done' && job.status !== 'partial')) {
         return send(reply, render(req, job, output, start));
       }
       // a finished result is stored bytes: rendered once per version of its result (a re-parse moves the source
       // job's updatedAt); compat's signed links are renewed every minute
-      const source = job.sourceJobId ? await opts.searches.jobDoc(job.sourceJobId) : job;
       const minute = output === 'compat' ? Math.floor(Date.now() / 60_000) : '';
       const key = `${job.jobId}|${output}|${start ?? ''}|${source?.updatedAt ?? ''}|${minute}`;
       let stored = opts.stored.get(key);
