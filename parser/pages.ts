@@ -12,9 +12,12 @@ const MARKER = /<!-- serp-page start=(\d+) url=(\S*) fetched_at=(\S*) -->\n?/g;
 /** The marker is one line of space-separated fields, so a value must never hold whitespace or end the comment. */
 const safe = (v: string): string => v.replace(/\s/g, (c) => encodeURIComponent(c)).replace(/--/g, '%2D%2D');
 
+/** What stands before a page's HTML in the raw HTML: the separator (pages after the first) and its marker line. */
+export const rawChunkHead = (p: Omit<RawPage, 'html'>, first: boolean): string =>
+  `${first ? '' : '\n'}<!-- serp-page start=${p.start} url=${safe(p.url)} fetched_at=${safe(p.fetchedAt)} -->\n`;
+
 /** One page's part of the raw HTML: its marker line, then the page; pages after the first are joined by a newline. */
-export const rawHtmlChunk = (p: RawPage, first: boolean): string =>
-  `${first ? '' : '\n'}<!-- serp-page start=${p.start} url=${safe(p.url)} fetched_at=${safe(p.fetchedAt)} -->\n${p.html}`;
+export const rawHtmlChunk = (p: RawPage, first: boolean): string => `${rawChunkHead(p, first)}${p.html}`;
 
 /** Every fetched page in order, each behind its `<!-- serp-page … -->` marker (DESIGN.md §4). */
 export const assembleRawHtml = (pages: RawPage[]): string => pages.map((p, i) => rawHtmlChunk(p, i === 0)).join('');

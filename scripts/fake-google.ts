@@ -23,9 +23,10 @@ const program = new Command('fake-google')
   .option('-p, --port <n>', 'port to listen on', port, 8090)
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--latency <ms>', 'delay before each result page', port, 0)
+  .option('--quiet', 'print only the origin (benchmarks run it as a process of its own)')
   .parse();
 
-const opts = program.opts<{ port: number; host: string; latency: number }>();
+const opts = program.opts<{ port: number; host: string; latency: number; quiet?: boolean }>();
 if (fixturesMissing('serp')) {
   console.error(
     'fake-google: the fixture pages are needed (../shared/fixtures beside the checkout, or SERP_FIXTURES_DIR)',
@@ -33,13 +34,17 @@ if (fixturesMissing('serp')) {
   process.exit(1);
 }
 const fake = await startFakeGoogle({ port: opts.port, host: opts.host, latencyMs: opts.latency });
+// --port 0 takes a free port: the origin printed is the one listening
+const origin = `http://${opts.host}:${new URL(fake.origin).port}`;
 console.log(
-  `fake Google on http://${opts.host}:${opts.port} (start the service with SERP_GOOGLE_ORIGIN=http://${opts.host}:${opts.port} SERP_FETCHER=http)`,
+  opts.quiet
+    ? origin
+    : `fake Google on ${origin} (start the service with SERP_GOOGLE_ORIGIN=${origin} SERP_FETCHER=http)`,
 );
 // the fake keeps every request for tests; a long-running one forgets them after logging
 setInterval(() => {
   for (const r of fake.requests.splice(0))
-    if (r.path === '/search')
+    if (r.path === '/search' && !opts.quiet)
       console.log(`GET /search q=${JSON.stringify(r.query.q ?? '')} start=${r.query.start ?? 0}`);
 }, 1000).unref();
 const stop = () => void fake.close().then(() => process.exit(0));

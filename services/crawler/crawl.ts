@@ -174,9 +174,9 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     /** the kept pages not packed yet go into the raw HTML; only their parsed page stays for the merge */
     const packTaken = () => {
       for (let i = packer.pages; i < kept.length; i++) {
-        const p = kept[i]!;
-        packer.add({ start: p.start, url: p.fetched.url, fetchedAt: p.fetched.fetchedAt, html: p.fetched.html });
-        kept[i] = { ...p, fetched: { ...p.fetched, html: '' } };
+        const { raw, ...page } = kept[i]!;
+        if (raw) packer.add(raw);
+        kept[i] = page;
       }
     };
     let blocks = 0;
@@ -196,6 +196,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
           {
             url: buildGoogleUrl(request, { origin, start, targeting }),
             start,
+            first: index === 0,
             device: request.device,
             captureAio: request.capture_aio,
             fetcher: fetcherFor(start, request.capture_aio),
@@ -269,7 +270,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     }));
     const result = trimOrganic(mergePages(kept.map((p) => ({ start: p.start, serp: p.serp }))), limits.targetResults);
     packTaken();
-    const raw = await packer.finish();
+    const raw = packer.finish();
     return {
       status: reason ? 'partial' : 'done',
       pages,

@@ -1,5 +1,6 @@
 import type { ParsedSerp } from '../../contracts/result.js';
 import type { Device } from '../../contracts/search.js';
+import { rawChunkHead } from '../../parser/pages.js';
 import type { CrawlSession, FetchedPage, Fetcher } from '../ports/fetcher.js';
 import {
   CrawlAbortedError,
@@ -10,6 +11,7 @@ import {
   isCrawlError,
 } from './errors.js';
 import { inlineParser, type PageParser } from './parsePool.js';
+import type { PackedPage } from './rawPacker.js';
 import type { SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
 
@@ -24,16 +26,21 @@ export interface PageLimits {
   backoffMaxMs: number;
 }
 
+/** A result page the crawl took: what was fetched (its bytes are in `raw`, not in `fetched`), and what it says. */
 export interface KeptPage {
   start: number;
-  fetched: FetchedPage;
+  fetched: Omit<FetchedPage, 'body'>;
   serp: ParsedSerp;
   fetcher: string;
+  /** its part of the job's raw HTML, until the crawl packs it */
+  raw?: PackedPage;
 }
 
 export interface PageJob {
   url: string;
   start: number;
+  /** the crawl's first page: its raw chunk has no separator before its marker */
+  first: boolean;
   device: Device;
   captureAio: boolean;
   /** which fetcher serves this page: the crawler decides from SERP_FETCHER and capture_aio */
@@ -52,11 +59,9 @@ export interface PageJob {
  */
 const judge = async (
   page: FetchedPage,
-  captureAio: boolean,
-  start: number,
-  device: Device,
+  job: PageJob,
   parser: PageParser,
-): Promise<ParsedSerp> => {
+): Promise<{ serp: ParsedSerp; raw: PackedPage }> => {
   const finalPath = safePath(page.finalUrl);
   if (finalPath.startsWith('/sorry/')) throw new CrawlBlockedError('captcha', page.finalUrl, page.status);
   if (page.status === 429) throw new CrawlBlockedError('rate_limited', page.finalUrl, page.status);
@@ -66,14 +71,14 @@ const judge = async (
   if (page.status >= 400) {
     throw new CrawlRequestError(`Google answered HTTP ${page.status} for ${page.url}`, 'http_status', page.status);
   }
-  const outcome = await parser.parse(page.html, {
-    captureAio,
-    start,
-    device,
-    status: page.status,
-    finalUrl: page.finalUrl,
-  });
-  if (outcome.kind === 'serp') return outcome.serp;
+  const head = rawChunkHead({ start: job.start, url: page.url, fetchedAt: page.fetchedAt }, job.first);
+  const read = await parser.read(
+    page.body,
+    { captureAio: job.captureAio, start: job.start, device: job.device, status: page.status, finalUrl: page.finalUrl },
+    head,
+  );
+  if (read.raw) return { serp: read.outcome.serp, raw: read.raw };
+  const { outcome } = read;
   if (outcome.kind === 'error') {
     throw new CrawlTransientError('error_page', page.finalUrl, `Google error page: ${outcome.detail}`, page.status);
   }
@@ -130,9 +135,10 @@ export const fetchPageWithRetries = async (
         timeoutMs: limits.pageTimeoutMs,
         signal: job.signal,
       });
-      const serp = await judge(fetched, job.captureAio, job.start, job.device, job.parser ?? inlineParser);
+      const { body: _moved, ...meta } = fetched;
+      const { serp, raw } = await judge(fetched, job, job.parser ?? inlineParser);
       sessions.succeeded(session, fetched.cookies);
-      return { start: job.start, fetched, serp, fetcher: job.fetcher.name };
+      return { start: job.start, fetched: meta, serp, fetcher: job.fetcher.name, raw };
     } catch (err) {
       last = asCrawlError(err, job.url, job.signal);
       if (last instanceof CrawlBlockedError) {

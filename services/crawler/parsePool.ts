@@ -2,25 +2,59 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { type ParseContext, type ParseOutcome, parse } from '../../parser/index.js';
+import { type PackedPage, packPageAsync } from './rawPacker.js';
+
+/** A fetched page read: what the parser made of it and, for a result page, its packed part of the job's raw HTML. */
+export type PageRead =
+  | { outcome: Extract<ParseOutcome, { kind: 'serp' }>; raw: PackedPage }
+  /** a block or error page: it is never kept, so it is not packed */
+  | { outcome: Exclude<ParseOutcome, { kind: 'serp' }>; raw?: undefined };
 
 /** How the crawler reads a fetched page: on the event loop, or in a pool of worker threads. */
 export interface PageParser {
-  parse(html: string, context: ParseContext): Promise<ParseOutcome>;
+  /**
+   * Decodes `body` (the page's bytes, UTF-8), parses it, and packs a result page's raw chunk (`rawHead` + body,
+   * gzipped). `body` may be handed to another thread: the caller must not use it afterwards, only `raw.body`.
+   */
+  read(body: Uint8Array, context: ParseContext, rawHead: string): Promise<PageRead>;
   close(): Promise<void>;
 }
 
-/** Parses on the calling thread (tests, the CLI, SERP_PARSE_THREADS=0). */
+/** Decode, parse and pack, the same on whichever thread it runs. */
+export const readPage = async (
+  body: Uint8Array,
+  context: ParseContext,
+  rawHead: string,
+  pack: (head: string, body: Uint8Array) => PackedPage | Promise<PackedPage>,
+): Promise<PageRead> => {
+  const html = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const outcome = parse(html, context);
+  return outcome.kind === 'serp' ? { outcome, raw: await pack(rawHead, body) } : { outcome };
+};
+
+/** Parses on the calling thread (tests, the CLI, SERP_PARSE_THREADS=0); gzip runs on libuv's pool. */
 export const inlineParser: PageParser = {
-  parse: async (html, context) => parse(html, context),
+  read: (body, context, rawHead) => readPage(body, context, rawHead, packPageAsync),
   close: async () => undefined,
 };
 
 /**
- * Parsing off the event loop (issue 14): a page is ~1–3 ms of DOM work, and ten pages a job at crawler concurrency 8
- * kept the loop that answers HTTP busy enough to multiply read latency. Piscina (the maintained worker pool: a task
- * queue, thread start and restart, back-pressure, clean shutdown) runs `parseWorker` on `threads` threads, one per core
- * by default. Only the page's HTML goes in and the parsed page comes out (structured clone, ~1 ms for a 700 kB page).
- * From the sources (no build) the worker is the .ts file and loads through tsx like the main thread.
+ * An ArrayBuffer that only this view uses, so it can move to another thread instead of being copied. A view into a
+ * shared one (Node's pool for small Buffers) is copied by the structured clone instead: moving it would take the
+ * memory from under every other Buffer in it.
+ */
+export const ownBuffer = (view: Uint8Array): ArrayBuffer | undefined =>
+  view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer
+    ? view.buffer
+    : undefined;
+
+/**
+ * Reading pages off the event loop (issue 14): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
+ * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
+ * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on `threads` threads, one
+ * per core by default. The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
+ * back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
+ * main thread.
  */
 export const createParsePool = (threads = availableParallelism()): PageParser => {
   const built = new URL('./parseWorker.js', import.meta.url);
@@ -37,7 +71,10 @@ export const createParsePool = (threads = availableParallelism()): PageParser =>
     ...(fromSource && !hasTsx ? { execArgv: [...process.execArgv, '--import', 'tsx'] } : {}),
   });
   return {
-    parse: (html, context) => pool.run({ html, context }) as Promise<ParseOutcome>,
+    read: (body, context, rawHead) => {
+      const own = ownBuffer(body);
+      return pool.run({ body, context, rawHead }, own ? { transferList: [own] } : {}) as Promise<PageRead>;
+    },
     close: () => pool.destroy(),
   };
 };

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { constants, gunzipSync, gzip } from 'node:zlib';
-import { type RawPage, rawHtmlChunk } from '../../parser/pages.js';
+import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 
 const gzipAsync = promisify(gzip);
+const GZIP = { level: constants.Z_BEST_SPEED };
 
 /** A job's raw HTML as the blob store keeps it: gzip members, one per page, and the content's SHA-256 and size. */
 export interface PackedRaw {
@@ -13,27 +13,55 @@ export interface PackedRaw {
 }
 
 /**
- * Packs a job's pages as they are taken, in order (issue 14, crawler memory): each page's marker and HTML is hashed
- * into the job's SHA-256 and gzipped as its own member on libuv's thread pool, and the page's text can be let go at
- * once; a job in flight holds its pages compressed (~0.3× the HTML) instead of the whole text until it ends. The
- * concatenated members gunzip to exactly `assembleRawHtml` of the same pages, so `/raw` and `reparse` read the same.
+ * One page's part of the raw HTML, packed where it was parsed: `head` (separator and `<!-- serp-page … -->` marker,
+ * parser/pages.ts `rawChunkHead`) and `body` (the page's bytes as fetched) make the chunk; `member` is the chunk
+ * gzipped on its own.
+ */
+export interface PackedPage {
+  head: string;
+  body: Uint8Array;
+  member: Uint8Array;
+}
+
+const chunkOf = (head: string, body: Uint8Array) => Buffer.concat([Buffer.from(head, 'utf8'), body]);
+
+/** a page's chunk gzipped here and now (a parse worker's thread) */
+export const packPage = (head: string, body: Uint8Array): PackedPage => ({
+  head,
+  body,
+  member: gzipSync(chunkOf(head, body), GZIP),
+});
+
+/** the same on libuv's thread pool (the inline parser, which runs on the event loop) */
+export const packPageAsync = async (head: string, body: Uint8Array): Promise<PackedPage> => ({
+  head,
+  body,
+  member: await gzipAsync(chunkOf(head, body), GZIP),
+});
+
+/**
+ * Packs a job's pages as they are taken, in order (issue 14, crawler memory): each page arrives already gzipped as
+ * its own member (where it was parsed, off the event loop), its bytes are hashed into the job's SHA-256 and can be let
+ * go at once; a job in flight holds its pages compressed (~0.3× the HTML). The concatenated members gunzip to exactly
+ * `assembleRawHtml` of the same pages, so `/raw` and `reparse` read the same.
  */
 export const createRawPacker = () => {
   const hash = createHash('sha256');
-  const members: Array<Promise<Buffer>> = [];
+  const members: Uint8Array[] = [];
   let bytes = 0;
   return {
-    add(page: RawPage) {
-      const chunk = Buffer.from(rawHtmlChunk(page, members.length === 0), 'utf8');
-      hash.update(chunk);
-      bytes += chunk.length;
-      members.push(gzipAsync(chunk, { level: constants.Z_BEST_SPEED }));
+    add(page: PackedPage) {
+      const head = Buffer.from(page.head, 'utf8');
+      hash.update(head);
+      hash.update(page.body);
+      bytes += head.length + page.body.byteLength;
+      members.push(page.member);
     },
     get pages() {
       return members.length;
     },
-    async finish(): Promise<PackedRaw> {
-      return { gzip: Buffer.concat(await Promise.all(members)), sha256: hash.digest('hex'), bytes };
+    finish(): PackedRaw {
+      return { gzip: Buffer.concat(members), sha256: hash.digest('hex'), bytes };
     },
   };
 };

@@ -24,7 +24,8 @@ export interface FetchedPage {
   url: string;
   finalUrl: string;
   status: number;
-  html: string;
+  /** the page as received (decompressed), UTF-8; the crawler hands it to the parser without decoding it here */
+  body: Buffer;
   fetchedAt: string;
   /** cookies the session holds after this fetch */
   cookies?: string;

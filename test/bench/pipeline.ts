@@ -5,11 +5,15 @@
  *    the SQLite event store, dispatcher, in-process queue, crawl worker, parse, raw HTML to the blob store,
  *    CrawlCompleted, projections. Done = the job left the jobStatus read model's open set.
  *  - `crawl only` (the baseline): the same crawler, parse and blob store with no events, queue or API.
- * Reports jobs/s, pages/s, p50/p99 submit-to-done, peak RSS, disk used, and the service/crawl-only throughput ratio
- * (what the event-sourced plumbing costs). It asserts nothing (STYLE.md).
+ * Reports jobs/s, pages/s, p50/p99 submit-to-done, peak RSS (with the JS heap and the buffers outside it at that
+ * moment), disk used, and the service/crawl-only throughput ratio (what the event-sourced plumbing costs). The fake
+ * Google runs as a process of its own (`scripts/fake-google.ts`), as Google would: its pages and sockets are not the
+ * crawler's memory or CPU. It asserts nothing (STYLE.md).
  *
  *   npx tsx test/bench/pipeline.ts [--jobs 300] [--latency 100] [--concurrency 8,32]
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +22,6 @@ import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { loadConfig } from '../../services/compose/config.js';
 import { startEmbedded } from '../../services/compose/embedded.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
-import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 
 const { values } = parseArgs({
@@ -63,16 +66,48 @@ const row = (m: {
   };
 };
 
+/** the fake Google origin in a process of its own, serving the same fixture pages */
+const startGoogle = async () => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/fake-google.ts', '--port', '0', '--latency', String(latencyMs), '--quiet'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  child.stdout.resume();
+  return {
+    origin: line.toString().trim(),
+    close: async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+};
+
+/** samples RSS every 50 ms; keeps the peak and what the main thread's heap and off-heap buffers held at it */
+const rssSampler = () => {
+  let peak = process.memoryUsage();
+  const timer = setInterval(() => {
+    const now = process.memoryUsage();
+    if (now.rss > peak.rss) peak = now;
+  }, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+};
+
+const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+
 const run = async (concurrency: number) => {
   global.gc?.();
-  const google = await startFakeGoogle({ latencyMs });
+  const google = await startGoogle();
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-'));
   const blobs = createFsBlobStore(dir);
   const { crawler } = httpCrawlerFor(google.origin, { limits: { pageTimeoutMs: 30_000 } });
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  }, 50);
+  const sampler = rssSampler();
   const messages = Array.from({ length: jobs }, (_, i) => jobFor({ keyword: `bench ${i}` }));
   const doneAfter: number[] = [];
   let pages = 0;
@@ -97,14 +132,16 @@ const run = async (concurrency: number) => {
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - t0) / 1000;
-  clearInterval(sampler);
+  const peak = sampler.stop();
   await crawler.close();
   await google.close();
   const diskBytes = await duBytes(dir);
   await rm(dir, { recursive: true, force: true });
   return {
-    ...row({ mode: 'crawl only', concurrency, notDone, pages, seconds, doneAfter, peakRss, diskBytes }),
-    htmlMb: Math.round(bytes / 2 ** 20),
+    ...row({ mode: 'crawl only', concurrency, notDone, pages, seconds, doneAfter, peakRss: peak.rss, diskBytes }),
+    heapAtPeakMb: mb(peak.heapUsed),
+    buffersAtPeakMb: mb(peak.external),
+    htmlMb: mb(bytes),
   };
 };
 
@@ -119,7 +156,7 @@ const duBytes = async (dir: string): Promise<number> => {
 
 const runService = async (concurrency: number) => {
   global.gc?.();
-  const google = await startFakeGoogle({ latencyMs });
+  const google = await startGoogle();
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-svc-'));
   const config = loadConfig(
     {
@@ -132,10 +169,10 @@ const runService = async (concurrency: number) => {
   );
   const svc = await startEmbedded(config, { logger: false });
   const { key } = await svc.core.keys.create({ tier: 'enterprise', rateLimitPerMin: 1_000_000 });
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  }, 50);
+  global.gc?.();
+  /** the started service before any search: the floor the peak stands on */
+  const idleRss = process.memoryUsage().rss;
+  const sampler = rssSampler();
   const t0 = performance.now();
   const submitted = new Map<string, number>();
   let refused = 0;
@@ -172,7 +209,7 @@ const runService = async (concurrency: number) => {
     }
   }
   const seconds = (performance.now() - t0) / 1000;
-  clearInterval(sampler);
+  const peak = sampler.stop();
   let pages = 0;
   let notDone = 0;
   for (const id of submitted.keys()) {
@@ -185,7 +222,19 @@ const runService = async (concurrency: number) => {
   await google.close();
   await rm(dir, { recursive: true, force: true });
   return {
-    ...row({ mode: 'service', concurrency, notDone: notDone + refused, pages, seconds, doneAfter, peakRss, diskBytes }),
+    ...row({
+      mode: 'service',
+      concurrency,
+      notDone: notDone + refused,
+      pages,
+      seconds,
+      doneAfter,
+      peakRss: peak.rss,
+      diskBytes,
+    }),
+    idleRssMb: mb(idleRss),
+    heapAtPeakMb: mb(peak.heapUsed),
+    buffersAtPeakMb: mb(peak.external),
     rssByQuarterMb: rssByQuarter.join('/'),
   };
 };

@@ -26,17 +26,19 @@ t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
 
   t.test('capture_aio: true waits for the AI Overview a script inserts after load', async (t) => {
     const page = await browser.fetch({ url: aioUrl, device: 'desktop', captureAio: true, timeoutMs: 15_000 });
+    const html = page.body.toString('utf8');
     t.equal(page.status, 200);
-    t.notOk(page.html.includes('class="fake-aio-slot"'), 'every slot was filled by the overview');
-    t.match(page.html, /class="[^"]*\bmZJni\b/, 'the overview body is in the captured HTML');
+    t.notOk(html.includes('class="fake-aio-slot"'), 'every slot was filled by the overview');
+    t.match(html, /class="[^"]*\bmZJni\b/, 'the overview body is in the captured HTML');
     t.match(page.cookies, /NID=/, 'the cookies Google set come back for the session');
   });
 
   t.test('capture_aio: false does not wait, and returns no AI Overview', async (t) => {
     const page = await browser.fetch({ url: aioUrl, device: 'mobile', captureAio: false, timeoutMs: 15_000 });
+    const html = page.body.toString('utf8');
     t.equal(page.status, 200);
-    t.ok(page.html.includes('class="fake-aio-slot"'), 'the overview had not arrived');
-    t.notMatch(page.html, /class="[^"]*\bmZJni\b/, 'no overview body in the HTML');
+    t.ok(html.includes('class="fake-aio-slot"'), 'the overview had not arrived');
+    t.notMatch(html, /class="[^"]*\bmZJni\b/, 'no overview body in the HTML');
     const ua = google.searches().at(-1)?.headers['user-agent'];
     t.match(ua, /Mobile/, 'the mobile device profile was used');
   });

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { parse } from '../../parser/index.js';
 import { createParsePool, inlineParser } from '../../services/crawler/parsePool.js';
@@ -12,15 +14,57 @@ t.test(
     t.teardown(() => pool.close());
     const pages = DEFAULT_PAGES.slice(0, 4).map((p) => readFixtureText(p));
     const context = { captureAio: true, start: 0, device: 'desktop' as const, status: 200 };
-    const fromPool = await Promise.all(pages.map((html) => pool.parse(html, context)));
+    const head = '<!-- serp-page start=0 url= fetched_at= -->\n';
+    // each page's bytes move to a worker (transferred) and come back with its packed chunk
+    const sent = pages.map((html) => Buffer.from(html, 'utf8'));
+    const fromPool = await Promise.all(sent.map((body) => pool.read(body, context, head)));
     t.same(
-      fromPool,
+      sent.map((b) => b.byteLength),
+      [0, 0, 0, 0],
+      'a page with a buffer of its own moved to the worker (no copy)',
+    );
+    t.same(
+      fromPool.map((r) => r.outcome),
       pages.map((html) => parse(html, context)),
       'the same outcome, page for page',
     );
-    t.equal(fromPool[0]?.kind, 'serp');
-    t.same(await inlineParser.parse(pages[0]!, context), fromPool[0], 'the inline parser agrees');
-    const block = await pool.parse('<html><body><form action="/sorry/index">captcha</form></body></html>', context);
-    t.not(block.kind, 'serp', 'an interstitial comes back as its kind, not as an empty result');
+    t.equal(fromPool[0]?.outcome.kind, 'serp');
+    fromPool.forEach((read, i) => {
+      t.equal(Buffer.from(read.raw!.body).toString('utf8'), pages[i], `page ${i}: its bytes come back whole`);
+      t.equal(gunzipSync(read.raw!.member).toString('utf8'), head + pages[i], `page ${i}: the member is its chunk`);
+    });
+    const inline = await inlineParser.read(Buffer.from(pages[0]!, 'utf8'), context, head);
+    t.same(inline.outcome, fromPool[0]?.outcome, 'the inline parser agrees');
+    t.same(gunzipSync(inline.raw!.member), gunzipSync(fromPool[0]!.raw!.member), 'and packs the same chunk');
+    // a small page lives in Node's shared Buffer pool: it is copied to the worker, and the pool stays usable here
+    const small = Buffer.from('<html><body><form action="/sorry/index">captcha</form></body></html>', 'utf8');
+    const neighbour = Buffer.from('still here', 'utf8');
+    const smallLength = small.byteLength;
+    const block = await pool.read(small, context, head);
+    t.not(block.outcome.kind, 'serp', 'an interstitial comes back as its kind, not as an empty result');
+    t.notOk(block.raw, 'and is not packed: it is never kept');
+    t.equal(neighbour.toString('utf8'), 'still here', 'a Buffer beside it in the shared pool is intact');
+    t.equal(small.byteLength, smallLength, 'the shared-pool page was copied, not moved');
+  },
+);
+
+t.test(
+  'the parse threads run below the event loop: nice 10 for each worker, the main thread untouched',
+  { skip: process.platform !== 'linux' && 'thread nice values are per thread on Linux only' },
+  async (t) => {
+    const niceOf = (tid: string) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // fields after "(comm) ": state is field 3, nice is field 19
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const before = new Set(readdirSync('/proc/self/task'));
+    const pool = createParsePool(2);
+    t.teardown(() => pool.close());
+    await Promise.all(
+      [0, 1, 2, 3].map(() => pool.read(Buffer.from('<html><body>x</body></html>'), { captureAio: false }, '')),
+    );
+    const niced = readdirSync('/proc/self/task').filter((tid) => !before.has(tid) && niceOf(tid) === 10);
+    t.equal(niced.length, 2, 'one lowered thread per worker');
+    t.equal(niceOf(String(process.pid)), 0, 'the event loop keeps its priority');
   },
 );

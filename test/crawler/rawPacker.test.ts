@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { assembleRawHtml, splitRawHtml } from '../../parser/index.js';
-import { createRawPacker, unpackRaw } from '../../services/crawler/rawPacker.js';
+import { rawChunkHead } from '../../parser/pages.js';
+import { createRawPacker, packPage, packPageAsync, unpackRaw } from '../../services/crawler/rawPacker.js';
 
 t.test('packing pages as they come gives the raw HTML assembleRawHtml gives, with its hash and size', async (t) => {
   const pages = [0, 10, 20].map((start) => ({
@@ -11,9 +12,14 @@ t.test('packing pages as they come gives the raw HTML assembleRawHtml gives, wit
     html: `<html><body>page ${start} — café ☕ ${'x'.repeat(50_000)}</body></html>`,
   }));
   const packer = createRawPacker();
-  for (const p of pages) packer.add(p);
+  // packed where each was parsed: a worker thread (sync gzip) or the event loop (libuv's pool); the same bytes
+  for (const [i, p] of pages.entries()) {
+    const head = rawChunkHead(p, i === 0);
+    const body = Buffer.from(p.html, 'utf8');
+    packer.add(i === 1 ? await packPageAsync(head, body) : packPage(head, body));
+  }
   t.equal(packer.pages, 3);
-  const packed = await packer.finish();
+  const packed = packer.finish();
   const whole = assembleRawHtml(pages);
   t.equal(unpackRaw(packed), whole, 'the same text, byte for byte');
   t.equal(packed.sha256, createHash('sha256').update(whole).digest('hex'));

@@ -122,7 +122,7 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
           url: request.url,
           finalUrl: page.url(),
           status: response?.status() ?? 0,
-          html: await page.content(),
+          body: Buffer.from(await page.content(), 'utf8'),
           fetchedAt: new Date().toISOString(),
           cookies: await cookieHeader(context, request.url),
         };

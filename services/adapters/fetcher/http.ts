@@ -38,14 +38,15 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
       retry: { limit: 0 },
       timeout: { request: request.timeoutMs },
       signal: request.signal,
-      responseType: 'text',
+      // bytes, not text: decoding is the parse pool's work, off the event loop
+      responseType: 'buffer',
     });
     const setCookies = response.headers['set-cookie'] ?? [];
     return {
       url: request.url,
       finalUrl: response.url,
       status: response.statusCode,
-      html: response.body,
+      body: response.body,
       fetchedAt: new Date().toISOString(),
       cookies: mergeCookies(sessionCookies, setCookieHeaderPairs(setCookies)),
     };
