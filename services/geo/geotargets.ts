@@ -83,6 +83,14 @@ export const parseGeotargets = (text: string): Geotarget[] => {
     throw new Error(`not a ${SHIPPED_FORMAT} geotargets file (first line: ${JSON.stringify(lines[0]?.slice(0, 60))})`);
   }
   const out: Geotarget[] = [];
+  // ~250 country codes and ~30 target types over 50k rows: one string each, not one per row
+  const interned = new Map<string, string>();
+  const intern = (v: string) => {
+    const seen = interned.get(v);
+    if (seen !== undefined) return seen;
+    interned.set(v, v);
+    return v;
+  };
   for (let i = 1; i < lines.length; i++) {
     const f = lines[i]!.split('\t');
     if (f.length < 7) continue;
@@ -91,8 +99,8 @@ export const parseGeotargets = (text: string): Geotarget[] => {
       name: f[1]!,
       canonicalName: f[2]!,
       ...(f[3] ? { parentId: Number(f[3]) } : {}),
-      countryCode: f[4]!,
-      targetType: f[5]!,
+      countryCode: intern(f[4]!),
+      targetType: intern(f[5]!),
       active: f[6] === '1',
       descendants: 0,
     });
@@ -155,27 +163,41 @@ export const indexGeotargets = (targets: Geotarget[]): GeotargetIndex => {
       first = false;
     }
   });
-  // every word of the canonical name, so "texas" finds Texas and its cities, "austin" finds Austin, Texas
-  const words: string[] = [];
-  const owners: Geotarget[] = [];
-  const pairs: Array<[string, Geotarget]> = [];
-  for (const t of targets) {
+  // every word of the canonical name, so "texas" finds Texas and its cities, "austin" finds Austin, Texas. Kept
+  // compact (the index lives in the API process's heap for good, and every major GC walks it): each distinct word
+  // once, sorted, and the targets that hold it as a run of indexes in one Int32Array, not a [word, target] pair each.
+  const holders = new Map<string, number[]>();
+  targets.forEach((t, i) => {
     const seen = new Set<string>();
-    for (const w of lookupKey(t.canonicalName).split(/[ ,]+/)) {
+    for (const w of keys[i]!.split(/[ ,]+/)) {
       if (!w || seen.has(w)) continue;
       seen.add(w);
-      pairs.push([w, t]);
+      const list = holders.get(w);
+      if (list) list.push(i);
+      else holders.set(w, [i]);
     }
     const name = t.name.toLowerCase();
-    if (!seen.has(name)) pairs.push([name, t]);
-  }
-  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  for (const [w, t] of pairs) {
-    words.push(w);
-    owners.push(t);
-  }
-  const names = targets.map((t) => t.name.toLowerCase());
-  const spaced = new Map(targets.map((t, i) => [t, keys[i]!.replace(/,/g, ' ')]));
+    if (!seen.has(name)) {
+      const list = holders.get(name);
+      if (list) list.push(i);
+      else holders.set(name, [i]);
+    }
+  });
+  const words = [...holders.keys()].sort();
+  const runStart = new Int32Array(words.length + 1);
+  let total = 0;
+  words.forEach((w, j) => {
+    runStart[j] = total;
+    total += holders.get(w)!.length;
+  });
+  runStart[words.length] = total;
+  const holding = new Int32Array(total);
+  words.forEach((w, j) => {
+    holding.set(holders.get(w)!, runStart[j]!);
+  });
+  holders.clear();
+  /** lower-cased names for the typo scan, made the first time a query needs one */
+  let names: string[] | undefined;
 
   const order = (a: Geotarget, b: Geotarget) =>
     Number(b.active) - Number(a.active) ||
@@ -204,13 +226,19 @@ export const indexGeotargets = (targets: Geotarget[]): GeotargetIndex => {
       // the first word decides the candidates; the rest of the query must appear in the canonical name
       const [first = '', ...rest] = key.split(/[ ,]+/).filter(Boolean);
       const restKey = rest.join(' ');
-      for (let i = lowerBound(words, first); i < words.length && words[i]!.startsWith(first); i++) {
-        const t = owners[i]!;
-        if (restKey && !spaced.get(t)!.includes(restKey)) continue;
-        add(t.name.toLowerCase() === key ? 0 : t.name.toLowerCase().startsWith(first) ? 1 : 2, t);
+      for (let j = lowerBound(words, first); j < words.length && words[j]!.startsWith(first); j++) {
+        for (let r = runStart[j]!; r < runStart[j + 1]!; r++) {
+          const i = holding[r]!;
+          const t = targets[i]!;
+          if (taken.has(t.id)) continue;
+          if (restKey && !keys[i]!.replace(/,/g, ' ').includes(restKey)) continue;
+          const name = t.name.toLowerCase();
+          add(name === key ? 0 : name.startsWith(first) ? 1 : 2, t);
+        }
       }
       if (tiers[0]!.length + tiers[1]!.length + tiers[2]!.length < max && key.length >= 4) {
         // one typo away ("austn"), only when the prefixes found too little: this one is a scan
+        names ??= targets.map((t) => t.name.toLowerCase());
         for (let i = 0; i < names.length; i++) {
           if (names[i]![0] === key[0] && withinDistance(names[i]!, key, 1)) add(3, targets[i]!);
         }
