@@ -12,8 +12,6 @@
  *
  *   npx tsx test/bench/pipeline.ts [--jobs 300] [--latency 100] [--concurrency 8,32]
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +20,7 @@ import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { loadConfig } from '../../services/compose/config.js';
 import { startEmbedded } from '../../services/compose/embedded.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
+import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
 
 const { values } = parseArgs({
@@ -66,24 +65,6 @@ const row = (m: {
   };
 };
 
-/** the fake Google origin in a process of its own, serving the same fixture pages */
-const startGoogle = async () => {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'scripts/fake-google.ts', '--port', '0', '--latency', String(latencyMs), '--quiet'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const [line] = (await once(child.stdout, 'data')) as [Buffer];
-  child.stdout.resume();
-  return {
-    origin: line.toString().trim(),
-    close: async () => {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
-    },
-  };
-};
-
 /** samples RSS every 50 ms; keeps the peak and what the main thread's heap and off-heap buffers held at it */
 const rssSampler = () => {
   let peak = process.memoryUsage();
@@ -103,7 +84,7 @@ const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
 
 const run = async (concurrency: number) => {
   global.gc?.();
-  const google = await startGoogle();
+  const google = await startFakeGoogleProcess(latencyMs);
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-'));
   const blobs = createFsBlobStore(dir);
   const { crawler } = httpCrawlerFor(google.origin, { limits: { pageTimeoutMs: 30_000 } });
@@ -156,7 +137,7 @@ const duBytes = async (dir: string): Promise<number> => {
 
 const runService = async (concurrency: number) => {
   global.gc?.();
-  const google = await startGoogle();
+  const google = await startFakeGoogleProcess(latencyMs);
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-svc-'));
   const config = loadConfig(
     {

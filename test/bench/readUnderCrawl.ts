@@ -8,7 +8,7 @@
  * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds]`. Prints figures only; never asserts a time.
  */
 import { availableParallelism } from 'node:os';
-import { startFakeGoogle } from '../support/fakeGoogle.js';
+import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
 
@@ -43,15 +43,15 @@ const probe = async (url: string, key: string, until: () => boolean) => {
 };
 
 const run = async (parseThreads: string, round: number) => {
-  const google = await startFakeGoogle({ latencyMs: 20 });
+  // Google in a process of its own: the probes' own event loop must not be the one serving its pages
+  const google = await startFakeGoogleProcess(20);
   const data = tempDataDir('read-under-crawl');
   const svc = await startService(data, {
     SERP_GOOGLE_ORIGIN: google.origin,
     SERP_PARSE_THREADS: parseThreads,
     SERP_CRAWLER_CONCURRENCY: '8',
     SERP_ADMIN_TOKEN: ADMIN,
-    // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where the service's time goes
-    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+    // SERP_TEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" shows where the service's time goes
   });
   try {
     const { key } = (await (

@@ -52,7 +52,10 @@ export interface RunningService {
 
 /** `serp-api serve --port 0` in a child process: real HTTP through a listening port. */
 export const startService = async (dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningService> => {
-  const child = spawn(process.execPath, [...cliArgs, 'serve', '--port', '0', '--data', dataDir], {
+  // SERP_TEST_NODE_ARGS: extra node flags for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (Node
+  // refuses --cpu-prof in NODE_OPTIONS)
+  const nodeArgs = (env.SERP_TEST_NODE_ARGS ?? process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...cliArgs, 'serve', '--port', '0', '--data', dataDir], {
     cwd: root,
     env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

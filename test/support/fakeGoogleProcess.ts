@@ -1,0 +1,23 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+/**
+ * The fake Google origin in a process of its own (`scripts/fake-google.ts`), as Google would be: for benchmarks,
+ * whose own event loop must not serve the pages it is timing the service against.
+ */
+export const startFakeGoogleProcess = async (latencyMs: number) => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/fake-google.ts', '--port', '0', '--latency', String(latencyMs), '--quiet'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  child.stdout.resume();
+  return {
+    origin: line.toString().trim(),
+    close: async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+};
