@@ -80,3 +80,40 @@ t.test('SqliteEventStore › stored JSON is validated on read', async (t) => {
   await t.rejects(store.readAll(), { code: 'SERP_EVENTSTORE_CORRUPT_EVENT' });
   t.equal((await store.readStream('fine')).events.length, 1, 'valid streams still read');
 });
+
+t.test('SqliteEventStore › subscriptions read recent commits from memory, gaps from the file', async (t) => {
+  const fixture = await makeFixture();
+  const mine = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 20 });
+  const other = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 20 });
+  t.teardown(async () => {
+    await mine.close();
+    await other.close();
+    await fixture.cleanup();
+  });
+  const seen: unknown[] = [];
+  const sub = mine.subscribeToAll(0, (events) => {
+    seen.push(...events);
+  });
+  const until = async (n: number) => {
+    for (let i = 0; i < 200 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  // mine, then another process, then mine again: the tail restarts after the other's event
+  await mine.appendToStream('s-1', [{ type: 'Mine', data: { n: 1, nested: { a: [1, 2] } } }]);
+  await until(1);
+  await other.appendToStream('s-2', [{ type: 'Other', data: { n: 2 } }]);
+  await mine.appendToStream('s-1', [
+    { type: 'Mine', data: { n: 3 }, metadata: { correlationId: 'c-1' } },
+    { type: 'Mine', data: { n: 4 } },
+  ]);
+  await until(4);
+  await sub.stop();
+  const fromFile = await mine.readAll();
+  t.same(seen, fromFile, 'the same events, in the same order and shape, as a read of the file');
+  t.same(
+    seen.map((e) => (e as { globalPosition: number }).globalPosition),
+    [1, 2, 3, 4],
+  );
+  const stats = mine.stats();
+  t.ok(stats.tailReads > 0, `${stats.tailReads} reads answered from memory`);
+  t.ok(stats.fileReads > 0, `${stats.fileReads} reads of the file (the other process's event, and idle polls)`);
+});

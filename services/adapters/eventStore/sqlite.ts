@@ -3,11 +3,12 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
+  type RecordedEvent,
   type Subscription,
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
 import { startCatchUpSubscription } from './catchUpSubscription.js';
-import { type EncodedEvent, encode, toRecordedEvent } from './sqliteCodec.js';
+import { type EncodedEvent, encode, fromEncoded, toRecordedEvent } from './sqliteCodec.js';
 
 export { CorruptEventError } from './sqliteCodec.js';
 
@@ -22,12 +23,17 @@ export interface SqliteEventStoreOptions {
   busyTimeoutMs?: number;
   /** a subscription read or handler failed; the batch is retried after `pollIntervalMs` (default: stderr) */
   onSubscriptionError?: (error: unknown) => void;
+  /** most events this process keeps of its own latest commits for its subscriptions (default 4096; 0 = none) */
+  tailSize?: number;
 }
 
 /** counters for tests and benchmarks: `appends / commits` is the group-commit ratio */
 export interface SqliteEventStoreStats {
   appends: number;
   commits: number;
+  /** subscription reads answered from this process's own latest commits, and those that read the file */
+  tailReads: number;
+  fileReads: number;
 }
 
 export type SqliteEventStore = EventStore & { stats(): SqliteEventStoreStats };
@@ -103,7 +109,24 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
     current: currentVersion.get(stream)?.v ?? -1,
   }));
 
-  const stats: SqliteEventStoreStats = { appends: 0, commits: 0 };
+  const stats: SqliteEventStoreStats = { appends: 0, commits: 0, tailReads: 0, fileReads: 0 };
+
+  /**
+   * The events of this process's latest commits, in global order and without a gap, for its subscriptions (the
+   * projector and the dispatcher read every event back right after it is committed). A commit's positions are
+   * contiguous (BEGIN IMMEDIATE holds the file's write lock), so a commit that does not start right after the tail's
+   * last event means another process wrote in between: the tail restarts there, and a subscription behind it reads
+   * the file. Whatever the tail cannot answer whole is read from the file, as before.
+   */
+  const tailSize = options.tailSize ?? 4096;
+  let tail: RecordedEvent[] = [];
+  const remember = (committed: RecordedEvent[]) => {
+    if (tailSize === 0 || committed.length === 0) return;
+    const last = tail[tail.length - 1];
+    if (!last || committed[0]!.globalPosition !== last.globalPosition + 1) tail = [];
+    for (const e of committed) tail.push(e);
+    if (tail.length > tailSize * 2) tail = tail.slice(tail.length - tailSize);
+  };
   const appendListeners = new Set<() => void>();
   const subscriptions = new Set<Subscription>();
   let queue: PendingAppend[] = [];
@@ -118,7 +141,7 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
 
-  const applyOne = (append: PendingAppend): AppendResult => {
+  const applyOne = (append: PendingAppend, committed: RecordedEvent[]): AppendResult => {
     savepoint.run();
     try {
       const current = currentVersion.get(append.stream)?.v ?? -1;
@@ -127,11 +150,14 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
       }
       // an empty append only checks the version; it reports the head so the result stays a valid checkpoint
       let lastGlobalPosition = append.events.length === 0 ? (head.get()?.p ?? 0) : 0;
+      const recorded: RecordedEvent[] = [];
       append.events.forEach((event, i) => {
         const info = insert.run(append.stream, current + 1 + i, event.type, event.data, event.metadata);
         lastGlobalPosition = Number(info.lastInsertRowid);
+        if (tailSize > 0) recorded.push(fromEncoded(event, append.stream, current + 1 + i, lastGlobalPosition));
       });
       release.run();
+      for (const e of recorded) committed.push(e);
       return { nextExpectedVersion: current + append.events.length, lastGlobalPosition };
     } catch (error) {
       rollbackTo.run();
@@ -146,13 +172,14 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
     queue = [];
     if (batch.length === 0) return;
     const outcomes: Array<{ ok: true; value: AppendResult } | { ok: false; error: unknown }> = [];
+    const committed: RecordedEvent[] = [];
     try {
       // IMMEDIATE takes the write lock up front, so the version checks below see every other process's commits.
       begin.run();
       try {
         for (const append of batch) {
           try {
-            outcomes.push({ ok: true, value: applyOne(append) });
+            outcomes.push({ ok: true, value: applyOne(append, committed) });
           } catch (error) {
             // SQLite ends the whole transaction on some errors (disk full, I/O): then nothing of the batch is
             // written, and carrying on would run the next appends outside it, so the batch fails as one.
@@ -171,6 +198,7 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
     }
     stats.commits += 1;
     stats.appends += batch.length;
+    remember(committed);
     batch.forEach((append, i) => {
       const outcome = outcomes[i];
       if (outcome.ok) append.resolve(outcome.value);
@@ -181,6 +209,20 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
 
   const readAfter = (fromPosition: number, maxCount: number) =>
     selectAll.all(fromPosition, maxCount).map(toRecordedEvent);
+
+  /** a subscription's next batch: from the tail when it holds the very next event, else from the file */
+  const readNext = (fromPosition: number, maxCount: number): RecordedEvent[] => {
+    const first = tail[0];
+    if (first && fromPosition + 1 >= first.globalPosition) {
+      const at = fromPosition + 1 - first.globalPosition;
+      if (at < tail.length) {
+        stats.tailReads += 1;
+        return tail.slice(at, at + maxCount);
+      }
+    }
+    stats.fileReads += 1;
+    return readAfter(fromPosition, maxCount);
+  };
 
   const store: SqliteEventStore = {
     appendToStream(stream, events, appendOptions) {
@@ -215,7 +257,7 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
       const subscription = startCatchUpSubscription({
         fromPosition,
         handler,
-        readAfter: async (position) => readAfter(position, batchSize),
+        readAfter: async (position) => readNext(position, batchSize),
         onAppended: (wake) => {
           appendListeners.add(wake);
           return () => appendListeners.delete(wake);

@@ -70,3 +70,21 @@ export const encode = (event: NewEvent): EncodedEvent => {
   };
   return { type: event.type, data, metadata: JSON.stringify(metadata) };
 };
+
+/**
+ * The event an append just wrote, as a read would return it (the same JSON parsed from the same strings), without
+ * reading it back from the file.
+ */
+export const fromEncoded = (
+  event: EncodedEvent,
+  streamName: string,
+  streamVersion: number,
+  globalPosition: number,
+): RecordedEvent => ({
+  streamName,
+  streamVersion,
+  globalPosition,
+  type: event.type,
+  data: JSON.parse(event.data),
+  metadata: JSON.parse(event.metadata) as EventMetadata,
+});
