@@ -6,6 +6,12 @@ import { type EventStore, type NewEvent, WrongExpectedVersionError } from '../po
 export interface CommandContext {
   correlationId?: string;
   causationId?: string;
+  /**
+   * The caller made the stream's name just now (a new job's random id): the first decision starts from the initial
+   * state without reading the stream. Only a hint: the append still expects `no_stream`, and should the stream exist
+   * after all, the conflict reads it and decides again.
+   */
+  newStream?: boolean;
 }
 
 export interface CommandResult<Event> {
@@ -63,9 +69,10 @@ export const createCommandHandler = (
   };
 
   /** The stream's state up to its last event: the cached fold plus whatever was appended since. */
-  const load = async (stream: string, decider: AnyDecider): Promise<Folded> => {
+  const load = async (stream: string, decider: AnyDecider, assumeNew = false): Promise<Folded> => {
     const known = folded.get(stream);
     const base = known && known.decider === decider ? known : { decider, state: decider.initialState(), version: -1 };
+    if (assumeNew && base.version === -1) return base;
     const { events, currentVersion } = await eventStore.readStream(stream, { fromVersion: base.version + 1 });
     if (events.length === 0 && currentVersion === base.version) return base;
     let state = base.state;
@@ -78,7 +85,7 @@ export const createCommandHandler = (
     for (let attempt = 0; ; attempt++) {
       let current: Folded;
       try {
-        current = await load(stream, decider);
+        current = await load(stream, decider, attempt === 0 && batch.every((p) => p.ctx.newStream));
       } catch (err) {
         for (const p of batch) p.reject(err);
         return;

@@ -103,7 +103,7 @@ export const createSearchService = (deps: {
               sourceJobId: hit.jobId,
               ...submission,
             },
-            ctx,
+            { ...ctx, newStream: true },
           );
           return { jobId, status: 'done', cached: true, position: res.position };
         }
@@ -125,7 +125,12 @@ export const createSearchService = (deps: {
       );
       let res: Awaited<ReturnType<typeof handle>>;
       try {
-        res = await handle(streams.searchJob(jobId), searchJobDecider, { type: 'SubmitSearch', ...submission }, ctx);
+        res = await handle(
+          streams.searchJob(jobId),
+          searchJobDecider,
+          { type: 'SubmitSearch', ...submission },
+          { ...ctx, newStream: true },
+        );
       } catch (err) {
         // The job's append failed (a distributed store away for a moment). Its outcome may be unknown: if the job is
         // there after all, the submit stands; if it is not, hand the reservation back so a failed submit costs

@@ -94,3 +94,35 @@ t.test('CommandHandler › an event store error reaches the caller as a rejectio
   await store.close();
   await t.rejects(handle(stream, usageDecider, reserve('j2', 10)), 'the store’s error reaches the caller');
 });
+
+t.test(
+  'CommandHandler › a stream the caller says is new is decided without a read, and a wrong hint costs a retry',
+  async (t) => {
+    const store = openStore(t);
+    let reads = 0;
+    const counting = {
+      ...store,
+      readStream: (...args: Parameters<typeof store.readStream>) => {
+        reads += 1;
+        return store.readStream(...args);
+      },
+    };
+    const handle = createCommandHandler(counting);
+    await handle(stream, usageDecider, reserve('j1', 10), { newStream: true });
+    t.equal(reads, 0, 'a new stream: no read before the decision');
+    t.equal(await usedIn(store), 1);
+
+    // the hint is wrong (the stream exists, written by another process): the append conflicts, the handler reads the
+    // stream and decides again on what is there
+    const other = createCommandHandler(store);
+    const other2 = streams.usage('k2', '202611');
+    await other(other2, usageDecider, { ...reserve('x1', 1), keyId: 'k2' });
+    reads = 0;
+    await t.rejects(
+      handle(other2, usageDecider, { ...reserve('x2', 1), keyId: 'k2' }, { newStream: true }),
+      { code: 'SERP_QUOTA_EXCEEDED' },
+      'the decision saw the existing reservation: the quota of 1 is taken',
+    );
+    t.ok(reads >= 1, 'the conflict read the stream');
+  },
+);
