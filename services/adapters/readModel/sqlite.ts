@@ -32,6 +32,20 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
   const delStmt = db.prepare('DELETE FROM docs WHERE view = ? AND id = ?');
   const cpGet = db.prepare<[string], { position: number }>('SELECT position FROM checkpoints WHERE name = ?');
   const cpPut = db.prepare('INSERT OR REPLACE INTO checkpoints (name, position) VALUES (?, ?)');
+  /**
+   * Documents found by lookup (an API key by its HMAC, read on every request), kept until anything could have changed
+   * them: a commit here that writes their view, or a commit by another connection to this file (`data_version` moves
+   * then). Both are seen before the next lookup, so a revoked key is refused as soon as its revocation is projected,
+   * as without the cache. Shared between callers, so frozen.
+   */
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  let seenDataVersion = dataVersion.get();
+  const byLookup = new Map<string, unknown>();
+  const cachedViews = new Set<string>();
+  const forget = (writes?: DocWrite[]) => {
+    if (byLookup.size === 0) return;
+    if (!writes || writes.some((w) => cachedViews.has(w.view))) byLookup.clear();
+  };
   const commitTx = db.transaction((writes: DocWrite[], name: string, position: number) => {
     for (const w of writes) {
       if (w.doc === null) delStmt.run(w.view, w.id);
@@ -45,7 +59,23 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
 
   return {
     get: (view, id) => parse(getStmt.get(view, id)),
-    findByLookup: (view, lookup) => parse(lookupStmt.get(view, lookup)),
+    findByLookup<T>(view: string, lookup: string) {
+      const version = dataVersion.get();
+      if (version !== seenDataVersion) {
+        seenDataVersion = version;
+        byLookup.clear();
+      }
+      const key = `${view}\u0000${lookup}`;
+      const hit = byLookup.get(key);
+      if (hit !== undefined) return hit as T;
+      const doc = parse<T>(lookupStmt.get(view, lookup));
+      if (doc !== undefined) {
+        if (byLookup.size >= 10_000) byLookup.clear();
+        cachedViews.add(view);
+        byLookup.set(key, Object.freeze(doc));
+      }
+      return doc;
+    },
     list: <T>(view: string) => listStmt.all(view).map((r) => JSON.parse(r.doc) as T),
     listByLookup: <T>(view: string, lookup: string, options?: { last?: number }) =>
       (options?.last === undefined
@@ -54,18 +84,26 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
       ).map((r) => JSON.parse(r.doc) as T),
     listBetween: <T>(view: string, after: string, before: string, limit: number) =>
       listBetweenStmt.all(view, after, before, limit).map((r) => JSON.parse(r.doc) as T),
-    commit: (writes, name, position) => commitTx(writes, name, position),
+    commit(writes, name, position) {
+      try {
+        commitTx(writes, name, position);
+      } finally {
+        forget(writes);
+      }
+    },
     exclusive: <T>(fn: () => T) => exclusiveTx.immediate(fn) as T,
     checkpoint: (name) => cpGet.get(name)?.position ?? 0,
     dump: () =>
       db
         .prepare<[], { view: string; id: string; doc: string }>('SELECT view, id, doc FROM docs ORDER BY view, id')
         .all(),
-    reset: (names) =>
+    reset(names) {
+      forget();
       db.transaction(() => {
         db.exec('DELETE FROM docs');
         for (const n of names) db.prepare('DELETE FROM checkpoints WHERE name = ?').run(n);
-      })(),
+      })();
+    },
     compact() {
       if (db.pragma('auto_vacuum', { simple: true }) !== 2) db.exec('VACUUM');
       else db.pragma('incremental_vacuum');

@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
+
+/**
+ * A document found by lookup (an API key by its HMAC, on every request) is kept in memory; what must never go stale is
+ * a revocation, whether this process projected it or another process sharing the file did.
+ */
+t.test('lookups: cached, and never stale after a commit here or by another connection', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'serp-rm-lookup-'));
+  const file = join(dir, 'read.db');
+  const here = createSqliteReadModelStore(file);
+  const there = createSqliteReadModelStore(file); // another process on the same file
+  t.teardown(() => {
+    here.close();
+    there.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const key = (status: string) => ({ view: 'apiKeys', id: 'k1', doc: { keyId: 'k1', status }, lookup: 'hash-1' });
+
+  t.equal(here.findByLookup('apiKeys', 'hash-1'), undefined, 'a miss');
+  here.commit([key('active')], 'p', 1);
+  const first = here.findByLookup<{ status: string }>('apiKeys', 'hash-1');
+  t.same(first, { keyId: 'k1', status: 'active' }, 'a key committed after a miss is found');
+  t.equal(here.findByLookup('apiKeys', 'hash-1'), first, 'the second lookup is the kept document');
+  t.ok(Object.isFrozen(first), 'shared between requests, so frozen');
+
+  here.commit([{ view: 'jobs', id: 'j1', doc: { jobId: 'j1' } }], 'p', 2);
+  t.equal(here.findByLookup('apiKeys', 'hash-1'), first, 'a commit to another view keeps it');
+
+  here.commit([key('revoked')], 'p', 3);
+  t.match(here.findByLookup('apiKeys', 'hash-1'), { status: 'revoked' }, 'revoked here: seen at the next lookup');
+
+  there.commit([key('active')], 'p', 4);
+  t.match(here.findByLookup('apiKeys', 'hash-1'), { status: 'active' }, 'changed by another connection: seen too');
+  there.commit([{ ...key('revoked'), doc: null }], 'p', 5);
+  t.equal(here.findByLookup('apiKeys', 'hash-1'), undefined, 'deleted by another connection: gone');
+
+  here.commit([key('active')], 'p', 6);
+  t.ok(here.findByLookup('apiKeys', 'hash-1'));
+  here.reset(['p']);
+  t.equal(here.findByLookup('apiKeys', 'hash-1'), undefined, 'a reset (rebuild) forgets everything');
+});
