@@ -19,16 +19,22 @@ const CHECKPOINT = PROJECTOR_CHECKPOINT;
 /** not a position: the read models' shape version, kept where the checkpoints are */
 const VERSION_CHECKPOINT = 'read-models-version';
 
-/** Validates a stored event at the edge; events of types this version does not know are skipped, not fatal. */
+const validated = new WeakMap<RecordedEvent, ProjectedEvent | null>();
+
+/**
+ * Validates a stored event at the edge; events of types this version does not know are skipped, not fatal. Once per
+ * event object: the projector, the dispatcher and the metrics are handed the same objects when the event store
+ * answers them from memory, and the answer is shared (read-only, as every event is).
+ */
 export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {
+  const seen = validated.get(e);
+  if (seen !== undefined) return seen ?? undefined;
   const parsed = DomainEvent.safeParse({ type: e.type, data: e.data });
-  if (!parsed.success) return undefined;
-  return {
-    ...parsed.data,
-    streamName: e.streamName,
-    globalPosition: e.globalPosition,
-    recordedAt: e.metadata.recordedAt,
-  };
+  const projected = parsed.success
+    ? { ...parsed.data, streamName: e.streamName, globalPosition: e.globalPosition, recordedAt: e.metadata.recordedAt }
+    : undefined;
+  validated.set(e, projected ?? null);
+  return projected;
 };
 
 const carriesResult = (e: RecordedEvent) => e.type === 'CrawlCompleted' || e.type === 'SearchReparsed';
