@@ -121,6 +121,7 @@ const run = async (concurrency: number) => {
   return {
     ...row({ mode: 'crawl only', concurrency, notDone, pages, seconds, doneAfter, peakRss: peak.rss, diskBytes }),
     heapAtPeakMb: mb(peak.heapUsed),
+    heapCommittedMb: mb(peak.heapTotal),
     buffersAtPeakMb: mb(peak.external),
     htmlMb: mb(bytes),
   };
@@ -215,6 +216,7 @@ const runService = async (concurrency: number) => {
     }),
     idleRssMb: mb(idleRss),
     heapAtPeakMb: mb(peak.heapUsed),
+    heapCommittedMb: mb(peak.heapTotal),
     buffersAtPeakMb: mb(peak.external),
     rssByQuarterMb: rssByQuarter.join('/'),
   };
