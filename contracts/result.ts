@@ -17,6 +17,10 @@ export const OrganicResult = z
     date: z.string().optional(),
     sitelinks: z.unknown().optional(),
     rich_snippet: z.unknown().optional(),
+    key_moments: z
+      .array(z.object({ text: z.string(), time: z.string(), link: z.string(), thumbnail: z.string().optional() }))
+      .optional()
+      .describe("a video result's chapters: start time as printed, title, link into the video at that time"),
     page: z.number().int().positive().optional(),
   })
   .passthrough();

@@ -1,7 +1,7 @@
 import type { OrganicResult } from '../contracts/result.js';
 import { closestWhere, hasClass, isGoogleInternal, spacedText, textOf, unwrapLink } from './dom.js';
 import type { HTMLElement } from './html.js';
-import { basicLines, isFactLine, isLinkLine, richSnippetOf, sitelinksOf } from './organicExtras.js';
+import { basicLines, isFactLine, isLinkLine, keyMomentsOf, richSnippetOf, sitelinksOf } from './organicExtras.js';
 import { qs, qsa } from './select.js';
 
 /**
@@ -126,6 +126,8 @@ const buildResult = (a: HTMLElement, title: string, link: string, position: numb
   if (sitelinks) r.sitelinks = sitelinks;
   const rich = richSnippetOf(box, found?.el);
   if (rich) r.rich_snippet = rich;
+  const moments = keyMomentsOf(box, link);
+  if (moments) r.key_moments = moments;
   return r;
 };
 

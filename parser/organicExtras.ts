@@ -139,3 +139,55 @@ export const richSnippetOf = (box: HTMLElement, snippetEl?: HTMLElement): Record
   const where = snippetEl && line.order < snippetEl.order ? 'top' : 'bottom';
   return { [where]: { extensions, ...(Object.keys(detected).length ? { detected_extensions: detected } : {}) } };
 };
+
+export interface KeyMoment {
+  text: string;
+  time: string;
+  link: string;
+  thumbnail?: string;
+}
+
+/** "00:35", "1:39", "1:02:07": a key moment's start as Google prints it */
+const CLOCK = /^\d{1,2}(?::\d{2}){1,2}$/;
+
+/** The v= of a YouTube watch link (or the path of another video link), to tell links into the same video. */
+const videoOf = (link: string): string => {
+  try {
+    const u = new URL(link);
+    return `${u.hostname.replace(/^(www|m)\./, '')}${u.pathname}?${u.searchParams.get('v') ?? ''}`;
+  } catch {
+    return link;
+  }
+};
+
+/**
+ * A video result's key moments (2024–26): links into the same video at a time, `a[data-time]`, each with the start
+ * ("00:35") and the chapter's title as text and a frame as its image. Google prints the list twice (a strip and an
+ * expandable list); each moment is taken once, by its time, in page order. SerpApi's `key_moments[] {text, time,
+ * link, thumbnail}`.
+ */
+export const keyMomentsOf = (box: HTMLElement, mainLink: string): KeyMoment[] | undefined => {
+  const video = videoOf(mainLink);
+  const scope = closestWhere(box, (e) => hasClass(e, 'BYM4Nd')) ?? box;
+  const moments: KeyMoment[] = [];
+  const seen = new Set<string>();
+  for (const a of qsa(scope, 'a[data-time]')) {
+    const at = a.getAttribute('data-time');
+    const link = unwrapLink(a.getAttribute('href'));
+    if (!at || seen.has(at) || !link || videoOf(link) !== video) continue;
+    const pieces = qsa(a, 'div, span')
+      .filter((e) => !qs(e, 'div, span'))
+      .map((e) => textOf(e))
+      .filter(Boolean);
+    const time = pieces.find((p) => CLOCK.test(p));
+    const text = pieces
+      .filter((p) => !CLOCK.test(p) && !/^from$/i.test(p))
+      .reduce((a, p) => (p.length > a.length ? p : a), '');
+    if (!time || !text) continue;
+    seen.add(at);
+    const img = qs(a, 'img');
+    const thumbnail = img?.getAttribute('data-src') ?? img?.getAttribute('src');
+    moments.push({ text, time, link, ...(thumbnail && /^https?:/.test(thumbnail) ? { thumbnail } : {}) });
+  }
+  return moments.length ? moments : undefined;
+};

@@ -1,5 +1,6 @@
 import { textOf } from '../dom.js';
 import type { HTMLElement } from '../html.js';
+import { keyMomentsOf } from '../organicExtras.js';
 import { closest, qs, qsa } from '../select.js';
 import { type Item, type LinkCard, linkCards, pageImages } from './blockCards.js';
 import {
@@ -122,6 +123,7 @@ export const headedBlocks = (root: HTMLElement): Record<string, unknown> => {
     const match = HEADINGS.find(([, re]) => re.test(heading));
     if (match) {
       const items = itemsOf(match[0], block, images);
+      if (match[0] === 'inline_videos') withKeyMoments(block, items);
       add(match[0], items);
       // A pack whose items carry no outside link (2021–22) yields nothing here; its marked items are read below.
       if (match[0] === 'inline_images' && items.length) imageBlocks.push(block);
@@ -129,12 +131,22 @@ export const headedBlocks = (root: HTMLElement): Record<string, unknown> => {
     }
     if (qs(block, 'a.WlydOe') && qs(block, 'g-section-with-header'))
       add('top_stories', itemsOf('top_stories', block, images));
-    else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager')) add('inline_videos', videosOf(block, images));
+    else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager'))
+      add('inline_videos', withKeyMoments(block, videosOf(block, images)));
   }
   add('inline_images', markedImages(root, images, imageBlocks));
   // SerpApi numbers inline videos 1..N on the page.
   if (found.inline_videos) found.inline_videos = found.inline_videos.map((v, i) => ({ position: i + 1, ...v }));
   return { ...out, ...found };
+};
+
+/** A video's key moments sit in its block beside its card, as links into the same video (organicExtras.ts). */
+const withKeyMoments = (block: HTMLElement, items: Item[]): Item[] => {
+  for (const item of items) {
+    const moments = typeof item.link === 'string' ? keyMomentsOf(block, item.link) : undefined;
+    if (moments) item.key_moments = moments;
+  }
+  return items;
 };
 
 /**
