@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import { promisify } from 'node:util';
-import { constants, gunzip, gzip } from 'node:zlib';
 import type { RawHtmlRef } from '../../../contracts/events.js';
 import type { BlobStore } from '../../ports/blobStore.js';
+import { gunzipOffLoop, gzipOffLoop } from '../../zlib.js';
 
 /** Thrown for a key that could escape the store's folder or is otherwise unusable as a relative file name. */
 export class BlobKeyError extends Error {
@@ -30,8 +29,6 @@ export const checkBlobKey = (key: string): string[] => {
 };
 
 const TMP_SUFFIX = '.tmp-';
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 /** a gzip member starts with 1f 8b; HTML (or any text) never does, so older uncompressed blobs still read */
 const isGzip = (b: Buffer) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 
@@ -63,7 +60,7 @@ export const createFsBlobStore = (dir: string): BlobStore => {
       pathOf(key);
       const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       const sha256 = createHash('sha256').update(buf).digest('hex');
-      const stored = await gzipAsync(buf, { level: constants.Z_BEST_SPEED });
+      const stored = await gzipOffLoop(buf);
       return store.putGzipped(key, stored, { sha256, bytes: buf.length });
     },
 
@@ -94,7 +91,7 @@ export const createFsBlobStore = (dir: string): BlobStore => {
     async get(key) {
       try {
         const stored = await readFile(pathOf(key));
-        return isGzip(stored) ? await gunzipAsync(stored) : stored;
+        return isGzip(stored) ? await gunzipOffLoop(stored) : stored;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;

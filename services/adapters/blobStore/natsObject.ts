@@ -1,16 +1,13 @@
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { constants, gunzip, gzip } from 'node:zlib';
 import { jetstream } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RawHtmlRef } from '../../../contracts/events.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import { StoreUnavailableError } from '../../ports/unavailable.js';
+import { gunzipOffLoop, gzipOffLoop } from '../../zlib.js';
 import { checkBlobKey } from './fs.js';
 
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 const isGzip = (b: Uint8Array) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 
 /**
@@ -34,7 +31,7 @@ export const createNatsObjectBlobStore = async (options: {
       checkBlobKey(key);
       const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       const sha256 = createHash('sha256').update(buf).digest('hex');
-      const stored = await gzipAsync(buf, { level: constants.Z_BEST_SPEED });
+      const stored = await gzipOffLoop(buf);
       return store.putGzipped(key, stored, { sha256, bytes: buf.length });
     },
     async putGzipped(key: string, stored: Buffer, content: { sha256: string; bytes: number }): Promise<RawHtmlRef> {
@@ -50,7 +47,7 @@ export const createNatsObjectBlobStore = async (options: {
         throw new StoreUnavailableError('raw HTML store (NATS Object Store)', err);
       });
       if (!stored) return undefined;
-      return isGzip(stored) ? await gunzipAsync(stored) : Buffer.from(stored);
+      return isGzip(stored) ? await gunzipOffLoop(stored) : Buffer.from(stored);
     },
     async delete(key) {
       checkBlobKey(key);

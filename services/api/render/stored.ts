@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
+import { brotliOffLoop, gzipOffLoop } from '../../zlib.js';
 
 /**
  * Finished results as stored bytes (issue 14): a terminal job's answer changes only when its result is re-parsed, so
@@ -18,9 +17,6 @@ export interface StoredAnswer {
   /** a compression under way, shared by the requests that arrive meanwhile */
   compressing?: Partial<Record<'br' | 'gzip', Promise<Buffer>>>;
 }
-
-const brotliAsync = promisify(brotliCompress);
-const gzipAsync = promisify(gzip);
 
 const sizeOf = (a: StoredAnswer) => a.json.length + (a.gzip?.length ?? 0) + (a.br?.length ?? 0);
 
@@ -57,8 +53,8 @@ export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
       pending =
         encoding === 'br'
           ? // quality 5: most of brotli's gain at a small part of its default (11) cost
-            brotliAsync(a.json, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
-          : gzipAsync(a.json, { level: 6 });
+            brotliOffLoop(a.json, 5)
+          : gzipOffLoop(a.json, 6);
       a.compressing[encoding] = pending;
       pending.then(
         (bytes) => {
