@@ -11,8 +11,22 @@ import type { BlobStore } from '../ports/blobStore.js';
 export const resultBlobKey = (jobId: string, reparsedAt?: string) =>
   reparsedAt === undefined ? `results/${jobId}.json` : `results/${jobId}.r${Date.parse(reparsedAt)}.json`;
 
-export const putResult = (blobStore: BlobStore, key: string, result: ParsedSerp) =>
-  blobStore.put(key, JSON.stringify(result));
+/**
+ * Results this process has just written, for the first load of the same blob: in one process the projector loads
+ * each result right after the crawl stored it, and reading it back (file, gunzip, SHA-256, JSON.parse of ~400 kB)
+ * was the largest piece of the event loop's work per finished job. Taken once, checked against the reference's
+ * digest, and bounded: another process, a replay or a later read goes to the blob store as before.
+ */
+const justWritten = new Map<string, { sha256: string; result: ParsedSerp }>();
+const JUST_WRITTEN_MAX = 16;
+
+export const putResult = async (blobStore: BlobStore, key: string, result: ParsedSerp) => {
+  const ref = await blobStore.put(key, JSON.stringify(result));
+  justWritten.delete(key);
+  justWritten.set(key, { sha256: ref.sha256, result });
+  if (justWritten.size > JUST_WRITTEN_MAX) justWritten.delete(justWritten.keys().next().value as string);
+  return ref;
+};
 
 /** the result an event carries, inline or by reference; undefined once purged (or when the blob no longer matches) */
 export const loadResult = async (
@@ -21,6 +35,11 @@ export const loadResult = async (
 ): Promise<unknown> => {
   if (data.result !== undefined) return data.result;
   if (!data.resultRef || !blobStore) return undefined;
+  const handed = justWritten.get(data.resultRef.key);
+  if (handed) {
+    justWritten.delete(data.resultRef.key);
+    if (handed.sha256 === data.resultRef.sha256) return handed.result;
+  }
   const body = await blobStore.get(data.resultRef.key);
   if (!body) return undefined;
   if (createHash('sha256').update(body).digest('hex') !== data.resultRef.sha256) return undefined;
