@@ -4,6 +4,7 @@ import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
 import { parse } from '../../parser/index.js';
 import { fixturesDir, fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
+import { serpOfFixture } from './compare.js';
 
 /**
  * The items of headed blocks (videos, top stories, perspectives, forums, recipes, jobs, images, X/Twitter,
@@ -22,11 +23,7 @@ const BLOCKS = [
   'shopping_results',
 ] as const;
 
-const serpOf = (page: string): ParsedSerp => {
-  const out = parse(readFixtureText(`serp/${page}`), { captureAio: false });
-  if (out.kind !== 'serp') throw new Error(out.detail);
-  return out.serp;
-};
+const serpOf = (page: string): ParsedSerp => serpOfFixture(`serp/${page}`);
 
 const itemsOf = (serp: ParsedSerp, block: string): Item[] => (serp.serp_features[block] as Item[] | undefined) ?? [];
 

@@ -1,5 +1,17 @@
 import type { ParsedSerp } from '../../contracts/result.js';
-import { toCompat } from '../../parser/index.js';
+import { type ParseContext, parse, toCompat } from '../../parser/index.js';
+import { readFixtureText } from '../support/fixtures.js';
+
+/** The SERP parsed from `html`; a page that is no SERP (a block, an interstitial) throws with its detail. */
+export const serpOfHtml = (html: string, context: Partial<ParseContext> = {}): ParsedSerp => {
+  const out = parse(html, { captureAio: false, ...context });
+  if (out.kind !== 'serp') throw new Error(out.detail);
+  return out.serp;
+};
+
+/** The SERP of a fixture page, by its path under the fixtures directory (`serp/websearcher/….html.gz`). */
+export const serpOfFixture = (path: string, context: Partial<ParseContext> = {}): ParsedSerp =>
+  serpOfHtml(readFixtureText(path), context);
 
 /** Trailing slashes and fragments differ between parsers' URL cleaning without changing the target. */
 export const normLink = (u: string): string => u.replace(/#.*$/, '').replace(/\/$/, '');

@@ -1,14 +1,8 @@
 import t from 'tap';
-import type { ParsedSerp } from '../../contracts/result.js';
-import { type ParseContext, parse } from '../../parser/index.js';
-import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
+import { fixturesMissing } from '../support/fixtures.js';
+import { serpOfFixture as serpOf } from './compare.js';
 
 /** A video's key moments (`key_moments[] {text, time, link, thumbnail}`), under a video result and a video card. */
-const serpOf = (path: string, context: Partial<ParseContext> = {}): ParsedSerp => {
-  const out = parse(readFixtureText(path), { captureAio: false, ...context });
-  if (out.kind !== 'serp') throw new Error(out.detail);
-  return out.serp;
-};
 type Moment = { text: string; time: string; link: string; thumbnail?: string };
 
 t.test('key moments › under a 2026 video result, each once and in order', { skip: fixturesMissing() }, async (t) => {

@@ -1,17 +1,11 @@
 import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
-import { assembleRawHtml, mergePages, type ParseContext, parse, parseRaw } from '../../parser/index.js';
+import { assembleRawHtml, mergePages, parseRaw } from '../../parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
-import { compatOf } from './compare.js';
+import { compatOf, serpOfHtml as serpOf } from './compare.js';
 
 const NEWS_PAGE = 'serp/search-navigator/20250615-news-schloss-johannisberg-tokyo.html.gz';
 const WEB_PAGE = 'serp/websearcher/2026-02-06_why-is-the-sky-blue_c9ab650f5bda.html.gz';
-
-const serpOf = (html: string, context: Partial<ParseContext> = {}): ParsedSerp => {
-  const out = parse(html, { captureAio: false, ...context });
-  if (out.kind !== 'serp') throw new Error(out.detail);
-  return out.serp;
-};
 
 type News = Array<Record<string, unknown>>;
 const newsOf = (serp: ParsedSerp): News | undefined => serp.serp_features.news_results as News | undefined;

@@ -2,6 +2,7 @@ import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
 import { assembleRawHtml, classifyPage, mergePages, parse, parseRaw, splitRawHtml } from '../../parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
+import { serpOfFixture } from './compare.js';
 
 const serp = (links: string[], features: Record<string, unknown> = {}): ParsedSerp => ({
   organic_results: links.map((link, i) => ({ position: i + 1, title: link, link })),
@@ -152,11 +153,7 @@ t.test(
  * they moved to old/) pins them; its assertions hold here as written.
  */
 t.test('2021 mobile layout › as serp-parser’s spec of the time', { skip: fixturesMissing() }, async (t) => {
-  const serpOf = (page: string) => {
-    const out = parse(readFixtureText(`serp/serp-parser-zlurad/mobile/old/${page}`), { captureAio: true });
-    if (out.kind !== 'serp') throw new Error(out.detail);
-    return out.serp;
-  };
+  const serpOf = (page: string) => serpOfFixture(`serp/serp-parser-zlurad/mobile/old/${page}`, { captureAio: true });
   const google = serpOf('google.html.gz');
   t.equal(google.organic_results.length, 9, '9 results');
   t.match(google.organic_results[6], {

@@ -1,13 +1,12 @@
 import t from 'tap';
-import { parse } from '../../parser/index.js';
-import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
+import { fixturesMissing } from '../support/fixtures.js';
+import { serpOfFixture } from './compare.js';
 
 const WS = 'serp/websearcher';
-const productsOf = (page: string) => {
-  const out = parse(readFixtureText(`${WS}/${page}.html.gz`), { captureAio: true });
-  if (out.kind !== 'serp') throw new Error(out.detail);
-  return (out.serp.serp_features.immersive_products ?? []) as Array<Record<string, unknown>>;
-};
+const productsOf = (page: string) =>
+  (serpOfFixture(`${WS}/${page}.html.gz`, { captureAio: true }).serp_features.immersive_products ?? []) as Array<
+    Record<string, unknown>
+  >;
 
 t.test('popular products grids (2024 desktop) as immersive_products', { skip: fixturesMissing() }, async (t) => {
   t.test('the .MtXiu cards: every product with price, store, rating, reviews and picture', async (t) => {
