@@ -1,6 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../compose/config.js';
-import { startDistributed } from '../compose/distributed.js';
 import { ConfigError, loadDistributedConfig, parseRoles } from '../compose/distributedConfig.js';
 import { startEmbedded } from '../compose/embedded.js';
 import { registerMaintenanceCommands } from './commands/admin.js';
@@ -59,6 +58,8 @@ program
         for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
         process.exit(2);
       }
+      // distributed mode's clients (NATS, KurrentDB's gRPC) load only here: an embedded service never holds them
+      const { startDistributed } = await import('../compose/distributed.js');
       const svc = await startDistributed(config, dist);
       for (const warning of svc.warnings) console.error(`serp-api: warning: ${warning}`);
       console.error(

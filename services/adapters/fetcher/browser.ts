@@ -1,4 +1,4 @@
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { Device } from '../../../contracts/search.js';
 import { acceptLanguage, deviceProfile } from '../../geo/devices.js';
 import type { CrawlSession, FetchedPage, Fetcher, FetchRequest } from '../../ports/fetcher.js';
@@ -48,12 +48,16 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
   const aioWaitMs = options.aioWaitMs ?? 8_000;
 
   const browser = (): Promise<Browser> => {
-    launching ??= chromium
-      .launch({
-        executablePath: options.executablePath ?? '/usr/bin/chromium',
-        headless: true,
-        args: [...LAUNCH_ARGS, ...(options.extraArgs ?? [])],
-      })
+    // Playwright is loaded with the first browser, not with the service: its bundles are ~90 MB of a process's RSS
+    // (issue 14, item 4), and a service on the http fetcher never launches one
+    launching ??= import('playwright-core')
+      .then(({ chromium }) =>
+        chromium.launch({
+          executablePath: options.executablePath ?? '/usr/bin/chromium',
+          headless: true,
+          args: [...LAUNCH_ARGS, ...(options.extraArgs ?? [])],
+        }),
+      )
       .catch((err) => {
         launching = undefined;
         throw err;
