@@ -1,24 +1,31 @@
 /**
  * Pipeline benchmark: N jobs of 10 pages each through the fake Google origin (real fixture pages, fixed latency per
  * page), at several concurrency settings, two ways in the same run:
- *  - `service`: the whole embedded service in this process: POST /v1/search over a real socket, SearchSubmitted on
- *    the SQLite event store, dispatcher, in-process queue, crawl worker, parse, raw HTML to the blob store,
- *    CrawlCompleted, projections. Done = the job left the jobStatus read model's open set.
- *  - `crawl only` (the baseline): the same crawler, parse and blob store with no events, queue or API.
- * Reports jobs/s, pages/s, p50/p99 submit-to-done, peak RSS (with the JS heap and the buffers outside it at that
- * moment), disk used, and the service/crawl-only throughput ratio (what the event-sourced plumbing costs). The fake
- * Google runs as a process of its own (`scripts/fake-google.ts`), as Google would: its pages and sockets are not the
- * crawler's memory or CPU. It asserts nothing (STYLE.md).
+ *  - `service`: the embedded service as `npm start` runs it (the build, `node bin/serp-api.js serve`) in a process of
+ *    its own: POST /v1/search over a real socket, SearchSubmitted on the SQLite event store, dispatcher, in-process
+ *    queue, crawl worker, parse threads, raw HTML to the blob store, CrawlCompleted, projections. Done = the admin
+ *    API lists the job as finished. Its RSS is read from /proc: the service's alone (every thread of it).
+ *  - `crawl only` (the baseline): the same crawler with the same parse threads and the same requests at once, and the
+ *    same blob store, with no events, queue or API, in this process (so its RSS is this script's, under tsx).
+ * Reports jobs/s, pages/s, p50/p99 submit-to-done, peak RSS (with the service's JS heap and the buffers outside it at
+ * that moment, from its metrics, and the kernel's own high-water mark), disk used, and the service/crawl-only
+ * throughput ratio (what the event-sourced plumbing costs). The fake Google runs as a process of its own
+ * (`scripts/fake-google.ts`), as Google would: its pages and sockets are not the crawler's memory or CPU. Builds the
+ * service first (`tsc -p tsconfig.build.json` in `--root`, skipped with `--no-build`); `--root` runs another
+ * checkout's build, for a before/after. Linux only (/proc). It asserts nothing (STYLE.md).
  *
- *   npx tsx test/bench/pipeline.ts [--jobs 300] [--latency 100] [--concurrency 8,32]
+ *   npx tsx test/bench/pipeline.ts [--jobs 300] [--latency 100] [--concurrency 8,32] [--root DIR] [--no-build]
  */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
-import { loadConfig } from '../../services/compose/config.js';
-import { startEmbedded } from '../../services/compose/embedded.js';
+import { createParsePool } from '../../services/crawler/parsePool.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -28,8 +35,11 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: '300' },
     latency: { type: 'string', default: '100' },
     concurrency: { type: 'string', default: '8,32' },
+    root: { type: 'string', default: '.' },
+    'no-build': { type: 'boolean', default: false },
   },
 });
+const root = values.root;
 const jobs = Number(values.jobs);
 const latencyMs = Number(values.latency);
 const settings = values.concurrency.split(',').map(Number);
@@ -87,7 +97,12 @@ const run = async (concurrency: number) => {
   const google = await startFakeGoogleProcess(latencyMs);
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-'));
   const blobs = createFsBlobStore(dir);
-  const { crawler } = httpCrawlerFor(google.origin, { limits: { pageTimeoutMs: 30_000 } });
+  // what the service's crawler has: a parse thread per core and `concurrency` requests at once to the one route
+  const { crawler } = httpCrawlerFor(google.origin, {
+    limits: { pageTimeoutMs: 30_000 },
+    pool: { maxInFlightPerRoute: concurrency },
+    deps: { parser: createParsePool(availableParallelism()) },
+  });
   const sampler = rssSampler();
   const messages = Array.from({ length: jobs }, (_, i) => jobFor({ keyword: `bench ${i}` }));
   const doneAfter: number[] = [];
@@ -136,90 +151,152 @@ const duBytes = async (dir: string): Promise<number> => {
   return total;
 };
 
+/** VmRSS or VmHWM (the kernel's peak) of a process, in bytes; every thread of it (the parse threads too) */
+const procKb = (pid: number, field: 'VmRSS' | 'VmHWM') => {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+};
+
+/** one sample of the service's own heap and buffers, from its Prometheus metrics (prom-client's process metrics) */
+const memoryOf = async (url: string, token: string) => {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+  const value = (name: string) => Number(new RegExp(`^serp_${name} (\\S+)`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    heapUsed: value('nodejs_heap_size_used_bytes'),
+    heapTotal: value('nodejs_heap_size_total_bytes'),
+    external: value('nodejs_external_memory_bytes'),
+  };
+};
+
+/**
+ * The service as `npm start` runs it (the build in `root`, `node bin/serp-api.js serve`) in a process of its own, so
+ * that its RSS is the service's alone: not this script's, not tsx's, not the baseline's. Jobs are followed through the
+ * admin API's list of a key's jobs (one query per 200 jobs a poll), submit-to-done from the service's own timestamps.
+ */
 const runService = async (concurrency: number) => {
-  global.gc?.();
   const google = await startFakeGoogleProcess(latencyMs);
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-svc-'));
-  const config = loadConfig(
-    {
+  const token = randomBytes(24).toString('hex');
+  const child = spawn(process.execPath, [resolve(root, 'bin/serp-api.js'), 'serve', '--port', '0', '--data', dir], {
+    cwd: resolve(root),
+    env: {
+      ...process.env,
       SERP_GOOGLE_ORIGIN: google.origin,
       SERP_FETCHER: 'http',
       SERP_CRAWLER_CONCURRENCY: String(concurrency),
       SERP_LOG_LEVEL: 'warn',
+      SERP_ADMIN_TOKEN: token,
     },
-    { port: 0, dataDir: dir, host: '127.0.0.1' },
-  );
-  const svc = await startEmbedded(config, { logger: false });
-  const { key } = await svc.core.keys.create({ tier: 'enterprise', rateLimitPerMin: 1_000_000 });
-  global.gc?.();
-  /** the started service before any search: the floor the peak stands on */
-  const idleRss = process.memoryUsage().rss;
-  const sampler = rssSampler();
-  const t0 = performance.now();
-  const submitted = new Map<string, number>();
-  let refused = 0;
-  // submit all at once, in batches of 50 sockets, as a client firing a batch of keywords would
-  for (let i = 0; i < jobs; i += 50) {
-    await Promise.all(
-      Array.from({ length: Math.min(50, jobs - i) }, async (_, j) => {
-        const res = await fetch(`${svc.url}/v1/search`, {
-          method: 'POST',
-          headers: { 'x-api-key': key, 'content-type': 'application/json' },
-          body: JSON.stringify({ keyword: `bench ${i + j}`, no_cache: true }),
-        });
-        const body = (await res.json()) as { job_id?: string };
-        if (res.status === 202 && body.job_id) submitted.set(body.job_id, performance.now());
-        else refused += 1;
-      }),
-    );
-  }
-  const doneAfter: number[] = [];
-  /** RSS when each quarter of the jobs is done: flat means memory is bounded by concurrency, not by jobs */
-  const rssByQuarter: number[] = [];
-  const pending = new Set(submitted.keys());
-  while (pending.size > 0) {
-    await new Promise((r) => setTimeout(r, 100));
-    const t = performance.now();
-    for (const id of pending) {
-      // done once projected terminal (a job the projector has not reached yet is not in the open set either)
-      const doc = svc.core.queries.jobs.byId(id);
-      if (!doc || doc.status === 'queued' || doc.status === 'running') continue;
-      pending.delete(id);
-      doneAfter.push(t - submitted.get(id)!);
-      if (doneAfter.length % Math.ceil(submitted.size / 4) === 0)
-        rssByQuarter.push(Math.round(process.memoryUsage().rss / 2 ** 20));
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const pid = child.pid!;
+  try {
+    let err = '';
+    const url = await new Promise<string>((ok, fail) => {
+      child.stderr!.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /listening on (http:\/\/\S+)/.exec(err);
+        if (m) ok(m[1]!);
+      });
+      child.once('exit', (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
+    });
+    const admin = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    // a key's job list answers its newest 200: one key per 200 jobs
+    const keys: { key: string; key_id: string }[] = [];
+    for (let i = 0; i < Math.ceil(jobs / 200); i++) {
+      const res = await fetch(`${url}/admin/api/keys`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ tier: 'enterprise', rate_limit_per_min: 1_000_000 }),
+      });
+      keys.push((await res.json()) as { key: string; key_id: string });
     }
+    await new Promise((r) => setTimeout(r, 2_000));
+    /** the started service before any search: the floor the peak stands on */
+    const idleRss = procKb(pid, 'VmRSS');
+    let peakRss = idleRss;
+    let atPeak = await memoryOf(url, token);
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const rss = procKb(pid, 'VmRSS');
+        if (rss > peakRss) {
+          peakRss = rss;
+          atPeak = await memoryOf(url, token);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const t0 = performance.now();
+    let refused = 0;
+    let submitted = 0;
+    // submit all at once, in batches of 50 sockets, as a client firing a batch of keywords would
+    for (let i = 0; i < jobs; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, jobs - i) }, async (_, j) => {
+          const res = await fetch(`${url}/v1/search`, {
+            method: 'POST',
+            headers: { 'x-api-key': keys[Math.floor((i + j) / 200)]!.key, 'content-type': 'application/json' },
+            body: JSON.stringify({ keyword: `bench ${i + j}`, no_cache: true }),
+          });
+          await res.arrayBuffer();
+          if (res.status === 202) submitted += 1;
+          else refused += 1;
+        }),
+      );
+    }
+    type Listed = { status: string; pages?: number; submitted_at: string; completed_at?: string };
+    /** RSS when each quarter of the jobs is done: flat means memory is bounded by concurrency, not by jobs */
+    const rssByQuarter: number[] = [];
+    let listed: Listed[] = [];
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 250));
+      listed = [];
+      for (const k of keys) {
+        const res = await fetch(`${url}/admin/api/keys/${k.key_id}/jobs?limit=200`, { headers: admin });
+        listed.push(...((await res.json()) as { jobs: Listed[] }).jobs);
+      }
+      const done = listed.filter((j) => j.status !== 'queued' && j.status !== 'running').length;
+      while (rssByQuarter.length < Math.floor((4 * done) / Math.max(1, submitted)))
+        rssByQuarter.push(mb(procKb(pid, 'VmRSS')));
+      if (done >= submitted) break;
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    sampling = false;
+    await sampler;
+    const hwm = procKb(pid, 'VmHWM');
+    const doneAfter = listed.map((j) => Date.parse(j.completed_at ?? j.submitted_at) - Date.parse(j.submitted_at));
+    const notDone = listed.filter((j) => j.status !== 'done').length;
+    const pages = listed.reduce((n, j) => n + (j.pages ?? 0), 0);
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await once(child, 'exit');
+    const diskBytes = await duBytes(dir);
+    return {
+      ...row({
+        mode: 'service',
+        concurrency,
+        notDone: notDone + refused,
+        pages,
+        seconds,
+        doneAfter,
+        peakRss,
+        diskBytes,
+      }),
+      idleRssMb: mb(idleRss),
+      hwmMb: mb(hwm),
+      heapAtPeakMb: mb(atPeak.heapUsed),
+      heapCommittedMb: mb(atPeak.heapTotal),
+      buffersAtPeakMb: mb(atPeak.external),
+      rssByQuarterMb: rssByQuarter.join('/'),
+    };
+  } finally {
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    await google.close();
+    await rm(dir, { recursive: true, force: true });
   }
-  const seconds = (performance.now() - t0) / 1000;
-  const peak = sampler.stop();
-  let pages = 0;
-  let notDone = 0;
-  for (const id of submitted.keys()) {
-    const doc = svc.core.queries.jobs.byId(id);
-    if (doc?.status !== 'done') notDone += 1;
-    pages += doc?.pagesFetched ?? 0;
-  }
-  await svc.close();
-  const diskBytes = await duBytes(dir);
-  await google.close();
-  await rm(dir, { recursive: true, force: true });
-  return {
-    ...row({
-      mode: 'service',
-      concurrency,
-      notDone: notDone + refused,
-      pages,
-      seconds,
-      doneAfter,
-      peakRss: peak.rss,
-      diskBytes,
-    }),
-    idleRssMb: mb(idleRss),
-    heapAtPeakMb: mb(peak.heapUsed),
-    heapCommittedMb: mb(peak.heapTotal),
-    buffersAtPeakMb: mb(peak.external),
-    rssByQuarterMb: rssByQuarter.join('/'),
-  };
 };
 
 const reason = fixturesMissing();
@@ -227,6 +304,8 @@ if (reason) {
   console.log(`# pipeline: skipped, ${reason}`);
   process.exit(0);
 }
+if (!values['no-build'])
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: resolve(root), stdio: 'inherit' });
 console.log(`# pipeline: ${jobs} jobs x 10 pages, ${latencyMs} ms per page, concurrency ${settings.join(' and ')}`);
 console.log(
   `# latency bound: ${settings.map((c) => `${((c * 1000) / (10 * latencyMs)).toFixed(1)} jobs/s at ${c}`).join(', ')}`,
