@@ -12,7 +12,27 @@ import { closest, qs, qsa } from './select.js';
  */
 export const parseAiOverview = (root: HTMLElement, raw = ''): AiOverview | undefined => {
   const container = findContainer(root);
-  if (!container) return undefined;
+  return container ? readOverview(root, container, raw, HIDDEN_IS_NOT_TEXT) : undefined;
+};
+
+/**
+ * An AI-written "People also ask" answer (2026 rendered pages): the item holds a whole overview in the 2024–25
+ * markup (`.YzCcne`, `.WaaZC` blocks, its own `li.LLtSOc` tray where it has sources). The item is collapsed: what
+ * "Show more" reveals is hidden and marked `ahbak`, and is part of the answer; the video carousel among the blocks
+ * is not text.
+ */
+export const answerOverview = (item: HTMLElement, raw = ''): AiOverview | undefined => {
+  const container = qsa(item, '.YzCcne').find((c) => qs(c, '.WaaZC'));
+  return container ? readOverview(item, container, raw, MARKED_COLLAPSED_IS_TEXT) : undefined;
+};
+
+/** The overview in `container`; `root` bounds where its source lists are looked for in the document. */
+const readOverview = (
+  root: HTMLElement,
+  container: HTMLElement,
+  raw: string,
+  legacyMode: WalkMode,
+): AiOverview | undefined => {
   const text_blocks: Array<Record<string, unknown>> = [];
   const tray = references(qsa(container, 'li.LLtSOc'));
   // 2024–25 chips and the overview's full source list (plain HTTP captures hide all but three of its sources).
@@ -24,9 +44,12 @@ export const parseAiOverview = (root: HTMLElement, raw = ''): AiOverview | undef
   const body = hasClass(container, 'mZJni') ? container : qs(container, '.mZJni');
   // 2025–26 bodies: what sits behind "Show more" is in the page, marked aria-hidden until expanded: it is part of the
   // answer. 2024–25: the container also holds the header, a hidden "can't generate" variant and "Learn more"; the
-  // answer itself is the run of `.WaaZC` blocks, and aria-hidden there means not shown.
+  // answer itself is the run of `.WaaZC` blocks, and aria-hidden there means not shown (`legacyMode` says otherwise
+  // for a "People also ask" answer).
   if (body) walk(body, text_blocks, cite, COLLAPSED_IS_TEXT);
-  else for (const block of qsa(container, '.WaaZC')) walk(block, text_blocks, cite, HIDDEN_IS_NOT_TEXT);
+  else
+    for (const block of qsa(container, '.WaaZC'))
+      if (!skip(block, legacyMode)) walk(block, text_blocks, cite, legacyMode);
   if (text_blocks.length === 0) return undefined;
   return { text_blocks, references: refs };
 };
@@ -333,43 +356,60 @@ const findContainer = (root: HTMLElement): HTMLElement | undefined => {
     for (let i = 0; i < 15 && c.parentNode && !qs(c, 'li.LLtSOc'); i++) c = c.parentNode;
     return qs(c, 'li.LLtSOc') ? c : body;
   }
-  return qsa(root, '.YzCcne').find((c) => qs(c, '.rPeykc') || qs(c, '.WaaZC'));
+  // A "People also ask" item can hold an overview of its own (2026): that is the item's answer, not the page's.
+  return qsa(root, '.YzCcne').find(
+    (c) => (qs(c, '.rPeykc') || qs(c, '.WaaZC')) && !closest(c, '.related-question-pair'),
+  );
 };
 
 const BLOCK_TAGS = new Set(['div', 'ul', 'ol', 'p', 'table', 'section', 'li', 'h1', 'h2', 'h3', 'h4']);
 const SKIP_CLASSES = ['LLtSOc', 'rBl3me', 'NPrrbc', 'pjBG2e', 'uJ19be'];
 
-/** whether aria-hidden parts of the walked block are text (collapsed behind "Show more") or not shown at all */
+/** Which aria-hidden parts of the walked block are text (collapsed behind "Show more") rather than not shown. */
 interface WalkMode {
-  hiddenIsText: boolean;
+  hiddenIsText: (el: HTMLElement) => boolean;
+  /** What `cleanText` leaves out: buttons, chips and the hidden parts that are not text. */
+  notText: (el: HTMLElement) => boolean;
 }
-const COLLAPSED_IS_TEXT: WalkMode = { hiddenIsText: true };
-const HIDDEN_IS_NOT_TEXT: WalkMode = { hiddenIsText: false };
+/** Buttons, hidden parts and the inline source chips (`.NPrrbc`, `.uJ19be`) are not part of the answer's text. */
+const isControl = (e: HTMLElement): boolean =>
+  e.rawTagName?.toLowerCase() === 'button' ||
+  e.getAttribute('role') === 'button' ||
+  hasClass(e, 'NPrrbc') ||
+  hasClass(e, 'uJ19be');
+const walkMode = (hiddenIsText: (el: HTMLElement) => boolean): WalkMode => ({
+  hiddenIsText,
+  notText: (e) => (e.getAttribute('aria-hidden') === 'true' ? !hiddenIsText(e) : isControl(e)),
+});
+const COLLAPSED_IS_TEXT = walkMode(() => true);
+const HIDDEN_IS_NOT_TEXT = walkMode(() => false);
+/** 2026 "People also ask" answers: Google marks what "Show more" reveals with `ahbak`; other hidden parts are not shown. */
+const MARKED_COLLAPSED_IS_TEXT = walkMode((el) => el.getAttribute('ahbak') === 'true');
 
+/**
+ * A carousel (`role="list"` of cards: the videos an answer shows) and a card (a link wrapping blocks) are media, not
+ * text; answer lists are `ul`/`ol`, and links in the text sit inside its text containers.
+ */
 const skip = (el: HTMLElement, mode: WalkMode): boolean =>
-  (!mode.hiddenIsText && el.getAttribute('aria-hidden') === 'true') ||
+  (el.getAttribute('aria-hidden') === 'true' && !mode.hiddenIsText(el)) ||
   el.rawTagName === 'button' ||
   el.rawTagName === 'img' ||
   el.rawTagName === 'svg' ||
   el.getAttribute('role') === 'button' ||
+  el.getAttribute('role') === 'list' ||
+  (el.rawTagName === 'a' && !isTextContainer(el)) ||
   SKIP_CLASSES.some((c) => hasClass(el, c));
 
 const isTextContainer = (el: HTMLElement): boolean =>
-  !el.childNodes.some(
-    (c) => c.nodeType === 1 && BLOCK_TAGS.has((c as HTMLElement).rawTagName?.toLowerCase()) && textOf(c as HTMLElement),
-  );
+  !el.childNodes.some((c) => c.nodeType === 1 && isBlock(c as HTMLElement) && textOf(c as HTMLElement));
 
-/** Buttons, hidden parts and the inline source chips (`.NPrrbc`, `.uJ19be`) are not part of the answer's text. */
-const notText = (e: HTMLElement): boolean =>
-  e.rawTagName?.toLowerCase() === 'button' ||
-  e.getAttribute('role') === 'button' ||
-  e.getAttribute('aria-hidden') === 'true' ||
-  hasClass(e, 'NPrrbc') ||
-  hasClass(e, 'uJ19be');
-const notTextExpanded = (e: HTMLElement): boolean => e.getAttribute('aria-hidden') !== 'true' && notText(e);
+/** A block of the answer, or a card: a link wrapping blocks (`skip` leaves it out), never a link in a sentence. */
+const isBlock = (el: HTMLElement): boolean => {
+  const tag = el.rawTagName?.toLowerCase();
+  return BLOCK_TAGS.has(tag) || (tag === 'a' && !isTextContainer(el));
+};
 
-const cleanText = (el: HTMLElement, mode: WalkMode): string =>
-  spacedText(el, mode.hiddenIsText ? notTextExpanded : notText);
+const cleanText = (el: HTMLElement, mode: WalkMode): string => spacedText(el, mode.notText);
 
 const walk = (el: HTMLElement, out: Array<Record<string, unknown>>, cite: Cite, mode: WalkMode): void => {
   for (const node of el.childNodes) {
@@ -382,7 +422,7 @@ const walk = (el: HTMLElement, out: Array<Record<string, unknown>>, cite: Cite, 
       // Items may sit in `display: contents` wrappers (2026): every `li` whose nearest list is this one.
       const list = qsa(c, 'li')
         .filter((li) => li.parentNode && closest(li.parentNode, 'ul, ol') === c)
-        .filter((li) => mode.hiddenIsText || li.getAttribute('aria-hidden') !== 'true')
+        .filter((li) => li.getAttribute('aria-hidden') !== 'true' || mode.hiddenIsText(li))
         .map((li) => listItem(li, cite, mode))
         .filter((i) => i.snippet || i.title);
       if (list.length) out.push({ type: 'list', list });

@@ -2,7 +2,7 @@ import { textOf } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { keyMomentsOf } from '../organicExtras.js';
 import { closest, qs, qsa } from '../select.js';
-import { type Item, type LinkCard, linkCards, pageImages } from './blockCards.js';
+import { attr, type Item, type LinkCard, linkCards, pageImages, thumbnailOf } from './blockCards.js';
 import {
   forumItem,
   imageItem,
@@ -113,6 +113,8 @@ export const headedBlocks = (root: HTMLElement): Record<string, unknown> => {
   // SerpApi reports one account box (an object, not a list); a second box on a page is left out.
   const account = twitter.map((section) => twitterResults(section, images)).find(Boolean);
   if (account) out.twitter_results = account;
+  // The strip above the results comes first on the page.
+  add('inline_images', digestImages(root, images));
   for (const block of topBlocks(root)) {
     if (twitter.some((s) => s === block || isWithin(s, block))) continue;
     const heading = headingOf(block);
@@ -161,6 +163,30 @@ const videosOf = (block: HTMLElement, images: (id: string) => string | undefined
     const item = card ? videoItem(card, images) : undefined;
     if (!item || seen.has(item.link)) return [];
     seen.add(item.link);
+    return [item];
+  });
+};
+
+/**
+ * The image strip above the results of 2023–24 entity pages ("visual digest": `data-attrid` VisualDigestFirstImageResult,
+ * then VisualDigestImageResult per image; its video and web cards are other attrids). An image links nowhere (it
+ * opens Google's viewer), so each is SerpApi's inline image without `link`: the page it is from (`data-lpage`), its
+ * title (the picture's alt text) and the picture. A page Google hosts itself (a licensed picture on gstatic) is the
+ * picture, not the page it is from, and is left out.
+ */
+const digestImages = (root: HTMLElement, images: (id: string) => string | undefined): Item[] => {
+  const marked = qsa(root, '[data-attrid="VisualDigestFirstImageResult"], [data-attrid="VisualDigestImageResult"]');
+  const alts = marked.map((el) => qs(el, 'img')?.getAttribute('alt')?.trim() ?? '');
+  // One alt text on every image ("Image Result" on the 2023 mobile strip) is a label, not a title.
+  const label = alts.length > 1 && alts.every((a) => a === alts[0]);
+  return marked.flatMap((el, i) => {
+    const source = attr(el, 'data-lpage');
+    if (!source || !/^https?:\/\//.test(source) || /^https?:\/\/[^/]*\.gstatic\.com\//.test(source)) return [];
+    const item: Item = {};
+    if (alts[i] && !label) item.title = alts[i];
+    item.source = source;
+    const thumbnail = thumbnailOf(el, images);
+    if (thumbnail) item.thumbnail = thumbnail;
     return [item];
   });
 };

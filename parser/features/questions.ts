@@ -1,3 +1,4 @@
+import { answerOverview } from '../aiOverview.js';
 import { deferredFragments, isEmpty } from '../deferred.js';
 import { isGoogleInternal, textOf, unwrapLink } from '../dom.js';
 import type { HTMLElement } from '../html.js';
@@ -109,10 +110,12 @@ const DATE = '.kX21rb, .Od5Jsd, .xzrguc';
  * The answer as SerpApi names it, read as the answer box of a results page is: the snippet (`.hgKElc`, else the
  * description block), a list (`li.TrT0Xe` in `ol.X5LH0c`/`ul.i8Z77e`, 2020–25) or a table, the date shown with it,
  * and the source result (title, link, displayed link). A list or table answer has no snippet text; its heading
- * ("America's 15 best pizzas") is the text Google shows above it. AI-written answers (2025–26) have none of these
- * and keep only what the rendered item showed before.
+ * ("America's 15 best pizzas") is the text Google shows above it. An AI-written answer has none of these
+ * (`aiAnswer`).
  */
 const answer = (parts: HTMLElement[], question: string): Question => {
+  const ai = aiAnswer(parts);
+  if (ai) return ai;
   const q: Question = {};
   const text = find(parts, '.hgKElc') ?? find(parts, '[data-attrid="wa:/description"]') ?? find(parts, '.VwiC3b');
   let snippet = textOf(text);
@@ -136,6 +139,25 @@ const answer = (parts: HTMLElement[], question: string): Question => {
   const date = textOf(find(parts, DATE));
   if (date) q.date = date;
   Object.assign(q, source(parts));
+  return q;
+};
+
+/**
+ * An AI-written answer held in the item (2026 rendered pages), under SerpApi's `type: "ai_overview"` for such an
+ * item, with the overview's own shape (`text_blocks`, `references`: its sources where the item lists them). SerpApi
+ * names nothing for the answer's text beyond that, so `snippet` is the answer's opening paragraph: what a reader of
+ * questions and snippets (the MCP compact view) gets. The 2025 answers of pages fetched without JavaScript sit a
+ * third fragment level down, which is not parsed (`answerParts`): they still give the question only.
+ */
+const aiAnswer = (parts: HTMLElement[]): Question | undefined => {
+  const holder = findIn(parts, '.YzCcne')?.part;
+  const overview = holder ? answerOverview(holder, holder.doc?.source) : undefined;
+  if (!overview) return undefined;
+  const q: Question = { type: 'ai_overview' };
+  const opening = overview.text_blocks.find((b) => b.type === 'paragraph')?.snippet;
+  if (typeof opening === 'string') q.snippet = opening;
+  q.text_blocks = overview.text_blocks;
+  if (overview.references.length) q.references = overview.references;
   return q;
 };
 
