@@ -177,7 +177,10 @@ const runService = async (concurrency: number) => {
   const google = await startFakeGoogleProcess(latencyMs);
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-svc-'));
   const token = randomBytes(24).toString('hex');
-  const child = spawn(process.execPath, [resolve(root, 'bin/serp-api.js'), 'serve', '--port', '0', '--data', dir], {
+  // SERP_TEST_NODE_ARGS: node flags for the service only, as for the tests' services (test/support/service.ts)
+  const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const serve = [...nodeArgs, resolve(root, 'bin/serp-api.js'), 'serve', '--port', '0', '--data', dir];
+  const child = spawn(process.execPath, serve, {
     cwd: resolve(root),
     env: {
       ...process.env,
