@@ -54,6 +54,13 @@ export interface PageJob {
 }
 
 /**
+ * The largest page the crawler reads: Google's result pages are 0.3–2 MB. A page past it is not parsed (its tree
+ * could outgrow a parse thread's heap, `PARSE_THREAD_LIMITS`, and a thread that runs out can end the process) and
+ * the search fails at once: another try gets the same page.
+ */
+export const MAX_PAGE_BYTES = 8 * 2 ** 20;
+
+/**
  * Classifies what came back before parsing: status and final URL catch the blocks the body cannot show (a 429 with
  * an empty body, a redirect to /sorry/), then the parser's page classification catches the rest.
  */
@@ -70,6 +77,13 @@ const judge = async (
   }
   if (page.status >= 400) {
     throw new CrawlRequestError(`Google answered HTTP ${page.status} for ${page.url}`, 'http_status', page.status);
+  }
+  if (page.body.byteLength > MAX_PAGE_BYTES) {
+    throw new CrawlRequestError(
+      `Google's page at ${page.finalUrl} is ${page.body.byteLength} bytes, over the ${MAX_PAGE_BYTES} the crawler reads`,
+      'page_too_large',
+      page.status,
+    );
   }
   const head = rawChunkHead({ start: job.start, url: page.url, fetchedAt: page.fetchedAt }, job.first);
   const read = await parser.read(

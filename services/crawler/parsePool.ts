@@ -49,6 +49,17 @@ export const ownBuffer = (view: Uint8Array): ArrayBuffer | undefined =>
     : undefined;
 
 /**
+ * A parse thread's heap (issue 14, item 4). V8 sizes a worker like the main thread: with the main thread's ceiling
+ * (GBs here) it lets the old generation grow to ~4x what survives a collection, and each page's tree, promoted while
+ * it is being parsed, is garbage a moment later, so each thread sat at ~115 MB. A smaller ceiling makes V8 grow the
+ * heap by a smaller factor (it scales the factor with the ceiling), and a 16 MB young generation keeps the nursery
+ * small; 384 MB is still ~8x what a 10 MB page of the densest markup needs (a 1 MB Google page: ~4 MB), so no real
+ * page comes near it. It is not a guard against any size: a worker that runs out can take the process with it
+ * (Node 20), so pages are also capped before they are parsed (MAX_PAGE_BYTES).
+ */
+export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
+
+/**
  * Reading pages off the event loop (issue 14): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
  * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
  * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on `threads` threads, one
@@ -68,6 +79,7 @@ export const createParsePool = (threads = availableParallelism()): PageParser =>
     // a crawl's burst of pages waits its turn: the queue is unbounded (the crawler's concurrency bounds it), a task
     // is never refused ('auto' would refuse past threads² queued pages and fail them)
     maxQueue: Number.POSITIVE_INFINITY,
+    resourceLimits: PARSE_THREAD_LIMITS,
     ...(fromSource && !hasTsx ? { execArgv: [...process.execArgv, '--import', 'tsx'] } : {}),
   });
   return {

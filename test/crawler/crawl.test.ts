@@ -1,9 +1,15 @@
 import t from 'tap';
+import { failureDetail } from '../../services/api/render/failure.js';
+import { createCrawler } from '../../services/crawler/crawl.js';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
+import { MAX_PAGE_BYTES } from '../../services/crawler/fetchPage.js';
+import { inlineParser, type PageParser } from '../../services/crawler/parsePool.js';
 import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
+import { createSessionPool } from '../../services/crawler/sessions.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { uuleForName } from '../../services/geo/uule.js';
+import type { Fetcher } from '../../services/ports/fetcher.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogle, type Trouble } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -287,4 +293,48 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
       'the pages in flight were aborted',
     );
   });
+});
+
+t.test('a page over MAX_PAGE_BYTES fails the search at once, without being parsed', async (t) => {
+  let fetches = 0;
+  let parsed = 0;
+  const huge: Fetcher = {
+    name: 'http',
+    fetch: async (request) => {
+      fetches += 1;
+      return {
+        url: request.url,
+        finalUrl: request.url,
+        status: 200,
+        body: Buffer.alloc(MAX_PAGE_BYTES + 1, 'a'),
+        fetchedAt: new Date().toISOString(),
+      };
+    },
+    close: async () => undefined,
+  };
+  const counting: PageParser = {
+    read: (body, context, rawHead) => {
+      parsed += 1;
+      return inlineParser.read(body, context, rawHead);
+    },
+    close: async () => undefined,
+  };
+  const crawler = createCrawler({
+    googleOrigin: 'http://127.0.0.1:9',
+    fetchers: { http: huge },
+    fetcherMode: 'http',
+    sessions: createSessionPool({}),
+    parser: counting,
+  });
+  t.teardown(() => crawler.close());
+  const outcome = await crawler.crawl(jobFor({ keyword: 'huge' }), { heartbeat: () => undefined });
+  t.equal(outcome.status, 'failed');
+  t.same(outcome.failure, { code: 'SERP_CRAWL_BAD_REQUEST', kind: 'page_too_large', httpStatus: 200 });
+  t.equal(fetches, 1, 'not retried: another try gets the same page');
+  t.equal(parsed, 0, 'never handed to the parser');
+  t.match(
+    failureDetail(outcome.failure!),
+    /larger than any result page the crawler reads \(8 MB\); its quota was released/,
+    'its owner is told why, in words',
+  );
 });
