@@ -116,8 +116,8 @@ export const CrawlCompleted = z.object({
 /**
  * Why a crawl attempt failed, for machines (the public `detail`, the dashboard's counts by kind): the error's code,
  * its kind (a block's `captcha` / `js_challenge` / `consent` / `rate_limited`; a transient `server_error` / `timeout` /
- * `network` / `error_page`; a bad request's `unknown_location` / `engine_domain` / `http_status` / `page_too_large` / `invalid`), the HTTP
- * status Google answered, and for an exhausted job the attempts made.
+ * `network` / `error_page`; a bad request's `unknown_location` / `engine_domain` / `http_status` / `page_too_large` /
+ * `invalid`), the HTTP status Google answered, and for an exhausted job the attempts made.
  */
 export const CrawlFailure = z.object({
   code: z.enum([
