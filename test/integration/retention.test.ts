@@ -102,6 +102,15 @@ t.test('retention deletes', { skip: missing }, async (t) => {
       410,
       'a young job answered from cache by a purged one answers 410: its result is gone',
     );
+    // the compat surface: the archive and a pagination link of SerpApi's shape
+    const archive = await fetch(`${svc!.url}/searches/${old[0].jobId}.json?api_key=${key}`);
+    t.equal(archive.status, 410, '/searches/{id} of a purged search: 410');
+    t.match(await archive.json(), { error: /expired/ });
+    const paged = await fetch(
+      `${svc!.url}/search?engine=google&q=coffee&start=10&search_id=${old[0].jobId}&api_key=${key}`,
+    );
+    t.equal(paged.status, 410, 'a pagination link to a purged search: 410, not "Processing" and not a new crawl');
+    t.match(await paged.json(), { error: /expired.*run it again without search_id/ });
     const youngAfter = await Promise.all(young.map(async (j) => (await fetchJob(j.jobId)).text()));
     t.same(youngAfter, youngBefore, 'younger jobs answer byte for byte as before');
 

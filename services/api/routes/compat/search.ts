@@ -190,6 +190,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     response: {
       200: searchAnswer('the search (or, with async=true, its Processing document); output=html: the raw page'),
       ...keyedErrors,
+      410: CompatError.describe('a pagination link (search_id) to a search retention has deleted'),
       503: CompatError.extend({ search_metadata: z.record(z.string(), z.unknown()) }).describe(
         'the search failed (Google blocked it); its quota was released',
       ),
@@ -202,8 +203,16 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     // a pagination link: the same search of this key's, sliced again (no crawl, no quota)
     if (query.search_id) {
       const job = await ownJob(req, query.search_id);
-      if (job && job.request.keyword === parsed.request.keyword && terminalStatuses.has(job.status))
+      if (job && job.request.keyword === parsed.request.keyword && terminalStatuses.has(job.status)) {
+        // a link to a purged search says so, as /searches/{id} does: it is not "Processing", nor a new crawl
+        if (isGone(job, await sourceOf(opts.searches, job), opts.retentionDays))
+          throw new ApiError(
+            410,
+            'SERP_JOB_EXPIRED',
+            'The search expired and has been deleted from the archive: run it again without search_id.',
+          );
         return answer(reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
+      }
     }
     const out = await opts.searches.submit(req.apiKey!, parsed.request, { correlationId: req.id });
     req.submittedJobId = out.jobId;
