@@ -16,7 +16,7 @@
  *
  *   npx tsx test/bench/pipeline.ts [--jobs 300] [--latency 100] [--concurrency 8,32] [--root DIR] [--no-build]
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -26,6 +26,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createParsePool } from '../../services/crawler/parsePool.js';
+import { startBuiltService } from '../support/builtService.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -179,30 +180,16 @@ const runService = async (concurrency: number) => {
   const token = randomBytes(24).toString('hex');
   // SERP_TEST_NODE_ARGS: node flags for the service only, as for the tests' services (test/support/service.ts)
   const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const serve = [...nodeArgs, resolve(root, 'bin/serp-api.js'), 'serve', '--port', '0', '--data', dir];
-  const child = spawn(process.execPath, serve, {
-    cwd: resolve(root),
-    env: {
-      ...process.env,
-      SERP_GOOGLE_ORIGIN: google.origin,
-      SERP_FETCHER: 'http',
-      SERP_CRAWLER_CONCURRENCY: String(concurrency),
-      SERP_LOG_LEVEL: 'warn',
-      SERP_ADMIN_TOKEN: token,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const pid = child.pid!;
+  let svc: Awaited<ReturnType<typeof startBuiltService>> | undefined;
   try {
-    let err = '';
-    const url = await new Promise<string>((ok, fail) => {
-      child.stderr!.on('data', (d: Buffer) => {
-        err += d.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(err);
-        if (m) ok(m[1]!);
-      });
-      child.once('exit', (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
-    });
+    svc = await startBuiltService(
+      root,
+      dir,
+      { SERP_GOOGLE_ORIGIN: google.origin, SERP_CRAWLER_CONCURRENCY: String(concurrency), SERP_ADMIN_TOKEN: token },
+      nodeArgs,
+    );
+    const { url, child } = svc;
+    const pid = child.pid!;
     const admin = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     // a key's job list answers its newest 200: one key per 200 jobs
     const keys: { key: string; key_id: string }[] = [];
@@ -293,10 +280,7 @@ const runService = async (concurrency: number) => {
       rssByQuarterMb: rssByQuarter.join('/'),
     };
   } finally {
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
+    await svc?.kill();
     await google.close();
     await rm(dir, { recursive: true, force: true });
   }

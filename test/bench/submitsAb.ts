@@ -10,10 +10,9 @@
  *   git worktree add ../prev <commit> && ln -s "$PWD/node_modules" ../prev/ && (cd ../prev && npx tsc -p tsconfig.build.json)
  *   npx tsx test/bench/submitsAb.ts . ../prev [rounds=5] [seconds=6]
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { startBuiltService } from '../support/builtService.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { cli, removeDir, tempDataDir } from '../support/service.js';
 
@@ -38,27 +37,15 @@ const once = async (root: string) => {
   const key = JSON.parse(
     await cli(['keys', 'create', '--tier', 'enterprise', '--rate', '100000000', '--json', '--data', data]),
   ).key as string;
-  const child = spawn(process.execPath, [resolve(root, 'bin/serp-api.js'), 'serve', '--port', '0', '--data', data], {
-    cwd: resolve(root),
-    env: {
-      ...process.env,
-      SERP_LOG_LEVEL: 'warn',
-      SERP_FETCHER: 'http',
-      SERP_GOOGLE_ORIGIN: google.origin,
-      SERP_CRAWLER_CONCURRENCY: '2',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const svc = await startBuiltService(root, data, {
+    SERP_GOOGLE_ORIGIN: google.origin,
+    SERP_CRAWLER_CONCURRENCY: '2',
+  }).catch((err) => {
+    removeDir(data);
+    throw err;
   });
+  const { url, child } = svc;
   try {
-    let err = '';
-    const url = await new Promise<string>((ok, fail) => {
-      child.stderr!.on('data', (d: Buffer) => {
-        err += d.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(err);
-        if (m) ok(m[1]!);
-      });
-      child.once('exit', (code) => fail(new Error(`serve exited with ${code}: ${err}`)));
-    });
     let n = 0;
     const before = cpuMs(child.pid!);
     const res = await new Promise<autocannon.Result>((ok, fail) =>
@@ -84,8 +71,7 @@ const once = async (root: string) => {
       non2xx: res.non2xx,
     };
   } finally {
-    child.kill('SIGKILL');
-    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    await svc.kill();
     removeDir(data);
   }
 };
