@@ -10,7 +10,7 @@ import {
   CrawlTransientError,
   isCrawlError,
 } from './errors.js';
-import { inlineParser, type PageParser } from './parsePool.js';
+import { inlineParser, MAX_PAGE_TAGS, type PageParser } from './parsePool.js';
 import type { PackedPage } from './rawPacker.js';
 import type { SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
@@ -54,9 +54,10 @@ export interface PageJob {
 }
 
 /**
- * The largest page the crawler reads: Google's result pages are 0.3–2 MB. A page past it is not parsed (its tree
- * could outgrow a parse thread's heap, `PARSE_THREAD_LIMITS`, and a thread that runs out can end the process) and
- * the search fails at once: another try gets the same page.
+ * The largest page the crawler reads: Google's result pages are 0.3–3.5 MB. A page past it is not parsed (its tree
+ * could outgrow a parse thread's heap, `PARSE_THREAD_LIMITS`, and a thread that runs out can end the process; so can
+ * denser markup in fewer bytes, which `MAX_PAGE_TAGS` catches) and the search fails at once: another try gets the
+ * same page.
  */
 export const MAX_PAGE_BYTES = 8 * 2 ** 20;
 
@@ -93,6 +94,13 @@ const judge = async (
   );
   if (read.raw) return { serp: read.outcome.serp, raw: read.raw };
   const { outcome } = read;
+  if (outcome.kind === 'too_large') {
+    throw new CrawlRequestError(
+      `Google's page at ${page.finalUrl} holds more than ${MAX_PAGE_TAGS} tags, more than any result page`,
+      'page_too_large',
+      page.status,
+    );
+  }
   if (outcome.kind === 'error') {
     throw new CrawlTransientError('error_page', page.finalUrl, `Google error page: ${outcome.detail}`, page.status);
   }

@@ -8,7 +8,24 @@ import { type PackedPage, packPageAsync } from './rawPacker.js';
 export type PageRead =
   | { outcome: Extract<ParseOutcome, { kind: 'serp' }>; raw: PackedPage }
   /** a block or error page: it is never kept, so it is not packed */
-  | { outcome: Exclude<ParseOutcome, { kind: 'serp' }>; raw?: undefined };
+  | { outcome: Exclude<ParseOutcome, { kind: 'serp' }>; raw?: undefined }
+  /** more markup than any result page has (MAX_PAGE_TAGS): not parsed */
+  | { outcome: { kind: 'too_large'; tags: number }; raw?: undefined };
+
+/**
+ * The most `<` a page may hold to be parsed. Google's result pages hold at most ~22,000 (every fixture page, scripts
+ * included); the parser's tree costs ~140 bytes an element, so 250,000 keeps the densest page far inside a parse
+ * thread's heap (PARSE_THREAD_LIMITS), where the byte limit alone does not (8 MB of bare nested tags is 2.8 million
+ * elements, which ran a 384 MB thread out of heap). Counted before decoding, where the page is parsed.
+ */
+export const MAX_PAGE_TAGS = 250_000;
+
+/** `<` in `bytes`, stopping once past `limit` */
+const tagsIn = (bytes: Buffer, limit: number): number => {
+  let n = 0;
+  for (let at = bytes.indexOf(0x3c); at !== -1 && n <= limit; at = bytes.indexOf(0x3c, at + 1)) n += 1;
+  return n;
+};
 
 /** How the crawler reads a fetched page: on the event loop, or in a pool of worker threads. */
 export interface PageParser {
@@ -27,8 +44,10 @@ export const readPage = async (
   rawHead: string,
   pack: (head: string, body: Uint8Array) => PackedPage | Promise<PackedPage>,
 ): Promise<PageRead> => {
-  const html = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  const outcome = parse(html, context);
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const tags = tagsIn(bytes, MAX_PAGE_TAGS);
+  if (tags > MAX_PAGE_TAGS) return { outcome: { kind: 'too_large', tags } };
+  const outcome = parse(bytes.toString('utf8'), context);
   return outcome.kind === 'serp' ? { outcome, raw: await pack(rawHead, body) } : { outcome };
 };
 

@@ -3,7 +3,7 @@ import { failureDetail } from '../../services/api/render/failure.js';
 import { createCrawler } from '../../services/crawler/crawl.js';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
 import { MAX_PAGE_BYTES } from '../../services/crawler/fetchPage.js';
-import { inlineParser, type PageParser } from '../../services/crawler/parsePool.js';
+import { inlineParser, MAX_PAGE_TAGS, type PageParser } from '../../services/crawler/parsePool.js';
 import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';
@@ -334,7 +334,37 @@ t.test('a page over MAX_PAGE_BYTES fails the search at once, without being parse
   t.equal(parsed, 0, 'never handed to the parser');
   t.match(
     failureDetail(outcome.failure!),
-    /larger than any result page the crawler reads \(8 MB\); its quota was released/,
+    /larger than any result page the crawler reads \(over 8 MB or 250,000 tags\); its quota was released/,
     'its owner is told why, in words',
   );
+});
+
+t.test('a page with more tags than MAX_PAGE_TAGS fails the search at once, as too large', async (t) => {
+  let fetches = 0;
+  const dense: Fetcher = {
+    name: 'http',
+    fetch: async (request) => {
+      fetches += 1;
+      return {
+        url: request.url,
+        finalUrl: request.url,
+        status: 200,
+        body: Buffer.from(`<html><body>${'<b>'.repeat(MAX_PAGE_TAGS + 1)}</body></html>`),
+        fetchedAt: new Date().toISOString(),
+      };
+    },
+    close: async () => undefined,
+  };
+  const crawler = createCrawler({
+    googleOrigin: 'http://127.0.0.1:9',
+    fetchers: { http: dense },
+    fetcherMode: 'http',
+    sessions: createSessionPool({}),
+  });
+  t.teardown(() => crawler.close());
+  const outcome = await crawler.crawl(jobFor({ keyword: 'dense' }), { heartbeat: () => undefined });
+  t.equal(outcome.status, 'failed');
+  t.same(outcome.failure, { code: 'SERP_CRAWL_BAD_REQUEST', kind: 'page_too_large', httpStatus: 200 });
+  t.equal(fetches, 1, 'not retried');
+  t.match(outcome.reason, /holds more than 250000 tags/);
 });

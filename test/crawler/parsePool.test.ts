@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { parse } from '../../parser/index.js';
-import { createParsePool, inlineParser } from '../../services/crawler/parsePool.js';
+import { createParsePool, inlineParser, MAX_PAGE_TAGS } from '../../services/crawler/parsePool.js';
 import { DEFAULT_PAGES } from '../support/fakeGoogle.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 
@@ -68,3 +68,19 @@ t.test(
     t.equal(niceOf(String(process.pid)), 0, 'the event loop keeps its priority');
   },
 );
+
+t.test('a page with more markup than any result page is not parsed, in a parse thread or inline', async (t) => {
+  const pool = createParsePool(1);
+  t.teardown(() => pool.close());
+  const context = { captureAio: false, start: 0, device: 'desktop' as const, status: 200 };
+  const head = '<!-- serp-page start=0 url= fetched_at= -->\n';
+  // bare nested tags: the densest tree per byte (8 MB of them ran a 384 MB parse thread out of heap)
+  const dense = () => Buffer.from(`<html><body>${'<b>'.repeat(MAX_PAGE_TAGS)}</body></html>`, 'utf8');
+  const pooled = await pool.read(dense(), context, head);
+  t.match(pooled.outcome, { kind: 'too_large' }, 'the parse thread refuses it before decoding');
+  t.ok(pooled.outcome.kind === 'too_large' && pooled.outcome.tags > MAX_PAGE_TAGS, 'counting stops past the limit');
+  t.notOk(pooled.raw, 'nothing is packed');
+  t.match((await inlineParser.read(dense(), context, head)).outcome, { kind: 'too_large' }, 'inline too');
+  const justUnder = Buffer.from(`<html><body>${'<i></i>'.repeat((MAX_PAGE_TAGS - 10) / 2)}</body></html>`, 'utf8');
+  t.not((await pool.read(justUnder, context, head)).outcome.kind, 'too_large', 'a page at the limit is parsed');
+});

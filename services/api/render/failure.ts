@@ -1,6 +1,7 @@
 import type { CrawlFailure } from '../../../contracts/events.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import { MAX_PAGE_BYTES } from '../../crawler/fetchPage.js';
+import { MAX_PAGE_TAGS } from '../../crawler/parsePool.js';
 
 const RETRY = 'its quota was released. Retry later.';
 
@@ -37,7 +38,7 @@ export const failureDetail = (failure: CrawlFailure, location?: string): string 
         return 'engine_domain is not a Google search domain; its quota was released. Use one such as google.com.';
       }
       if (failure.kind === 'page_too_large') {
-        return `Google's page for this search was larger than any result page the crawler reads (${MAX_PAGE_BYTES / 2 ** 20} MB); its quota was released.`;
+        return `Google's page for this search was larger than any result page the crawler reads (over ${MAX_PAGE_BYTES / 2 ** 20} MB or ${MAX_PAGE_TAGS.toLocaleString('en-US')} tags); its quota was released.`;
       }
       if (failure.kind === 'http_status' && failure.httpStatus) {
         return `Google refused this search (HTTP ${failure.httpStatus}); its quota was released. Check its parameters.`;
