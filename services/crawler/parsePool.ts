@@ -72,9 +72,9 @@ export const ownBuffer = (view: Uint8Array): ArrayBuffer | undefined =>
  * (GBs here) it lets the old generation grow to ~4x what survives a collection, and each page's tree, promoted while
  * it is being parsed, is garbage a moment later, so each thread sat at ~115 MB. A smaller ceiling makes V8 grow the
  * heap by a smaller factor (it scales the factor with the ceiling), and a 16 MB young generation keeps the nursery
- * small; 384 MB is still ~8x what a 10 MB page of the densest markup needs (a 1 MB Google page: ~4 MB), so no real
- * page comes near it. It is not a guard against any size: a worker that runs out can take the process with it
- * (Node 20), so pages are also capped before they are parsed (MAX_PAGE_BYTES).
+ * small (a 1 MB Google page needs ~4 MB while parsed). The ceiling is not a guard against any page: 8 MB of bare
+ * nested tags ran it out, and a worker that runs out can take the process with it (Node 20), so a page is refused
+ * before it is parsed when it is over MAX_PAGE_BYTES (fetchPage.ts) or MAX_PAGE_TAGS.
  */
 export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { failureDetail } from '../../services/api/render/failure.js';
 import { createCrawler } from '../../services/crawler/crawl.js';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
@@ -295,39 +295,44 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
   });
 });
 
-t.test('a page over MAX_PAGE_BYTES fails the search at once, without being parsed', async (t) => {
-  let fetches = 0;
-  let parsed = 0;
-  const huge: Fetcher = {
+/** A crawl whose every fetch answers `body` (HTTP 200), through an inline parser that counts the pages it is given. */
+const crawlOf = async (t: Test, body: () => Buffer) => {
+  const seen = { fetches: 0, parsed: 0 };
+  const fetcher: Fetcher = {
     name: 'http',
     fetch: async (request) => {
-      fetches += 1;
+      seen.fetches += 1;
       return {
         url: request.url,
         finalUrl: request.url,
         status: 200,
-        body: Buffer.alloc(MAX_PAGE_BYTES + 1, 'a'),
+        body: body(),
         fetchedAt: new Date().toISOString(),
       };
     },
     close: async () => undefined,
   };
   const counting: PageParser = {
-    read: (body, context, rawHead) => {
-      parsed += 1;
-      return inlineParser.read(body, context, rawHead);
+    read: (bytes, context, rawHead) => {
+      seen.parsed += 1;
+      return inlineParser.read(bytes, context, rawHead);
     },
     close: async () => undefined,
   };
   const crawler = createCrawler({
     googleOrigin: 'http://127.0.0.1:9',
-    fetchers: { http: huge },
+    fetchers: { http: fetcher },
     fetcherMode: 'http',
     sessions: createSessionPool({}),
     parser: counting,
   });
   t.teardown(() => crawler.close());
-  const outcome = await crawler.crawl(jobFor({ keyword: 'huge' }), { heartbeat: () => undefined });
+  const outcome = await crawler.crawl(jobFor({ keyword: 'too large' }), { heartbeat: () => undefined });
+  return { outcome, ...seen };
+};
+
+t.test('a page over MAX_PAGE_BYTES fails the search at once, without being parsed', async (t) => {
+  const { outcome, fetches, parsed } = await crawlOf(t, () => Buffer.alloc(MAX_PAGE_BYTES + 1, 'a'));
   t.equal(outcome.status, 'failed');
   t.same(outcome.failure, { code: 'SERP_CRAWL_BAD_REQUEST', kind: 'page_too_large', httpStatus: 200 });
   t.equal(fetches, 1, 'not retried: another try gets the same page');
@@ -340,29 +345,9 @@ t.test('a page over MAX_PAGE_BYTES fails the search at once, without being parse
 });
 
 t.test('a page with more tags than MAX_PAGE_TAGS fails the search at once, as too large', async (t) => {
-  let fetches = 0;
-  const dense: Fetcher = {
-    name: 'http',
-    fetch: async (request) => {
-      fetches += 1;
-      return {
-        url: request.url,
-        finalUrl: request.url,
-        status: 200,
-        body: Buffer.from(`<html><body>${'<b>'.repeat(MAX_PAGE_TAGS + 1)}</body></html>`),
-        fetchedAt: new Date().toISOString(),
-      };
-    },
-    close: async () => undefined,
-  };
-  const crawler = createCrawler({
-    googleOrigin: 'http://127.0.0.1:9',
-    fetchers: { http: dense },
-    fetcherMode: 'http',
-    sessions: createSessionPool({}),
-  });
-  t.teardown(() => crawler.close());
-  const outcome = await crawler.crawl(jobFor({ keyword: 'dense' }), { heartbeat: () => undefined });
+  const { outcome, fetches } = await crawlOf(t, () =>
+    Buffer.from(`<html><body>${'<b>'.repeat(MAX_PAGE_TAGS + 1)}</body></html>`),
+  );
   t.equal(outcome.status, 'failed');
   t.same(outcome.failure, { code: 'SERP_CRAWL_BAD_REQUEST', kind: 'page_too_large', httpStatus: 200 });
   t.equal(fetches, 1, 'not retried');

@@ -48,7 +48,7 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
   const aioWaitMs = options.aioWaitMs ?? 8_000;
 
   const browser = (): Promise<Browser> => {
-    // Playwright is loaded with the first browser, not with the service: its bundles are ~90 MB of a process's RSS
+    // Playwright is loaded with the first browser, not with the service: its bundles were ~50 MB of an embedded service's RSS
     // (issue 14, item 4), and a service on the http fetcher never launches one
     launching ??= import('playwright-core')
       .then(({ chromium }) =>
