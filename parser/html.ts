@@ -667,6 +667,22 @@ const isSpace = (c: number): boolean =>
  * `/(?:^|\s)(id|class)\s*=\s*('[^']*'|"[^"]*"|\S+)/gi` (anywhere in the attribute text, last one wins), by a
  * character scan instead of a regex.
  */
+/**
+ * The last search for `=` in a text: where it began and what it found (-1: none after it). The search for a tag's
+ * attributes runs past the tag to the next `=` in the page; tags come in page order, so the next tag's search
+ * usually ends at the same `=` and takes it from here. Without this a page of tags with no `=` between them (none
+ * of Google's, but any page a proxy answers with) rescanned the rest of the page per tag: 125,000 such tags took 2 s.
+ */
+const EQUALS = { text: '', from: 0, at: -1 };
+const nextEquals = (text: string, from: number): number => {
+  if (EQUALS.text === text && EQUALS.from <= from && (EQUALS.at < 0 || from <= EQUALS.at)) return EQUALS.at;
+  const at = text.indexOf('=', from);
+  EQUALS.text = text;
+  EQUALS.from = from;
+  EQUALS.at = at;
+  return at;
+};
+
 /** Out-parameters of keyAttributes (no object per element). */
 const KEY = { id: '', cls: '' };
 
@@ -679,7 +695,7 @@ const keyAttributes = (a: string, base: number, n: number): void => {
   let cls = '';
   // Every match has an "=" right after the name (spaces allowed); `from` is where the regex would resume.
   let from = base;
-  for (let eq = a.indexOf('=', base); eq >= 0 && eq < n; eq = a.indexOf('=', eq + 1)) {
+  for (let eq = nextEquals(a, base); eq >= 0 && eq < n; eq = nextEquals(a, eq + 1)) {
     let k = eq - 1;
     while (k >= base && isSpace(a.charCodeAt(k))) k--;
     let nameStart = -1;
@@ -904,47 +920,60 @@ const build = (data: string): HTMLDocument => {
   if (lastTextPos < data.length) append(current, new HTMLText(data.substring(lastTextPos), null));
   // Unclosed elements, repaired as node-html-parser repairs them: children move up to the enclosing element.
   const unclosed = stack.length > 1;
+  // node-html-parser moves an unclosed element's children up one level per enclosing unclosed element, so the
+  // children of the innermost move once per level: n nested unclosed tags cost ~n²/2 moves (249,000 of them, under
+  // MAX_PAGE_TAGS, held a parse thread for minutes). The same moves are made here once: what would have been appended
+  // to the element now on top of the stack waits in `carried` (one list per element it came from, innermost last)
+  // until an element keeps it, and is appended there in the order node-html-parser leaves it.
+  const carried: HTMLNode[][] = [];
+  const settle = (keeper: HTMLElement) => {
+    for (let i = carried.length - 1; i >= 0; i--) for (const child of carried[i] as HTMLNode[]) append(keeper, child);
+    carried.length = 0;
+  };
   while (stack.length > 1) {
     const last = stack.pop() as HTMLElement;
     const oneBefore = stack[stack.length - 1] as HTMLElement;
-    if (last.parentNode?.parentNode) {
-      if (last.parentNode === oneBefore && last.tagName === oneBefore.tagName) {
-        removeChild(oneBefore, last);
-        reparent(last, oneBefore.parentNode as HTMLElement);
-        stack.pop();
-      } else {
-        removeChild(oneBefore, last);
-        reparent(last, oneBefore);
-      }
+    if (!last.parentNode?.parentNode) {
+      settle(last);
+      continue;
+    }
+    removeChild(oneBefore, last);
+    carried.push(last.childNodes);
+    last.childNodes = NO_CHILDREN;
+    if (last.parentNode === oneBefore && last.tagName === oneBefore.tagName) {
+      // a same-tag pair: the children go to the pair's parent, and the outer one is closed where it stands
+      stack.pop();
+      const keeper = oneBefore.parentNode as HTMLElement;
+      if (keeper !== stack[stack.length - 1]) settle(keeper);
     }
   }
+  settle(stack[0] as HTMLElement);
   // Moving children can change document order, so the index is rebuilt from the repaired tree.
   if (unclosed) reindex(doc);
   doc.closeRanges();
+  // the page's text is the document's to keep, not the tokenizer's
+  EQUALS.text = '';
   return doc;
 };
 
+/** document order, walked with a stack of its own: a page can nest deeper than the call stack goes */
 const reindex = (doc: HTMLDocument): void => {
   doc.inSourceOrder = [...doc.all];
   doc.clear();
-  const visit = (el: HTMLElement) => {
-    for (const c of el.childNodes) {
-      if (c.nodeType !== 1) continue;
-      doc.add(c);
-      visit(c);
-    }
-  };
-  visit(doc.root);
+  const pending: HTMLNode[] = [...doc.root.childNodes].reverse();
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (node.nodeType !== 1) continue;
+    const el = node as HTMLElement;
+    doc.add(el);
+    for (let i = el.childNodes.length - 1; i >= 0; i--) pending.push(el.childNodes[i] as HTMLNode);
+  }
 };
 
+/** an open element is its parent's last child when the page ends: taken off the end, without a scan */
 const removeChild = (parent: HTMLElement, child: HTMLElement): void => {
-  parent.childNodes = parent.childNodes.filter((c) => c !== child);
-};
-
-const reparent = (source: HTMLElement, parent: HTMLElement): void => {
-  const children = source.childNodes;
-  source.childNodes = NO_CHILDREN;
-  for (const child of children) append(parent, child);
+  const children = parent.childNodes;
+  if (children[children.length - 1] === child) children.pop();
+  else parent.childNodes = children.filter((c) => c !== child);
 };
 
 /** The common entities decoded directly; anything else (or any doubt) goes to node-html-parser's decoder. */

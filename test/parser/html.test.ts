@@ -1,7 +1,7 @@
 import { type HTMLElement as NhpElement, type Node as NhpNode, parse as nhpParse } from 'node-html-parser';
 import t, { type Test } from 'tap';
 import { type HTMLElement, type HTMLNode, parseDocument } from '../../parser/html.js';
-import { qsa } from '../../parser/select.js';
+import { qs, qsa } from '../../parser/select.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 /**
@@ -100,6 +100,39 @@ t.test('the same tree as node-html-parser on awkward markup', async (t) => {
     '<p a="" b=\'\' c= d = "x" __proto__=1 e e=2 f="" f=3 -g=4 h=\'open>x</p>',
   ];
   sameTrees(t, cases);
+});
+
+t.test('the same tree as node-html-parser where many elements are never closed', async (t) => {
+  // the repair of unclosed elements moves their children up as node-html-parser does, same-tag pairs included
+  const cases = [
+    '<div><span>a<b>b<span>c<span>d<i>e',
+    `<div id=top>${'<span class=s>x<b>y'.repeat(150)}tail`,
+    `${'<div>'.repeat(100)}${'<p>para<div><div>inner'.repeat(50)}<span>end`,
+    `<ul>${'<li>item<ul><li>sub'.repeat(60)}</ul>after`,
+    `<div>${'<a href=x>link'.repeat(80)}</div>${'<span><span>'.repeat(40)}`,
+  ];
+  sameTrees(t, cases);
+});
+
+t.test('deep nesting within the page limits is parsed in one pass', async (t) => {
+  // 249,000 nested tags (under MAX_PAGE_TAGS): the repair and the attribute scan were quadratic here, minutes of a
+  // parse thread; the walk that re-indexes a repaired tree overflowed the call stack. tap's timeout is the bound.
+  // node-html-parser is as quadratic, so it reads the same markup at a small depth and the count is scaled from it.
+  const deep = (inner: string) => `<html><body><div id="rso">${inner}</div></body></html>`;
+  const pages = {
+    // same-tag pairs: node-html-parser drops the inner of each pair, so half the spans are left
+    unclosed: (n: number) => deep('<span class="a">'.repeat(n)),
+    closedWithUnclosedTail: (n: number) => deep(`${'<div>'.repeat(n)}x${'</div>'.repeat(n)}<span>`),
+  };
+  for (const [name, page] of Object.entries(pages)) {
+    const small = 200;
+    const expectedSmall = nhp(page(small)).querySelectorAll('span,div').length;
+    t.equal(compareTrees(parseDocument(page(small)).root, nhp(page(small))), undefined, `${name}: as node-html-parser`);
+    const big = 124_000;
+    const perLevel = (expectedSmall - nhp(page(small / 2)).querySelectorAll('span,div').length) / (small / 2);
+    const found = qsa(parseDocument(page(big)).root, 'span,div').length;
+    t.equal(found, expectedSmall + perLevel * (big - small), `${name}: ${big} levels, elements as at ${small}`);
+  }
 });
 
 const missing = fixturesMissing();
