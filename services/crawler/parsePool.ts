@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { type ParseContext, type ParseOutcome, parse } from '../../parser/index.js';
+import { ownBuffer } from '../buffers.js';
 import { type PackedPage, packPageAsync } from './rawPacker.js';
 
 /** A fetched page read: what the parser made of it and, for a result page, its packed part of the job's raw HTML. */
@@ -56,16 +57,6 @@ export const inlineParser: PageParser = {
   read: (body, context, rawHead) => readPage(body, context, rawHead, packPageAsync),
   close: async () => undefined,
 };
-
-/**
- * An ArrayBuffer that only this view uses, so it can move to another thread instead of being copied. A view into a
- * shared one (Node's pool for small Buffers) is copied by the structured clone instead: moving it would take the
- * memory from under every other Buffer in it.
- */
-export const ownBuffer = (view: Uint8Array): ArrayBuffer | undefined =>
-  view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer
-    ? view.buffer
-    : undefined;
 
 /**
  * A parse thread's heap (issue 14, item 4). V8 sizes a worker like the main thread: with the main thread's ceiling

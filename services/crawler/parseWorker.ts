@@ -1,7 +1,8 @@
 import { setPriority } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ParseContext } from '../../parser/index.js';
-import { ownBuffer, type PageRead, readPage } from './parsePool.js';
+import { ownBuffer } from '../buffers.js';
+import { type PageRead, readPage } from './parsePool.js';
 import { packPage } from './rawPacker.js';
 
 /** 10 of 19: below the event loop, still above batch work a host may run at 19 */

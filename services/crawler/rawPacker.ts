@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
+import { releaseBuffers } from '../buffers.js';
 
 const gzipAsync = promisify(gzip);
 const GZIP = { level: constants.Z_BEST_SPEED };
@@ -42,7 +43,8 @@ export const packPageAsync = async (head: string, body: Uint8Array): Promise<Pac
 /**
  * Packs a job's pages as they are taken, in order (issue 14, crawler memory): each page arrives already gzipped as
  * its own member (where it was parsed, off the event loop), its bytes are hashed into the job's SHA-256 and can be let
- * go at once; a job in flight holds its pages compressed (~0.3× the HTML). The concatenated members gunzip to exactly
+ * go at once (`releaseBuffers`: their memory is given back then, not at V8's next full collection); a job in flight
+ * holds its pages compressed (~0.3× the HTML). The concatenated members gunzip to exactly
  * `assembleRawHtml` of the same pages, so `/raw` and `reparse` read the same.
  */
 export const createRawPacker = () => {
@@ -56,12 +58,18 @@ export const createRawPacker = () => {
       hash.update(page.body);
       bytes += head.length + page.body.byteLength;
       members.push(page.member);
+      // hashed: the page's bytes are not read again (its member holds them), so their memory goes back now
+      releaseBuffers(page.body);
     },
     get pages() {
       return members.length;
     },
+    /** the job's raw HTML; the members are copied into it and released, so the packer cannot be used after */
     finish(): PackedRaw {
-      return { gzip: Buffer.concat(members), sha256: hash.digest('hex'), bytes };
+      const gzip = Buffer.concat(members);
+      releaseBuffers(...members);
+      members.length = 0;
+      return { gzip, sha256: hash.digest('hex'), bytes };
     },
   };
 };

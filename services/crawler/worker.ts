@@ -3,6 +3,7 @@ import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION } from '../../parser/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { putResult, resultBlobKey } from '../application/resultBlobs.js';
+import { releaseBuffers } from '../buffers.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
 import type { Crawler } from './crawl.js';
@@ -101,6 +102,8 @@ export const createCrawlWorker = (deps: {
         blobStore.putGzipped(`raw/${jobId}.html`, outcome.raw.gzip, outcome.raw),
         putResult(blobStore, resultBlobKey(jobId), outcome.result),
       ]);
+      // stored: this process never reads these bytes again (the blob store's copy is the one /raw reads)
+      releaseBuffers(outcome.raw.gzip);
       await handle(stream, searchJobDecider, {
         type: 'CompleteCrawl',
         jobId,

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { RawHtmlRef } from '../../../contracts/events.js';
+import { releaseBuffers } from '../../buffers.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import { gunzipOffLoop, gzipOffLoop } from '../../zlib.js';
 
@@ -61,7 +62,10 @@ export const createFsBlobStore = (dir: string): BlobStore => {
       const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       const sha256 = createHash('sha256').update(buf).digest('hex');
       const stored = await gzipOffLoop(buf);
-      return store.putGzipped(key, stored, { sha256, bytes: buf.length });
+      const ref = await store.putGzipped(key, stored, { sha256, bytes: buf.length });
+      // what this call made is on disk and read by nobody: its memory goes back now (the caller's bytes stay)
+      releaseBuffers(stored, ...(typeof body === 'string' ? [buf] : []));
+      return ref;
     },
 
     async putGzipped(key, stored, content): Promise<RawHtmlRef> {
