@@ -7,6 +7,7 @@ import {
   type Subscription,
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
+import { boundPageCache } from '../sqlitePageCache.js';
 import { startCatchUpSubscription } from './catchUpSubscription.js';
 import { type EncodedEvent, encode, fromEncoded, toRecordedEvent } from './sqliteCodec.js';
 
@@ -89,6 +90,7 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
   const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
+  boundPageCache(db);
   db.exec(SCHEMA);
 
   const currentVersion = db.prepare<[string], { v: number | null }>(

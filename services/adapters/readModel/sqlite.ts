@@ -1,11 +1,13 @@
 import Database from 'better-sqlite3';
 import type { DocWrite, ReadModelStore } from '../../ports/readModelStore.js';
+import { boundPageCache } from '../sqlitePageCache.js';
 
 /** Read models as JSON documents in one SQLite file (WAL), checkpoints beside them (see the port). */
 export const createSqliteReadModelStore = (path: string): ReadModelStore => {
   const db = new Database(path);
   // set before the first table: a new file gives pages back on `compact()`; older files are VACUUMed once there
   db.pragma('auto_vacuum = INCREMENTAL');
+  boundPageCache(db);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(`
