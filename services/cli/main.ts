@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../compose/config.js';
 import { ConfigError, loadDistributedConfig, parseRoles } from '../compose/distributedConfig.js';
 import { startEmbedded } from '../compose/embedded.js';
+import { boundHeapGrowth } from '../compose/heap.js';
 import { registerMaintenanceCommands } from './commands/admin.js';
 import { registerSearchCommands } from './commands/batch.js';
 import { registerClusterCommand } from './commands/cluster.js';
@@ -49,6 +50,7 @@ program
   .option('--role <roles>', 'distributed mode: api, crawler, dispatcher, projector, or a comma list of them')
   .action(async (o: { port?: number; host?: string; data?: string; role?: string }) => {
     const config = loadConfig(process.env, { port: o.port, dataDir: o.data, host: o.host });
+    boundHeapGrowth(config.heapGrowingPercent);
     if (o.role !== undefined) {
       let dist: ReturnType<typeof loadDistributedConfig>;
       try {
