@@ -126,129 +126,371 @@ const withinDistance = (a: string, b: string, max: number): boolean => {
   return prev[b.length]! <= max;
 };
 
-/** First index in the sorted `keys` whose value is >= prefix. */
-const lowerBound = (keys: readonly string[], prefix: string): number => {
+/** First index below `count` whose string (`at`) is >= value, in a list sorted ascending. */
+const lowerBound = (count: number, at: (i: number) => string, value: string): number => {
   let lo = 0;
-  let hi = keys.length;
+  let hi = count;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (keys[mid]! < prefix) lo = mid + 1;
+    if (at(mid) < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 };
 
+/** A pattern that matches `text` as it is. */
+const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A copy that does not keep alive the text it was cut from: V8 keeps a substring as a slice of its parent string. */
+const own = (s: string): string => structuredClone(s);
+
+/** A character beyond Latin-1: V8 then stores the whole string at two bytes a character. */
+const WIDE = /[\u0100-\uffff]/;
+
 /**
- * Builds the in-memory index: ~50k targets load in well under 100 ms. Prefix search is a binary search over the
- * sorted words of every canonical name, so a lookup touches only the targets that match.
+ * Many short strings as slices of one long one: one object for the GC to trace instead of one per string, at one
+ * byte a character. The few strings with a character beyond Latin-1 (some Cyrillic names, an en dash) would make the
+ * whole text two bytes a character, so those stay apart, each on its own.
  */
-export const indexGeotargets = (targets: Geotarget[]): GeotargetIndex => {
-  const byId = new Map(targets.map((t) => [t.id, t]));
-  const keys = targets.map((t) => lookupKey(t.canonicalName));
-  const byKey = new Map<string, Geotarget>();
-  targets.forEach((t, i) => {
-    const seen = byKey.get(keys[i]!);
-    if (!seen || (!seen.active && t.active)) byKey.set(keys[i]!, t);
+class PackedStrings {
+  readonly size: number;
+  /** string i is text[at[i], at[i + 1]); an empty slice is either '' or a string kept apart */
+  private readonly at: Int32Array;
+  private readonly text: string;
+  private readonly apart = new Map<number, string>();
+
+  constructor(values: readonly string[]) {
+    this.size = values.length;
+    this.at = new Int32Array(values.length + 1);
+    const latin1: string[] = [];
+    let end = 0;
+    values.forEach((v, i) => {
+      this.at[i] = end;
+      if (WIDE.test(v)) this.apart.set(i, own(v));
+      else {
+        latin1.push(v);
+        end += v.length;
+      }
+    });
+    this.at[values.length] = end;
+    // joining substrings of a two-byte text (the file is one, for those few names) gives a two-byte string: decoding
+    // its Latin-1 bytes again gives one byte a character (off the V8 heap, as an external string, once over ~1 MB)
+    this.text = Buffer.from(latin1.join(''), 'latin1').toString('latin1');
+  }
+
+  get(i: number): string {
+    const from = this.at[i]!;
+    const to = this.at[i + 1]!;
+    return from === to ? (this.apart.get(i) ?? '') : this.text.slice(from, to);
+  }
+
+  length(i: number): number {
+    const from = this.at[i]!;
+    const to = this.at[i + 1]!;
+    return from === to ? (this.apart.get(i)?.length ?? 0) : to - from;
+  }
+
+  /** get(i).startsWith(prefix), without making the string */
+  startsWith(i: number, prefix: string): boolean {
+    const from = this.at[i]!;
+    const to = this.at[i + 1]!;
+    if (from === to) return (this.apart.get(i) ?? '').startsWith(prefix);
+    return to - from >= prefix.length && this.text.startsWith(prefix, from);
+  }
+}
+
+/**
+ * The targets' canonical names, as slices of one long string, and their names: the beginning of the canonical name
+ * for all but a handful, so a length, not a second copy.
+ */
+class TargetNames {
+  readonly canonical: PackedStrings;
+  private readonly nameLength: Int32Array;
+  private readonly otherNames = new Map<number, string>();
+
+  constructor(targets: readonly Geotarget[]) {
+    this.canonical = new PackedStrings(targets.map((t) => t.canonicalName));
+    this.nameLength = new Int32Array(targets.length);
+    targets.forEach((t, i) => {
+      if (t.canonicalName.startsWith(t.name)) this.nameLength[i] = t.name.length;
+      else this.otherNames.set(i, own(t.name));
+    });
+  }
+
+  name(i: number): string {
+    return this.otherNames.get(i) ?? this.canonical.get(i).slice(0, this.nameLength[i]);
+  }
+}
+
+/** Ids live in Int32Arrays: Google's Criteria IDs are positive and 7 digits at most. */
+const criteriaId = (id: number): number => {
+  if (!Number.isInteger(id) || id < 0 || id > 0x7fffffff) throw new Error(`geotarget id ${id} is not a Criteria ID`);
+  return id;
+};
+
+/** What a target shares with thousands of others: its country, its type and whether it is active. */
+interface Kind {
+  countryCode: string;
+  targetType: string;
+  active: boolean;
+  rank: number;
+}
+
+/**
+ * The index's columns, built from the targets. Apart from the closures that query them: a closure keeps alive every
+ * variable of its scope that any closure made there uses, and the build's (the targets, their keys, the word lists)
+ * must go once it is done.
+ */
+const columnsOf = (targets: Geotarget[]) => {
+  const n = targets.length;
+  const names = new TargetNames(targets);
+  const { canonical } = names;
+  // from the packed text, not the targets' strings: those are slices of the file's text, two bytes a character for
+  // its few Cyrillic names, and one-byte keys and words split, hash and sort about twice as fast
+  const keys = targets.map((_, i) => lookupKey(canonical.get(i)));
+  // the lookup key is the lower-cased canonical name for all but a few dozen oddly spaced ones
+  const otherKeys = new Map<number, string>();
+  keys.forEach((key, i) => {
+    if (key !== canonical.get(i).toLowerCase()) otherKeys.set(i, own(key));
   });
-  // Google's current file leaves Parent ID empty: the canonical name's tail names the parent instead
+  const ids = new Int32Array(n);
+  /** -1: none */
+  const parentIds = new Int32Array(n);
+  // ~250 country codes, a few target types, active or not: a small table, and a Uint16 per target into it
+  const kinds: Kind[] = [];
+  const kindAt = new Map<string, number>();
+  const kindOf = new Uint16Array(n);
   targets.forEach((t, i) => {
-    let tail = keys[i]!;
+    ids[i] = criteriaId(t.id);
+    parentIds[i] = t.parentId === undefined ? -1 : criteriaId(t.parentId);
+    // tab-free fields: the file is tab-separated
+    const kind = `${t.countryCode}\t${t.targetType}\t${t.active}`;
+    let at = kindAt.get(kind);
+    if (at === undefined) {
+      if (kinds.length > 0xffff) throw new Error('more than 65,536 kinds of geotarget');
+      at = kinds.length;
+      const { countryCode, targetType, active } = t;
+      kinds.push({ countryCode: own(countryCode), targetType: own(targetType), active, rank: typeRank(targetType) });
+      kindAt.set(kind, at);
+    }
+    kindOf[i] = at;
+  });
+
+  // the target a key means: the first active one, else the first
+  const byKey = new Map<string, number>();
+  keys.forEach((key, i) => {
+    const seen = byKey.get(key);
+    if (seen === undefined || (!targets[seen]!.active && targets[i]!.active)) byKey.set(key, i);
+  });
+  const descendants = new Int32Array(n);
+  // Google's current file leaves Parent ID empty: the canonical name's tail names the parent instead
+  keys.forEach((key, i) => {
+    let tail = key;
     let first = true;
     for (let cut = tail.indexOf(','); cut >= 0; cut = tail.indexOf(',')) {
       tail = tail.slice(cut + 1);
       const ancestor = byKey.get(tail);
-      if (!ancestor) continue;
-      ancestor.descendants += 1;
-      if (first && t.parentId === undefined) t.parentId = ancestor.id;
+      if (ancestor === undefined) continue;
+      descendants[ancestor]! += 1;
+      if (first && parentIds[i]! < 0) parentIds[i] = ids[ancestor]!;
       first = false;
     }
   });
-  // every word of the canonical name, so "texas" finds Texas and its cities, "austin" finds Austin, Texas. Kept
-  // compact (the index lives in the API process's heap for good, and every major GC walks it): each distinct word
-  // once, sorted, and the targets that hold it as a run of indexes in one Int32Array, not a [word, target] pair each.
-  const holders = new Map<string, number[]>();
-  targets.forEach((t, i) => {
+
+  // every word of the canonical name, so "texas" finds Texas and its cities, "austin" finds Austin, Texas: each
+  // distinct word once, sorted, and the targets that hold it as a run of indexes in one Int32Array, not a [word,
+  // target] pair each. The lower-cased name is one of the words too, so a target keeps just the index of its own.
+  const wordId = new Map<string, number>();
+  /** the targets that hold each word, by its wordId */
+  const holders: number[][] = [];
+  let total = 0;
+  const hold = (word: string, i: number): number => {
+    let id = wordId.get(word);
+    if (id === undefined) {
+      id = holders.push([]) - 1;
+      wordId.set(word, id);
+    }
+    holders[id]!.push(i);
+    total += 1;
+    return id;
+  };
+  // by name, a target is found among the holders of a word of its key; a key without one ("", ",") is not
+  const wordless = new Map<string, number>();
+  /** the wordId of each target's lower-cased name */
+  const nameId = new Int32Array(n);
+  keys.forEach((key, i) => {
     const seen = new Set<string>();
-    for (const w of keys[i]!.split(/[ ,]+/)) {
+    for (const w of key.split(/[ ,]+/)) {
       if (!w || seen.has(w)) continue;
       seen.add(w);
-      const list = holders.get(w);
-      if (list) list.push(i);
-      else holders.set(w, [i]);
+      hold(w, i);
     }
-    const name = t.name.toLowerCase();
-    if (!seen.has(name)) {
-      const list = holders.get(name);
-      if (list) list.push(i);
-      else holders.set(name, [i]);
-    }
+    if (seen.size === 0) wordless.set(key, byKey.get(key)!);
+    const name = names.name(i).toLowerCase();
+    nameId[i] = seen.has(name) ? wordId.get(name)! : hold(name, i);
   });
-  const words = [...holders.keys()].sort();
-  const runStart = new Int32Array(words.length + 1);
-  let total = 0;
-  words.forEach((w, j) => {
-    runStart[j] = total;
-    total += holders.get(w)!.length;
-  });
-  runStart[words.length] = total;
+  const sorted = [...wordId.keys()].sort();
+  const runStart = new Int32Array(sorted.length + 1);
   const holding = new Int32Array(total);
-  words.forEach((w, j) => {
-    holding.set(holders.get(w)!, runStart[j]!);
+  const wordOfId = new Int32Array(holders.length);
+  sorted.forEach((w, j) => {
+    const id = wordId.get(w)!;
+    wordOfId[id] = j;
+    holding.set(holders[id]!, runStart[j]!);
+    runStart[j + 1] = runStart[j]! + holders[id]!.length;
   });
-  holders.clear();
-  /** lower-cased names for the typo scan, made the first time a query needs one */
-  let names: string[] | undefined;
-
-  const order = (a: Geotarget, b: Geotarget) =>
-    Number(b.active) - Number(a.active) ||
-    typeRank(a.targetType) - typeRank(b.targetType) ||
-    b.descendants - a.descendants ||
-    a.canonicalName.length - b.canonicalName.length ||
-    a.id - b.id;
 
   return {
-    size: targets.length,
-    byName: (name) => byKey.get(lookupKey(name)),
-    byId: (id) => byId.get(id),
+    ids,
+    parentIds,
+    descendants,
+    kinds,
+    kindOf,
+    names,
+    otherKeys,
+    wordless,
+    words: new PackedStrings(sorted),
+    runStart,
+    holding,
+    /** the index in `words` of each target's lower-cased name */
+    nameWord: nameId.map((id) => wordOfId[id]!),
+  };
+};
+
+/**
+ * Builds the in-memory index (~0.4 s for the shipped ~50k targets, once per process). It lives in the API process's
+ * heap for good, and every major GC walks it, so it is columnar: typed arrays per field, the text as slices of a few
+ * long strings, and a Geotarget object made only for the targets a call returns: ~5 MB in all, against ~25 MB for
+ * an object per target. Prefix search is a binary search over the sorted words of every canonical name, so it touches
+ * only the targets that hold a matching word; a lookup by name goes through the same words.
+ */
+export const indexGeotargets = (targets: Geotarget[]): GeotargetIndex => {
+  const { ids, parentIds, descendants, kinds, kindOf, names, otherKeys, wordless, words, runStart, holding, nameWord } =
+    columnsOf(targets);
+  const n = ids.length;
+  const { canonical } = names;
+  const keyOf = (i: number) => otherKeys.get(i) ?? canonical.get(i).toLowerCase();
+  const word = (j: number) => words.get(j);
+  /** the index of a word in `words`, or -1 */
+  const wordIndex = (w: string): number => {
+    const j = lowerBound(words.size, word, w);
+    return j < words.size && word(j) === w ? j : -1;
+  };
+  /** every target sorted by id, in file order among equal ids */
+  const byId = new Int32Array(n).map((_, i) => i).sort((a, b) => ids[a]! - ids[b]! || a - b);
+
+  const target = (i: number): Geotarget => {
+    const { countryCode, targetType, active } = kinds[kindOf[i]!]!;
+    const t: Geotarget = {
+      id: ids[i]!,
+      name: names.name(i),
+      canonicalName: canonical.get(i),
+      countryCode,
+      targetType,
+      active,
+      descendants: descendants[i]!,
+    };
+    // last, where the object index put the parent it found from the canonical name
+    if (parentIds[i]! >= 0) t.parentId = parentIds[i]!;
+    return t;
+  };
+  /**
+   * The target a lookup key means (the first active one, else the first), or -1: among the holders of the key's
+   * rarest word, who hold it in file order.
+   */
+  const rowOfKey = (key: string): number => {
+    let rarest = -1;
+    for (const w of key.split(/[ ,]+/)) {
+      if (!w) continue;
+      const j = wordIndex(w);
+      if (j < 0) return -1;
+      if (rarest < 0 || runStart[j + 1]! - runStart[j]! < runStart[rarest + 1]! - runStart[rarest]!) rarest = j;
+    }
+    if (rarest < 0) return wordless.get(key) ?? -1;
+    let found = -1;
+    for (let r = runStart[rarest]!; r < runStart[rarest + 1]!; r++) {
+      const i = holding[r]!;
+      if (keyOf(i) !== key) continue;
+      if (kinds[kindOf[i]!]!.active) return i;
+      if (found < 0) found = i;
+    }
+    return found;
+  };
+  const order = (a: number, b: number) => {
+    const ka = kinds[kindOf[a]!]!;
+    const kb = kinds[kindOf[b]!]!;
+    return (
+      Number(kb.active) - Number(ka.active) ||
+      ka.rank - kb.rank ||
+      descendants[b]! - descendants[a]! ||
+      canonical.length(a) - canonical.length(b) ||
+      ids[a]! - ids[b]!
+    );
+  };
+
+  return {
+    size: n,
+    byName(name) {
+      const i = rowOfKey(lookupKey(name));
+      return i < 0 ? undefined : target(i);
+    },
+    byId(id) {
+      // the last of equal ids, as a Map filled in file order would keep
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ids[byId[mid]!]! <= id) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo > 0 && ids[byId[lo - 1]!] === id ? target(byId[lo - 1]!) : undefined;
+    },
     search(query, limit) {
       const key = lookupKey(query);
       const max = Math.max(0, Math.min(limit, 500));
       if (!key || max === 0) return [];
-      const tiers: Geotarget[][] = [[], [], [], []];
+      const tiers: number[][] = [[], [], [], []];
       const taken = new Set<number>();
-      const add = (tier: number, t: Geotarget) => {
-        if (taken.has(t.id)) return;
-        taken.add(t.id);
-        tiers[tier]!.push(t);
+      const add = (tier: number, i: number) => {
+        if (taken.has(ids[i]!)) return;
+        taken.add(ids[i]!);
+        tiers[tier]!.push(i);
       };
-      const exact = byKey.get(key);
-      if (exact) add(0, exact);
-      // the first word decides the candidates; the rest of the query must appear in the canonical name
+      const exact = rowOfKey(key);
+      if (exact >= 0) add(0, exact);
+      // the first word decides the candidates; the rest of the query must appear in the key, its commas read as
+      // spaces ("york united" is in "new york,new york,united states"): one pattern, not a rewritten copy of each key
       const [first = '', ...rest] = key.split(/[ ,]+/).filter(Boolean);
-      const restKey = rest.join(' ');
-      for (let j = lowerBound(words, first); j < words.length && words[j]!.startsWith(first); j++) {
-        for (let r = runStart[j]!; r < runStart[j + 1]!; r++) {
-          const i = holding[r]!;
-          const t = targets[i]!;
-          if (taken.has(t.id)) continue;
-          if (restKey && !keys[i]!.replace(/,/g, ' ').includes(restKey)) continue;
-          const name = t.name.toLowerCase();
-          add(name === key ? 0 : name.startsWith(first) ? 1 : 2, t);
-        }
+      const restPattern = rest.length ? new RegExp(literal(rest.join(' ')).replace(/ /g, '[ ,]')) : undefined;
+      // the words that begin with `first` are one stretch [from, to) of the sorted words, so their holders are one
+      // stretch of `holding`, and "the name begins with it" is "the name's word lies in the stretch"
+      const from = lowerBound(words.size, word, first);
+      let to = from;
+      while (to < words.size && words.startsWith(to, first)) to++;
+      const keyWord = wordIndex(key);
+      for (let r = runStart[from]!; r < runStart[to]!; r++) {
+        const i = holding[r]!;
+        if (taken.has(ids[i]!)) continue;
+        if (restPattern && !restPattern.test(keyOf(i))) continue;
+        const name = nameWord[i]!;
+        add(name === keyWord ? 0 : name >= from && name < to ? 1 : 2, i);
       }
       if (tiers[0]!.length + tiers[1]!.length + tiers[2]!.length < max && key.length >= 4) {
-        // one typo away ("austn"), only when the prefixes found too little: this one is a scan
-        names ??= targets.map((t) => t.name.toLowerCase());
-        for (let i = 0; i < names.length; i++) {
-          if (names[i]![0] === key[0] && withinDistance(names[i]!, key, 1)) add(3, targets[i]!);
+        // one typo away ("austn") but in the first letter, only when the prefixes found too little: a scan of the
+        // words with that first letter (one stretch of the sorted words), then of the targets whose name came near
+        const near = new Uint8Array(words.size);
+        const letter = key[0]!;
+        for (let j = lowerBound(words.size, word, letter); j < words.size && words.startsWith(j, letter); j++) {
+          if (withinDistance(word(j), key, 1)) near[j] = 1;
         }
+        for (let i = 0; i < n; i++) if (near[nameWord[i]!]) add(3, i);
       }
       const out: Geotarget[] = [];
       for (const tier of tiers) {
         tier.sort(order);
-        for (const t of tier) {
+        for (const i of tier) {
           if (out.length >= max) return out;
-          out.push(t);
+          out.push(target(i));
         }
       }
       return out;
