@@ -90,6 +90,11 @@ export const createParsePool = (threads = availableParallelism()): PageParser =>
     // is never refused ('auto' would refuse past threads² queued pages and fail them)
     maxQueue: Number.POSITIVE_INFINITY,
     resourceLimits: PARSE_THREAD_LIMITS,
+    // piscina's default ('sync') parks an idle thread in Atomics.wait, so its event loop never turns between pages
+    // and the tasks V8 posts to it (finishing a GC, the memory reducer) wait; 'async' waits on a promise instead.
+    // Smaps probe, 200 jobs at concurrency 32, paired: peak RSS 408-418 -> 400-408 MB, and after the burst the
+    // process holds ~20 MB less; no loss of pages/s.
+    atomics: 'async',
     ...(fromSource && !hasTsx ? { execArgv: [...process.execArgv, '--import', 'tsx'] } : {}),
   });
   return {
