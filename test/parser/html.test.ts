@@ -1,7 +1,7 @@
 import { type HTMLElement as NhpElement, type Node as NhpNode, parse as nhpParse } from 'node-html-parser';
 import t, { type Test } from 'tap';
 import { type HTMLElement, type HTMLNode, parseDocument } from '../../parser/html.js';
-import { qs, qsa } from '../../parser/select.js';
+import { qsa } from '../../parser/select.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 /**
