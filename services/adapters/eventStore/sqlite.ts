@@ -7,7 +7,7 @@ import {
   type Subscription,
   WrongExpectedVersionError,
 } from '../../ports/eventStore.js';
-import { boundPageCache } from '../sqlitePageCache.js';
+import { boundPageCache } from '../../sqlitePageCache.js';
 import { startCatchUpSubscription } from './catchUpSubscription.js';
 import { type EncodedEvent, encode, fromEncoded, toRecordedEvent } from './sqliteCodec.js';
 

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { DocWrite, ReadModelStore } from '../../ports/readModelStore.js';
-import { boundPageCache } from '../sqlitePageCache.js';
+import { boundPageCache } from '../../sqlitePageCache.js';
 
 /** Read models as JSON documents in one SQLite file (WAL), checkpoints beside them (see the port). */
 export const createSqliteReadModelStore = (path: string): ReadModelStore => {
