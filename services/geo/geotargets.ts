@@ -62,7 +62,8 @@ const TYPE_RANK: Record<string, number> = {
   Neighborhood: 6,
   'Postal Code': 8,
 };
-const typeRank = (type: string) => TYPE_RANK[type] ?? 5;
+/** exported for the test's reference index, which ranks as the index does */
+export const typeRank = (type: string) => TYPE_RANK[type] ?? 5;
 
 /** The shipped file: `data/` at the package root, found from here in the source tree and in `dist/`. */
 export const shippedGeotargetsPath = (): string | undefined => {
@@ -109,7 +110,7 @@ export const parseGeotargets = (text: string): Geotarget[] => {
 };
 
 /** Edit distance, stopped early once it exceeds `max` (only "one typo away" is asked). */
-const withinDistance = (a: string, b: string, max: number): boolean => {
+export const withinDistance = (a: string, b: string, max: number): boolean => {
   if (Math.abs(a.length - b.length) > max) return false;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

@@ -10,6 +10,8 @@ import {
   parseGeotargets,
   shippedGeotargets,
   shippedGeotargetsPath,
+  typeRank,
+  withinDistance,
 } from '../../services/geo/geotargets.js';
 
 t.test('shipped geotargets', async (t) => {
@@ -72,46 +74,10 @@ t.test('parseGeotargets refuses a file in another format', async (t) => {
 
 /**
  * The index as it was before it went columnar (one object per target, Maps by id and by key), kept as the reference
- * the compact one must answer exactly like. It fills in `descendants` and `parentId` on the objects it is given.
+ * the compact one must answer exactly like; it ranks with the index's own `typeRank` and `withinDistance`, which the
+ * rewrite left as they were. It fills in `descendants` and `parentId` on the objects it is given.
  */
 const referenceIndex = (targets: Geotarget[]): GeotargetIndex => {
-  const rankOf: Record<string, number> = {
-    Country: 0,
-    State: 1,
-    Region: 1,
-    Province: 1,
-    Territory: 1,
-    Prefecture: 1,
-    'Autonomous Community': 1,
-    Department: 2,
-    'DMA Region': 2,
-    Governorate: 2,
-    County: 3,
-    Municipality: 3,
-    City: 3,
-    District: 4,
-    'City Region': 4,
-    Borough: 5,
-    Neighborhood: 6,
-    'Postal Code': 8,
-  };
-  const typeRank = (type: string) => rankOf[type] ?? 5;
-  const withinDistance = (a: string, b: string, max: number): boolean => {
-    if (Math.abs(a.length - b.length) > max) return false;
-    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      const cur = [i];
-      let best = i;
-      for (let j = 1; j <= b.length; j++) {
-        const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-        cur.push(v);
-        best = Math.min(best, v);
-      }
-      if (best > max) return false;
-      prev = cur;
-    }
-    return prev[b.length]! <= max;
-  };
   const byId = new Map(targets.map((t) => [t.id, t]));
   const keys = targets.map((t) => lookupKey(t.canonicalName));
   const byKey = new Map<string, Geotarget>();
