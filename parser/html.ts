@@ -663,11 +663,6 @@ const isSpace = (c: number): boolean =>
       c === 0xfeff));
 
 /**
- * `id` and `class` exactly as node-html-parser's tokenizer reads them with
- * `/(?:^|\s)(id|class)\s*=\s*('[^']*'|"[^"]*"|\S+)/gi` (anywhere in the attribute text, last one wins), by a
- * character scan instead of a regex.
- */
-/**
  * The last search for `=` in a text: where it began and what it found (-1: none after it). The search for a tag's
  * attributes runs past the tag to the next `=` in the page; tags come in page order, so the next tag's search
  * usually ends at the same `=` and takes it from here. Without this a page of tags with no `=` between them (none
@@ -683,6 +678,11 @@ const nextEquals = (text: string, from: number): number => {
   return at;
 };
 
+/**
+ * `id` and `class` exactly as node-html-parser's tokenizer reads them with
+ * `/(?:^|\s)(id|class)\s*=\s*('[^']*'|"[^"]*"|\S+)/gi` (anywhere in the attribute text, last one wins), by a
+ * character scan instead of a regex.
+ */
 /** Out-parameters of keyAttributes (no object per element). */
 const KEY = { id: '', cls: '' };
 

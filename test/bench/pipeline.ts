@@ -25,6 +25,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
+import { loadConfig } from '../../services/compose/config.js';
+import { boundHeapGrowth } from '../../services/compose/heap.js';
 import { createParsePool } from '../../services/crawler/parsePool.js';
 import { startBuiltService } from '../support/builtService.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
@@ -285,6 +287,10 @@ const runService = async (concurrency: number) => {
     await rm(dir, { recursive: true, force: true });
   }
 };
+
+// the crawl-only baseline runs in this process: it bounds its heap's growth as `serve` does, so it pays the same
+// collections the service pays
+boundHeapGrowth(loadConfig(process.env).heapGrowingPercent);
 
 const reason = fixturesMissing();
 if (reason) {

@@ -63,8 +63,9 @@ export const createFsBlobStore = (dir: string): BlobStore => {
       const sha256 = createHash('sha256').update(buf).digest('hex');
       const stored = await gzipOffLoop(buf);
       const ref = await store.putGzipped(key, stored, { sha256, bytes: buf.length });
-      // what this call made is on disk and read by nobody: its memory goes back now (the caller's bytes stay)
-      releaseBuffers(stored, ...(typeof body === 'string' ? [buf] : []));
+      // the text's bytes, made here, are on disk now and read by nobody: their memory goes back at once (a caller's
+      // Buffer stays the caller's; zlib's output is a view into zlib's own buffer and is left to the collector)
+      if (typeof body === 'string') releaseBuffers(buf);
       return ref;
     },
 
