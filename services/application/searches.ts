@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
@@ -12,9 +12,21 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
 
+// Random bytes for job ids, drawn 256 ids at a time: a randomBytes(6) call per submit was ~3% of its time (Node's
+// randomUUID keeps such a pool for the same reason). Each id takes bytes no other id took.
+const idEntropy = Buffer.alloc(6 * 256);
+let idEntropyAt = idEntropy.length;
+const randomHex6 = () => {
+  if (idEntropyAt === idEntropy.length) {
+    randomFillSync(idEntropy);
+    idEntropyAt = 0;
+  }
+  idEntropyAt += 6;
+  return idEntropy.toString('hex', idEntropyAt - 6, idEntropyAt);
+};
+
 /** 24 lowercase hex characters, time-ordered: 12 of milliseconds, 12 random (a SerpApi-shaped id). */
-export const newJobId = (now = Date.now()) =>
-  now.toString(16).padStart(12, '0').slice(-12) + randomBytes(6).toString('hex');
+export const newJobId = (now = Date.now()) => now.toString(16).padStart(12, '0').slice(-12) + randomHex6();
 
 /** Members that change what Google is asked; `async` and `no_cache` change only how we answer. */
 export const cacheKeyOf = (request: SearchRequest) => {
