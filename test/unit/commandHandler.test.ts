@@ -126,3 +126,38 @@ t.test(
     t.ok(reads >= 1, 'the conflict read the stream');
   },
 );
+
+t.test(
+  'CommandHandler › past its budget of cached states a stream is folded from the log again, never wrongly',
+  async (t) => {
+    const store = openStore(t);
+    let reads = 0;
+    const counting = {
+      ...store,
+      readStream: (...args: Parameters<typeof store.readStream>) => {
+        reads += 1;
+        return store.readStream(...args);
+      },
+    };
+    const handle = createCommandHandler(counting, { cachedStreams: 4 });
+    const usage = (k: string) => streams.usage(k, '202611');
+    const reserveOn = (k: string, jobId: string, quota: number) => ({ ...reserve(jobId, quota), keyId: k });
+    await handle(usage('a'), usageDecider, reserveOn('a', 'a1', 2));
+    await handle(usage('b'), usageDecider, reserveOn('b', 'b1', 2));
+    reads = 0;
+    await handle(usage('a'), usageDecider, reserveOn('a', 'a2', 2));
+    t.equal(reads, 1, 'a cached stream: one read of what came after its state (nothing)');
+    // six more streams push `a` out of both generations
+    for (const k of ['c', 'd', 'e', 'f', 'g', 'h']) await handle(usage(k), usageDecider, reserveOn(k, `${k}1`, 2));
+    reads = 0;
+    await t.rejects(
+      handle(usage('a'), usageDecider, reserveOn('a', 'a3', 2)),
+      { code: 'SERP_QUOTA_EXCEEDED' },
+      'folded again from the log: both reservations are seen',
+    );
+    t.equal(reads, 1);
+    // `b` read back from the older generation still decides on its whole stream
+    await handle(usage('b'), usageDecider, reserveOn('b', 'b2', 2));
+    await t.rejects(handle(usage('b'), usageDecider, reserveOn('b', 'b3', 2)), { code: 'SERP_QUOTA_EXCEEDED' });
+  },
+);
