@@ -75,10 +75,11 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export const openStores = (dataDir: string): Stores => {
+/** `writerThread`: the event store's group commits on a thread of their own (`serve`; see createSqliteEventStore) */
+export const openStores = (dataDir: string, options: { writerThread?: boolean } = {}): Stores => {
   mkdirSync(dataDir, { recursive: true });
   const paths = dataPaths(dataDir);
-  const eventStore = createSqliteEventStore({ path: paths.events });
+  const eventStore = createSqliteEventStore({ path: paths.events, writerThread: options.writerThread });
   const readModels = createSqliteReadModelStore(paths.readModels);
   return {
     eventStore,
@@ -104,13 +105,13 @@ export interface Core extends Stores {
  * The stores, secrets, command side and a projector caught up with the log: what the server and the CLI commands
  * that run with no service on the data directory share.
  */
-export const openCore = async (config: Config): Promise<Core> => {
+export const openCore = async (config: Config, options: { writerThread?: boolean } = {}): Promise<Core> => {
   const { secrets, createdAdminToken } = loadOrCreateSecrets(config.dataDir, {
     keyPepper: config.keyPepper,
     adminToken: config.adminToken,
     linkSecret: config.linkSecret,
   });
-  const stores = openStores(config.dataDir);
+  const stores = openStores(config.dataDir, options);
   try {
     await moveInlineResults(dataPaths(config.dataDir).events, stores.blobStore);
   } catch (err) {

@@ -32,7 +32,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const releaseLock = takeServeLock(config.dataDir);
   let core: Core;
   try {
-    core = await openCore(config);
+    core = await openCore(config, { writerThread: true });
   } catch (err) {
     releaseLock();
     throw err;

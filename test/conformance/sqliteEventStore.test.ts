@@ -4,66 +4,84 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
+import { encode } from '../../services/adapters/eventStore/sqliteCodec.js';
+import { packGroup, unpackGroup, type WriteRequest } from '../../services/adapters/eventStore/sqliteWriter.js';
 import { WrongExpectedVersionError } from '../../services/ports/eventStore.js';
 import { type EventStoreFixture, eventStoreConformance } from './eventStoreSuite.js';
 
-const makeFixture = async (): Promise<EventStoreFixture & { file: string }> => {
+const makeFixture = async (writerThread = false): Promise<EventStoreFixture & { file: string }> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'serp-es-'));
   const file = path.join(dir, 'events.db');
   return {
     file,
-    connect: async () => createSqliteEventStore({ path: file, pollIntervalMs: 50 }),
+    connect: async () => createSqliteEventStore({ path: file, pollIntervalMs: 50, writerThread }),
     cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 };
 
-t.test('SqliteEventStore › conformance', async (t) => eventStoreConformance(t, makeFixture));
+t.test('SqliteEventStore › conformance', async (t) => eventStoreConformance(t, () => makeFixture(false)));
+// what `serve` runs: the group commits on a thread of their own
+t.test('SqliteEventStore (writer thread) › conformance', async (t) =>
+  eventStoreConformance(t, () => makeFixture(true)),
+);
 
-t.test('SqliteEventStore › group commit', async (t) => {
-  const fixture = await makeFixture();
-  const store = createSqliteEventStore({ path: fixture.file });
-  t.teardown(async () => {
-    await store.close();
-    await fixture.cleanup();
-  });
+for (const writerThread of [false, true]) {
+  t.test(`SqliteEventStore${writerThread ? ' (writer thread)' : ''} › group commit`, async (t) => {
+    const fixture = await makeFixture();
+    const store = createSqliteEventStore({ path: fixture.file, writerThread });
+    t.teardown(async () => {
+      await store.close();
+      await fixture.cleanup();
+    });
 
-  await t.test('200 concurrent appends to 200 streams share a handful of commits', async (t) => {
-    const before = store.stats();
-    await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        store.appendToStream(`many-${i}`, [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
-      ),
-    );
-    const after = store.stats();
-    t.equal(after.appends - before.appends, 200);
-    t.ok(after.commits - before.commits <= 5, `${after.commits - before.commits} commits for 200 appends`);
-  });
+    await t.test('200 concurrent appends to 200 streams share a handful of commits', async (t) => {
+      const before = store.stats();
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          store.appendToStream(`many-${i}`, [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+        ),
+      );
+      const after = store.stats();
+      t.equal(after.appends - before.appends, 200);
+      t.ok(after.commits - before.commits <= 5, `${after.commits - before.commits} commits for 200 appends`);
+    });
 
-  await t.test('a conflicting append fails alone, the rest of its batch commits', async (t) => {
-    await store.appendToStream('taken', [{ type: 'A', data: {} }]);
-    const before = store.stats();
-    const outcomes = await Promise.allSettled([
-      store.appendToStream('ok-1', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
-      store.appendToStream('taken', [{ type: 'B', data: {} }], { expectedVersion: 'no_stream' }),
-      store.appendToStream('ok-2', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
-    ]);
-    t.equal(store.stats().commits - before.commits, 1, 'all three went through one commit');
-    t.same(
-      outcomes.map((o) => o.status),
-      ['fulfilled', 'rejected', 'fulfilled'],
-    );
-    t.type((outcomes[1] as PromiseRejectedResult).reason, WrongExpectedVersionError);
-    t.equal((await store.readStream('ok-2')).events.length, 1);
-    t.equal((await store.readStream('taken')).events.length, 1, 'the conflicting event was rolled back');
-  });
+    await t.test('a conflicting append fails alone, the rest of its batch commits', async (t) => {
+      await store.appendToStream('taken', [{ type: 'A', data: {} }]);
+      const before = store.stats();
+      const outcomes = await Promise.allSettled([
+        store.appendToStream('ok-1', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+        store.appendToStream('taken', [{ type: 'B', data: {} }], { expectedVersion: 'no_stream' }),
+        store.appendToStream('ok-2', [{ type: 'A', data: {} }], { expectedVersion: 'no_stream' }),
+      ]);
+      t.equal(store.stats().commits - before.commits, 1, 'all three went through one commit');
+      t.same(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      t.type((outcomes[1] as PromiseRejectedResult).reason, WrongExpectedVersionError);
+      t.equal((await store.readStream('ok-2')).events.length, 1);
+      t.equal((await store.readStream('taken')).events.length, 1, 'the conflicting event was rolled back');
+    });
 
-  await t.test('an event that cannot be serialised fails its own append only', async (t) => {
-    const bad = store.appendToStream('bad', [{ type: 'A', data: undefined }]);
-    const good = store.appendToStream('good', [{ type: 'A', data: 1 }]);
-    await t.rejects(bad, TypeError);
-    t.equal((await good).nextExpectedVersion, 0);
+    await t.test('an event that cannot be serialised fails its own append only', async (t) => {
+      const bad = store.appendToStream('bad', [{ type: 'A', data: undefined }]);
+      const good = store.appendToStream('good', [{ type: 'A', data: 1 }]);
+      await t.rejects(bad, TypeError);
+      t.equal((await good).nextExpectedVersion, 0);
+    });
+
+    await t.test('a burst of 2,500 appends goes out as a few bounded commits, every one acknowledged', async (t) => {
+      const before = store.stats();
+      const results = await Promise.all(
+        Array.from({ length: 2500 }, (_, i) => store.appendToStream(`burst-${i}`, [{ type: 'A', data: { i } }])),
+      );
+      const commits = store.stats().commits - before.commits;
+      t.ok(commits >= 3 && commits <= 10, `${commits} commits of at most 1,000 appends`);
+      t.equal(new Set(results.map((r) => r.lastGlobalPosition)).size, 2500, 'each its own position');
+    });
   });
-});
+}
 
 t.test('SqliteEventStore › stored JSON is validated on read', async (t) => {
   const fixture = await makeFixture();
@@ -116,4 +134,43 @@ t.test('SqliteEventStore › subscriptions read recent commits from memory, gaps
   const stats = mine.stats();
   t.ok(stats.tailReads > 0, `${stats.tailReads} reads answered from memory`);
   t.ok(stats.fileReads > 0, `${stats.fileReads} reads of the file (the other process's event, and idle polls)`);
+});
+
+t.test('SqliteEventStore › a group crosses to the writer thread as one string, and back the same', async (t) => {
+  const batch: WriteRequest[] = [
+    {
+      stream: 'searchJob-1',
+      expected: 'no_stream',
+      events: [encode({ type: 'A', data: { text: 'nul \u0000 and tab \t and "quotes"', n: [1, 2] } })],
+    },
+    { stream: 'usage-k-202611', expected: 41, events: [] },
+    { stream: 'x', expected: -1, events: [encode({ type: 'B', data: 'é' }), encode({ type: 'C', data: null })] },
+    { stream: 'y', expected: 'stream_exists', events: [encode({ type: 'D', data: {} })] },
+    { stream: 'z', expected: 'any', events: [encode({ type: 'E', data: 1 })] },
+  ];
+  const packed = packGroup(batch);
+  t.type(packed, 'string');
+  t.same(unpackGroup(packed as string), batch);
+  t.equal(
+    packGroup([{ stream: 'a\u0000b', expected: 'any', events: [] }]),
+    undefined,
+    'a NUL in a name: sent as objects',
+  );
+  t.equal(
+    packGroup([{ stream: 'a', expected: 'any', events: [{ type: 'T\u0000', data: '1', metadata: '{}' }] }]),
+    undefined,
+  );
+
+  const fixture = await makeFixture();
+  const store = createSqliteEventStore({ path: fixture.file, writerThread: true });
+  t.teardown(async () => {
+    await store.close();
+    await fixture.cleanup();
+  });
+  await store.appendToStream('odd\u0000name', [{ type: 'A', data: { ok: true } }]);
+  t.same(
+    (await store.readStream('odd\u0000name')).events.map((e) => e.data),
+    [{ ok: true }],
+    'the objects path works too',
+  );
 });
