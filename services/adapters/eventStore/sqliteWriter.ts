@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS events (
 )`;
 
 /** a connection to the events file as both sides open it: WAL, fsync on every COMMIT, the bounded page cache */
-export const openEventsFile = (path: string, busyTimeoutMs: number) => {
+export const openEventsFile = (path: string, busyTimeoutMs: number): Database.Database => {
   const db = new Database(path, { timeout: busyTimeoutMs });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -44,7 +44,12 @@ const versionMatches = (expected: ExpectedVersion, current: number) =>
  * of the same group wrote, so a conflicting append fails alone. `write` returns only after COMMIT returned, and throws
  * when the group as a whole failed (nothing of it is written then).
  */
-export const createSqliteWriter = (path: string, busyTimeoutMs: number) => {
+export interface SqliteWriter {
+  write(batch: WriteRequest[]): WriteOutcome[];
+  close(): void;
+}
+
+export const createSqliteWriter = (path: string, busyTimeoutMs: number): SqliteWriter => {
   const db = openEventsFile(path, busyTimeoutMs);
   db.exec(SCHEMA);
   const currentVersion = db.prepare<[string], { v: number | null }>(
@@ -106,10 +111,11 @@ export const createSqliteWriter = (path: string, busyTimeoutMs: number) => {
       }
       return outcomes;
     },
-    close: () => db.close(),
+    close() {
+      db.close();
+    },
   };
 };
-export type SqliteWriter = ReturnType<typeof createSqliteWriter>;
 
 /** an error as it crosses a thread: a version conflict stays one, anything else keeps its name, message and code */
 export type WireError =
