@@ -24,6 +24,21 @@ const openStore = (t: Test) => {
   return store;
 };
 
+/** the store, with a count of its readStream calls */
+const countingReads = (store: ReturnType<typeof createSqliteEventStore>) => {
+  const counting = {
+    reads: 0,
+    store: {
+      ...store,
+      readStream: (...args: Parameters<typeof store.readStream>) => {
+        counting.reads += 1;
+        return store.readStream(...args);
+      },
+    },
+  };
+  return counting;
+};
+
 const usedIn = async (store: ReturnType<typeof createSqliteEventStore>) => {
   const { events } = await store.readStream(stream);
   return usedOf(
@@ -99,17 +114,10 @@ t.test(
   'CommandHandler › a stream the caller says is new is decided without a read, and a wrong hint costs a retry',
   async (t) => {
     const store = openStore(t);
-    let reads = 0;
-    const counting = {
-      ...store,
-      readStream: (...args: Parameters<typeof store.readStream>) => {
-        reads += 1;
-        return store.readStream(...args);
-      },
-    };
-    const handle = createCommandHandler(counting);
+    const counting = countingReads(store);
+    const handle = createCommandHandler(counting.store);
     await handle(stream, usageDecider, reserve('j1', 10), { newStream: true });
-    t.equal(reads, 0, 'a new stream: no read before the decision');
+    t.equal(counting.reads, 0, 'a new stream: no read before the decision');
     t.equal(await usedIn(store), 1);
 
     // the hint is wrong (the stream exists, written by another process): the append conflicts, the handler reads the
@@ -117,13 +125,13 @@ t.test(
     const other = createCommandHandler(store);
     const other2 = streams.usage('k2', '202611');
     await other(other2, usageDecider, { ...reserve('x1', 1), keyId: 'k2' });
-    reads = 0;
+    counting.reads = 0;
     await t.rejects(
       handle(other2, usageDecider, { ...reserve('x2', 1), keyId: 'k2' }, { newStream: true }),
       { code: 'SERP_QUOTA_EXCEEDED' },
       'the decision saw the existing reservation: the quota of 1 is taken',
     );
-    t.ok(reads >= 1, 'the conflict read the stream');
+    t.ok(counting.reads >= 1, 'the conflict read the stream');
   },
 );
 
@@ -131,31 +139,24 @@ t.test(
   'CommandHandler › past its budget of cached states a stream is folded from the log again, never wrongly',
   async (t) => {
     const store = openStore(t);
-    let reads = 0;
-    const counting = {
-      ...store,
-      readStream: (...args: Parameters<typeof store.readStream>) => {
-        reads += 1;
-        return store.readStream(...args);
-      },
-    };
-    const handle = createCommandHandler(counting, { cachedStreams: 4 });
+    const counting = countingReads(store);
+    const handle = createCommandHandler(counting.store, { cachedStreams: 4 });
     const usage = (k: string) => streams.usage(k, '202611');
     const reserveOn = (k: string, jobId: string, quota: number) => ({ ...reserve(jobId, quota), keyId: k });
     await handle(usage('a'), usageDecider, reserveOn('a', 'a1', 2));
     await handle(usage('b'), usageDecider, reserveOn('b', 'b1', 2));
-    reads = 0;
+    counting.reads = 0;
     await handle(usage('a'), usageDecider, reserveOn('a', 'a2', 2));
-    t.equal(reads, 1, 'a cached stream: one read of what came after its state (nothing)');
+    t.equal(counting.reads, 1, 'a cached stream: one read of what came after its state (nothing)');
     // six more streams push `a` out of both generations
     for (const k of ['c', 'd', 'e', 'f', 'g', 'h']) await handle(usage(k), usageDecider, reserveOn(k, `${k}1`, 2));
-    reads = 0;
+    counting.reads = 0;
     await t.rejects(
       handle(usage('a'), usageDecider, reserveOn('a', 'a3', 2)),
       { code: 'SERP_QUOTA_EXCEEDED' },
       'folded again from the log: both reservations are seen',
     );
-    t.equal(reads, 1);
+    t.equal(counting.reads, 1);
     // `b` read back from the older generation still decides on its whole stream
     await handle(usage('b'), usageDecider, reserveOn('b', 'b2', 2));
     await t.rejects(handle(usage('b'), usageDecider, reserveOn('b', 'b3', 2)), { code: 'SERP_QUOTA_EXCEEDED' });
