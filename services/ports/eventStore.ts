@@ -71,6 +71,13 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+/** whether a stream at `current` (-1: none) satisfies an append's expected version (adapters that check it themselves) */
+export const expectedVersionMatches = (expected: ExpectedVersion, current: number) =>
+  expected === 'any' ||
+  (expected === 'no_stream' && current === -1) ||
+  (expected === 'stream_exists' && current >= 0) ||
+  expected === current;
+
 export class WrongExpectedVersionError extends Error {
   readonly code = 'SERP_EVENTSTORE_WRONG_EXPECTED_VERSION';
   constructor(

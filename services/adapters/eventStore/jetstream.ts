@@ -5,6 +5,7 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
+  expectedVersionMatches,
   type ReadStreamResult,
   type RecordedEvent,
   StoreUnavailableError,
@@ -221,12 +222,6 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     return tail;
   };
 
-  const matches = (expected: ExpectedVersion, current: number) =>
-    expected === 'any' ||
-    (expected === 'no_stream' && current === -1) ||
-    (expected === 'stream_exists' && current >= 0) ||
-    expected === current;
-
   /** every message of a range by batched direct get; `upTo` waits for a lagging replica to hold it */
   const getRange = async (startSeq: number, max: number, subject?: string, upTo?: number): Promise<StoredMsg[]> => {
     const out: StoredMsg[] = [];
@@ -273,8 +268,8 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     for (let attempt = 0; ; attempt++) {
       const cached = tails.get(stream);
       let tail = cached ?? (await loadTail(stream));
-      if (!matches(expectedVersion, tail.version) && cached) tail = await loadTail(stream);
-      if (!matches(expectedVersion, tail.version)) {
+      if (!expectedVersionMatches(expectedVersion, tail.version) && cached) tail = await loadTail(stream);
+      if (!expectedVersionMatches(expectedVersion, tail.version)) {
         throw new WrongExpectedVersionError(stream, expectedVersion, tail.version);
       }
       const h = headers();
@@ -294,7 +289,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
         // 'any' may go on top of whatever won; an exact expectation has lost
         if (expectedVersion === 'any' && attempt < 50) continue;
         const now = await loadTail(stream);
-        if (matches(expectedVersion, now.version) && attempt < 50) continue;
+        if (expectedVersionMatches(expectedVersion, now.version) && attempt < 50) continue;
         throw new WrongExpectedVersionError(stream, expectedVersion, now.version);
       }
     }

@@ -1,5 +1,10 @@
 import Database from 'better-sqlite3';
-import { type AppendResult, type ExpectedVersion, WrongExpectedVersionError } from '../../ports/eventStore.js';
+import {
+  type AppendResult,
+  type ExpectedVersion,
+  expectedVersionMatches,
+  WrongExpectedVersionError,
+} from '../../ports/eventStore.js';
 import { boundPageCache } from '../../sqlitePageCache.js';
 import type { EncodedEvent } from './sqliteCodec.js';
 
@@ -31,12 +36,6 @@ export const openEventsFile = (path: string, busyTimeoutMs: number): Database.Da
   boundPageCache(db);
   return db;
 };
-
-const versionMatches = (expected: ExpectedVersion, current: number) =>
-  expected === 'any' ||
-  (expected === 'no_stream' && current === -1) ||
-  (expected === 'stream_exists' && current >= 0) ||
-  expected === current;
 
 /**
  * The writing side of the embedded event store: one transaction (one fsync) per group of appends. Each append runs
@@ -70,7 +69,7 @@ export const createSqliteWriter = (path: string, busyTimeoutMs: number): SqliteW
     savepoint.run();
     try {
       const current = currentVersion.get(append.stream)?.v ?? -1;
-      if (!versionMatches(append.expected, current)) {
+      if (!expectedVersionMatches(append.expected, current)) {
         throw new WrongExpectedVersionError(append.stream, append.expected, current);
       }
       // an empty append only checks the version; it reports the head so the result stays a valid checkpoint
