@@ -678,17 +678,14 @@ const nextEquals = (text: string, from: number): number => {
   return at;
 };
 
-/**
- * `id` and `class` exactly as node-html-parser's tokenizer reads them with
- * `/(?:^|\s)(id|class)\s*=\s*('[^']*'|"[^"]*"|\S+)/gi` (anywhere in the attribute text, last one wins), by a
- * character scan instead of a regex.
- */
 /** Out-parameters of keyAttributes (no object per element). */
 const KEY = { id: '', cls: '' };
 
 /**
- * Reads the attribute text `a.slice(base, n)` where it lies (usually inside the parsed page itself, so that no
- * copy of it is scanned).
+ * `id` and `class` exactly as node-html-parser's tokenizer reads them with
+ * `/(?:^|\s)(id|class)\s*=\s*('[^']*'|"[^"]*"|\S+)/gi` (anywhere in the attribute text, last one wins), by a
+ * character scan instead of a regex. Reads the attribute text `a.slice(base, n)` where it lies (usually inside the
+ * parsed page itself, so that no copy of it is scanned).
  */
 const keyAttributes = (a: string, base: number, n: number): void => {
   let id = '';
