@@ -174,3 +174,42 @@ t.test('SqliteEventStore › a group crosses to the writer thread as one string,
     'the objects path works too',
   );
 });
+
+t.test('SqliteEventStore › a subscription at the tail asks the file only once per half poll interval', async (t) => {
+  const fixture = await makeFixture();
+  const store = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
+  const other = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
+  t.teardown(async () => {
+    await store.close();
+    await other.close();
+    await fixture.cleanup();
+  });
+  const seen: number[] = [];
+  const sub = store.subscribeToAll(0, (events) => {
+    for (const e of events) seen.push(e.globalPosition);
+  });
+  const until = async (n: number) => {
+    for (let i = 0; i < 300 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  await until(0);
+  const before = store.stats().fileReads;
+  for (let i = 0; i < 20; i++) {
+    await store.appendToStream(`tail-${i}`, [{ type: 'A', data: { i } }]);
+    await until(i + 1);
+  }
+  t.same(
+    seen,
+    Array.from({ length: 20 }, (_, i) => i + 1),
+    'every event delivered, from memory',
+  );
+  t.ok(
+    store.stats().fileReads - before <= 1,
+    `${store.stats().fileReads - before} file reads for 20 batches (one per batch before)`,
+  );
+  // another process's event is not in the tail: this process's next commit leaves a gap, and the file fills it
+  await other.appendToStream('elsewhere', [{ type: 'B', data: {} }]);
+  await store.appendToStream('tail-20', [{ type: 'A', data: {} }]);
+  await until(22);
+  t.same(seen.slice(-2), [21, 22], "the other process's event arrives in order, read from the file");
+  await sub.stop();
+});

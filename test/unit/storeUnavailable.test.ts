@@ -173,3 +173,38 @@ t.test('dispatcher › catching up from scratch skips a job that already finishe
   t.ok(enqueued.includes(open.jobId), 'the open job is dispatched');
   t.notOk(enqueued.includes(done.jobId), 'the finished one is not handed to a crawler again');
 });
+
+t.test('dispatcher › live jobs are dispatched, and a stop records how far it got', async (t) => {
+  const s = await setup(t);
+  const queue = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 3, dedupeWindowMs: 60_000 });
+  const enqueued: string[] = [];
+  const spied = {
+    ...queue,
+    enqueue: (m: Parameters<typeof queue.enqueue>[0]) => {
+      enqueued.push(m.jobId);
+      return queue.enqueue(m);
+    },
+  };
+  const dispatcher = createDispatcher({
+    eventStore: s.store,
+    readModels: s.readModels,
+    queue: spied,
+    handle: s.handle,
+  });
+  await dispatcher.start();
+  // submitted after the start: live events, checkpointed at most once a second while running
+  const jobs = [];
+  for (const keyword of ['one', 'two', 'three']) {
+    jobs.push((await s.searches.submit(s.doc, SearchRequest.parse({ keyword }), {})).jobId);
+  }
+  const deadline = Date.now() + 5_000;
+  while (enqueued.length < jobs.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.same(enqueued, jobs, 'each live job is handed to the queue, in order');
+  await dispatcher.stop();
+  await queue.close();
+  t.equal(
+    s.readModels.checkpoint('dispatcher'),
+    await s.store.headPosition(),
+    'stop writes the checkpoint of the last event handled, so a restart does not replay them',
+  );
+});
