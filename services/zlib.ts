@@ -14,7 +14,8 @@ const brotliAsync = promisify(brotliCompress);
 const chunkFor = (bytes: number) => Math.min(Math.max(bytes, 64 * 1024), 8 * 1024 * 1024);
 
 export const gzipOffLoop = (data: Buffer | string, level: number = constants.Z_BEST_SPEED): Promise<Buffer> =>
-  gzipAsync(data, { level, chunkSize: chunkFor(Buffer.byteLength(data)) });
+  // memLevel 9: zlib's largest hash memory, ~20% faster than the default 8 on HTML and JSON (see rawPacker.ts)
+  gzipAsync(data, { level, memLevel: 9, chunkSize: chunkFor(Buffer.byteLength(data)) });
 
 /** HTML and JSON inflate 4–10×: 1 MiB chunks, a handful of callbacks for a 10-page search's raw HTML */
 export const gunzipOffLoop = (data: Uint8Array): Promise<Buffer> => gunzipAsync(data, { chunkSize: 1024 * 1024 });

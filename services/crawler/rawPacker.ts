@@ -4,7 +4,12 @@ import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { releaseBuffers } from '../buffers.js';
 
 const gzipAsync = promisify(gzip);
-const GZIP = { level: constants.Z_BEST_SPEED };
+/**
+ * Level 1 with zlib's largest hash memory (memLevel 9, ~0.25 MB more state than the default 8 while a page is
+ * compressed): on the fixture pages 5.0 ms a page instead of 6.5 ms, for the same size (0.366 of the HTML against
+ * 0.365), and the same gzip any reader takes. Packing is half of a parse thread's time per page.
+ */
+const GZIP = { level: constants.Z_BEST_SPEED, memLevel: 9 };
 
 /** A job's raw HTML as the blob store keeps it: gzip members, one per page, and the content's SHA-256 and size. */
 export interface PackedRaw {
