@@ -3,6 +3,7 @@ import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
+import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
@@ -69,6 +70,11 @@ export interface CrawlOptions {
   heartbeat: () => void;
   /** aborting stops the crawl: crawl() then rejects with CrawlAbortedError and no outcome is to be recorded */
   signal?: AbortSignal;
+  /**
+   * where the raw HTML goes page by page as the crawl takes each (the outcome's `raw` then has no `gzip`); the caller
+   * commits or aborts it. Absent: the outcome carries the gzipped pages.
+   */
+  rawSink?: BlobWriter;
 }
 
 export interface Crawler {
@@ -170,7 +176,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
   const crawl = async (message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
     const request = message.request;
     const kept: KeptPage[] = [];
-    const packer = createRawPacker();
+    const packer = createRawPacker(opts.rawSink);
     /** the kept pages not packed yet go into the raw HTML; only their parsed page stays for the merge */
     const packTaken = () => {
       for (let i = packer.pages; i < kept.length; i++) {

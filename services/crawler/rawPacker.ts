@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { releaseBuffers } from '../buffers.js';
+import type { BlobWriter } from '../ports/blobStore.js';
 
 const gzipAsync = promisify(gzip);
 /**
@@ -11,9 +12,12 @@ const gzipAsync = promisify(gzip);
  */
 const GZIP = { level: constants.Z_BEST_SPEED, memLevel: 9 };
 
-/** A job's raw HTML as the blob store keeps it: gzip members, one per page, and the content's SHA-256 and size. */
+/**
+ * A job's raw HTML as the blob store keeps it: gzip members, one per page, and the content's SHA-256 and size.
+ * `gzip` is absent when the members went to a blob writer as they came (createRawPacker's `sink`).
+ */
 export interface PackedRaw {
-  gzip: Buffer;
+  gzip?: Buffer;
   sha256: string;
   bytes: number;
 }
@@ -52,9 +56,10 @@ export const packPageAsync = async (head: string, body: Uint8Array): Promise<Pac
  * holds its pages compressed (~0.3× the HTML). The concatenated members gunzip to exactly
  * `assembleRawHtml` of the same pages, so `/raw` and `reparse` read the same.
  */
-export const createRawPacker = () => {
+export const createRawPacker = (sink?: BlobWriter) => {
   const hash = createHash('sha256');
   const members: Uint8Array[] = [];
+  let pages = 0;
   let bytes = 0;
   return {
     add(page: PackedPage) {
@@ -62,22 +67,33 @@ export const createRawPacker = () => {
       hash.update(head);
       hash.update(page.body);
       bytes += head.length + page.body.byteLength;
-      members.push(page.member);
+      pages += 1;
+      // to the blob store now when there is a sink (it releases the member once written), else kept until finish
+      if (sink) sink.append(page.member);
+      else members.push(page.member);
       // hashed: the page's bytes are not read again (its member holds them), so their memory goes back now
       releaseBuffers(page.body);
     },
     get pages() {
-      return members.length;
+      return pages;
     },
-    /** the job's raw HTML; the members are copied into it and released, so the packer cannot be used after */
+    /**
+     * the job's raw HTML: its digest and size, and without a sink its members copied into one buffer and released,
+     * so the packer cannot be used after
+     */
     finish(): PackedRaw {
+      const sha256 = hash.digest('hex');
+      if (sink) return { sha256, bytes };
       const gzip = Buffer.concat(members);
       releaseBuffers(...members);
       members.length = 0;
-      return { gzip, sha256: hash.digest('hex'), bytes };
+      return { gzip, sha256, bytes };
     },
   };
 };
 
 /** the text of packed raw HTML (tests, tools) */
-export const unpackRaw = (raw: PackedRaw): string => gunzipSync(raw.gzip).toString('utf8');
+export const unpackRaw = (raw: PackedRaw): string => {
+  if (!raw.gzip) throw new Error('this raw HTML went to a blob writer: read it from the blob store');
+  return gunzipSync(raw.gzip).toString('utf8');
+};

@@ -77,8 +77,12 @@ export const createCrawlWorker = (deps: {
     const alive = () => void d.working().catch(() => undefined);
     const beat = setInterval(alive, deps.heartbeatMs ?? 10_000);
     beat.unref();
+    // the raw HTML goes to the blob store page by page; readable under its key only once committed below
+    const rawKey = `raw/${jobId}.html`;
+    const rawSink = blobStore.openGzipped(rawKey);
+    let rawCommitted = false;
     try {
-      const crawl = crawler.crawl(d.message, { heartbeat: alive, signal });
+      const crawl = crawler.crawl(d.message, { heartbeat: alive, signal, rawSink });
       // An abandoned crawl may still settle later: nobody awaits it then, so its rejection must not go unhandled.
       crawl.catch(() => undefined);
       const outcome = await Promise.race([crawl, abandoned(signal)]);
@@ -98,12 +102,17 @@ export const createCrawlWorker = (deps: {
         );
         return d.ack();
       }
+      const gzip = outcome.raw.gzip;
+      rawCommitted = true;
       const [rawHtmlRef, resultRef] = await Promise.all([
-        blobStore.putGzipped(`raw/${jobId}.html`, outcome.raw.gzip, outcome.raw),
+        // a crawler that kept the pages itself hands them over whole
+        gzip
+          ? rawSink.abort().then(() => blobStore.putGzipped(rawKey, gzip, outcome.raw!))
+          : rawSink.commit(outcome.raw),
         putResult(blobStore, resultBlobKey(jobId), outcome.result),
       ]);
       // stored: this process never reads these bytes again (the blob store's copy is the one /raw reads)
-      releaseBuffers(outcome.raw.gzip);
+      if (gzip) releaseBuffers(gzip);
       await handle(stream, searchJobDecider, {
         type: 'CompleteCrawl',
         jobId,
@@ -130,6 +139,8 @@ export const createCrawlWorker = (deps: {
       return d.nak(deps.retryDelayMs ?? 1000);
     } finally {
       clearInterval(beat);
+      // failed, abandoned or thrown: what the crawl wrote is dropped (an abandoned crawl's later parts with it)
+      if (!rawCommitted) void rawSink.abort().catch(() => undefined);
     }
   };
 

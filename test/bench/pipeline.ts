@@ -118,11 +118,15 @@ const run = async (concurrency: number) => {
   const worker = async () => {
     for (let i = next++; i < messages.length; i = next++) {
       const message = messages[i]!;
-      const outcome = await crawler.crawl(message, { heartbeat: () => undefined });
-      if (outcome.status !== 'done' || !outcome.raw) notDone += 1;
-      else {
+      // the raw HTML goes to the blob store page by page, as the service's crawl worker sends it
+      const rawSink = blobs.openGzipped(`raw/${message.jobId}.html`);
+      const outcome = await crawler.crawl(message, { heartbeat: () => undefined, rawSink });
+      if (outcome.status !== 'done' || !outcome.raw) {
+        notDone += 1;
+        await rawSink.abort();
+      } else {
         // read the total only after the await: `bytes += await …` would lose concurrent updates
-        const ref = await blobs.putGzipped(`raw/${message.jobId}.html`, outcome.raw.gzip, outcome.raw);
+        const ref = await rawSink.commit(outcome.raw);
         bytes += ref.bytes;
       }
       pages += outcome.pages.length;

@@ -40,6 +40,38 @@ export const blobStoreConformance = async (t: Test, make: () => Promise<BlobStor
     t.equal((await store.get(k))?.toString('utf8'), content, 'every member, in order');
   });
 
+  await t.test('BlobStore › a blob written part by part reads back whole, and only once committed', async (t) => {
+    const pages = ['<!-- serp-page start=0 -->\n<html>ein</html>', '\n<!-- serp-page start=10 -->\n<html>zwö</html>'];
+    const content = pages.join('');
+    const described = { sha256: createHash('sha256').update(content).digest('hex'), bytes: Buffer.byteLength(content) };
+    const k = key('streamed');
+    await store.put(k, 'the blob before');
+    const writer = store.openGzipped(k);
+    for (const p of pages) writer.append(gzipSync(p));
+    t.equal((await store.get(k))?.toString(), 'the blob before', 'before the commit a reader sees the old blob');
+    t.same(await writer.commit(described), { key: k, ...described });
+    t.equal((await store.get(k))?.toString('utf8'), content, 'every part, in order');
+    writer.append(gzipSync('late'));
+    t.equal((await store.get(k))?.toString('utf8'), content, 'a part after the commit is dropped');
+    await t.rejects(writer.commit(described), 'a writer commits once');
+  });
+
+  await t.test('BlobStore › an aborted writer leaves the key as it was', async (t) => {
+    const k = key('aborted');
+    const fresh = store.openGzipped(k);
+    fresh.append(gzipSync('<html>half a crawl</html>'));
+    await fresh.abort();
+    t.equal(await store.get(k), undefined, 'a new key stays absent');
+    await store.put(k, 'kept');
+    const over = store.openGzipped(k);
+    over.append(gzipSync('<html>never</html>'));
+    await over.abort();
+    t.equal((await store.get(k))?.toString(), 'kept', 'an existing blob is untouched');
+    const nothing = store.openGzipped(key('empty'));
+    await nothing.abort();
+    t.pass('a writer given nothing aborts cleanly');
+  });
+
   await t.test('BlobStore › a second put replaces the first whole', async (t) => {
     const k = key('twice');
     await store.put(k, 'first version, the longer one');

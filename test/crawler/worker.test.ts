@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
@@ -120,6 +121,8 @@ const setup = async (t: Test) => {
       crawler: Crawler,
       o: { workerId: string; concurrency?: number; heartbeatMs?: number; drainTimeoutMs?: number },
     ) => createCrawlWorker({ queue, handle: core.handle, crawler, blobStore, concurrency: 1, ...o }),
+    blobStore,
+    blobsDir: join(dataDir, 'blobs'),
     events,
     types: async (jobId: string) => (await events(jobId)).map((e) => e.type),
   };
@@ -278,3 +281,52 @@ t.test('CrawlWorker › a crawl past the drain timeout is handed back and comple
   await core.projector.waitFor(await core.eventStore.headPosition());
   t.equal(core.queries.usage.used(env.key.keyId, month), 1);
 });
+
+t.test(
+  'CrawlWorker › the raw HTML goes to the blob store page by page; a failed crawl leaves none of it',
+  async (t) => {
+    const env = await setup(t);
+    const [good, bad] = await env.submit(2);
+    const fetchedAt = new Date().toISOString();
+    const pages = [0, 10].map((start) => ({
+      start,
+      url: `https://www.google.com/search?q=x&start=${start}`,
+      fetchedAt,
+    }));
+    const html = assembleRawHtml(pages.map((p) => ({ ...p, html: `<html><body>page ${p.start}</body></html>` })));
+    let appended = 0;
+    const crawler: Crawler = {
+      async crawl(m, opts) {
+        // what the real crawler's packer does: each page's member to the sink as it is taken
+        for (const part of html.split(/(?=\n<!-- serp-page)/)) {
+          opts.rawSink?.append(gzipSync(part));
+          appended += 1;
+        }
+        if (m.jobId === bad) {
+          return { status: 'failed', pages: [], blocks: 0, reason: 'blocked', failure: { code: 'SERP_CRAWL_BLOCKED' } };
+        }
+        const { raw: _raw, ...rest } = outcomeFor(m);
+        return {
+          ...rest,
+          raw: { sha256: createHash('sha256').update(html).digest('hex'), bytes: Buffer.byteLength(html) },
+        };
+      },
+      async close() {},
+    };
+    const queue = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 1, dedupeWindowMs: 60_000 });
+    t.teardown(() => queue.close());
+    const worker = env.worker(queue, crawler, { workerId: 'w1' });
+    worker.start();
+    for (const id of [good!, bad!]) await queue.enqueue(env.message(id));
+    await until(async () => (await env.types(good!)).includes('CrawlCompleted'), 'the good job completed');
+    await until(async () => (await env.types(bad!)).includes('CrawlFailed'), 'the bad job failed');
+    await worker.stop();
+    t.equal(appended, 4, 'both crawls wrote their pages as they went');
+    const completed = (await env.events(good!)).find((e) => e.type === 'CrawlCompleted');
+    const ref = (completed!.data as EventOf<'CrawlCompleted'>['data']).rawHtmlRef;
+    t.equal((await env.blobStore.get(ref.key))?.toString('utf8'), html, 'the committed blob is the raw HTML, whole');
+    t.equal(ref.sha256, createHash('sha256').update(html).digest('hex'));
+    t.equal(await env.blobStore.get(`raw/${bad}.html`), undefined, 'the failed crawl left no blob');
+    await until(() => readdirSync(join(env.blobsDir, '.partial')).length === 0, 'no part-written file left');
+  },
+);

@@ -97,6 +97,9 @@ t.test('http › an unavailable store is a 503 with Retry-After, in both error s
       blobStore: {
         put: async () => ({ key: '', sha256: '', bytes: 0 }),
         putGzipped: async () => ({ key: '', sha256: '', bytes: 0 }),
+        openGzipped: () => {
+          throw new Error('the api never writes raw HTML');
+        },
         get: async () => undefined,
         delete: async () => {},
       },

@@ -3,7 +3,8 @@ import { jetstream } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RawHtmlRef } from '../../../contracts/events.js';
-import type { BlobStore } from '../../ports/blobStore.js';
+import { releaseBuffers } from '../../buffers.js';
+import type { BlobStore, BlobWriter } from '../../ports/blobStore.js';
 import { StoreUnavailableError } from '../../ports/unavailable.js';
 import { gunzipOffLoop, gzipOffLoop } from '../../zlib.js';
 import { checkBlobKey } from './fs.js';
@@ -40,6 +41,30 @@ export const createNatsObjectBlobStore = async (options: {
         throw new StoreUnavailableError('raw HTML store (NATS Object Store)', err);
       });
       return { key, sha256: content.sha256, bytes: content.bytes };
+    },
+    /**
+     * An object is written whole: the parts wait in memory until `commit` puts them (a distributed crawler holds a
+     * job's gzipped pages until its end, as every crawler did before the embedded store wrote them as they came).
+     */
+    openGzipped(key: string): BlobWriter {
+      checkBlobKey(key);
+      let parts: Uint8Array[] | undefined = [];
+      return {
+        append(part) {
+          parts?.push(part);
+        },
+        async commit(content) {
+          if (!parts) throw new Error(`blob writer for ${key} already closed`);
+          const whole = Buffer.concat(parts);
+          releaseBuffers(...parts);
+          parts = undefined;
+          return store.putGzipped(key, whole, content);
+        },
+        async abort() {
+          if (parts) releaseBuffers(...parts);
+          parts = undefined;
+        },
+      };
     },
     async get(key) {
       checkBlobKey(key);
