@@ -50,7 +50,8 @@ try {
     ],
   });
 
-  // the baseline: its own process, the same bytes as a string, sent as they are
+  // the baseline: its own process, the same bytes held as the service holds a finished answer (a Buffer of UTF-8),
+  // sent as they are
   const bodyFile = join(data, 'bench-body.json');
   writeFileSync(bodyFile, resultBody);
   const bare = spawn(
@@ -59,7 +60,7 @@ try {
       '--input-type=module',
       '-e',
       `import Fastify from 'fastify'; import { readFileSync } from 'node:fs';
-       const body = readFileSync(${JSON.stringify(bodyFile)}, 'utf8');
+       const body = readFileSync(${JSON.stringify(bodyFile)});
        const app = Fastify();
        app.get('/r', (_req, reply) => { reply.type('application/json').send(body); });
        console.log(await app.listen({ port: 0, host: '127.0.0.1' }));`,
