@@ -2,6 +2,7 @@ import { type BrowserFetcher, createBrowserFetcher } from '../adapters/fetcher/b
 import { createHttpFetcher } from '../adapters/fetcher/http.js';
 import { type Crawler, type CrawlLimits, createCrawler, type FetcherMode } from '../crawler/crawl.js';
 import { createParsePool } from '../crawler/parsePool.js';
+import { createHashThread } from '../crawler/rawHash.js';
 import { createSessionPool } from '../crawler/sessions.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
@@ -50,7 +51,8 @@ export const composeCrawler = (setup: CrawlerSetup): Crawler => {
     sessions,
     resolveTargeting: createTargetingResolver(setup.locations),
     limits: setup.limits,
-    ...(setup.parseThreads ? { parser: createParsePool(setup.parseThreads) } : {}),
+    // with the parse pool the event loop only moves bytes: the raw HTML's hash goes to a thread too
+    ...(setup.parseThreads ? { parser: createParsePool(setup.parseThreads), hashing: createHashThread() } : {}),
   });
 };
 

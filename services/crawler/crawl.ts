@@ -9,7 +9,8 @@ import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from '
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
 import type { PageParser } from './parsePool.js';
-import { createRawPacker, type PackedRaw } from './rawPacker.js';
+import { inlineHashing, type RawHashing } from './rawHash.js';
+import { createRawPacker, type PackedRaw, type RawPacker } from './rawPacker.js';
 import type { SessionPool } from './sessions.js';
 import type { ResolvedTargeting } from './targeting.js';
 
@@ -42,6 +43,8 @@ export interface CrawlerDeps {
   limits?: Partial<CrawlLimits>;
   /** where fetched pages are parsed (default: on the event loop); closed with the crawler */
   parser?: PageParser;
+  /** where the raw HTML's SHA-256 is computed (default: on the event loop); closed with the crawler */
+  hashing?: RawHashing;
 }
 
 export interface CrawlOutcome {
@@ -174,9 +177,18 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
   };
 
   const crawl = async (message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
+    const packer = createRawPacker(opts.rawSink, (deps.hashing ?? inlineHashing).start());
+    try {
+      return await crawlInto(packer, message, opts);
+    } finally {
+      // failed, thrown or aborted: what was packed goes (nothing once finished)
+      packer.discard();
+    }
+  };
+
+  const crawlInto = async (packer: RawPacker, message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
     const request = message.request;
     const kept: KeptPage[] = [];
-    const packer = createRawPacker(opts.rawSink);
     /** the kept pages not packed yet go into the raw HTML; only their parsed page stays for the merge */
     const packTaken = () => {
       for (let i = packer.pages; i < kept.length; i++) {
@@ -276,7 +288,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     }));
     const result = trimOrganic(mergePages(kept.map((p) => ({ start: p.start, serp: p.serp }))), limits.targetResults);
     packTaken();
-    const raw = packer.finish();
+    const raw = await packer.finish();
     return {
       status: reason ? 'partial' : 'done',
       pages,
@@ -292,7 +304,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
   return {
     crawl,
     async close() {
-      await Promise.all([http?.close(), browser?.close(), deps.parser?.close()]);
+      await Promise.all([http?.close(), browser?.close(), deps.parser?.close(), deps.hashing?.close()]);
     },
   };
 };

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { releaseBuffers } from '../buffers.js';
 import type { BlobWriter } from '../ports/blobStore.js';
+import { inlineHashing, type JobHash } from './rawHash.js';
 
 const gzipAsync = promisify(gzip);
 /**
@@ -51,28 +51,25 @@ export const packPageAsync = async (head: string, body: Uint8Array): Promise<Pac
 
 /**
  * Packs a job's pages as they are taken, in order (issue 14, crawler memory): each page arrives already gzipped as
- * its own member (where it was parsed, off the event loop), its bytes are hashed into the job's SHA-256 and can be let
- * go at once (`releaseBuffers`: their memory is given back then, not at V8's next full collection); a job in flight
- * holds its pages compressed (~0.3× the HTML). The concatenated members gunzip to exactly
- * `assembleRawHtml` of the same pages, so `/raw` and `reparse` read the same.
+ * its own member (where it was parsed, off the event loop) and goes to the blob writer (`sink`) at once, or without
+ * one is kept until `finish`; its bytes go into the job's SHA-256 (`hash`: on the calling thread, or a thread of its
+ * own, rawHash.ts), which takes them over and gives their memory back at once, not at V8's next full collection. The
+ * concatenated members gunzip to exactly `assembleRawHtml` of the same pages, so `/raw` and `reparse` read the same.
  */
-export const createRawPacker = (sink?: BlobWriter) => {
-  const hash = createHash('sha256');
+export const createRawPacker = (sink?: BlobWriter, hash: JobHash = inlineHashing.start()) => {
   const members: Uint8Array[] = [];
   let pages = 0;
   let bytes = 0;
+  let done = false;
   return {
     add(page: PackedPage) {
-      const head = Buffer.from(page.head, 'utf8');
-      hash.update(head);
-      hash.update(page.body);
-      bytes += head.length + page.body.byteLength;
+      bytes += Buffer.byteLength(page.head, 'utf8') + page.body.byteLength;
       pages += 1;
       // to the blob store now when there is a sink (it releases the member once written), else kept until finish
       if (sink) sink.append(page.member);
       else members.push(page.member);
-      // hashed: the page's bytes are not read again (its member holds them), so their memory goes back now
-      releaseBuffers(page.body);
+      // the page's bytes are not read again here (its member holds them): the hash takes them
+      hash.add(page.head, page.body);
     },
     get pages() {
       return pages;
@@ -81,16 +78,27 @@ export const createRawPacker = (sink?: BlobWriter) => {
      * the job's raw HTML: its digest and size, and without a sink its members copied into one buffer and released,
      * so the packer cannot be used after
      */
-    finish(): PackedRaw {
-      const sha256 = hash.digest('hex');
+    async finish(): Promise<PackedRaw> {
+      done = true;
+      const sha256 = await hash.digest();
       if (sink) return { sha256, bytes };
       const gzip = Buffer.concat(members);
       releaseBuffers(...members);
       members.length = 0;
       return { gzip, sha256, bytes };
     },
+    /** a crawl that ends without a result: what was added is dropped (nothing once finished) */
+    discard() {
+      if (done) return;
+      done = true;
+      hash.drop();
+      releaseBuffers(...members);
+      members.length = 0;
+    },
   };
 };
+
+export type RawPacker = ReturnType<typeof createRawPacker>;
 
 /** the text of packed raw HTML (tests, tools) */
 export const unpackRaw = (raw: PackedRaw): string => {

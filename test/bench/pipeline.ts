@@ -28,6 +28,7 @@ import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { loadConfig } from '../../services/compose/config.js';
 import { boundHeapGrowth } from '../../services/compose/heap.js';
 import { createParsePool } from '../../services/crawler/parsePool.js';
+import { createHashThread } from '../../services/crawler/rawHash.js';
 import { startBuiltService } from '../support/builtService.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
@@ -104,7 +105,8 @@ const run = async (concurrency: number) => {
   const { crawler } = httpCrawlerFor(google.origin, {
     limits: { pageTimeoutMs: 30_000 },
     pool: { maxInFlightPerRoute: concurrency },
-    deps: { parser: createParsePool(availableParallelism()) },
+    // as the service composes it (services/compose/crawler.ts): the parse pool, and the raw HTML's hash on a thread
+    deps: { parser: createParsePool(availableParallelism()), hashing: createHashThread() },
   });
   const sampler = rssSampler();
   const messages = Array.from({ length: jobs }, (_, i) => jobFor({ keyword: `bench ${i}` }));

@@ -21,7 +21,7 @@ t.test('packing pages as they come gives the raw HTML assembleRawHtml gives, wit
     packer.add(i === 1 ? await packPageAsync(head, body) : packPage(head, body));
   }
   t.equal(packer.pages, 3);
-  const packed = packer.finish();
+  const packed = await packer.finish();
   const whole = assembleRawHtml(pages);
   t.equal(unpackRaw(packed), whole, 'the same text, byte for byte');
   t.equal(packed.sha256, createHash('sha256').update(whole).digest('hex'));
@@ -61,7 +61,7 @@ t.test('with a blob writer, each page goes to the store as it is added and the p
     members.every((m) => m.byteLength > 50_000),
     'members hold the pages (before they are written)',
   );
-  const packed = packer.finish();
+  const packed = await packer.finish();
   t.equal(packed.gzip, undefined, 'no copy of the pages in the outcome');
   t.equal(await store.get('raw/job-1.html'), undefined, 'not readable before the commit');
   const ref = await sink.commit(packed);
