@@ -21,6 +21,8 @@ export interface Projection<Doc> {
  */
 export interface DocReader {
   get<T>(view: string, id: string): T | undefined;
+  /** whether the document exists, without reading it */
+  has(view: string, id: string): boolean;
   findByLookup<T>(view: string, lookup: string): T | undefined;
   list<T>(view: string): T[];
   /** by id; with `last`, only the last `last` of them (ids of time-ordered documents: the newest) */

@@ -178,6 +178,7 @@ export const app = fp<AppDeps>(
         linkSecret: deps.secrets.linkSecret,
         presignTtlS: deps.config.presignTtlS,
         resultOf: (job) => deps.searches.resultOf(job),
+        hasResult: (job) => deps.searches.hasResult(job),
       },
       baseUrl,
       stored: createStoredAnswers(),

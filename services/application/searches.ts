@@ -176,6 +176,11 @@ export const createSearchService = (deps: {
       return queries.results.byJobId(job.sourceJobId ?? job.jobId);
     },
 
+    /** whether resultOf has a document, without reading it */
+    hasResult(job: JobStatusDoc): boolean {
+      return queries.results.has(job.sourceJobId ?? job.jobId);
+    },
+
     usage(key: ApiKeyDoc) {
       const month = usageMonth(now().toISOString());
       const used = queries.usage.used(key.keyId, month);

@@ -2,6 +2,7 @@ import t from 'tap';
 import { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
+import { renderJob } from '../../services/api/render/index.js';
 import { nativeResult } from '../../services/api/render/native.js';
 
 const at = '2026-11-21T10:00:00.000Z';
@@ -52,3 +53,37 @@ t.test('nativeResult › start pages through the ranked list, ten at a time', as
     'a news tab pages through its articles',
   );
 });
+
+t.test(
+  'renderJob › the default output (an html link) only asks whether the result exists, never reads it',
+  async (t) => {
+    const reads: string[] = [];
+    let projected = false;
+    const deps = {
+      linkSecret: 'link-secret-0123',
+      presignTtlS: 60,
+      resultOf: () => {
+        reads.push('resultOf');
+        return projected ? doc(3, 0) : undefined;
+      },
+      hasResult: () => {
+        reads.push('hasResult');
+        return projected;
+      },
+    };
+    const j = job({ keyword: 'coffee' });
+    const options = { baseUrl: 'http://127.0.0.1:1' };
+    t.same(
+      renderJob(deps, j, 'html', options),
+      { status: 202, body: { job_id: j.jobId, status: 'running' } },
+      'not projected yet: running',
+    );
+    projected = true;
+    const html = renderJob(deps, j, 'html', options);
+    t.match(html, { status: 200, body: { job_id: j.jobId, html_url: /\/raw\/0123456789abcdef01234567\?expires=/ } });
+    t.same(reads, ['hasResult', 'hasResult'], 'html polls never read the result document');
+    const json = renderJob(deps, j, 'json', options);
+    t.ok('json' in json && JSON.parse(json.json).organic_results.length === 3, 'json reads and renders it');
+    t.same(reads.slice(2), ['resultOf']);
+  },
+);

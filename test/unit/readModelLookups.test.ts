@@ -43,3 +43,18 @@ t.test('lookups: cached, and never stale after a commit here or by another conne
   here.reset(['p']);
   t.equal(here.findByLookup('apiKeys', 'hash-1'), undefined, 'a reset (rebuild) forgets everything');
 });
+
+t.test('has: whether a document exists, without reading it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'serp-rm-has-'));
+  const store = createSqliteReadModelStore(join(dir, 'read.db'));
+  t.teardown(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  t.equal(store.has('searchResults', 'j1'), false);
+  store.commit([{ view: 'searchResults', id: 'j1', doc: { jobId: 'j1' } }], 'p', 1);
+  t.equal(store.has('searchResults', 'j1'), true);
+  t.equal(store.has('jobStatus', 'j1'), false, 'per view');
+  store.commit([{ view: 'searchResults', id: 'j1', doc: null }], 'p', 2);
+  t.equal(store.has('searchResults', 'j1'), false, 'deleted (purged)');
+});

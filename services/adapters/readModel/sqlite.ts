@@ -17,6 +17,7 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
   `);
   const getStmt = db.prepare<[string, string], { doc: string }>('SELECT doc FROM docs WHERE view = ? AND id = ?');
+  const hasStmt = db.prepare<[string, string], number>('SELECT 1 FROM docs WHERE view = ? AND id = ?').pluck();
   const lookupStmt = db.prepare<[string, string], { doc: string }>(
     'SELECT doc FROM docs WHERE view = ? AND lookup = ? LIMIT 1',
   );
@@ -61,6 +62,7 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
 
   return {
     get: (view, id) => parse(getStmt.get(view, id)),
+    has: (view, id) => hasStmt.get(view, id) !== undefined,
     findByLookup<T>(view: string, lookup: string) {
       const version = dataVersion.get();
       if (version !== seenDataVersion) {

@@ -10,6 +10,8 @@ import { nativeResult } from './native.js';
 export interface RenderDeps extends LinkSettings {
   /** the result document behind a terminal job (a cached job reads its source's); undefined while not projected */
   resultOf(job: JobStatusDoc): SearchResultDoc | undefined;
+  /** whether resultOf would find one: what an `html` answer needs to know, without reading the whole document */
+  hasResult(job: JobStatusDoc): boolean;
 }
 
 /**
@@ -33,11 +35,14 @@ export const renderJob = (
     if (output === 'compat') return { status: 200, body: compatFailed(job, options, detail) };
     return { status: 200, body: { job_id: job.jobId, status: 'failed', detail } };
   }
-  const doc = deps.resultOf(job);
   // Terminal in the log but its result not projected yet (read-your-writes fell back to the stream): still running
-  // from the reader's side; the next poll has it. Expiry is decided by age alone, before rendering.
+  // from the reader's side; the next poll has it. Expiry is decided by age alone, before rendering. The default
+  // output (`html`, a link) only needs to know the result is there: polls of it never parse the result.
+  if (output === 'html') {
+    return deps.hasResult(job) ? { status: 200, body: htmlLink(deps, job, options.baseUrl) } : running(job);
+  }
+  const doc = deps.resultOf(job);
   if (!doc) return running(job);
-  if (output === 'html') return { status: 200, body: htmlLink(deps, job, options.baseUrl) };
   const native = nativeResult(job, doc, options.start);
   return { status: 200, json: JSON.stringify(output === 'compat' ? compatResult(native) : native) };
 };
