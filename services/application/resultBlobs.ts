@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RawHtmlRef } from '../../contracts/events.js';
-import type { ParsedSerp } from '../../contracts/result.js';
+import { ParsedSerp } from '../../contracts/result.js';
+import { rememberJson } from '../knownJson.js';
 import type { BlobStore } from '../ports/blobStore.js';
 
 /**
@@ -20,8 +21,22 @@ export const resultBlobKey = (jobId: string, reparsedAt?: string) =>
 const justWritten = new Map<string, { sha256: string; result: ParsedSerp }>();
 const JUST_WRITTEN_MAX = 16;
 
-export const putResult = async (blobStore: BlobStore, key: string, result: ParsedSerp) => {
-  const ref = await blobStore.put(key, JSON.stringify(result));
+/**
+ * Results handed over from `justWritten`: this process's own, typed, never read back from storage, so the projector
+ * does not validate them again (toProjected: ~1 ms a job, and zod's copy of the whole result).
+ */
+const handedOver = new WeakSet<object>();
+export const isHandedOver = (result: unknown) =>
+  result !== null && typeof result === 'object' && handedOver.has(result);
+
+export const putResult = async (blobStore: BlobStore, key: string, given: ParsedSerp) => {
+  // in the contract's shape and key order, as a replay reads it back (JSON.parse, then the schema): the text kept for
+  // the read-model document is then the text a rebuild writes, byte for byte
+  const result = ParsedSerp.parse(given);
+  const json = JSON.stringify(result);
+  // its read-model document embeds the same object: stored with this text, not serialised again
+  rememberJson(result, json);
+  const ref = await blobStore.put(key, json);
   justWritten.delete(key);
   justWritten.set(key, { sha256: ref.sha256, result });
   if (justWritten.size > JUST_WRITTEN_MAX) justWritten.delete(justWritten.keys().next().value as string);
@@ -38,7 +53,10 @@ export const loadResult = async (
   const handed = justWritten.get(data.resultRef.key);
   if (handed) {
     justWritten.delete(data.resultRef.key);
-    if (handed.sha256 === data.resultRef.sha256) return handed.result;
+    if (handed.sha256 === data.resultRef.sha256) {
+      handedOver.add(handed.result);
+      return handed.result;
+    }
   }
   const body = await blobStore.get(data.resultRef.key);
   if (!body) return undefined;

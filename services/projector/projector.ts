@@ -1,6 +1,6 @@
 import { DomainEvent } from '../../contracts/events.js';
 import type { ProjectedEvent, Projection } from '../../projections/projection.js';
-import { loadResult } from '../application/resultBlobs.js';
+import { isHandedOver, loadResult } from '../application/resultBlobs.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { DocWrite, ReadModelStore } from '../ports/readModelStore.js';
@@ -29,7 +29,14 @@ const validated = new WeakMap<RecordedEvent, ProjectedEvent | null>();
 export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {
   const seen = validated.get(e);
   if (seen !== undefined) return seen ?? undefined;
-  const parsed = DomainEvent.safeParse({ type: e.type, data: e.data });
+  // a result this process just made and handed over (resultBlobs.ts) is validated without it, then put back as is
+  const own = (e.data as { result?: unknown } | undefined)?.result;
+  const handed = isHandedOver(own);
+  const parsed = DomainEvent.safeParse({
+    type: e.type,
+    data: handed ? { ...(e.data as object), result: undefined } : e.data,
+  });
+  if (parsed.success && handed) (parsed.data.data as { result?: unknown }).result = own;
   const projected = parsed.success
     ? { ...parsed.data, streamName: e.streamName, globalPosition: e.globalPosition, recordedAt: e.metadata.recordedAt }
     : undefined;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
+import { rememberJson } from '../../services/knownJson.js';
 
 /**
  * A document found by lookup (an API key by its HMAC, on every request) is kept in memory; what must never go stale is
@@ -58,3 +59,19 @@ t.test('has: whether a document exists, without reading it', async (t) => {
   store.commit([{ view: 'searchResults', id: 'j1', doc: null }], 'p', 2);
   t.equal(store.has('searchResults', 'j1'), false, 'deleted (purged)');
 });
+
+t.test(
+  'a document embedding a value whose JSON is known is stored with that text (a result is not serialised twice)',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'serp-rm-known-'));
+    const store = createSqliteReadModelStore(join(dir, 'read.db'));
+    t.teardown(() => {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const result = { organic_results: [] };
+    rememberJson(result, '{"organic_results":[],"kept":"text"}');
+    store.commit([{ view: 'searchResults', id: 'j1', doc: { jobId: 'j1', result } }], 'p', 1);
+    t.same(store.get('searchResults', 'j1'), { jobId: 'j1', result: { organic_results: [], kept: 'text' } });
+  },
+);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
-import { loadResult, putResult, resultBlobKey } from '../../services/application/resultBlobs.js';
+import { isHandedOver, loadResult, putResult, resultBlobKey } from '../../services/application/resultBlobs.js';
 
 const result = (title: string): ParsedSerp => ({
   organic_results: [{ position: 1, title, link: 'https://example.com/' }],
@@ -20,9 +20,11 @@ t.test('a result written here is handed to its first load, once; every other loa
   const ref = await putResult(blobs, resultBlobKey('j1'), written);
 
   const first = await loadResult(blobs, { resultRef: ref });
-  t.equal(first, written, 'the first load is the object just written: no read, gunzip or parse');
+  t.same(first, written, 'the first load is the result just written (in the contract’s shape)');
+  t.ok(isHandedOver(first), 'marked as handed over: the projector does not validate it again');
   const again = await loadResult(blobs, { resultRef: ref });
-  t.not(again, written, 'the second load reads the blob');
+  t.not(again, first, 'the second load reads the blob');
+  t.notOk(isHandedOver(again), 'a result read from the blob store is validated like any stored data');
   t.same(again, written, 'and finds the same result');
 
   // a reference with another digest (a blob rewritten since) never takes the handed object

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { stringifyDoc } from '../../knownJson.js';
 import type { DocWrite, ReadModelStore } from '../../ports/readModelStore.js';
 import { boundPageCache } from '../../sqlitePageCache.js';
 
@@ -52,7 +53,7 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
   const commitTx = db.transaction((writes: DocWrite[], name: string, position: number) => {
     for (const w of writes) {
       if (w.doc === null) delStmt.run(w.view, w.id);
-      else putStmt.run(w.view, w.id, JSON.stringify(w.doc), w.lookup ?? null);
+      else putStmt.run(w.view, w.id, stringifyDoc(w.doc), w.lookup ?? null);
     }
     cpPut.run(name, position);
   });
