@@ -1,7 +1,9 @@
 import { hasClass, spacedText, textOf, unwrapLink } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
-import { countOf, ratingOf } from './blockCards.js';
+import { countOf, ratingOf, within } from './blockCards.js';
+
+type Panel = Record<string, unknown>;
 
 /**
  * Knowledge panel: `.kp-wholepage` (2020–26; a right-hand `#rhs .kp-wholepage` or the `-osrp` top layout) or the
@@ -13,28 +15,52 @@ import { countOf, ratingOf } from './blockCards.js';
  * (description, facts) is a `.kp-wholepage` block among the results; both are read.
  *
  * A page may hold an entity panel and a local-business panel ("domain": "Domain name" and "Domain Oakland"). SerpApi
- * reports one `knowledge_graph`, so the panel read is the one the page puts first: on top of the right-hand column
- * on desktop (there the entity), first among the results on mobile (there the business). The other is left out
- * rather than merged, since its facts describe a different thing.
+ * reports one `knowledge_graph`, so the first panel is the one the page puts first: on top of the right-hand column
+ * on desktop (there the entity), first among the results on mobile (there the business). The others follow in page
+ * order, each read the same way on its own (`other_knowledge_graphs`, a name of ours): their facts describe a
+ * different thing, so they are never merged into the first.
  */
-export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | undefined => {
+export const knowledgeGraphs = (root: HTMLElement): Panel[] => {
   // Pages hold several `.kp-wholepage` shells; the panel is the one around the entity title.
   const titleEl = qs(root, '[data-attrid="title"]') ?? qs(root, '#rhs h2');
-  if (!titleEl) return undefined;
+  if (!titleEl) return [];
   const related = seeResultsAbout(titleEl);
-  if (related) return { see_results_about: related };
+  if (related) return [{ see_results_about: related }];
   const panel =
     closest(titleEl, '.kp-wholepage') ??
     closest(titleEl, '.kp-wholepage-osrp') ??
     closest(titleEl, '#rhs') ??
     closest(titleEl, '.kp-blk') ??
     titleEl.parentNode;
-  if (!panel) return undefined;
+  if (!panel) return [];
+  const scopes = [panel, ...splitBody(root, panel)];
+  const kg = readPanel(scopes);
+  return kg ? [kg, ...otherPanels(root, scopes)] : [];
+};
+
+/**
+ * Panels after the first: a title in a `.kp-wholepage` of its own, outside the first panel's blocks (and not a
+ * "See results about" box). Each is read within its own block only.
+ */
+const otherPanels = (root: HTMLElement, taken: HTMLElement[]): Panel[] => {
+  const out: Panel[] = [];
+  for (const titleEl of qsa(root, '.kp-wholepage [data-attrid="title"]')) {
+    const panel = closest(titleEl, '.kp-wholepage');
+    if (!panel || taken.some((p) => within(panel, p) || within(p, panel)) || seeResultsAbout(titleEl)) continue;
+    taken.push(panel);
+    const kg = readPanel([panel]);
+    if (kg) out.push(kg);
+  }
+  return out;
+};
+
+/** One panel from its blocks (the first holds the title); undefined for an empty shell. */
+const readPanel = (scopes: HTMLElement[]): Panel | undefined => {
+  const panel = scopes[0] as HTMLElement;
   const title =
     textOf(qs(panel, '[data-attrid="title"]')) || textOf(qs(panel, 'h2[data-attrid]')) || textOf(qs(panel, '.qrShPb'));
   // Google also emits an empty `.kp-wholepage` shell on pages without a panel; no title means no panel.
   if (!title) return undefined;
-  const scopes = [panel, ...splitBody(root, panel)];
   const first = (selector: string): HTMLElement | undefined => {
     for (const s of scopes) {
       const el = qs(s, selector);
@@ -42,7 +68,7 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
     }
     return undefined;
   };
-  const kg: Record<string, unknown> = { title };
+  const kg: Panel = { title };
   // A subtitle is the entity's type ("Muppet character"); product panels put their review count there ("(110)").
   const type = textOf(first('[data-attrid="subtitle"]'));
   if (type && /\p{L}/u.test(type)) kg.type = type;
@@ -61,6 +87,12 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
   );
   if (kgmid) kg.kgmid = kgmid;
   readLocal(kg, first);
+  readFacts(kg, scopes);
+  return kg;
+};
+
+/** `kc:/…` and `ss:/…` facts under their labels, the first of a label winning. */
+const readFacts = (kg: Panel, scopes: HTMLElement[]): void => {
   for (const scope of scopes) {
     for (const fact of qsa(scope, '[data-attrid^="kc:/"], [data-attrid^="ss:/"]')) {
       // Business facts were read above under SerpApi's keys; their labels would repeat them in the page's language.
@@ -76,7 +108,6 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
       if (key && kg[key] === undefined) kg[key] = value;
     }
   }
-  return kg;
 };
 
 const ADDRESS = 'kc:/location/location:address';
@@ -93,7 +124,7 @@ const LOCAL_ATTRIDS = new Set([ADDRESS, HOURS, PHONE, STARS, SUMMARY]);
  * `phone`, `hours`, `rating`, `reviews`, `website`. Desktop facts carry a label ("Address:", "ที่อยู่:") beside the
  * value; mobile ones carry only the value, and put the phone and website in a row of buttons.
  */
-const readLocal = (kg: Record<string, unknown>, first: (selector: string) => HTMLElement | undefined): void => {
+const readLocal = (kg: Panel, first: (selector: string) => HTMLElement | undefined): void => {
   const address = first(`[data-attrid="${ADDRESS}"]`);
   const stars = first(`[data-attrid="${STARS}"]`);
   // Two indexed look-ups decide it: a page without a business panel pays nothing more.

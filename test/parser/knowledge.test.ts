@@ -1,12 +1,17 @@
 import t from 'tap';
-import { parse } from '../../parser/index.js';
+import { parse, toCompat } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
-const kgOf = (file: string): Record<string, unknown> | undefined => {
+type Panel = Record<string, unknown>;
+
+const featuresOf = (file: string): Record<string, unknown> => {
   const out = parse(readFixtureText(file), { captureAio: false });
-  if (out.kind !== 'serp') return undefined;
-  return out.serp.serp_features.knowledge_graph as Record<string, unknown> | undefined;
+  return out.kind === 'serp' ? out.serp.serp_features : {};
 };
+
+const kgOf = (file: string): Panel | undefined => featuresOf(file).knowledge_graph as Panel | undefined;
+
+const othersOf = (file: string): Panel[] | undefined => featuresOf(file).other_knowledge_graphs as Panel[] | undefined;
 
 const missing = fixturesMissing();
 
@@ -102,6 +107,53 @@ t.test('knowledge graph › a local business is read by data-attrid, in any lang
   for (const k of ['address', 'phone', 'hours', 'rating', 'reviews']) t.notOk(desktop && k in desktop, `no ${k}`);
 });
 
+t.test('knowledge graph › a second panel on the page comes in other_knowledge_graphs', { skip: missing }, async (t) => {
+  // Desktop: the business sits below the entity in the right-hand column, with its labelled facts.
+  t.same(othersOf('serp/serp-parser-zlurad/desktop/domain.html.gz'), [
+    {
+      title: 'Domain Oakland',
+      website: 'https://www.thedomainoakland.com/?utm_knock=ll&utm_source=gglocal&utm_medium=organic',
+      type: 'Apartment building in Oakland, California',
+      address: '1389 Jefferson St, Oakland, CA 94612',
+      phone: '(510) 800-6138',
+      hours: 'Open ⋅ Closes 6 PM',
+      rating: 3.4,
+      reviews: 137,
+    },
+  ]);
+  // Mobile: the business comes first among the results, the entity below it (with its own pictures).
+  const mobile = othersOf('serp/serp-parser-zlurad/mobile/domain.html.gz');
+  t.equal(mobile?.length, 1);
+  t.match(mobile?.[0], {
+    title: 'Domain name',
+    type: 'Application programming interface',
+    description: /^In the Internet, a domain name is a string that identifies a realm of administrative autonomy/,
+    source: { name: 'Wikipedia', link: 'https://en.m.wikipedia.org/wiki/Domain_name' },
+  });
+  t.notOk('address' in (mobile?.[0] ?? {}), "no business fact in the entity's panel");
+  // One panel, or a panel and a "See results about" box: nothing more.
+  t.equal(othersOf('serp/serp-parser-zlurad/desktop/coffee.html.gz'), undefined);
+  t.equal(othersOf('serp/nimble-elixir-topnimble/keyword_with_top_adwords.html.gz'), undefined);
+  // The compat output carries it at the top level under the same name.
+  const features = featuresOf('serp/serp-parser-zlurad/desktop/domain.html.gz');
+  const compat = toCompat({
+    search_metadata: {
+      id: '0123456789abcdef01234567',
+      status: 'done',
+      cached: false,
+      created_at: '2026-01-02T03:04:05.678Z',
+      parameters: { q: 'domain' },
+      information: {},
+    },
+    organic_results: [],
+    serp_features: features,
+  });
+  t.match(compat, {
+    knowledge_graph: { title: 'Domain name' },
+    other_knowledge_graphs: [{ title: 'Domain Oakland', address: '1389 Jefferson St, Oakland, CA 94612' }],
+  });
+});
+
 t.test('knowledge graph › invariants on every fixture page', { skip: missing }, async (t) => {
   let panels = 0;
   for (const page of missing ? [] : listSerpPages()) {
@@ -110,8 +162,11 @@ t.test('knowledge graph › invariants on every fixture page', { skip: missing }
     panels++;
     if (kg.see_results_about) continue;
     if (typeof kg.title !== 'string' || !kg.title) t.fail(`${page}: no title`);
-    if (kg.kgmid !== undefined && !/^\/[mg]\/[0-9a-z_]+$/.test(String(kg.kgmid))) t.fail(`${page}: kgmid ${kg.kgmid}`);
-    for (const k of Object.keys(kg)) if (/^_|_$|__/.test(k)) t.fail(`${page}: key ${k}`);
+    for (const panel of [kg, ...(othersOf(page) ?? [])]) {
+      if (panel.kgmid !== undefined && !/^\/[mg]\/[0-9a-z_]+$/.test(String(panel.kgmid)))
+        t.fail(`${page}: kgmid ${panel.kgmid}`);
+      for (const k of Object.keys(panel)) if (/^_|_$|__/.test(k)) t.fail(`${page}: key ${k}`);
+    }
   }
   t.ok(panels >= 40, `checked ${panels} panels`);
 });
