@@ -2,6 +2,7 @@ import type { HTMLElement } from '../html.js';
 import { ads } from './ads.js';
 import { answerBox } from './answerBox.js';
 import { headedBlocks, shoppingResults } from './blocks.js';
+import { buyingGuide } from './buyingGuide.js';
 import { knowledgeGraphs } from './knowledge.js';
 import { localResults } from './local.js';
 import { immersiveProducts } from './products.js';
@@ -24,6 +25,7 @@ export const parseFeatures = (root: HTMLElement): Record<string, unknown> => {
   set('shopping_results', shoppingResults(root));
   set('immersive_products', immersiveProducts(root));
   for (const [name, items] of Object.entries(headedBlocks(root))) set(name, items);
+  set('buying_guide', buyingGuide(root));
   set('related_searches', relatedSearches(root));
   set('pagination', pagination(root));
   return features;

@@ -46,7 +46,7 @@ export const relatedQuestions = (root: HTMLElement): Question[] | undefined => {
  * element of an item is always filled by a call, so until one call is found, a lookup that finds none means the
  * page is rendered or saved without its scripts: no further lookup is made (each would read to the end of the page).
  */
-const answerParts = (root: HTMLElement, first: HTMLElement): ((pair: HTMLElement) => HTMLElement[]) => {
+export const answerParts = (root: HTMLElement, first: HTMLElement): ((pair: HTMLElement) => HTMLElement[]) => {
   const raw = root.doc?.source ?? '';
   let fragmentFor: ((id: string) => HTMLElement | undefined) | undefined;
   let served = false;
@@ -113,7 +113,7 @@ const DATE = '.kX21rb, .Od5Jsd, .xzrguc';
  * ("America's 15 best pizzas") is the text Google shows above it. An AI-written answer has none of these
  * (`aiAnswer`).
  */
-const answer = (parts: HTMLElement[], question: string): Question => {
+export const answer = (parts: HTMLElement[], question: string): Question => {
   const ai = aiAnswer(parts);
   if (ai) return ai;
   const q: Question = {};
