@@ -47,7 +47,7 @@ const topicOf = (item: HTMLElement, parts: HTMLElement[], images: (id: string) =
   if (summary) topic.summary = summary;
   const options = optionsOf(parts, images);
   if (options.length) topic.options = options;
-  else Object.assign(topic, answer(parts, summary));
+  else Object.assign(topic, answer(parts, summary, item.doc?.source ?? ''));
   return topic;
 };
 
