@@ -3,6 +3,7 @@ import { ads } from './ads.js';
 import { answerBox } from './answerBox.js';
 import { headedBlocks, shoppingResults } from './blocks.js';
 import { buyingGuide } from './buyingGuide.js';
+import { filters } from './filters.js';
 import { knowledgeGraphs } from './knowledge.js';
 import { localResults } from './local.js';
 import { immersiveProducts } from './products.js';
@@ -27,6 +28,7 @@ export const parseFeatures = (root: HTMLElement): Record<string, unknown> => {
   for (const [name, items] of Object.entries(headedBlocks(root))) set(name, items);
   set('buying_guide', buyingGuide(root));
   set('related_searches', relatedSearches(root));
+  set('filters', filters(root));
   set('pagination', pagination(root));
   return features;
 };
