@@ -20,13 +20,13 @@ export const parseAiOverview = (root: HTMLElement, raw = ''): AiOverview | undef
  * blocks, its own `li.LLtSOc` tray where it has sources). The item is collapsed: what "Show more" reveals is hidden
  * and marked `ahbak`, and is part of the answer; the video carousel among the blocks is not text. `item` is the
  * rendered item (2026) or, on a page fetched without JavaScript (2025), the deferred fragment that holds the
- * overview; `raw` is the page's own text, where the chips' models and the scripts that fill the overview are.
- * Such an overview shows no tray: its whole source list is deferred one level further down, and is read as the
- * page's own overview's hidden list is (`hiddenList`).
+ * overview (`deferred`); `raw` is the page's own text, where the chips' models and the scripts that fill the
+ * overview are. Such an overview shows no tray: its whole source list is deferred one level further down, and is
+ * read as the page's own overview's hidden list is (`hiddenList`). A rendered item has none to look for.
  */
-export const answerOverview = (item: HTMLElement, raw = ''): AiOverview | undefined => {
+export const answerOverview = (item: HTMLElement, raw = '', deferred = false): AiOverview | undefined => {
   const container = qsa(item, '.YzCcne').find((c) => qs(c, '.WaaZC'));
-  return container ? readOverview(item, container, raw, MARKED_COLLAPSED_IS_TEXT, true) : undefined;
+  return container ? readOverview(item, container, raw, MARKED_COLLAPSED_IS_TEXT, deferred) : undefined;
 };
 
 /**

@@ -1,7 +1,7 @@
 import { textOf, unwrapLink } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
-import { type Item, leavesOf, pageImages, thumbnailOf } from './blockCards.js';
+import { type Item, leavesOf, pageImages, thumbnailOf, within } from './blockCards.js';
 import { answer, answerParts } from './questions.js';
 
 /**
@@ -17,12 +17,9 @@ import { answer, answerParts } from './questions.js';
  * topics are the accordion items (`g-accordion-expander`) under that heading.
  */
 export const buyingGuide = (root: HTMLElement): Item | undefined => {
-  // A tag lookup first: pages without accordions (most) pay nothing more.
-  if (!qs(root, 'g-accordion-expander')) return undefined;
-  const heading = qsa(root, '[role="heading"][aria-level="2"]').find((h) => HEADING.test(textOf(h)));
-  const block = heading ? (closest(heading, '.MjjYud') ?? heading.parentNode?.parentNode?.parentNode) : undefined;
-  const items = block ? qsa(block, 'g-accordion-expander') : [];
-  if (!heading || !items.length) return undefined;
+  const found = guideBlock(root);
+  if (!found) return undefined;
+  const { heading, items } = found;
   const partsOf = answerParts(root, items[0] as HTMLElement);
   const images = pageImages(root);
   const topics = items.flatMap((item) => {
@@ -36,6 +33,22 @@ export const buyingGuide = (root: HTMLElement): Item | undefined => {
 
 /** "Buying guide: <subject>"; what follows the colon is the block's title. */
 const HEADING = /^Buying guide\s*:?/i;
+
+/**
+ * The block and its heading, found from the accordions up (a tag lookup: most pages have none), so that a page's
+ * headings are not all read; each block is looked at once.
+ */
+const guideBlock = (root: HTMLElement): { heading: HTMLElement; items: HTMLElement[] } | undefined => {
+  let block: HTMLElement | null = null;
+  for (const accordion of qsa(root, 'g-accordion-expander')) {
+    if (block && within(accordion, block)) continue;
+    block = closest(accordion, '.MjjYud');
+    const heading = block ? qs(block, '[role="heading"][aria-level="2"]') : null;
+    if (block && heading && HEADING.test(textOf(heading)))
+      return { heading, items: qsa(block, 'g-accordion-expander') };
+  }
+  return undefined;
+};
 
 /** One topic: its header is the accordion's button, the topic's name ("price:") then the line under it. */
 const topicOf = (item: HTMLElement, parts: HTMLElement[], images: (id: string) => string | undefined) => {

@@ -1,7 +1,7 @@
 import { hasAncestor, hasClass, textOf } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { queryDisplayed } from '../information.js';
-import { qsa } from '../select.js';
+import { qs, qsa } from '../select.js';
 
 /**
  * The filter chips under the search box ("In law", "Today", "Remote"; 2023–26, desktop and mobile): SerpApi's
@@ -14,7 +14,7 @@ import { qsa } from '../select.js';
  * page, and is not made here.
  */
 export const filters = (root: HTMLElement): Array<Record<string, string>> | undefined => {
-  const anchors = qsa(root, 'a[href*="uds="]');
+  const anchors = linksAbove(root);
   if (!anchors.length) return undefined;
   const query = normal(queryDisplayed(root) ?? '');
   const out: Array<Record<string, string>> = [];
@@ -33,6 +33,23 @@ export const filters = (root: HTMLElement): Array<Record<string, string>> | unde
     out.push({ name, link: href.startsWith('/') ? `https://www.google.com${href}` : href, uds, q });
   }
   return out.length ? out : undefined;
+};
+
+/**
+ * Links carrying `uds` above the results: the search bar's rows come before `#rcnt` (desktop) or `#center_col`
+ * (mobile), so only the page's first few hundred elements are read rather than every link of the page. A page
+ * without either landmark has all its links read.
+ */
+const linksAbove = (root: HTMLElement): HTMLElement[] => {
+  const all = root.doc?.all;
+  const results = qs(root, '#rcnt') ?? qs(root, '#center_col');
+  if (!all || !results) return qsa(root, 'a[href*="uds="]');
+  const out: HTMLElement[] = [];
+  for (let i = 0; i < results.order; i++) {
+    const el = all[i] as HTMLElement;
+    if (el.localName === 'a' && el.rawAttrs.includes('uds=')) out.push(el);
+  }
+  return out;
 };
 
 /** Queries compared as Google treats them: case and runs of spaces make no difference. */

@@ -124,7 +124,8 @@ const readFacts = (kg: Panel, scopes: HTMLElement[]): void => {
 const headerImages = (group: HTMLElement | undefined, images: Images): Panel[] | undefined => {
   if (!group) return undefined;
   const out: Panel[] = [];
-  for (const el of qsa(group, '[data-lpage]')) {
+  // By their `data-attrid` (an indexed name; a look-up by `data-lpage` alone would search the whole page's text).
+  for (const el of qsa(group, '[data-attrid="image"], [data-attrid="secondary image"]')) {
     // A trailer's still in the row has an empty `data-lpage`: it is a video, not a picture of the entity.
     const page = attr(el, 'data-lpage');
     if (!page || !/^https?:\/\//.test(page)) continue;

@@ -160,7 +160,7 @@ export const answer = (parts: HTMLElement[], question: string, raw: string): Que
  */
 const aiAnswer = (parts: HTMLElement[], raw: string): Question | undefined => {
   const holder = findIn(parts, '.YzCcne')?.part;
-  const overview = holder ? answerOverview(holder, raw) : undefined;
+  const overview = holder ? answerOverview(holder, raw, holder.doc?.source !== raw) : undefined;
   if (!overview) return undefined;
   const q: Question = { type: 'ai_overview' };
   const opening = overview.text_blocks.find((b) => b.type === 'paragraph')?.snippet;
