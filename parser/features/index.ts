@@ -10,7 +10,11 @@ import { immersiveProducts } from './products.js';
 import { relatedQuestions } from './questions.js';
 import { pagination, relatedSearches } from './relatedSearches.js';
 
-/** Every SERP feature found on the page, each under its SerpApi name and present only when found (DESIGN.md §6). */
+/**
+ * Every SERP feature found on the page, each under its SerpApi name and present only when found (DESIGN.md §6). A
+ * block SerpApi documents no name for has one of ours, said where it is read (`other_knowledge_graphs`,
+ * `buying_guide`).
+ */
 export const parseFeatures = (root: HTMLElement): Record<string, unknown> => {
   const features: Record<string, unknown> = {};
   const set = (name: string, value: unknown) => {
