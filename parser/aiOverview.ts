@@ -16,28 +16,37 @@ export const parseAiOverview = (root: HTMLElement, raw = ''): AiOverview | undef
 };
 
 /**
- * An AI-written "People also ask" answer (2026 rendered pages): the item holds a whole overview in the 2024–25
- * markup (`.YzCcne`, `.WaaZC` blocks, its own `li.LLtSOc` tray where it has sources). The item is collapsed: what
- * "Show more" reveals is hidden and marked `ahbak`, and is part of the answer; the video carousel among the blocks
- * is not text.
+ * An AI-written "People also ask" answer: the item holds a whole overview in the 2024–25 markup (`.YzCcne`, `.WaaZC`
+ * blocks, its own `li.LLtSOc` tray where it has sources). The item is collapsed: what "Show more" reveals is hidden
+ * and marked `ahbak`, and is part of the answer; the video carousel among the blocks is not text. `item` is the
+ * rendered item (2026) or, on a page fetched without JavaScript (2025), the deferred fragment that holds the
+ * overview (`deferred`); `raw` is the page's own text, where the chips' models and the scripts that fill the
+ * overview are. Such an overview shows no tray: its whole source list is deferred one level further down, and is
+ * read as the page's own overview's hidden list is (`hiddenList`). A rendered item has none to look for.
  */
-export const answerOverview = (item: HTMLElement, raw = ''): AiOverview | undefined => {
+export const answerOverview = (item: HTMLElement, raw = '', deferred = false): AiOverview | undefined => {
   const container = qsa(item, '.YzCcne').find((c) => qs(c, '.WaaZC'));
-  return container ? readOverview(item, container, raw, MARKED_COLLAPSED_IS_TEXT) : undefined;
+  return container ? readOverview(item, container, raw, MARKED_COLLAPSED_IS_TEXT, deferred) : undefined;
 };
 
-/** The overview in `container`; `root` bounds where its source lists are looked for in the document. */
+/**
+ * The overview in `container`; `root` bounds where its source lists are looked for in the document. A deferred
+ * source list is looked for when the container shows a tray, or always (`deferredList`) for a "People also ask"
+ * answer, whose list may be deferred without one.
+ */
 const readOverview = (
   root: HTMLElement,
   container: HTMLElement,
   raw: string,
   legacyMode: WalkMode,
+  deferredList = false,
 ): AiOverview | undefined => {
   const text_blocks: Array<Record<string, unknown>> = [];
   const tray = references(qsa(container, 'li.LLtSOc'));
   // 2024–25 chips and the overview's full source list (plain HTTP captures hide all but three of its sources).
-  const chips = tray.length ? legacyChips(container, raw) : { chips: [], near: 0 };
-  const list = tray.length ? hiddenList(container, raw, tray, chips.near) : undefined;
+  const sourced = tray.length > 0 || deferredList;
+  const chips = sourced ? legacyChips(container, raw) : { chips: [], near: 0 };
+  const list = sourced ? hiddenList(container, raw, tray, chips.near) : undefined;
   const refs = list ? references(list.rest, tray.slice()) : tray.length ? tray : sideSources(container);
   const cite = citations(root, container, raw, refs, chips, list);
   // the container is the answer's body itself when no source tray was found above it (late 2025, en-IT)

@@ -86,7 +86,7 @@ const spelling = (root: HTMLElement): { showing: string; didYouMean: string } =>
 };
 
 /** The search box holds the query as Google shows it; the `<title>` ("q - Google Search") is the fallback. */
-const queryDisplayed = (root: HTMLElement): string | undefined => {
+export const queryDisplayed = (root: HTMLElement): string | undefined => {
   const box = qs(root, 'textarea[name="q"]') ?? qs(root, 'input[name="q"]');
   const v = box?.getAttribute('value') ?? (box ? textOf(box) : '');
   if (v) return v;

@@ -42,6 +42,12 @@ export const splitRawHtml = (raw: string): RawPage[] => {
 };
 
 /**
+ * Lists that belong to the search rather than to a page: every page repeats them with links of its own (its `ved`),
+ * so they are taken from the first page that has them, as single-object features are.
+ */
+const OF_THE_SEARCH = new Set(['filters']);
+
+/**
  * One result from the pages of one search: positions continue 1..N in page order, a link Google repeats on a
  * later page is kept once (where it first appeared), and each result records its 1-based page. List features
  * are concatenated (news-tab articles renumbered as organic results are); single-object features (answer box, knowledge graph) and search information come from the
@@ -62,7 +68,8 @@ export const mergePages = (pages: Array<{ start: number; serp: ParsedSerp }>): P
     for (const [name, value] of Object.entries(serp.serp_features)) {
       const prev = features[name];
       if (prev === undefined) features[name] = value;
-      else if (Array.isArray(prev) && Array.isArray(value)) features[name] = [...prev, ...value];
+      else if (Array.isArray(prev) && Array.isArray(value) && !OF_THE_SEARCH.has(name))
+        features[name] = [...prev, ...value];
     }
   });
   // Lists repeat across pages (Google shows the same "people also ask" on every page): each entry is kept once, where

@@ -1,7 +1,10 @@
 import { hasClass, spacedText, textOf, unwrapLink } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
-import { countOf, ratingOf } from './blockCards.js';
+import { attr, countOf, pageImages, ratingOf, thumbnailOf, within } from './blockCards.js';
+
+type Panel = Record<string, unknown>;
+type Images = (id: string) => string | undefined;
 
 /**
  * Knowledge panel: `.kp-wholepage` (2020–26; a right-hand `#rhs .kp-wholepage` or the `-osrp` top layout) or the
@@ -13,28 +16,53 @@ import { countOf, ratingOf } from './blockCards.js';
  * (description, facts) is a `.kp-wholepage` block among the results; both are read.
  *
  * A page may hold an entity panel and a local-business panel ("domain": "Domain name" and "Domain Oakland"). SerpApi
- * reports one `knowledge_graph`, so the panel read is the one the page puts first: on top of the right-hand column
- * on desktop (there the entity), first among the results on mobile (there the business). The other is left out
- * rather than merged, since its facts describe a different thing.
+ * reports one `knowledge_graph`, so the first panel is the one the page puts first: on top of the right-hand column
+ * on desktop (there the entity), first among the results on mobile (there the business). The others follow in page
+ * order, each read the same way on its own (`other_knowledge_graphs`, a name of ours): their facts describe a
+ * different thing, so they are never merged into the first.
  */
-export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | undefined => {
+export const knowledgeGraphs = (root: HTMLElement): Panel[] => {
   // Pages hold several `.kp-wholepage` shells; the panel is the one around the entity title.
   const titleEl = qs(root, '[data-attrid="title"]') ?? qs(root, '#rhs h2');
-  if (!titleEl) return undefined;
+  if (!titleEl) return [];
   const related = seeResultsAbout(titleEl);
-  if (related) return { see_results_about: related };
+  if (related) return [{ see_results_about: related }];
   const panel =
     closest(titleEl, '.kp-wholepage') ??
     closest(titleEl, '.kp-wholepage-osrp') ??
     closest(titleEl, '#rhs') ??
     closest(titleEl, '.kp-blk') ??
     titleEl.parentNode;
-  if (!panel) return undefined;
+  if (!panel) return [];
+  const images = pageImages(root);
+  const scopes = [panel, ...splitBody(root, panel)];
+  const kg = readPanel(scopes, images);
+  return kg ? [kg, ...otherPanels(root, scopes, images)] : [];
+};
+
+/**
+ * Panels after the first: a title in a `.kp-wholepage` of its own, outside the first panel's blocks (and not a
+ * "See results about" box). Each is read within its own block only.
+ */
+const otherPanels = (root: HTMLElement, taken: HTMLElement[], images: Images): Panel[] => {
+  const out: Panel[] = [];
+  for (const titleEl of qsa(root, '.kp-wholepage [data-attrid="title"]')) {
+    const panel = closest(titleEl, '.kp-wholepage');
+    if (!panel || taken.some((p) => within(panel, p) || within(p, panel)) || seeResultsAbout(titleEl)) continue;
+    taken.push(panel);
+    const kg = readPanel([panel], images);
+    if (kg) out.push(kg);
+  }
+  return out;
+};
+
+/** One panel from its blocks (the first holds the title); undefined for an empty shell. */
+const readPanel = (scopes: HTMLElement[], images: Images): Panel | undefined => {
+  const panel = scopes[0] as HTMLElement;
   const title =
     textOf(qs(panel, '[data-attrid="title"]')) || textOf(qs(panel, 'h2[data-attrid]')) || textOf(qs(panel, '.qrShPb'));
   // Google also emits an empty `.kp-wholepage` shell on pages without a panel; no title means no panel.
   if (!title) return undefined;
-  const scopes = [panel, ...splitBody(root, panel)];
   const first = (selector: string): HTMLElement | undefined => {
     for (const s of scopes) {
       const el = qs(s, selector);
@@ -42,10 +70,12 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
     }
     return undefined;
   };
-  const kg: Record<string, unknown> = { title };
+  const kg: Panel = { title };
   // A subtitle is the entity's type ("Muppet character"); product panels put their review count there ("(110)").
   const type = textOf(first('[data-attrid="subtitle"]'));
   if (type && /\p{L}/u.test(type)) kg.type = type;
+  const pictures = headerImages(first('#media_result_group'), images);
+  if (pictures) kg.header_images = pictures;
   const descEl = first('[data-attrid="description"]') ?? first('.kno-rdesc');
   const descSpan = qs(descEl, 'span');
   const description = textOf(descSpan ?? descEl).replace(/\s*(Wikipedia|Wikipédia|Википедия)$/, '');
@@ -61,6 +91,12 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
   );
   if (kgmid) kg.kgmid = kgmid;
   readLocal(kg, first);
+  readFacts(kg, scopes);
+  return kg;
+};
+
+/** `kc:/…` and `ss:/…` facts under their labels, the first of a label winning. */
+const readFacts = (kg: Panel, scopes: HTMLElement[]): void => {
   for (const scope of scopes) {
     for (const fact of qsa(scope, '[data-attrid^="kc:/"], [data-attrid^="ss:/"]')) {
       // Business facts were read above under SerpApi's keys; their labels would repeat them in the page's language.
@@ -76,7 +112,30 @@ export const knowledgeGraph = (root: HTMLElement): Record<string, unknown> | und
       if (key && kg[key] === undefined) kg[key] = value;
     }
   }
-  return kg;
+};
+
+/**
+ * The panel's own pictures (`#media_result_group`, 2021–25), SerpApi's `header_images`: per picture the `image` and
+ * the page it is from (`source`, its `data-lpage`). Pictures Google reveals only on scrolling the row are in the
+ * page and listed too. A picture Google hosts itself (a licensed one on gstatic) has no page: `image` only; one
+ * the page loads later by script is not in it: `source` only. A business panel's photos and map carry no
+ * `data-lpage` and are not listed.
+ */
+const headerImages = (group: HTMLElement | undefined, images: Images): Panel[] | undefined => {
+  if (!group) return undefined;
+  const out: Panel[] = [];
+  // By their `data-attrid` (an indexed name; a look-up by `data-lpage` alone would search the whole page's text).
+  for (const el of qsa(group, '[data-attrid="image"], [data-attrid="secondary image"]')) {
+    // A trailer's still in the row has an empty `data-lpage`: it is a video, not a picture of the entity.
+    const page = attr(el, 'data-lpage');
+    if (!page || !/^https?:\/\//.test(page)) continue;
+    const item: Panel = {};
+    const image = thumbnailOf(el, images);
+    if (image) item.image = image;
+    if (!/^https?:\/\/[^/]*\.gstatic\.com\//.test(page)) item.source = page;
+    if (item.image || item.source) out.push(item);
+  }
+  return out.length ? out : undefined;
 };
 
 const ADDRESS = 'kc:/location/location:address';
@@ -93,7 +152,7 @@ const LOCAL_ATTRIDS = new Set([ADDRESS, HOURS, PHONE, STARS, SUMMARY]);
  * `phone`, `hours`, `rating`, `reviews`, `website`. Desktop facts carry a label ("Address:", "ที่อยู่:") beside the
  * value; mobile ones carry only the value, and put the phone and website in a row of buttons.
  */
-const readLocal = (kg: Record<string, unknown>, first: (selector: string) => HTMLElement | undefined): void => {
+const readLocal = (kg: Panel, first: (selector: string) => HTMLElement | undefined): void => {
   const address = first(`[data-attrid="${ADDRESS}"]`);
   const stars = first(`[data-attrid="${STARS}"]`);
   // Two indexed look-ups decide it: a page without a business panel pays nothing more.
@@ -139,15 +198,23 @@ const factValue = (fact: HTMLElement | null | undefined): string =>
 const KGMID = /^\/[mg]\/[0-9a-z_]+$/;
 
 /**
- * The 2024–26 body of a split panel: the `.kp-wholepage` block holding the description or the facts, when the
- * title's own block has neither.
+ * The body of a split panel, when the title's own block has neither description nor facts: the `.kp-wholepage`
+ * block holding the description or the facts (2024–26), else the right-hand column holding the description
+ * (2023–25); and the `.kp-wholepage` block holding the picture group, when that is another one (2023 films put
+ * it among the results and the description on the right).
  */
 const splitBody = (root: HTMLElement, panel: HTMLElement): HTMLElement[] => {
   if (qs(panel, '[data-attrid="description"]') || qs(panel, '[data-attrid^="kc:/"], [data-attrid^="ss:/"]')) return [];
-  const anchor =
-    qs(root, '.kp-wholepage [data-attrid="description"]') ?? qs(root, '.kp-wholepage [data-attrid^="ss:/"]');
-  const body = anchor ? closest(anchor, '.kp-wholepage') : null;
-  return body && body !== panel ? [body] : [];
+  const text =
+    qs(root, '.kp-wholepage [data-attrid="description"]') ??
+    qs(root, '.kp-wholepage [data-attrid^="ss:/"]') ??
+    qs(root, '#rhs [data-attrid="description"]');
+  const bodies: HTMLElement[] = [];
+  for (const anchor of [text, qs(root, '.kp-wholepage #media_result_group')]) {
+    const body = anchor ? (closest(anchor, '.kp-wholepage') ?? closest(anchor, '#rhs')) : null;
+    if (body && !within(body, panel) && !bodies.some((b) => within(body, b))) bodies.push(body);
+  }
+  return bodies;
 };
 
 /**

@@ -15,6 +15,7 @@ export const relatedQuestions = (root: HTMLElement): Question[] | undefined => {
   const pairs = qsa(root, '.related-question-pair');
   if (!pairs.length) return undefined;
   const partsOf = answerParts(root, pairs[0] as HTMLElement);
+  const raw = root.doc?.source ?? '';
   const out: Question[] = [];
   const seen = new Set<string>();
   for (const pair of pairs) {
@@ -26,7 +27,11 @@ export const relatedQuestions = (root: HTMLElement): Question[] | undefined => {
         textOf(qs(pair, 'span')));
     if (!question || seen.has(question)) continue;
     seen.add(question);
-    out.push({ question, ...answer(partsOf(pair), question) });
+    const parts = partsOf(pair);
+    let found = answer(parts, question, raw);
+    // Nothing in two levels of a served page: an AI-written answer (2025), one level further down.
+    if (Object.keys(found).length === 0 && parts[0] !== pair) found = answer(partsOf(pair, 3), question, raw);
+    out.push({ question, ...found });
   }
   return out.length ? out : undefined;
 };
@@ -37,21 +42,25 @@ export const relatedQuestions = (root: HTMLElement): Question[] | undefined => {
  * In a page fetched without running JavaScript the item holds its question and an empty element
  * (`<div id="_4vzwZf3kHrih5NoP4bSC0A4_31">`) that a `jsl.dh('<id>','…')` script fills (deferred.ts). That
  * fragment is a frame with one such element per block (2023–25: the answer text, its source) or the blocks
- * themselves (2020–21), so the fragments of the frame's elements are read too: two levels. A third level exists
- * only under AI-written answers (2025: an overview inside a frame inside the frame, with its own source list); it
- * holds none of the fields read here and is the largest fragment of a page (~25 kB each on
- * problems-with-bible-translations), so it is not unescaped or parsed.
+ * themselves (2020–21), so the fragments of the frame's elements are read too: two `levels`. A third level exists
+ * only under AI-written answers (2025: an overview inside a frame inside the frame, with its own source list one
+ * level further down, which the overview's reader finds itself). It is the largest fragment of a page (~25 kB
+ * each on problems-with-bible-translations), and its elements are not filled on other pages (a lookup that misses
+ * reads to the end of the page), so it is asked for (`levels` 3) only for an item with nothing in two.
  * A rendered page (2026 captures, browser saves) holds what the scripts add; its empty elements are placeholders
  * no call fills (the page keeps its scripts, but their targets are filled). In a page as served, the first empty
  * element of an item is always filled by a call, so until one call is found, a lookup that finds none means the
  * page is rendered or saved without its scripts: no further lookup is made (each would read to the end of the page).
  */
-const answerParts = (root: HTMLElement, first: HTMLElement): ((pair: HTMLElement) => HTMLElement[]) => {
+export const answerParts = (
+  root: HTMLElement,
+  first: HTMLElement,
+): ((pair: HTMLElement, levels?: number) => HTMLElement[]) => {
   const raw = root.doc?.source ?? '';
   let fragmentFor: ((id: string) => HTMLElement | undefined) | undefined;
   let served = false;
   let rendered = !raw;
-  return (pair) => {
+  return (pair, levels = 2) => {
     const parts: HTMLElement[] = [];
     const follow = (scope: HTMLElement, level: number): void => {
       for (const el of emptyWithId(scope)) {
@@ -64,7 +73,7 @@ const answerParts = (root: HTMLElement, first: HTMLElement): ((pair: HTMLElement
         }
         served = true;
         parts.push(fragment);
-        if (level < 2) follow(fragment, level + 1);
+        if (level < levels) follow(fragment, level + 1);
       }
     };
     follow(pair, 1);
@@ -113,8 +122,8 @@ const DATE = '.kX21rb, .Od5Jsd, .xzrguc';
  * ("America's 15 best pizzas") is the text Google shows above it. An AI-written answer has none of these
  * (`aiAnswer`).
  */
-const answer = (parts: HTMLElement[], question: string): Question => {
-  const ai = aiAnswer(parts);
+export const answer = (parts: HTMLElement[], question: string, raw: string): Question => {
+  const ai = aiAnswer(parts, raw);
   if (ai) return ai;
   const q: Question = {};
   const text = find(parts, '.hgKElc') ?? find(parts, '[data-attrid="wa:/description"]') ?? find(parts, '.VwiC3b');
@@ -143,15 +152,15 @@ const answer = (parts: HTMLElement[], question: string): Question => {
 };
 
 /**
- * An AI-written answer held in the item (2026 rendered pages), under SerpApi's `type: "ai_overview"` for such an
- * item, with the overview's own shape (`text_blocks`, `references`: its sources where the item lists them). SerpApi
- * names nothing for the answer's text beyond that, so `snippet` is the answer's opening paragraph: what a reader of
- * questions and snippets (the MCP compact view) gets. The 2025 answers of pages fetched without JavaScript sit a
- * third fragment level down, which is not parsed (`answerParts`): they still give the question only.
+ * An AI-written answer held in the item (2026 rendered pages) or in its third fragment level (2025 pages fetched
+ * without JavaScript, `answerParts`), under SerpApi's `type: "ai_overview"` for such an item, with the overview's
+ * own shape (`text_blocks`, `references`: its sources where the page lists them). SerpApi names nothing for the
+ * answer's text beyond that, so `snippet` is the answer's opening paragraph: what a reader of questions and
+ * snippets (the MCP compact view) gets. `raw` is the page's text.
  */
-const aiAnswer = (parts: HTMLElement[]): Question | undefined => {
+const aiAnswer = (parts: HTMLElement[], raw: string): Question | undefined => {
   const holder = findIn(parts, '.YzCcne')?.part;
-  const overview = holder ? answerOverview(holder, holder.doc?.source) : undefined;
+  const overview = holder ? answerOverview(holder, raw, holder.doc?.source !== raw) : undefined;
   if (!overview) return undefined;
   const q: Question = { type: 'ai_overview' };
   const opening = overview.text_blocks.find((b) => b.type === 'paragraph')?.snippet;

@@ -3,8 +3,9 @@ import { fixturesMissing } from '../support/fixtures.js';
 import { serpOfFixture } from './compare.js';
 
 /**
- * AI-written "People also ask" answers (2026 rendered pages): SerpApi's `type: "ai_overview"` item with the
- * overview's `text_blocks` and `references`, and its opening paragraph as `snippet`. Values read by hand in the pages.
+ * AI-written "People also ask" answers (2026 rendered pages; 2025 pages fetched without JavaScript, where they are
+ * deferred three fragment levels down): SerpApi's `type: "ai_overview"` item with the overview's `text_blocks` and
+ * `references`, and its opening paragraph as `snippet`. Values read by hand in the pages.
  */
 type Block = { type: string; snippet?: string; reference_indexes?: number[]; list?: Array<Record<string, unknown>> };
 type Question = {
@@ -96,5 +97,77 @@ t.test(
       items.some((q) => q.type),
       'no AI-written answer on a page without one',
     );
+  },
+);
+
+t.test(
+  'People also ask › AI-written answers › 2025 pages fetched without JavaScript: the third deferred level',
+  { skip: fixturesMissing() },
+  async (t) => {
+    // The item's frame holds a frame holding the overview; its source list is deferred one level further down. The
+    // chips tie sentences to sources through the page's models, as for the page's own overview.
+    const la = questionsOf('2025-02-06_metropolitan-los-angeles-area_bb50002482cc.html.gz');
+    const area = la[0] as Question;
+    t.equal(area.question, 'What is considered a metropolitan area?');
+    t.equal(area.type, 'ai_overview');
+    t.match(area.snippet, /^A metropolitan area is a large city and its surrounding suburbs, or counties, that are/);
+    t.notOk(area.link, 'no source result is made up');
+    t.same(
+      area.text_blocks?.find((b) => b.type === 'list')?.list?.map((i) => i.title),
+      ['Urbanized area', 'Adjacent counties', 'Commuting ties'],
+    );
+    t.same(
+      area.references?.map((r) => r.title),
+      [
+        'Metropolitan Areas - Census.gov',
+        'How is a metropolitan area defined? - Bureau of Economic Analysis',
+        'Greater Los Angeles - Wikipedia',
+      ],
+    );
+    // "The Los Angeles area is a classic example … edge cities" cites the Wikipedia page on Greater Los Angeles.
+    const last = area.text_blocks?.at(-1);
+    t.match(last, {
+      snippet: /^The Los Angeles area is a classic example of a metropolitan area\./,
+      reference_indexes: [2],
+    });
+    t.match(la[1], {
+      link: 'https://www.whittier.edu/about/area',
+      title: 'Greater Los Angeles Area - Whittier College',
+    });
+
+    const bible = questionsOf('2025-02-06_problems-with-bible-translations_2d6557bbff20.html.gz');
+    t.same(
+      bible.map((q) => q.type ?? 'web'),
+      ['web', 'ai_overview', 'ai_overview', 'ai_overview'],
+      'the first answer is from a web page, the three others AI-written',
+    );
+    t.equal(bible[0]?.link, 'http://translationjournal.net/journal/18bible.htm');
+    const debated = bible[1] as Question;
+    t.equal(debated.snippet, 'The King James Version of the Bible has been a subject of much debate.');
+    t.same(
+      debated.references?.map((r) => r.title),
+      [
+        'Bible version debate - Wikipedia',
+        'King James Only movement - Wikipedia',
+        'Vulgate - Wikipedia',
+        'Literal Standard Version - Wikipedia',
+      ],
+    );
+    // Each list item cites its own source: the King James Only sentence the page on that movement, the Literal
+    // Standard Version and the Vulgate their own pages.
+    const lists = debated.text_blocks?.filter((b) => b.type === 'list') ?? [];
+    t.same(
+      lists.map((b) => b.list?.map((i) => i.reference_indexes)),
+      [
+        [[0], [0], [0], [0], [1]],
+        [[3], [2]],
+      ],
+    );
+    t.same(
+      lists[1]?.list?.map((i) => i.title),
+      ['Literal Standard Version', 'Vulgate'],
+    );
+    t.equal(bible[2]?.references?.length, 6);
+    t.match(bible[3]?.snippet, /^The New American Standard Bible \(NASB\) and the Literal Standard Version \(LSV\)/);
   },
 );

@@ -78,6 +78,7 @@ const WEBSEARCHER_FEATURES: Record<string, string> = {
   twitter_cards: 'twitter_results',
   jobs: 'jobs_results',
   ai_overview: 'ai_overview',
+  buying_guide: 'buying_guide',
 };
 
 /** serp-parser's Serp members → our feature names. */

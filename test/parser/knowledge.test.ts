@@ -1,12 +1,20 @@
 import t from 'tap';
-import { parse } from '../../parser/index.js';
+import { parse, toCompat } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
-const kgOf = (file: string): Record<string, unknown> | undefined => {
+type Panel = Record<string, unknown>;
+
+const featuresOf = (file: string): Record<string, unknown> => {
   const out = parse(readFixtureText(file), { captureAio: false });
-  if (out.kind !== 'serp') return undefined;
-  return out.serp.serp_features.knowledge_graph as Record<string, unknown> | undefined;
+  return out.kind === 'serp' ? out.serp.serp_features : {};
 };
+
+const kgOf = (file: string): Panel | undefined => featuresOf(file).knowledge_graph as Panel | undefined;
+
+const othersOf = (file: string): Panel[] | undefined => featuresOf(file).other_knowledge_graphs as Panel[] | undefined;
+
+const imagesOf = (kg: Panel | undefined): Array<{ image?: string; source?: string }> =>
+  (kg?.header_images ?? []) as Array<{ image?: string; source?: string }>;
 
 const missing = fixturesMissing();
 
@@ -102,6 +110,132 @@ t.test('knowledge graph › a local business is read by data-attrid, in any lang
   for (const k of ['address', 'phone', 'hours', 'rating', 'reviews']) t.notOk(desktop && k in desktop, `no ${k}`);
 });
 
+t.test('knowledge graph › a second panel on the page comes in other_knowledge_graphs', { skip: missing }, async (t) => {
+  // Desktop: the business sits below the entity in the right-hand column, with its labelled facts.
+  t.same(othersOf('serp/serp-parser-zlurad/desktop/domain.html.gz'), [
+    {
+      title: 'Domain Oakland',
+      website: 'https://www.thedomainoakland.com/?utm_knock=ll&utm_source=gglocal&utm_medium=organic',
+      type: 'Apartment building in Oakland, California',
+      address: '1389 Jefferson St, Oakland, CA 94612',
+      phone: '(510) 800-6138',
+      hours: 'Open ⋅ Closes 6 PM',
+      rating: 3.4,
+      reviews: 137,
+    },
+  ]);
+  // Mobile: the business comes first among the results, the entity below it (with its own pictures).
+  const mobile = othersOf('serp/serp-parser-zlurad/mobile/domain.html.gz');
+  t.equal(mobile?.length, 1);
+  t.match(mobile?.[0], {
+    title: 'Domain name',
+    type: 'Application programming interface',
+    description: /^In the Internet, a domain name is a string that identifies a realm of administrative autonomy/,
+    source: { name: 'Wikipedia', link: 'https://en.m.wikipedia.org/wiki/Domain_name' },
+  });
+  t.equal(imagesOf(mobile?.[0]).length, 11, "the entity's own eleven pictures, not the business's photo");
+  t.notOk('address' in (mobile?.[0] ?? {}), "no business fact in the entity's panel");
+  // One panel, or a panel and a "See results about" box: nothing more.
+  t.equal(othersOf('serp/serp-parser-zlurad/desktop/coffee.html.gz'), undefined);
+  t.equal(othersOf('serp/nimble-elixir-topnimble/keyword_with_top_adwords.html.gz'), undefined);
+  // The compat output carries it at the top level under the same name.
+  const features = featuresOf('serp/serp-parser-zlurad/desktop/domain.html.gz');
+  const compat = toCompat({
+    search_metadata: {
+      id: '0123456789abcdef01234567',
+      status: 'done',
+      cached: false,
+      created_at: '2026-01-02T03:04:05.678Z',
+      parameters: { q: 'domain' },
+      information: {},
+    },
+    organic_results: [],
+    serp_features: features,
+  });
+  t.match(compat, {
+    knowledge_graph: { title: 'Domain name', header_images: [{ source: 'https://en.wikipedia.org/wiki/Domain_name' }] },
+    other_knowledge_graphs: [{ title: 'Domain Oakland', address: '1389 Jefferson St, Oakland, CA 94612' }],
+  });
+});
+
+t.test("knowledge graph › the panel's own pictures are SerpApi's header_images", { skip: missing }, async (t) => {
+  // 2023 desktop: four pictures inline (`data:`) and a fifth Google shows on scrolling the row (a gstatic URL),
+  // each with the page it is from (`data-lpage`).
+  const coffee = imagesOf(kgOf('serp/serp-parser-zlurad/desktop/coffee.html.gz'));
+  t.same(
+    coffee.map((i) => i.source),
+    [
+      'https://en.wikipedia.org/wiki/Coffee',
+      'https://www.tastingtable.com/718678/coffee-brands-ranked-from-worst-to-best/',
+      'https://www.healthline.com/nutrition/top-evidence-based-health-benefits-of-coffee',
+      'https://www.health.harvard.edu/blog/the-latest-scoop-on-the-health-benefits-of-coffee-2017092512429',
+      'https://www.tastingtable.com/794355/different-types-of-coffee-explained/',
+    ],
+  );
+  for (const i of coffee.slice(0, 4)) t.match(i.image, /^data:image\/jpeg;base64,\/9j\/4AAQ/, 'an inline picture');
+  t.equal(
+    coffee[4]?.image,
+    'https://encrypted-tbn0.gstatic.com/images?q=tbn:ANd9GcTfWpPUDBL9AWrANOJSorna-dMqhtYRtK8VhPYgoFfF3g&s',
+  );
+  // A licensed picture Google hosts has no page of its own: the picture only.
+  const paris = imagesOf(kgOf('serp/serp-parser-zlurad/desktop/paris.html.gz'));
+  t.equal(paris.length, 1);
+  t.match(paris[0], { image: /^data:image\/jpeg;base64,/ });
+  t.notOk('source' in (paris[0] ?? {}), 'no gstatic "source"');
+  // A 2023 film panel: the trailer's still opens the row (an empty `data-lpage`) and is not a picture of it. The
+  // row sits among the results and the description on the right; both belong to the panel.
+  const film = kgOf('serp/serp-parser-zlurad/desktop/old/matrix.html.gz');
+  t.same(
+    imagesOf(film).map((i) => i.source),
+    [
+      'https://www.imdb.com/title/tt0133093/',
+      'https://www.theguardian.com/film/2019/mar/28/the-matrix-20th-anniversary-sci-fi-game-changer',
+      'https://www.esquire.com/entertainment/movies/a28764367/keanu-reeves-matrix-4/',
+    ],
+  );
+  t.match(film, { description: /^Neo \(Keanu Reeves\) believes that Morpheus/, release_date: 'March 31, 1999 (USA)' });
+  t.match(kgOf('serp/serp-parser-zlurad/desktop/matrix.html.gz'), {
+    title: 'The Matrix',
+    type: 'Film franchise',
+    description: /^The Matrix is an American media franchise/,
+    directors: 'Lilly Wachowski, Lana Wachowski',
+    header_images: [{ source: 'https://www.imdb.com/title/tt0133093/' }],
+  });
+  // 2025 (Japanese): the header above the results, pictures and description in the right-hand column.
+  const tokyo = kgOf('serp/search-navigator/20250525_all_tokyo_9.html.gz');
+  t.match(tokyo, {
+    title: '場の量子論 (Quantum field theory)',
+    description: /^理論物理学において、場の量子論は、量子化された場の性質を扱う理論である。/,
+    source: { name: 'ウィキペディア' },
+  });
+  t.same(
+    imagesOf(tokyo).map((i) => i.source),
+    [
+      'https://www.ipmu.jp/en/research-activities/research-program/quantum-field-theory',
+      'https://plato.stanford.edu/entries/quantum-field-theory/',
+      'https://www.youtube.com/watch?v=PjvLWf-qWAQ',
+      'https://www.bluequbit.io/quantum-field-theory',
+    ],
+  );
+  // 2024 split panel: the row is in the header block on the right.
+  t.equal(
+    imagesOf(kgOf('serp/websearcher/2024-03-13_cistern_81f344a9684a.html.gz'))[2]?.source,
+    'https://www.esf.edu/ere/endreny/GICalculator/CisternsIntro.html',
+  );
+  // Mobile 2023: two pictures the page loads later by script are not in it; their pages are.
+  const mobile = imagesOf(kgOf('serp/serp-parser-zlurad/mobile/_com-domains.html.gz'));
+  t.same(mobile.slice(0, 2), [
+    { source: 'https://www.verisign.com/en_US/domain-names/what-does-com-mean/index.xhtml' },
+    { source: 'https://www.ionos.com/domains/com-domain' },
+  ]);
+  t.match(mobile[2], {
+    image: /^https:\/\/encrypted-tbn0\.gstatic\.com\/images\?q=tbn:/,
+    source: 'https://www.ionos.co.uk/domains/com-domain',
+  });
+  // A business panel's photos and map are not the entity pictures SerpApi lists there.
+  t.notOk('header_images' in (kgOf('serp/nimble-elixir-topnimble/keyword_with_top_adwords.html.gz') ?? {}));
+});
+
 t.test('knowledge graph › invariants on every fixture page', { skip: missing }, async (t) => {
   let panels = 0;
   for (const page of missing ? [] : listSerpPages()) {
@@ -110,8 +244,18 @@ t.test('knowledge graph › invariants on every fixture page', { skip: missing }
     panels++;
     if (kg.see_results_about) continue;
     if (typeof kg.title !== 'string' || !kg.title) t.fail(`${page}: no title`);
-    if (kg.kgmid !== undefined && !/^\/[mg]\/[0-9a-z_]+$/.test(String(kg.kgmid))) t.fail(`${page}: kgmid ${kg.kgmid}`);
-    for (const k of Object.keys(kg)) if (/^_|_$|__/.test(k)) t.fail(`${page}: key ${k}`);
+    for (const panel of [kg, ...(othersOf(page) ?? [])]) {
+      if (panel.kgmid !== undefined && !/^\/[mg]\/[0-9a-z_]+$/.test(String(panel.kgmid)))
+        t.fail(`${page}: kgmid ${panel.kgmid}`);
+      for (const k of Object.keys(panel)) if (/^_|_$|__/.test(k)) t.fail(`${page}: key ${k}`);
+      for (const i of imagesOf(panel)) {
+        if (!i.image && !i.source) t.fail(`${page}: an empty header image`);
+        if (i.source !== undefined && !/^https?:\/\//.test(i.source))
+          t.fail(`${page}: header image source ${i.source}`);
+        if (i.image !== undefined && !/^(?:https?:\/\/|data:image\/)/.test(i.image))
+          t.fail(`${page}: image ${i.image}`);
+      }
+    }
   }
   t.ok(panels >= 40, `checked ${panels} panels`);
 });
