@@ -88,10 +88,16 @@ const itemLine = (item: unknown): string | undefined => {
   const s = str(item);
   if (s) return clip(s);
   if (!isObj(item)) return undefined;
-  const head = str(item.question) ?? str(item.title) ?? str(item.query) ?? str(item.name) ?? str(item.text);
+  const head =
+    str(item.question) ?? str(item.topic) ?? str(item.title) ?? str(item.query) ?? str(item.name) ?? str(item.text);
   if (!head) return undefined;
   const source = str(item.source) ?? (isObj(item.source) ? str(item.source.name) : undefined);
-  const answer = item.question ? (str(item.snippet) ?? str(item.answer)) : undefined;
+  // a question's answer; a buying guide topic's summary
+  const answer = item.question
+    ? (str(item.snippet) ?? str(item.answer))
+    : item.topic
+      ? (str(item.summary) ?? str(item.snippet))
+      : undefined;
   const link = usableLink(item.link);
   return clip(
     [head, source && source !== head ? `(${source})` : '', answer ? `: ${answer}` : '', link ? ` ${link}` : '']
@@ -111,7 +117,7 @@ const blockLines = (block: Obj): string[] => {
   }
   const link = usableLink(block.link) ?? usableLink(block.website);
   if (link) lines.push(`link: ${link}`);
-  for (const key of ['list', 'people_also_search_for', 'places', 'local_results', 'organic_results']) {
+  for (const key of ['list', 'topics', 'people_also_search_for', 'places', 'local_results', 'organic_results']) {
     const items = block[key];
     if (Array.isArray(items))
       for (const i of items.slice(0, 5))
@@ -158,7 +164,16 @@ export const compactResult = (body: Obj): CompactResult => {
   if (aio) out.ai_overview = aio;
   for (const [name, value] of Object.entries(featuresOf(body))) {
     if (SKIPPED_FEATURES.has(name)) continue;
-    const lines = featureLines(value);
+    // filter chips: their names say how the search can be narrowed; their links are long Google tracking URLs
+    const lines =
+      name === 'filters' && Array.isArray(value)
+        ? [
+            value
+              .map((f) => (isObj(f) ? str(f.name) : undefined))
+              .filter(Boolean)
+              .join(', '),
+          ].filter(Boolean)
+        : featureLines(value);
     if (lines.length) out.features[name] = lines;
   }
   return out;
