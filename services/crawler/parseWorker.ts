@@ -2,11 +2,9 @@ import { setPriority } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ParseContext } from '../../parser/index.js';
 import { ownBuffer } from '../buffers.js';
+import { BACKGROUND_NICE } from './nice.js';
 import { type PageRead, readPage } from './parsePool.js';
 import { packPage } from './rawPacker.js';
-
-/** 10 of 19: below the event loop, still above batch work a host may run at 19 */
-const PARSE_NICE = 10;
 
 /**
  * The parse threads yield to the event loop that answers HTTP (issue 14, item 3): with a thread per core, parsing a
@@ -16,7 +14,7 @@ const PARSE_NICE = 10;
  */
 if (process.platform === 'linux') {
   try {
-    setPriority(PARSE_NICE);
+    setPriority(BACKGROUND_NICE);
   } catch {
     // a sandbox may refuse: parsing still works at normal priority
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { ownBuffer, releaseBuffers } from '../buffers.js';
+import { BACKGROUND_NICE } from './nice.js';
 
 /**
  * A job's raw HTML SHA-256, fed page by page in order (the chunk's marker head, then the page's bytes). The page's
@@ -46,6 +47,11 @@ export const inlineHashing: RawHashing = {
 const THREAD = `
 const { parentPort, MessageChannel } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
+if (process.platform === 'linux') {
+  try {
+    require('node:os').setPriority(${BACKGROUND_NICE});
+  } catch {}
+}
 const jobs = new Map();
 const release = (view) => {
   if (view.byteOffset !== 0 || view.byteLength !== view.buffer.byteLength || view.byteLength === 0) return;

@@ -68,3 +68,26 @@ t.test('when the thread dies, the jobs it held fail their digest; the next job g
   next.add('page', Buffer.from('two'));
   t.equal(await next.digest(), createHash('sha256').update('pagetwo').digest('hex'));
 });
+
+t.test('the hash thread runs below the event loop (nice 10 on Linux), the event loop stays where it was', async (t) => {
+  if (process.platform !== 'linux') {
+    t.pass('thread nice values are Linux’s: nothing to check here');
+    return;
+  }
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const nice = (tid: string) =>
+    Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+  const before = new Set(readdirSync('/proc/self/task'));
+  const mainNice = nice(String(process.pid));
+  const hashing = createHashThread();
+  t.teardown(() => hashing.close());
+  const h = hashing.start();
+  h.add('x', Buffer.from('y'));
+  await h.digest();
+  const niced = readdirSync('/proc/self/task')
+    .filter((tid) => !before.has(tid))
+    .map(nice)
+    .filter((n) => n === mainNice + 10);
+  t.ok(niced.length >= 1, 'a new thread at nice +10');
+  t.equal(nice(String(process.pid)), mainNice, 'the event loop’s own thread is untouched');
+});
