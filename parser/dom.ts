@@ -79,3 +79,16 @@ export const isGoogleInternal = (link: string): boolean =>
   ) ||
   link.startsWith('#') ||
   link.startsWith('javascript:');
+
+/**
+ * A link to Google's own results (`/search?…`, or absolute as in a page saved by a browser extension): its absolute
+ * URL and its query's parameters; undefined for any other link.
+ */
+export const googleSearchLink = (a: HTMLElement): { link: string; params: URLSearchParams } | undefined => {
+  const href = a.getAttribute('href') ?? '';
+  if (!/^(?:https?:\/\/www\.google\.[a-z.]+)?\/search\?/.test(href)) return undefined;
+  return {
+    link: href.startsWith('/') ? `https://www.google.com${href}` : href,
+    params: new URLSearchParams(href.slice(href.indexOf('?') + 1)),
+  };
+};

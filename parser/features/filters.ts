@@ -1,4 +1,4 @@
-import { hasAncestor, hasClass, textOf } from '../dom.js';
+import { googleSearchLink, hasAncestor, hasClass, textOf } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { queryDisplayed } from '../information.js';
 import { qs, qsa } from '../select.js';
@@ -20,9 +20,9 @@ export const filters = (root: HTMLElement): Array<Record<string, string>> | unde
   const out: Array<Record<string, string>> = [];
   const seen = new Set<string>();
   for (const a of anchors) {
-    const href = a.getAttribute('href') ?? '';
-    if (!/^(?:https?:\/\/www\.google\.[a-z.]+)?\/search\?/.test(href)) continue;
-    const params = new URLSearchParams(href.slice(href.indexOf('?') + 1));
+    const search = googleSearchLink(a);
+    if (!search) continue;
+    const { link, params } = search;
     const uds = params.get('uds');
     const q = params.get('q') ?? '';
     // A filter narrows the query ("Define judgement in law"), on the Images tab as well (where it keeps `udm=2`).
@@ -30,7 +30,7 @@ export const filters = (root: HTMLElement): Array<Record<string, string>> | unde
     const name = textOf(a);
     if (!name || !inSearchBar(a)) continue;
     seen.add(uds);
-    out.push({ name, link: href.startsWith('/') ? `https://www.google.com${href}` : href, uds, q });
+    out.push({ name, link, uds, q });
   }
   return out.length ? out : undefined;
 };

@@ -1,4 +1,4 @@
-import { hasAncestor, textOf } from '../dom.js';
+import { googleSearchLink, hasAncestor, textOf } from '../dom.js';
 import type { HTMLElement } from '../html.js';
 import { closest, qs, qsa } from '../select.js';
 
@@ -23,15 +23,15 @@ export const relatedSearches = (root: HTMLElement): Array<Record<string, string>
   const out: Array<Record<string, string>> = [];
   const seen = new Set<string>();
   for (const a of anchors) {
-    const href = a.getAttribute('href') ?? '';
-    if (!/^(?:https?:\/\/www\.google\.[a-z.]+)?\/search\?/.test(href)) continue;
-    const params = new URLSearchParams(href.slice(href.indexOf('?') + 1));
+    const search = googleSearchLink(a);
+    if (!search) continue;
+    const { link, params } = search;
     if (['start', 'tbm', 'udm', 'tbs', 'ibp'].some((p) => params.has(p))) continue;
     if (hasAncestor(a, (e) => e.getAttribute('role') === 'navigation' || e.id === 'foot')) continue;
     const query = params.get('q');
     if (!query || seen.has(query)) continue;
     seen.add(query);
-    out.push({ query: textOf(a) || query, link: href.startsWith('/') ? `https://www.google.com${href}` : href });
+    out.push({ query: textOf(a) || query, link });
   }
   return out.length ? out : undefined;
 };

@@ -1,6 +1,7 @@
 import t from 'tap';
-import { parse, toCompat } from '../../parser/index.js';
+import { parse } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
+import { compatOf } from './compare.js';
 
 type Topic = Record<string, unknown> & { topic: string; options?: Array<Record<string, unknown>> };
 type Guide = { title: string; topics: Topic[] };
@@ -97,18 +98,10 @@ t.test(
   'buying guide › compat carries it at the top level; no other fixture page has one',
   { skip: missing },
   async (t) => {
-    const compat = toCompat({
-      search_metadata: {
-        id: '0123456789abcdef01234567',
-        status: 'done',
-        cached: false,
-        created_at: '2026-01-02T03:04:05.678Z',
-        parameters: { q: 'drawing tablet' },
-        information: {},
-      },
-      organic_results: [],
-      serp_features: featuresOf(PAGE),
-    });
+    const compat = compatOf(
+      { organic_results: [], serp_features: featuresOf(PAGE), information: {} },
+      { q: 'drawing tablet' },
+    );
     t.match(compat.buying_guide, { title: 'Graphics Tablets', topics: [{ topic: 'price' }] });
     const others = (missing ? [] : listSerpPages()).filter((p) => p !== PAGE && featuresOf(p).buying_guide);
     t.same(others, [], 'only the drawing-tablet page shows the block');

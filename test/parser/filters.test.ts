@@ -1,6 +1,7 @@
 import t from 'tap';
-import { mergePages, parse, toCompat } from '../../parser/index.js';
+import { mergePages, parse } from '../../parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
+import { compatOf } from './compare.js';
 
 type Filter = { name: string; link: string; uds: string; q: string };
 
@@ -89,17 +90,9 @@ t.test('filter chips â€º belong to the search: merged pages keep the first pageâ
     { start: 10, serp: { ...one.serp, serp_features: { ...one.serp.serp_features, filters: again } } },
   ]);
   t.same(merged.serp_features.filters, one.serp.serp_features.filters);
-  const compat = toCompat({
-    search_metadata: {
-      id: '0123456789abcdef01234567',
-      status: 'done',
-      cached: false,
-      created_at: '2026-01-02T03:04:05.678Z',
-      parameters: { q: 'barclays job cuts' },
-      information: {},
-    },
-    organic_results: [],
-    serp_features: merged.serp_features,
-  });
+  const compat = compatOf(
+    { organic_results: [], serp_features: merged.serp_features, information: {} },
+    { q: 'barclays job cuts' },
+  );
   t.match(compat.filters, [{ name: 'Today', q: 'Barclays job cuts today' }], 'compat: top-level filters');
 });

@@ -1,6 +1,7 @@
 import t from 'tap';
-import { parse, toCompat } from '../../parser/index.js';
+import { parse } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
+import { compatOf } from './compare.js';
 
 type Panel = Record<string, unknown>;
 
@@ -140,18 +141,7 @@ t.test('knowledge graph › a second panel on the page comes in other_knowledge_
   t.equal(othersOf('serp/nimble-elixir-topnimble/keyword_with_top_adwords.html.gz'), undefined);
   // The compat output carries it at the top level under the same name.
   const features = featuresOf('serp/serp-parser-zlurad/desktop/domain.html.gz');
-  const compat = toCompat({
-    search_metadata: {
-      id: '0123456789abcdef01234567',
-      status: 'done',
-      cached: false,
-      created_at: '2026-01-02T03:04:05.678Z',
-      parameters: { q: 'domain' },
-      information: {},
-    },
-    organic_results: [],
-    serp_features: features,
-  });
+  const compat = compatOf({ organic_results: [], serp_features: features, information: {} }, { q: 'domain' });
   t.match(compat, {
     knowledge_graph: { title: 'Domain name', header_images: [{ source: 'https://en.wikipedia.org/wiki/Domain_name' }] },
     other_knowledge_graphs: [{ title: 'Domain Oakland', address: '1389 Jefferson St, Oakland, CA 94612' }],
