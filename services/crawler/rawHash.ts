@@ -86,9 +86,15 @@ parentPort.on('message', (m) => {
  */
 export const createHashThread = (): RawHashing => {
   let worker: Worker | undefined;
-  let generation = 0;
   let nextId = 0;
   const waiting = new Map<number, { resolve: (hex: string) => void; reject: (e: Error) => void }>();
+  /** `w` is gone (died, or closed): the digests it owed fail, and the next job starts a new thread */
+  const lost = (w: Worker, why: string) => {
+    if (worker !== w) return;
+    worker = undefined;
+    for (const pending of waiting.values()) pending.reject(new Error(`raw HTML hash thread ${why}`));
+    waiting.clear();
+  };
 
   const spawn = () => {
     const w = new Worker(THREAD, {
@@ -102,15 +108,8 @@ export const createHashThread = (): RawHashing => {
       if (waiting.size === 0) w.unref();
       pending?.resolve(m.sha256);
     });
-    const lost = (why: string) => {
-      if (worker !== w) return;
-      worker = undefined;
-      generation += 1;
-      for (const pending of waiting.values()) pending.reject(new Error(`raw HTML hash thread ${why}`));
-      waiting.clear();
-    };
-    w.on('error', (err) => lost(`failed: ${err.message}`));
-    w.on('exit', (code) => lost(`exited (${code})`));
+    w.on('error', (err) => lost(w, `failed: ${err.message}`));
+    w.on('exit', (code) => lost(w, `exited (${code})`));
     worker = w;
     return w;
   };
@@ -118,9 +117,9 @@ export const createHashThread = (): RawHashing => {
   return {
     start(): JobHash {
       const w = worker ?? spawn();
-      const born = generation;
       const id = ++nextId;
-      const alive = () => worker === w && generation === born;
+      // a thread once lost is never `worker` again: a job fed to it never gets a digest of part of its pages
+      const alive = () => worker === w;
       return {
         add(head, body) {
           if (!alive()) return releaseBuffers(body);
@@ -142,8 +141,9 @@ export const createHashThread = (): RawHashing => {
     },
     async close() {
       const w = worker;
-      worker = undefined;
-      await w?.terminate();
+      if (!w) return;
+      lost(w, 'closed');
+      await w.terminate();
     },
   };
 };

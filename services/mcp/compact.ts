@@ -137,6 +137,12 @@ const featureLines = (value: unknown): string[] => {
   return s ? [clip(s)] : [];
 };
 
+/** filter chips: their names say how the search can be narrowed (their links are long Google tracking URLs) */
+const filterLines = (value: unknown): string[] => {
+  const names = (Array.isArray(value) ? value : []).map((f) => (isObj(f) ? str(f.name) : undefined)).filter(Boolean);
+  return names.length ? [names.join(', ')] : [];
+};
+
 const featuresOf = (body: Obj): Obj => {
   if (isObj(body.serp_features)) return body.serp_features;
   return Object.fromEntries(Object.entries(body).filter(([k]) => !NOT_FEATURES.has(k)));
@@ -164,16 +170,7 @@ export const compactResult = (body: Obj): CompactResult => {
   if (aio) out.ai_overview = aio;
   for (const [name, value] of Object.entries(featuresOf(body))) {
     if (SKIPPED_FEATURES.has(name)) continue;
-    // filter chips: their names say how the search can be narrowed; their links are long Google tracking URLs
-    const lines =
-      name === 'filters' && Array.isArray(value)
-        ? [
-            value
-              .map((f) => (isObj(f) ? str(f.name) : undefined))
-              .filter(Boolean)
-              .join(', '),
-          ].filter(Boolean)
-        : featureLines(value);
+    const lines = name === 'filters' ? filterLines(value) : featureLines(value);
     if (lines.length) out.features[name] = lines;
   }
   return out;

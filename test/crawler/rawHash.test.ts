@@ -62,7 +62,11 @@ t.test('when the thread dies, the jobs it held fail their digest; the next job g
   t.teardown(() => hashing.close());
   const held = hashing.start();
   held.add('page', Buffer.from('one'));
-  await hashing.close(); // the thread is gone with this job's pages
+  const owed = hashing.start();
+  owed.add('page', Buffer.from('three'));
+  const waitingDigest = t.rejects(owed.digest(), /closed/, 'a digest awaited when the thread went fails, never hangs');
+  await hashing.close(); // the thread is gone with these jobs' pages
+  await waitingDigest;
   await t.rejects(held.digest(), /lost/, 'never a digest of part of the pages');
   const next = hashing.start();
   next.add('page', Buffer.from('two'));

@@ -133,6 +133,26 @@ t.test('http › an unavailable store is a 503 with Retry-After, in both error s
   t.notOk(doc.paths['/health'].get.responses['503'], 'not on routes without a store');
 });
 
+/** a fresh dispatcher over the setup's stores, with the ids of the jobs it enqueues, in order */
+const spiedDispatcher = (s: Awaited<ReturnType<typeof setup>>) => {
+  const queue = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 3, dedupeWindowMs: 60_000 });
+  const enqueued: string[] = [];
+  const spied = {
+    ...queue,
+    enqueue: (m: Parameters<typeof queue.enqueue>[0]) => {
+      enqueued.push(m.jobId);
+      return queue.enqueue(m);
+    },
+  };
+  const dispatcher = createDispatcher({
+    eventStore: s.store,
+    readModels: s.readModels,
+    queue: spied,
+    handle: s.handle,
+  });
+  return { dispatcher, queue, enqueued };
+};
+
 t.test('dispatcher › catching up from scratch skips a job that already finished', async (t) => {
   const s = await setup(t);
   const open = await s.searches.submit(s.doc, SearchRequest.parse({ keyword: 'still open' }), {});
@@ -150,22 +170,8 @@ t.test('dispatcher › catching up from scratch skips a job that already finishe
     now,
   });
   await s.projector.waitFor(failed.position ?? 0);
-  const queue = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 3, dedupeWindowMs: 60_000 });
-  const enqueued: string[] = [];
-  const spied = {
-    ...queue,
-    enqueue: (m: Parameters<typeof queue.enqueue>[0]) => {
-      enqueued.push(m.jobId);
-      return queue.enqueue(m);
-    },
-  };
   // a fresh dispatcher: its checkpoint is 0, so it replays every SearchSubmitted in the log
-  const dispatcher = createDispatcher({
-    eventStore: s.store,
-    readModels: s.readModels,
-    queue: spied,
-    handle: s.handle,
-  });
+  const { dispatcher, queue, enqueued } = spiedDispatcher(s);
   await dispatcher.start();
   const deadline = Date.now() + 5_000;
   while (s.readModels.checkpoint('dispatcher') < (failed.position ?? 0) && Date.now() < deadline) {
@@ -179,21 +185,7 @@ t.test('dispatcher › catching up from scratch skips a job that already finishe
 
 t.test('dispatcher › live jobs are dispatched, and a stop records how far it got', async (t) => {
   const s = await setup(t);
-  const queue = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 3, dedupeWindowMs: 60_000 });
-  const enqueued: string[] = [];
-  const spied = {
-    ...queue,
-    enqueue: (m: Parameters<typeof queue.enqueue>[0]) => {
-      enqueued.push(m.jobId);
-      return queue.enqueue(m);
-    },
-  };
-  const dispatcher = createDispatcher({
-    eventStore: s.store,
-    readModels: s.readModels,
-    queue: spied,
-    handle: s.handle,
-  });
+  const { dispatcher, queue, enqueued } = spiedDispatcher(s);
   await dispatcher.start();
   // submitted after the start: live events, checkpointed at most once a second while running
   const jobs = [];
