@@ -36,6 +36,11 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   /** resolves once the read models include `position` */
   projected(position: number): Promise<void>;
+  /**
+   * Distributed mode: resolves once the read models hold what the shared event store held when called (bounded), so
+   * a key minted on another api process is found (`createCatchUp`). Embedded mode has one writer and needs none.
+   */
+  catchUp?: () => Promise<void>;
   /** undefined when the location is unknown; the api answers 422 then */
   resolveLocation?: (name: string) => unknown;
   /** location search and lookup by Google id (compat /locations.json and `location=<id>`) */
@@ -156,7 +161,7 @@ export const app = fp<AppDeps>(
       openapi: openapi(deps.config.publicBaseUrl ?? '/'),
       transform: jsonSchemaTransform,
     });
-    const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper);
+    const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper, deps.catchUp);
     const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
     await fastify.register(metaRoutes);
     await fastify.register(metricsRoute, {

@@ -38,9 +38,13 @@ export const rawKeyOf = (req: FastifyRequest, allowQuery: boolean): string | und
 /**
  * Resolves the caller's key from the apiKeys read model by its HMAC: the raw key is never stored or logged.
  * A revoked key is refused as soon as its ApiKeyRevoked is projected, which the admin api waits for.
+ *
+ * A key this process does not know may have been minted a moment ago on another api process (distributed mode):
+ * with `catchUp`, an unknown key is looked up again once the read models hold what the event store held when the
+ * request came, so a key is usable on every api process as soon as its mint is acknowledged on one.
  */
-export const createAuthenticator = (queries: ReadModelQueries, pepper: string) => {
-  return (req: FastifyRequest, allowQuery = false): ApiKeyDoc => {
+export const createAuthenticator = (queries: ReadModelQueries, pepper: string, catchUp?: () => Promise<void>) => {
+  return async (req: FastifyRequest, allowQuery = false): Promise<ApiKeyDoc> => {
     const raw = rawKeyOf(req, allowQuery);
     if (!raw) {
       throw new ApiError(
@@ -51,7 +55,13 @@ export const createAuthenticator = (queries: ReadModelQueries, pepper: string) =
           : 'missing API key: send it in the X-API-Key header or as Authorization: Bearer <key>',
       );
     }
-    const doc = raw.length <= 128 ? queries.keys.byHash(hashKey(raw, pepper)) : undefined;
+    if (raw.length > 128) throw new ApiError(401, 'SERP_AUTH_INVALID_KEY', 'invalid API key');
+    const hash = hashKey(raw, pepper);
+    let doc = queries.keys.byHash(hash);
+    if (!doc && catchUp) {
+      await catchUp();
+      doc = queries.keys.byHash(hash);
+    }
     if (!doc) throw new ApiError(401, 'SERP_AUTH_INVALID_KEY', 'invalid API key');
     if (doc.status !== 'active') throw new ApiError(401, 'SERP_AUTH_REVOKED_KEY', 'this API key has been revoked');
     req.apiKey = doc;
@@ -71,7 +81,7 @@ export const keyCheck =
     deps.authFailures.check(req);
     let key: ApiKeyDoc;
     try {
-      key = deps.authenticate(req, allowQuery);
+      key = await deps.authenticate(req, allowQuery);
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 401) await deps.authFailures.failed(req);
       throw err;
@@ -131,3 +141,46 @@ export const createAdminGuard = (adminToken: string) => {
   };
 };
 export type AdminGuard = ReturnType<typeof createAdminGuard>;
+
+/**
+ * The `catchUp` of a process whose read models are fed from a shared event store: reads the store's head and waits
+ * until the projector has applied it, for at most `maxWaitMs` (a lagging projector does not hold requests longer).
+ * Calls that overlap share the rounds: one round in flight and at most one queued behind it, which starts after
+ * every call it serves arrived, so a key acknowledged before its request is always covered, and a flood of unknown
+ * keys costs the store one head read per round, not one per request.
+ */
+export const createCatchUp = (
+  head: () => Promise<number>,
+  projected: (position: number) => Promise<void>,
+  maxWaitMs = 2_000,
+): (() => Promise<void>) => {
+  const round = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, maxWaitMs);
+    });
+    try {
+      await Promise.race([head().then(projected), late]);
+    } catch {
+      // the store did not answer: the key is looked up in what this process has
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    running = round().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  return () => {
+    if (!running) return start();
+    queued ??= running.then(() => {
+      queued = undefined;
+      return start();
+    });
+    return queued;
+  };
+};

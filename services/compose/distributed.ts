@@ -10,6 +10,7 @@ import { createKurrentDbEventStore } from '../adapters/eventStore/kurrentdb.js';
 import { createJetStreamJobQueue } from '../adapters/jobQueue/jetstream.js';
 import { createNatsKvRateLimiter } from '../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
+import { createCatchUp } from '../api/auth.js';
 import { createServer } from '../api/server.js';
 import { createCommandHandler } from '../application/commandHandler.js';
 import { createKeyCommands } from '../application/keys.js';
@@ -233,6 +234,10 @@ export const startDistributed = async (
           blobStore,
           rateLimiter,
           projected: (position) => p.waitFor(position),
+          catchUp: createCatchUp(
+            () => eventStore.headPosition(),
+            (position) => p.waitFor(position),
+          ),
           resolveLocation: (n) => l.resolveLocation(n),
           locations: { search: (q, limit) => l.searchLocations(q, limit), byId: (id) => l.locationById(id) },
           version: packageVersion(),

@@ -106,12 +106,20 @@ if (unavailable) {
     t.ok((await page.arrayBuffer()).byteLength > 100_000);
   });
 
+  t.test('a key minted on api A is accepted by api B on its very first request', async (t) => {
+    for (let i = 0; i < 3; i++) {
+      const { key } = await mint({ tier: 'free' });
+      const res = await fetch(`${B}/v1/usage`, { headers: { 'x-api-key': key } });
+      t.equal(res.status, 200, `key ${i}: ${await res.text()}`);
+    }
+  });
+
   t.test('kill -9 a crawler mid-job: every job completes exactly once', async (t) => {
     const { key, key_id } = await mint({ tier: 'pro' });
     const jobs: string[] = [];
     for (let i = 0; i < 6; i++) {
       const res = await submit(i % 2 ? A : B, key, { keyword: uniq('killed crawler') });
-      t.ok(res.ok);
+      t.ok(res.ok, `submit ${i}: ${res.status}${res.ok ? '' : ` ${await res.clone().text()}`}`);
       jobs.push(((await res.json()) as { job_id: string }).job_id);
     }
     charged.set(key_id, 6);
