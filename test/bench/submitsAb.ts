@@ -9,6 +9,9 @@
  *   npm run build                                      # build A: this checkout
  *   git worktree add ../prev <commit> && ln -s "$PWD/node_modules" ../prev/ && (cd ../prev && npx tsc -p tsconfig.build.json)
  *   npx tsx test/bench/submitsAb.ts . ../prev [rounds=5] [seconds=6]
+ *
+ * SUBMITS_A_NODE_ARGS / SUBMITS_B_NODE_ARGS give either side node flags of its own (space-separated), so one build can
+ * be compared with itself under a V8 setting: `SUBMITS_A_NODE_ARGS=--max-semi-space-size=64 … submitsAb.ts . .`.
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -32,15 +35,22 @@ const cpuMs = (pid: number) => {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
-const once = async (root: string) => {
+const nodeArgsOf = (side: 'A' | 'B') => (process.env[`SUBMITS_${side}_NODE_ARGS`] ?? '').split(' ').filter(Boolean);
+
+const once = async (root: string, nodeArgs: string[]) => {
   const data = tempDataDir('submits-ab');
   const key = JSON.parse(
     await cli(['keys', 'create', '--tier', 'enterprise', '--rate', '100000000', '--json', '--data', data]),
   ).key as string;
-  const svc = await startBuiltService(root, data, {
-    SERP_GOOGLE_ORIGIN: google.origin,
-    SERP_CRAWLER_CONCURRENCY: '2',
-  }).catch((err) => {
+  const svc = await startBuiltService(
+    root,
+    data,
+    {
+      SERP_GOOGLE_ORIGIN: google.origin,
+      SERP_CRAWLER_CONCURRENCY: '2',
+    },
+    nodeArgs,
+  ).catch((err) => {
     removeDir(data);
     throw err;
   });
@@ -84,11 +94,11 @@ for (let i = 0; i < rounds; i++) {
   let a: Awaited<ReturnType<typeof once>>;
   let b: Awaited<ReturnType<typeof once>>;
   if (i % 2 === 0) {
-    a = await once(rootA);
-    b = await once(rootB);
+    a = await once(rootA, nodeArgsOf('A'));
+    b = await once(rootB, nodeArgsOf('B'));
   } else {
-    b = await once(rootB);
-    a = await once(rootA);
+    b = await once(rootB, nodeArgsOf('B'));
+    a = await once(rootA, nodeArgsOf('A'));
   }
   speed.push(a.perS / b.perS);
   cpu.push(b.cpuUsPerSubmit / a.cpuUsPerSubmit);
