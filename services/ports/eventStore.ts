@@ -71,6 +71,20 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+const appendedHere = new WeakSet<RecordedEvent>();
+
+/**
+ * An adapter marks the events it hands to this process's subscriptions straight from this process's own appends
+ * (the SQLite store's in-memory tail): the same JSON a read returns, made by this version's deciders from commands
+ * already validated at the edge. The projector does not validate those again; an event read from the log (another
+ * process, an older version, a rebuild) is validated as always.
+ */
+export const markAppendedHere = (e: RecordedEvent): RecordedEvent => {
+  appendedHere.add(e);
+  return e;
+};
+export const isAppendedHere = (e: RecordedEvent) => appendedHere.has(e);
+
 /** whether a stream at `current` (-1: none) satisfies an append's expected version (adapters that check it themselves) */
 export const expectedVersionMatches = (expected: ExpectedVersion, current: number) =>
   expected === 'any' ||

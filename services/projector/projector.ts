@@ -2,7 +2,7 @@ import { DomainEvent } from '../../contracts/events.js';
 import type { ProjectedEvent, Projection } from '../../projections/projection.js';
 import { isHandedOver, loadResult } from '../application/resultBlobs.js';
 import type { BlobStore } from '../ports/blobStore.js';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import { type EventStore, isAppendedHere, type RecordedEvent, type Subscription } from '../ports/eventStore.js';
 import type { DocWrite, ReadModelStore } from '../ports/readModelStore.js';
 
 export interface Projector {
@@ -29,6 +29,18 @@ const validated = new WeakMap<RecordedEvent, ProjectedEvent | null>();
 export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {
   const seen = validated.get(e);
   if (seen !== undefined) return seen ?? undefined;
+  if (isAppendedHere(e)) {
+    // this process's own append, read back from memory: made by this version's deciders, so already the contract
+    const own = {
+      type: e.type,
+      data: e.data,
+      streamName: e.streamName,
+      globalPosition: e.globalPosition,
+      recordedAt: e.metadata.recordedAt,
+    } as ProjectedEvent;
+    validated.set(e, own);
+    return own;
+  }
   // a result this process just made and handed over (resultBlobs.ts) is validated without it, then put back as is
   const own = (e.data as { result?: unknown } | undefined)?.result;
   const handed = isHandedOver(own);

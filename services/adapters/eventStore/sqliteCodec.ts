@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { EventMetadata, NewEvent, RecordedEvent } from '../../ports/eventStore.js';
+import { type EventMetadata, markAppendedHere, type NewEvent, type RecordedEvent } from '../../ports/eventStore.js';
 
 export class CorruptEventError extends Error {
   readonly code = 'SERP_EVENTSTORE_CORRUPT_EVENT';
@@ -73,18 +73,19 @@ export const encode = (event: NewEvent): EncodedEvent => {
 
 /**
  * The event an append just wrote, as a read would return it (the same JSON parsed from the same strings), without
- * reading it back from the file.
+ * reading it back from the file; marked as appended here (the projector trusts this process's own deciders).
  */
 export const fromEncoded = (
   event: EncodedEvent,
   streamName: string,
   streamVersion: number,
   globalPosition: number,
-): RecordedEvent => ({
-  streamName,
-  streamVersion,
-  globalPosition,
-  type: event.type,
-  data: JSON.parse(event.data),
-  metadata: JSON.parse(event.metadata) as EventMetadata,
-});
+): RecordedEvent =>
+  markAppendedHere({
+    streamName,
+    streamVersion,
+    globalPosition,
+    type: event.type,
+    data: JSON.parse(event.data),
+    metadata: JSON.parse(event.metadata) as EventMetadata,
+  });
