@@ -5,21 +5,39 @@
  * baseline: what the service did before) and once with the parse pool (the default: a thread per core), alternated
  * over rounds; each service is a fresh process on a fresh data directory with the same load. Prints p50 / p99 idle
  * and under crawl, and p99 under crawl ÷ p99 idle for both.
- * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds]`. Prints figures only; never asserts a time.
+ *
+ * The service is the build, as `npm start` runs it (`node bin/serp-api.js serve`): `tsc -p tsconfig.build.json` in
+ * `--root` first, skipped with `--no-build`; `--root DIR` measures another checkout's build, for a before/after.
+ * Run from the sources (tsx) the service's heap also holds the loader and every module's source map, and its
+ * collections, which pause the event loop, cost more than the shipped service's.
+ * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--root DIR] [--no-build]`. Prints figures only; never
+ * asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startBuiltService } from '../support/builtService.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { pollJob, removeDir, submit, tempDataDir } from '../support/service.js';
 
-const jobs = Number(process.argv[2] ?? 48);
-const rounds = Number(process.argv[3] ?? 2);
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { root: { type: 'string', default: '.' }, 'no-build': { type: 'boolean', default: false } },
+});
+const jobs = Number(positionals[0] ?? 48);
+const rounds = Number(positionals[1] ?? 2);
+const root = resolve(values.root);
 const missing = fixturesMissing();
 if (missing) {
   console.log(`skipped: ${missing}`);
   process.exit(0);
 }
 const ADMIN = 'read-under-crawl-bench-admin-token';
+if (!values['no-build']) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -46,13 +64,17 @@ const run = async (parseThreads: string, round: number) => {
   // Google in a process of its own: the probes' own event loop must not be the one serving its pages
   const google = await startFakeGoogleProcess(20);
   const data = tempDataDir('read-under-crawl');
-  const svc = await startService(data, {
-    SERP_GOOGLE_ORIGIN: google.origin,
-    SERP_PARSE_THREADS: parseThreads,
-    SERP_CRAWLER_CONCURRENCY: '8',
-    SERP_ADMIN_TOKEN: ADMIN,
-    // SERP_TEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" shows where the service's time goes
-  });
+  const svc = await startBuiltService(
+    root,
+    data,
+    {
+      SERP_GOOGLE_ORIGIN: google.origin,
+      SERP_PARSE_THREADS: parseThreads,
+      SERP_CRAWLER_CONCURRENCY: '8',
+      SERP_ADMIN_TOKEN: ADMIN,
+    },
+    nodeArgs,
+  );
   try {
     const { key } = (await (
       await fetch(`${svc.url}/admin/api/keys`, {
@@ -91,7 +113,11 @@ const run = async (parseThreads: string, round: number) => {
     await load;
     return { idle, busy, seconds: (Date.now() - t0) / 1000 };
   } finally {
-    await svc.stop();
+    // a drain, not kill -9: a --cpu-prof profile is written on the way out
+    const exited = once(svc.child, 'exit');
+    svc.child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    await svc.kill();
     await google.close();
     removeDir(data);
   }
