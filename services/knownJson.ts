@@ -19,9 +19,11 @@ const QUOTED_TOKEN = JSON.stringify(TOKEN);
 /**
  * JSON.stringify of a document, with a top-level property whose value has known text put in as that text instead of
  * being serialised again. Only the top level is looked at (a few keys), so other documents cost what they did.
+ * `spliced` says whether known text went in: the document holds a result this process made (and is big).
  */
-export const stringifyDoc = (doc: unknown): string => {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return JSON.stringify(doc);
+export const serialiseDoc = (doc: unknown): { json: string; spliced: boolean } => {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    return { json: JSON.stringify(doc), spliced: false };
   let key: string | undefined;
   let text: string | undefined;
   for (const k in doc) {
@@ -34,8 +36,10 @@ export const stringifyDoc = (doc: unknown): string => {
       }
     }
   }
-  if (key === undefined || text === undefined) return JSON.stringify(doc);
+  if (key === undefined || text === undefined) return { json: JSON.stringify(doc), spliced: false };
   const outer = JSON.stringify({ ...doc, [key]: TOKEN });
   const at = outer.indexOf(QUOTED_TOKEN);
-  return `${outer.slice(0, at)}${text}${outer.slice(at + QUOTED_TOKEN.length)}`;
+  return { json: `${outer.slice(0, at)}${text}${outer.slice(at + QUOTED_TOKEN.length)}`, spliced: true };
 };
+
+export const stringifyDoc = (doc: unknown): string => serialiseDoc(doc).json;

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { stringifyDoc } from '../../knownJson.js';
+import { serialiseDoc } from '../../knownJson.js';
 import type { DocWrite, ReadModelStore } from '../../ports/readModelStore.js';
 import { boundPageCache } from '../../sqlitePageCache.js';
 
@@ -50,26 +50,60 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     if (byLookup.size === 0) return;
     if (!writes || writes.some((w) => cachedViews.has(w.view))) byLookup.clear();
   };
+  /**
+   * Documents this process has just written that embed a result it made (a finished job's, ~100–700 kB): the next
+   * `get` of the same document takes the object instead of reading back and parsing its text (the first poll of a
+   * finished job did that on the event loop, ~1.3 MB of strings and objects a job, and each big string went straight
+   * to the old generation, bringing the next full collection closer). Taken once, bounded, and dropped when another
+   * connection commits to the file or this one writes the document again, so what a `get` returns is what the file
+   * holds. Readers treat documents as read-only, so a shared object is safe.
+   */
+  const justWritten = new Map<string, unknown>();
+  const JUST_WRITTEN_MAX = 16;
+  const docKey = (view: string, id: string) => `${view}\u0000${id}`;
   const commitTx = db.transaction((writes: DocWrite[], name: string, position: number) => {
     for (const w of writes) {
-      if (w.doc === null) delStmt.run(w.view, w.id);
-      else putStmt.run(w.view, w.id, stringifyDoc(w.doc), w.lookup ?? null);
+      const key = docKey(w.view, w.id);
+      justWritten.delete(key);
+      if (w.doc === null) {
+        delStmt.run(w.view, w.id);
+        continue;
+      }
+      const { json, spliced } = serialiseDoc(w.doc);
+      putStmt.run(w.view, w.id, json, w.lookup ?? null);
+      if (spliced) {
+        justWritten.set(key, w.doc);
+        if (justWritten.size > JUST_WRITTEN_MAX) justWritten.delete(justWritten.keys().next().value as string);
+      }
     }
     cpPut.run(name, position);
   });
+  /** another connection committed since this one last looked: nothing kept from before may be handed out */
+  const sawOtherCommits = () => {
+    const version = dataVersion.get();
+    if (version === seenDataVersion) return false;
+    seenDataVersion = version;
+    byLookup.clear();
+    justWritten.clear();
+    return true;
+  };
+  const takeJustWritten = (view: string, id: string) => {
+    if (justWritten.size === 0 || sawOtherCommits()) return undefined;
+    const key = docKey(view, id);
+    const doc = justWritten.get(key);
+    if (doc !== undefined) justWritten.delete(key);
+    return doc;
+  };
   // one transaction wrapper for every exclusive() call (db.transaction(fn) per call builds a new one each time)
   const exclusiveTx = db.transaction(<T>(fn: () => T) => fn());
   const parse = <T>(row: { doc: string } | undefined) => (row ? (JSON.parse(row.doc) as T) : undefined);
 
   return {
-    get: (view, id) => parse(getStmt.get(view, id)),
+    get: <T>(view: string, id: string) =>
+      (takeJustWritten(view, id) as T | undefined) ?? parse<T>(getStmt.get(view, id)),
     has: (view, id) => hasStmt.get(view, id) !== undefined,
     findByLookup<T>(view: string, lookup: string) {
-      const version = dataVersion.get();
-      if (version !== seenDataVersion) {
-        seenDataVersion = version;
-        byLookup.clear();
-      }
+      sawOtherCommits();
       const key = `${view}\u0000${lookup}`;
       const hit = byLookup.get(key);
       if (hit !== undefined) return hit as T;
@@ -90,13 +124,27 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     listBetween: <T>(view: string, after: string, before: string, limit: number) =>
       listBetweenStmt.all(view, after, before, limit).map((r) => JSON.parse(r.doc) as T),
     commit(writes, name, position) {
+      // what other connections wrote before this commit is seen now, so what it remembers is checked against after it
+      sawOtherCommits();
       try {
         commitTx(writes, name, position);
+      } catch (err) {
+        // rolled back: nothing it remembered was written
+        for (const w of writes) justWritten.delete(docKey(w.view, w.id));
+        throw err;
       } finally {
         forget(writes);
       }
     },
-    exclusive: <T>(fn: () => T) => exclusiveTx.immediate(fn) as T,
+    exclusive: <T>(fn: () => T) => {
+      try {
+        return exclusiveTx.immediate(fn) as T;
+      } catch (err) {
+        // a commit inside may have remembered documents the rollback took back
+        justWritten.clear();
+        throw err;
+      }
+    },
     checkpoint: (name) => cpGet.get(name)?.position ?? 0,
     dump: () =>
       db
@@ -104,6 +152,7 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
         .all(),
     reset(names) {
       forget();
+      justWritten.clear();
       db.transaction(() => {
         db.exec('DELETE FROM docs');
         for (const n of names) db.prepare('DELETE FROM checkpoints WHERE name = ?').run(n);
