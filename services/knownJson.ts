@@ -17,29 +17,65 @@ const TOKEN = `\u0000known-json:${randomBytes(16).toString('hex')}`;
 const QUOTED_TOKEN = JSON.stringify(TOKEN);
 
 /**
- * JSON.stringify of a document, with a top-level property whose value has known text put in as that text instead of
- * being serialised again. Only the top level is looked at (a few keys), so other documents cost what they did.
- * `spliced` says whether known text went in: the document holds a result this process made (and is big).
+ * JSON.stringify of a document as pieces, with every top-level property whose value has known text put in as that
+ * text instead of being serialised again: joined, they are exactly JSON.stringify's text. Undefined when no value's
+ * text is known. Only the top level is looked at (a few keys), so other documents cost what they did.
  */
-export const serialiseDoc = (doc: unknown): { json: string; spliced: boolean } => {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
-    return { json: JSON.stringify(doc), spliced: false };
-  let key: string | undefined;
-  let text: string | undefined;
+export const knownJsonParts = (doc: unknown): string[] | undefined => {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+  let texts: string[] | undefined;
+  let marked: Record<string, unknown> | undefined;
   for (const k in doc) {
     const value = (doc as Record<string, unknown>)[k];
-    if (value !== null && typeof value === 'object') {
-      text = known.get(value);
-      if (text !== undefined) {
-        key = k;
-        break;
-      }
-    }
+    if (value === null || typeof value !== 'object') continue;
+    const text = known.get(value);
+    if (text === undefined) continue;
+    texts ??= [];
+    marked ??= { ...doc };
+    marked[k] = TOKEN;
+    texts.push(text);
   }
-  if (key === undefined || text === undefined) return { json: JSON.stringify(doc), spliced: false };
-  const outer = JSON.stringify({ ...doc, [key]: TOKEN });
-  const at = outer.indexOf(QUOTED_TOKEN);
-  return { json: `${outer.slice(0, at)}${text}${outer.slice(at + QUOTED_TOKEN.length)}`, spliced: true };
+  if (!texts || !marked) return undefined;
+  const pieces = JSON.stringify(marked).split(QUOTED_TOKEN);
+  const parts: string[] = [pieces[0]];
+  for (let i = 0; i < texts.length; i++) parts.push(texts[i], pieces[i + 1]);
+  return parts;
+};
+
+/**
+ * JSON.stringify of a document, with the known text of its top-level values put in (knownJsonParts). `spliced` says
+ * whether known text went in: the document holds a result this process made (and is big).
+ */
+export const serialiseDoc = (doc: unknown): { json: string; spliced: boolean } => {
+  const parts = knownJsonParts(doc);
+  return parts ? { json: parts.join(''), spliced: true } : { json: JSON.stringify(doc), spliced: false };
 };
 
 export const stringifyDoc = (doc: unknown): string => serialiseDoc(doc).json;
+
+/**
+ * An answer's UTF-8 bytes: the known pieces encoded one by one into one buffer, so no string of the whole answer is
+ * made (a 400 kB string goes straight to the old generation), or JSON.stringify's text when nothing is known.
+ */
+export const jsonBytes = (value: unknown): Buffer | string => {
+  const parts = knownJsonParts(value);
+  if (!parts) return JSON.stringify(value);
+  return Buffer.concat(parts.map((part) => Buffer.from(part, 'utf8')));
+};
+
+/**
+ * JSON.stringify of an object made member by member, remembering each object member's text: a document or an answer
+ * that embeds one of those members as it is (a result's organic_results, serp_features) is written from that text.
+ * The same text as JSON.stringify(value) for a plain object whose members have no toJSON.
+ */
+export const stringifyRemembering = (value: Record<string, unknown>): string => {
+  const members: string[] = [];
+  for (const k in value) {
+    const v = value[k];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    const text = JSON.stringify(v);
+    if (v !== null && typeof v === 'object') known.set(v, text);
+    members.push(`${JSON.stringify(k)}:${text}`);
+  }
+  return `{${members.join(',')}}`;
+};

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RawHtmlRef } from '../../contracts/events.js';
 import { ParsedSerp } from '../../contracts/result.js';
-import { rememberJson } from '../knownJson.js';
+import { rememberJson, stringifyRemembering } from '../knownJson.js';
 import type { BlobStore } from '../ports/blobStore.js';
 
 /**
@@ -33,8 +33,8 @@ export const putResult = async (blobStore: BlobStore, key: string, given: Parsed
   // in the contract's shape and key order, as a replay reads it back (JSON.parse, then the schema): the text kept for
   // the read-model document is then the text a rebuild writes, byte for byte
   const result = ParsedSerp.parse(given);
-  const json = JSON.stringify(result);
-  // its read-model document embeds the same object: stored with this text, not serialised again
+  // its read-model document embeds the same object, and the first answer its members: written from these texts
+  const json = stringifyRemembering(result);
   rememberJson(result, json);
   const ref = await blobStore.put(key, json);
   justWritten.delete(key);

@@ -1,5 +1,11 @@
 import t from 'tap';
-import { rememberJson, stringifyDoc } from '../../services/knownJson.js';
+import {
+  jsonBytes,
+  knownJsonParts,
+  rememberJson,
+  stringifyDoc,
+  stringifyRemembering,
+} from '../../services/knownJson.js';
 
 t.test('stringifyDoc is JSON.stringify for documents with nothing known', async (t) => {
   for (const doc of [null, 3, 'text', [1, { a: 2 }], { a: 1, b: { c: [1, 2] }, d: 'x\u0000y' }, {}]) {
@@ -29,4 +35,41 @@ t.test('a top-level value with known text is written as that text, not serialise
     JSON.stringify({ nested: { marked } }),
     'only the top level is looked at',
   );
+});
+
+t.test('stringifyRemembering is JSON.stringify, and remembers each object member', async (t) => {
+  const result = {
+    organic_results: [{ position: 1, title: 'Ünïcode "q" \u2028', link: 'https://e.com/', missing: undefined }],
+    serp_features: { top_stories: [{ title: 't' }], empty: {} },
+    ai_overview: undefined,
+    information: { total_results: 12, query_displayed: 'x' },
+    count: 3,
+    nothing: null,
+  };
+  const text = stringifyRemembering(result);
+  t.equal(text, JSON.stringify(result), 'byte for byte');
+  t.same(knownJsonParts({ organic_results: result.organic_results }), [
+    '{"organic_results":',
+    JSON.stringify(result.organic_results),
+    '}',
+  ]);
+  t.equal(stringifyRemembering({}), '{}');
+});
+
+t.test('an answer embedding known members is encoded from their text, to the same bytes', async (t) => {
+  const result = {
+    organic_results: [{ position: 1, title: 'café', link: 'https://e.com/' }],
+    serp_features: { related_searches: [{ query: 'q' }] },
+    information: { total_results: 5 },
+  };
+  stringifyRemembering(result);
+  const answer = {
+    search_metadata: { id: 'j1', status: 'done', note: 'a "quoted" \u0000 value' },
+    organic_results: result.organic_results,
+    serp_features: result.serp_features,
+  };
+  const bytes = jsonBytes(answer);
+  t.ok(Buffer.isBuffer(bytes), 'bytes, not a string of the whole answer');
+  t.equal(bytes.toString(), JSON.stringify(answer), 'the same JSON');
+  t.equal(jsonBytes({ a: [1] }), '{"a":[1]}', 'nothing known: JSON.stringify');
 });

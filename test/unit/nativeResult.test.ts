@@ -83,7 +83,7 @@ t.test(
     t.match(html, { status: 200, body: { job_id: j.jobId, html_url: /\/raw\/0123456789abcdef01234567\?expires=/ } });
     t.same(reads, ['hasResult', 'hasResult'], 'html polls never read the result document');
     const json = renderJob(deps, j, 'json', options);
-    t.ok('json' in json && JSON.parse(json.json).organic_results.length === 3, 'json reads and renders it');
+    t.ok('json' in json && JSON.parse(json.json.toString()).organic_results.length === 3, 'json reads and renders it');
     t.same(reads.slice(2), ['resultOf']);
   },
 );

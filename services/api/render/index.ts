@@ -2,6 +2,7 @@ import type { OutputFormat } from '../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
+import { jsonBytes } from '../../knownJson.js';
 import { compatFailed, compatResult } from './compat.js';
 import { publicFailureDetail } from './failure.js';
 import { htmlLink, type LinkSettings } from './html.js';
@@ -18,7 +19,7 @@ export interface RenderDeps extends LinkSettings {
  * A fetch's answer, whatever the surface: `body` goes through the route's response serializer, `json` is a result
  * already serialised (150 kB results are sent as they are, not validated and encoded again).
  */
-export type Rendered = { status: 200 | 202; body: Record<string, unknown> } | { status: 200; json: string };
+export type Rendered = { status: 200 | 202; body: Record<string, unknown> } | { status: 200; json: string | Buffer };
 
 const running = (job: JobStatusDoc): Rendered => ({ status: 202, body: { job_id: job.jobId, status: 'running' } });
 
@@ -44,5 +45,6 @@ export const renderJob = (
   const doc = deps.resultOf(job);
   if (!doc) return running(job);
   const native = nativeResult(job, doc, options.start);
-  return { status: 200, json: JSON.stringify(output === 'compat' ? compatResult(native) : native) };
+  // the first answer of a result this process just made is written from its members' known text (knownJson.ts)
+  return { status: 200, json: jsonBytes(output === 'compat' ? compatResult(native) : native) };
 };

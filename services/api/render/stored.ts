@@ -74,9 +74,9 @@ export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
 
   return {
     get: (key: string): StoredAnswer | undefined => lru.get(key),
-    /** keeps `json` as the answer for `key`, with its ETag */
-    put(key: string, json: string): StoredAnswer {
-      const body = Buffer.from(json, 'utf8');
+    /** keeps `json` (text, or its UTF-8 bytes) as the answer for `key`, with its ETag */
+    put(key: string, json: string | Buffer): StoredAnswer {
+      const body = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
       const a = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
       lru.set(key, a);
       return a;
