@@ -60,7 +60,12 @@ export const stringifyDoc = (doc: unknown): string => serialiseDoc(doc).json;
 export const jsonBytes = (value: unknown): Buffer | string => {
   const parts = knownJsonParts(value);
   if (!parts) return JSON.stringify(value);
-  return Buffer.concat(parts.map((part) => Buffer.from(part, 'utf8')));
+  let size = 0;
+  for (const part of parts) size += Buffer.byteLength(part, 'utf8');
+  const bytes = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const part of parts) at += bytes.write(part, at, 'utf8');
+  return bytes;
 };
 
 /**

@@ -124,8 +124,6 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
     listBetween: <T>(view: string, after: string, before: string, limit: number) =>
       listBetweenStmt.all(view, after, before, limit).map((r) => JSON.parse(r.doc) as T),
     commit(writes, name, position) {
-      // what other connections wrote before this commit is seen now, so what it remembers is checked against after it
-      sawOtherCommits();
       try {
         commitTx(writes, name, position);
       } catch (err) {
