@@ -10,21 +10,11 @@ import { createCommandHandler } from '../../services/application/commandHandler.
 import { createKeyCommands } from '../../services/application/keys.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { defaultTiers, loadConfig } from '../../services/compose/config.js';
-import type { BlobStore } from '../../services/ports/blobStore.js';
 import { createProjector } from '../../services/projector/projector.js';
+import { apiBlobStore } from '../support/apiBlobStore.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
 const pepper = 'pepper-pepper-pepper';
-const noBlobs: BlobStore = {
-  put: async () => ({ key: '', sha256: '', bytes: 0 }),
-  putGzipped: async () => ({ key: '', sha256: '', bytes: 0 }),
-  openGzipped: () => {
-    throw new Error('the api never writes raw HTML');
-  },
-  get: async () => undefined,
-  delete: async () => {},
-};
-
 /**
  * Two api processes over one event log, as in distributed mode: "A" mints keys, "B" has its own read models fed by a
  * subscription that sees A's events only on its next poll (a second handle on the same SQLite log, polling every
@@ -47,7 +37,7 @@ const twoApis = async (t: Test, catchUp: boolean) => {
       queries,
       searches: createSearchService({ eventStore: storeB, queries, handle, cacheTtlS: 3600 }),
       keys: createKeyCommands({ handle, pepper, tiers: defaultTiers }),
-      blobStore: noBlobs,
+      blobStore: apiBlobStore,
       rateLimiter: createMemoryRateLimiter(),
       projected: (position) => projector.waitFor(position),
       ...(catchUp

@@ -17,6 +17,7 @@ import { defaultTiers, loadConfig } from '../../services/compose/config.js';
 import { createDispatcher } from '../../services/dispatcher/dispatcher.js';
 import { type EventStore, StoreUnavailableError } from '../../services/ports/eventStore.js';
 import { createProjector } from '../../services/projector/projector.js';
+import { apiBlobStore } from '../support/apiBlobStore.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
 /**
@@ -94,15 +95,7 @@ t.test('http › an unavailable store is a 503 with Retry-After, in both error s
       queries: s.queries,
       searches: s.searches,
       keys: s.keys,
-      blobStore: {
-        put: async () => ({ key: '', sha256: '', bytes: 0 }),
-        putGzipped: async () => ({ key: '', sha256: '', bytes: 0 }),
-        openGzipped: () => {
-          throw new Error('the api never writes raw HTML');
-        },
-        get: async () => undefined,
-        delete: async () => {},
-      },
+      blobStore: apiBlobStore,
       rateLimiter,
       projected: (position) => s.projector.waitFor(position),
     },
