@@ -51,8 +51,6 @@ export const serialiseDoc = (doc: unknown): { json: string; spliced: boolean } =
   return parts ? { json: parts.join(''), spliced: true } : { json: JSON.stringify(doc), spliced: false };
 };
 
-export const stringifyDoc = (doc: unknown): string => serialiseDoc(doc).json;
-
 /**
  * An answer's UTF-8 bytes: the known pieces encoded one by one into one buffer, so no string of the whole answer is
  * made (a 400 kB string goes straight to the old generation), or JSON.stringify's text when nothing is known.

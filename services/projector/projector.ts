@@ -31,15 +31,15 @@ export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {
   if (seen !== undefined) return seen ?? undefined;
   if (isAppendedHere(e)) {
     // this process's own append, read back from memory: made by this version's deciders, so already the contract
-    const own = {
+    const trusted = {
       type: e.type,
       data: e.data,
       streamName: e.streamName,
       globalPosition: e.globalPosition,
       recordedAt: e.metadata.recordedAt,
     } as ProjectedEvent;
-    validated.set(e, own);
-    return own;
+    validated.set(e, trusted);
+    return trusted;
   }
   // a result this process just made and handed over (resultBlobs.ts) is validated without it, then put back as is
   const own = (e.data as { result?: unknown } | undefined)?.result;

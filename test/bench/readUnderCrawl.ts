@@ -8,8 +8,7 @@
  *
  * The service is the build, as `npm start` runs it (`node bin/serp-api.js serve`): `tsc -p tsconfig.build.json` in
  * `--root` first, skipped with `--no-build`; `--root DIR` measures another checkout's build, for a before/after.
- * Run from the sources (tsx) the service's heap also holds the loader and every module's source map, and its
- * collections, which pause the event loop, cost more than the shipped service's.
+ * (Run from the sources through tsx, the service also carries the loader and every module's source map.)
  * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--root DIR] [--no-build]`. Prints figures only; never
  * asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
