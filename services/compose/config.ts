@@ -27,6 +27,8 @@ export interface Config {
   retentionDays: number;
   /** worker threads that parse fetched pages (0: on the event loop) */
   parseThreads: number;
+  /** SERP_CRAWL_THREAD=1: crawls run on a thread of their own, off the event loop that answers HTTP (default 0: on it) */
+  crawlThread: boolean;
   /** SERP_HEAP_GROWING_PERCENT: how far V8 lets a serving process's heap grow past what its last full GC kept (0: V8's own) */
   heapGrowingPercent: number;
   /** minutes between retention sweeps in a serving process (0: never; `serp-api retention sweep` by hand) */
@@ -82,6 +84,7 @@ export const loadConfig = (
     presignTtlS: int(env.SERP_PRESIGN_TTL_S, 3600, 'SERP_PRESIGN_TTL_S'),
     retentionDays: int(env.SERP_RETENTION_DAYS, 31, 'SERP_RETENTION_DAYS'),
     parseThreads: int(env.SERP_PARSE_THREADS, availableParallelism(), 'SERP_PARSE_THREADS'),
+    crawlThread: int(env.SERP_CRAWL_THREAD, 0, 'SERP_CRAWL_THREAD') > 0,
     heapGrowingPercent: int(env.SERP_HEAP_GROWING_PERCENT, 50, 'SERP_HEAP_GROWING_PERCENT'),
     retentionSweepMin: int(env.SERP_RETENTION_SWEEP_MIN, 60, 'SERP_RETENTION_SWEEP_MIN'),
     tiers,

@@ -1,12 +1,10 @@
-import { type BrowserFetcher, createBrowserFetcher } from '../adapters/fetcher/browser.js';
-import { createHttpFetcher } from '../adapters/fetcher/http.js';
-import { type Crawler, type CrawlLimits, createCrawler, type FetcherMode } from '../crawler/crawl.js';
-import { createParsePool } from '../crawler/parsePool.js';
-import { createHashThread } from '../crawler/rawHash.js';
-import { createSessionPool } from '../crawler/sessions.js';
-import { createTargetingResolver } from '../crawler/targeting.js';
+import type { SearchRequest } from '../../contracts/search.js';
+import type { BrowserFetcher } from '../adapters/fetcher/browser.js';
+import type { Crawler, CrawlLimits, FetcherMode } from '../crawler/crawl.js';
+import { createTargetingResolver, type ResolvedTargeting } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
 import type { Config } from './config.js';
+import { createThreadedCrawler } from './crawlThread.js';
 import { chooseFetcher } from './fetcherCheck.js';
 
 /** The crawler's slice of the service configuration (compose/config.ts reads the environment). */
@@ -18,7 +16,9 @@ export interface CrawlerSetup {
   /** SERP_PROXY_URLS */
   proxyUrls: readonly string[];
   /** the process's one location resolver (the api validates `location` with the same one) */
-  locations: LocationResolver;
+  locations?: LocationResolver;
+  /** how a request's location becomes gl / hl / uule, when not through `locations` (the crawl thread's) */
+  resolveTargeting?: (request: SearchRequest) => ResolvedTargeting;
   chromiumPath?: string;
   limits?: Partial<CrawlLimits>;
   /** proxy cooldown after a block (default 2,000 ms, doubling) */
@@ -33,7 +33,24 @@ export interface CrawlerSetup {
  * Wires a crawler as configured. With a browser (browser or auto), new sessions are opened by the browser on the
  * Google home page, so even the http fast path carries real session cookies; with http only they start empty.
  */
-export const composeCrawler = (setup: CrawlerSetup): Crawler => {
+export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
+  // loaded here, not with this module: with the crawl thread (SERP_CRAWL_THREAD) only that thread runs a crawler, and
+  // the HTTP client, the browser driver and the crawler's modules stay out of the heap that serves HTTP
+  const [
+    { createBrowserFetcher },
+    { createHttpFetcher },
+    { createCrawler },
+    { createParsePool },
+    { createHashThread },
+    { createSessionPool },
+  ] = await Promise.all([
+    import('../adapters/fetcher/browser.js'),
+    import('../adapters/fetcher/http.js'),
+    import('../crawler/crawl.js'),
+    import('../crawler/parsePool.js'),
+    import('../crawler/rawHash.js'),
+    import('../crawler/sessions.js'),
+  ]);
   const http = setup.fetcher === 'browser' ? undefined : createHttpFetcher();
   const browser: BrowserFetcher | undefined =
     setup.fetcher === 'http' ? undefined : createBrowserFetcher({ executablePath: setup.chromiumPath });
@@ -49,7 +66,8 @@ export const composeCrawler = (setup: CrawlerSetup): Crawler => {
     fetchers: { http, browser },
     fetcherMode: setup.fetcher,
     sessions,
-    resolveTargeting: createTargetingResolver(setup.locations),
+    resolveTargeting:
+      setup.resolveTargeting ?? (setup.locations ? createTargetingResolver(setup.locations) : undefined),
     limits: setup.limits,
     // with the parse pool the event loop only moves bytes: the raw HTML's hash goes to a thread too
     ...(setup.parseThreads ? { parser: createParsePool(setup.parseThreads), hashing: createHashThread() } : {}),
@@ -57,7 +75,7 @@ export const composeCrawler = (setup: CrawlerSetup): Crawler => {
 };
 
 /** The crawler as the service's configuration asks (SERP_FETCHER, proxies, limits), with start-up's fetcher warning. */
-export const crawlerFromConfig = (
+export const crawlerFromConfig = async (
   config: Pick<
     Config,
     | 'fetcher'
@@ -68,19 +86,22 @@ export const crawlerFromConfig = (
     | 'pagesInFlight'
     | 'stopDomainPagesInFlight'
     | 'parseThreads'
+    | 'crawlThread'
   >,
   locations: LocationResolver,
-): { crawler: Crawler; warning?: string } => {
+): Promise<{ crawler: Crawler; warning?: string }> => {
   const choice = chooseFetcher(config.fetcher, config.chromiumPath);
-  const crawler = composeCrawler({
+  const setup = {
     fetcher: choice.fetcher,
     chromiumPath: choice.chromiumPath,
     googleOrigin: config.googleOrigin,
     proxyUrls: config.proxyUrls,
-    locations,
     routeMaxInFlight: config.routeMaxInFlight,
     parseThreads: config.parseThreads,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
-  });
+  };
+  const crawler = config.crawlThread
+    ? createThreadedCrawler(setup, createTargetingResolver(locations))
+    : await composeCrawler({ ...setup, locations });
   return { crawler, warning: choice.warning };
 };

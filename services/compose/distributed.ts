@@ -183,7 +183,7 @@ export const startDistributed = async (
     }
 
     if (roles.has('crawler') && queue && blobStore && locations) {
-      const { crawler, warning } = crawlerFromConfig(config, locations);
+      const { crawler, warning } = await crawlerFromConfig(config, locations);
       if (warning) warnings.push(warning);
       cleanups.push(() => crawler.close());
       const worker = createCrawlWorker({

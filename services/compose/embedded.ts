@@ -47,7 +47,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const locations = createLocationResolver(config.dataDir);
   // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
   locations.searchLocations('warm', 1);
-  const { crawler, warning } = crawlerFromConfig(config, locations);
+  const { crawler, warning } = await crawlerFromConfig(config, locations);
   const worker = createCrawlWorker({
     queue,
     handle: core.handle,
