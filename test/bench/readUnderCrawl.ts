@@ -1,10 +1,14 @@
 /**
  * `/v1` read latency while crawls run (issue 14, item 3): a service on a listening port crawls a burst of jobs from
  * the fake Google origin while four probes fetch a finished result (`GET /v1/search/{id}?output=json`) back to back;
- * the same probes run first on the idle service. Once with pages parsed on the event loop (SERP_PARSE_THREADS=0, the
- * baseline: what the service did before) and once with the parse pool (the default: a thread per core), alternated
- * over rounds; each service is a fresh process on a fresh data directory with the same load. Prints p50 / p99 idle
- * and under crawl, and p99 under crawl ÷ p99 idle for both.
+ * the same probes run first on the idle service. Three configurations, alternated over rounds, each a fresh process
+ * on a fresh data directory with the same load: pages parsed on the event loop (SERP_PARSE_THREADS=0, the baseline:
+ * what the service did before issue 14), the parse pool (the default), and the parse pool with the crawl itself on
+ * a thread of its own (SERP_CRAWL_THREAD=1). Prints p50 / p99 idle and under crawl, and p99 under crawl ÷ p99 idle.
+ *
+ * The probes run in a process of their own (readProbe.ts) with node:http: in this process, with fetch(), their own
+ * costs and the load driver's (submits, polls) were most of what they timed (idle p50 ~9 ms for a read the service
+ * answers in under 1 ms).
  *
  * The service is the build, as `npm start` runs it (`node bin/serp-api.js serve`): `tsc -p tsconfig.build.json` in
  * `--root` first, skipped with `--no-build`; `--root DIR` measures another checkout's build, for a before/after.
@@ -12,7 +16,7 @@
  * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--root DIR] [--no-build]`. Prints figures only; never
  * asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -43,23 +47,36 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
 };
 
-/** four probes reading `url` back to back until `until()` says stop; each request's ms */
-const probe = async (url: string, key: string, until: () => boolean) => {
-  const times: number[] = [];
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (!until()) {
-        const t0 = performance.now();
-        const res = await fetch(url, { headers: { 'x-api-key': key } });
-        await res.arrayBuffer();
-        times.push(performance.now() - t0);
-      }
-    }),
-  );
+/** bytes a probe read took, on average (the last probe run): the answer is read in full */
+let probeBytes = 0;
+
+/**
+ * Four probes reading `url` back to back in a process of their own (readProbe.ts) until `until` settles; each read's
+ * ms. Its event loop does only this: the bench's own (submits, polls) would otherwise add its delays to the reads.
+ */
+const probe = async (url: string, key: string, phase: () => Promise<unknown>) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/readProbe.ts', url, key], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const ready = new Promise<void>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve();
+    });
+  });
+  const exited = once(child, 'exit');
+  await Promise.race([ready, exited]);
+  await phase();
+  child.stdin.end();
+  const [code] = (await exited) as [number | null];
+  if (code !== 0) throw new Error(`read probe exited with ${code}`);
+  const { times, bytes } = JSON.parse(out.slice(out.indexOf('\n') + 1)) as { times: number[]; bytes: number };
+  probeBytes = bytes;
   return times;
 };
 
-const run = async (parseThreads: string, round: number) => {
+const run = async (modeEnv: Record<string, string>, round: number) => {
   // Google in a process of its own: the probes' own event loop must not be the one serving its pages
   const google = await startFakeGoogleProcess(20);
   const data = tempDataDir('read-under-crawl');
@@ -68,7 +85,7 @@ const run = async (parseThreads: string, round: number) => {
     data,
     {
       SERP_GOOGLE_ORIGIN: google.origin,
-      SERP_PARSE_THREADS: parseThreads,
+      ...modeEnv,
       SERP_CRAWLER_CONCURRENCY: '8',
       SERP_ADMIN_TOKEN: ADMIN,
     },
@@ -85,32 +102,24 @@ const run = async (parseThreads: string, round: number) => {
     const first = (await (await submit(svc.url, key, { keyword: 'coffee' })).json()) as { job_id: string };
     await pollJob(svc.url, key, first.job_id);
     const target = `${svc.url}/v1/search/${first.job_id}?output=json`;
-    await probe(
-      target,
-      key,
-      (() => {
-        const end = Date.now() + 1_000;
-        return () => Date.now() > end;
-      })(),
-    ); // warm-up
-    const idleEnd = Date.now() + 4_000;
-    const idle = await probe(target, key, () => Date.now() > idleEnd);
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await probe(target, key, () => sleep(1_000)); // warm-up
+    const idle = await probe(target, key, () => sleep(4_000));
 
-    let finished = false;
-    const load = (async () => {
+    let seconds = 0;
+    const load = async () => {
+      const t0 = Date.now();
       const ids = await Promise.all(
         Array.from({ length: jobs }, async (_, i) => {
           const res = await submit(svc.url, key, { keyword: `round ${round} keyword ${i}`, no_cache: true });
           return ((await res.json()) as { job_id: string }).job_id;
         }),
       );
-      for (const id of ids) await pollJob(svc.url, key, id, 'json', 300_000);
-      finished = true;
-    })();
-    const t0 = Date.now();
-    const busy = await probe(target, key, () => finished);
-    await load;
-    return { idle, busy, seconds: (Date.now() - t0) / 1000 };
+      for (const id of ids) await (await pollJob(svc.url, key, id, 'json', 300_000)).arrayBuffer();
+      seconds = (Date.now() - t0) / 1000;
+    };
+    const busy = await probe(target, key, load);
+    return { idle, busy, seconds };
   } finally {
     // a drain, not kill -9: a --cpu-prof profile is written on the way out
     const exited = once(svc.child, 'exit');
@@ -122,15 +131,18 @@ const run = async (parseThreads: string, round: number) => {
   }
 };
 
-const modes = [
-  { name: 'parse on the event loop (SERP_PARSE_THREADS=0)', threads: '0' },
-  { name: 'parse pool (default: a thread per core)', threads: '' },
+const modes: { name: string; env: Record<string, string> }[] = [
+  { name: 'parse on the event loop (SERP_PARSE_THREADS=0)', env: { SERP_PARSE_THREADS: '0' } },
+  { name: 'parse pool (default: a thread per core)', env: { SERP_PARSE_THREADS: String(availableParallelism()) } },
+  {
+    name: 'parse pool and crawl thread (SERP_CRAWL_THREAD=1)',
+    env: { SERP_PARSE_THREADS: String(availableParallelism()), SERP_CRAWL_THREAD: '1' },
+  },
 ];
 const sums = new Map<string, { idle: number[]; busy: number[]; seconds: number }>();
 for (let r = 0; r < rounds; r++) {
   for (const m of r % 2 === 0 ? modes : [...modes].reverse()) {
-    const env = m.threads === '' ? String(availableParallelism()) : m.threads;
-    const f = await run(env, r);
+    const f = await run(m.env, r);
     const acc = sums.get(m.name) ?? { idle: [], busy: [], seconds: 0 };
     acc.idle.push(...f.idle);
     acc.busy.push(...f.busy);
@@ -141,7 +153,9 @@ for (let r = 0; r < rounds; r++) {
     );
   }
 }
-console.log(`\n${jobs} jobs of ten pages, crawler concurrency 8, four probes; ${rounds} rounds`);
+console.log(
+  `\n${jobs} jobs of ten pages, crawler concurrency 8, four probes reading ${(probeBytes / 1024).toFixed(0)} kB each; ${rounds} rounds`,
+);
 for (const [name, f] of sums) {
   const idle99 = quantile(f.idle, 0.99);
   const busy99 = quantile(f.busy, 0.99);
