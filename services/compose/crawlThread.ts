@@ -94,6 +94,9 @@ export const fromThrownError = (e: ThrownError): Error => {
  */
 export const CRAWL_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
 
+/** how long `close()` waits for the thread to close its crawler before stopping it */
+const CLOSE_TIMEOUT_MS = 15_000;
+
 /** a thread's script that loads `entry` (TypeScript) through tsx's loader */
 const bootFromSource = (entry: URL) => {
   const tsx = import.meta.resolve('tsx/esm/api');
@@ -237,7 +240,16 @@ export const createThreadedCrawler = (
       const current = thread;
       if (!current) return;
       current.worker.postMessage({ type: 'close' } satisfies ToThread);
-      await current.exited;
+      // the thread closes its crawler (a browser, the parse pool) and ends; one that does not within the bound is
+      // stopped, so a shutdown never hangs on it
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        current.exited,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(() => void current.worker.terminate().then(() => resolve()), CLOSE_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
     },
   };
 };
