@@ -12,18 +12,10 @@ import {
   type RequestErrorKind,
 } from '../crawler/errors.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
+import type { CrawlerSetup } from './crawler.js';
 
-/** What the crawl thread needs to build its crawler: the serialisable part of crawler.ts's CrawlerSetup. */
-export interface CrawlThreadSetup {
-  fetcher: 'http' | 'browser' | 'auto';
-  googleOrigin?: string;
-  proxyUrls: readonly string[];
-  chromiumPath?: string;
-  limits?: Record<string, number | undefined>;
-  cooldownBaseMs?: number;
-  routeMaxInFlight?: number;
-  parseThreads?: number;
-}
+/** What the crawl thread needs to build its crawler: CrawlerSetup's serialisable part (no resolver). */
+export type CrawlThreadSetup = Omit<CrawlerSetup, 'locations' | 'resolveTargeting'>;
 
 /** A location resolved on the calling thread (the geotargets stay there), or why it could not be. */
 export type TargetingResolution =
@@ -52,12 +44,10 @@ export type ToThread =
   | { type: 'close' };
 
 export type FromThread =
-  | { type: 'ready' }
   | { type: 'beat'; id: number }
   | { type: 'raw'; id: number; part: Uint8Array }
   | { type: 'done'; id: number; outcome: CrawlOutcome }
-  | { type: 'thrown'; id: number; error: ThrownError }
-  | { type: 'closed' };
+  | { type: 'thrown'; id: number; error: ThrownError };
 
 export const toThrownError = (err: unknown): ThrownError => {
   const e = err as Partial<ThrownError> & { message?: string };
@@ -88,9 +78,10 @@ export const fromThrownError = (e: ThrownError): Error => {
 
 /**
  * The crawl thread's heap, sized like a parse thread's (parsePool.ts PARSE_THREAD_LIMITS): V8 grows a thread's old
- * generation by a factor it derives from the ceiling, and with the main thread's ceiling the crawl thread added ~60 MB
- * to `test/bench/pipeline.ts`'s peak RSS at concurrency 32 (440 MB against 380). What it holds is the jobs in flight:
- * their parsed pages until the merge (~0.5 MB a job as objects; the pages' bytes are outside the heap).
+ * generation by a factor it derives from the ceiling. What the thread holds is the jobs in flight: their parsed pages
+ * until the merge (~0.5 MB a job as objects; the pages' bytes are outside the heap). `test/bench/pipeline.ts` at
+ * concurrency 32: peak RSS 440 MB with the main thread's ceiling, 428 MB with this one, 390 MB without the thread,
+ * which is why the thread is opt-in.
  */
 export const CRAWL_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
 
@@ -102,6 +93,13 @@ const bootFromSource = (entry: URL) => {
   const tsx = import.meta.resolve('tsx/esm/api');
   return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
 };
+
+interface Thread {
+  worker: Worker;
+  /** the crawls sent to this thread and not settled */
+  mine: Set<number>;
+  exited: Promise<void>;
+}
 
 interface Pending {
   opts: CrawlOptions;
@@ -142,8 +140,8 @@ export const createThreadedCrawler = (
    * The thread, started at once and again on the next crawl after one died (a crash there fails the crawls
    * it held as unexpected errors, which the queue retries, and is written to the log by the crawl worker).
    */
-  let thread: { worker: Worker; exited: Promise<void> } | undefined;
-  const start = () => {
+  let thread: Thread | undefined;
+  const start = (): Thread => {
     // from the sources (tests, `tsx`) the thread registers tsx's loader itself and imports the entry: Node 20 runs
     // neither a thread's first script nor its imports through the loader that `--import tsx` set up here
     const worker = new Worker(fromSource ? bootFromSource(source) : built, {
@@ -152,7 +150,7 @@ export const createThreadedCrawler = (
       resourceLimits: CRAWL_THREAD_LIMITS,
     });
     const mine = new Set<number>();
-    const current = {
+    const current: Thread = {
       worker,
       mine,
       exited: new Promise<void>((resolve) => {
@@ -214,7 +212,7 @@ export const createThreadedCrawler = (
           targeting = { ok: false, message: err.message, kind: err.kind };
         }
       }
-      const { worker, mine } = (thread ?? start()) as ReturnType<typeof start>;
+      const { worker, mine } = thread ?? start();
       const id = nextId++;
       return new Promise<CrawlOutcome>((resolve, reject) => {
         const onAbort = () => worker.postMessage({ type: 'abort', id } satisfies ToThread);

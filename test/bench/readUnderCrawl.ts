@@ -20,6 +20,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startBuiltService } from '../support/builtService.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
@@ -47,15 +48,17 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
 };
 
+const PROBE = new URL('./readProbe.ts', import.meta.url);
+
 /** bytes a probe read took, on average (the last probe run): the answer is read in full */
 let probeBytes = 0;
 
 /**
- * Four probes reading `url` back to back in a process of their own (readProbe.ts) until `until` settles; each read's
+ * Four probes reading `url` back to back in a process of their own (readProbe.ts) while `phase` runs; each read's
  * ms. Its event loop does only this: the bench's own (submits, polls) would otherwise add its delays to the reads.
  */
 const probe = async (url: string, key: string, phase: () => Promise<unknown>) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/readProbe.ts', url, key], {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(PROBE), url, key], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let out = '';

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
+import { loadConfig } from '../../services/compose/config.js';
 import { createThreadedCrawler, fromThrownError, toThrownError } from '../../services/compose/crawlThread.js';
 import { createCrawler } from '../../services/crawler/crawl.js';
 import {
@@ -46,6 +47,13 @@ const resolveTargeting = (request: { location?: string }): ResolvedTargeting => 
     uule: 'w+CAIQICIaQXVzdGluLFRleGFzLFVuaXRlZCBTdGF0ZXM',
   };
 };
+
+t.test('SERP_CRAWL_THREAD: off unless set to 1', async (t) => {
+  t.equal(loadConfig({}).crawlThread, false, 'off by default (its heap costs ~40-60 MB of peak RSS)');
+  t.equal(loadConfig({ SERP_CRAWL_THREAD: '1' }).crawlThread, true);
+  t.equal(loadConfig({ SERP_CRAWL_THREAD: '0' }).crawlThread, false);
+  t.throws(() => loadConfig({ SERP_CRAWL_THREAD: 'yes' }), /SERP_CRAWL_THREAD must be a non-negative integer/);
+});
 
 t.test('errors cross the thread boundary as the classes the crawl worker tells apart', async (t) => {
   const round = (e: Error) => fromThrownError(toThrownError(e));
@@ -138,6 +146,19 @@ t.test(
     await t.rejects(threaded.crawl(jobFor(request), { heartbeat }), CrawlAbortedError, 'closed: no new crawl');
   },
 );
+
+t.test('a thread that dies fails the crawls it holds, and the next crawl starts another', async (t) => {
+  // a setup the parse pool refuses (config.ts never makes one) fails the thread as it starts
+  const threaded = createThreadedCrawler({ fetcher: 'http', proxyUrls: [], parseThreads: -1 });
+  t.teardown(() => threaded.close());
+  const heartbeat = () => undefined;
+  await t.rejects(threaded.crawl(jobFor({ keyword: 'a' }), { heartbeat }), /crawl thread failed: .*minThreads/);
+  await t.rejects(
+    threaded.crawl(jobFor({ keyword: 'b' }), { heartbeat }),
+    /crawl thread failed: .*minThreads/,
+    'a new thread took the next crawl (a dead one would leave it waiting forever)',
+  );
+});
 
 const CHROMIUM = '/usr/bin/chromium';
 t.test(

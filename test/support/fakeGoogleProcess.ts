@@ -15,7 +15,6 @@ export const startFakeGoogleProcess = async (latencyMs: number) => {
   child.stdout.resume();
   return {
     origin: line.toString().trim(),
-    pid: child.pid,
     close: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
