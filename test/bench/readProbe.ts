@@ -1,15 +1,21 @@
 /**
- * The read probe of `readUnderCrawl.ts`, in a process of its own: four probes read `url` back to back on four
- * kept-alive sockets until standard input closes, then print each read's milliseconds as JSON (`{ times, bytes }`,
- * bytes: the average answer read in full) on the line after `probing`. Its own event loop does nothing else, so what it times is the service,
- * not the bench's load driver (submits and polls) or the probe's neighbours.
- * `node --import tsx test/bench/readProbe.ts URL KEY` (started by the bench; not a benchmark by itself).
+ * The read probe of `readUnderCrawl.ts`, in a process of its own: reads `url` at a fixed rate (`RATE` a second,
+ * default 200) until standard input closes, each read a request of its own sent on schedule whether or not the ones
+ * before it have answered, then prints each read's milliseconds (sent to answer read in full) as JSON
+ * (`{ times, bytes }`, bytes: the average answer) on the line after `probing`. Its own event loop does nothing else,
+ * so what it times is the service, not the bench's load driver (submits and polls) or the probe's neighbours.
+ *
+ * Open loop, not readers back to back: readers that wait for their answer before sending the next saturate the
+ * service when it is idle (~9,000 reads a second here, so "idle" was a service busy serving the probe), and a stall
+ * of the service delays only the four reads in flight, so the stalls a user meets while crawls run hardly reach p99.
+ * `node --import tsx test/bench/readProbe.ts URL KEY [RATE]` (started by the bench; not a benchmark by itself).
  */
 import http from 'node:http';
 
-const [url, key] = process.argv.slice(2);
-if (!url || !key) {
-  console.error('usage: readProbe.ts URL KEY');
+const [url, key, rateArg] = process.argv.slice(2);
+const rate = Number(rateArg ?? 200);
+if (!url || !key || !(rate > 0)) {
+  console.error('usage: readProbe.ts URL KEY [RATE]');
   process.exit(2);
 }
 let stop = false;
@@ -21,8 +27,9 @@ process.stdin.resume();
 const times: number[] = [];
 let bytes = 0;
 // node:http, the body drained and dropped: fetch() cost ~4x the CPU per read (undici's stream layers and the
-// ArrayBuffer it assembles), and on two cores the instrument's own CPU is taken from the service it times
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+// ArrayBuffer it assembles), and on two cores the instrument's own CPU is taken from the service it times. Sockets
+// are kept alive and as many as the reads in flight, so a read never waits for another's socket.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const readOnce = () =>
   new Promise<void>((done, fail) => {
     const req = http.get(url, { agent, headers: { 'x-api-key': key } }, (res) => {
@@ -35,16 +42,29 @@ const readOnce = () =>
     });
     req.on('error', fail);
   });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const inFlight = new Set<Promise<void>>();
+let failed: unknown;
 // the bench starts timing its phase once the probe is running
 process.stdout.write('probing\n');
-await Promise.all(
-  Array.from({ length: 4 }, async () => {
-    while (!stop) {
-      const t0 = performance.now();
-      await readOnce();
+const period = 1000 / rate;
+let next = performance.now();
+while (!stop && failed === undefined) {
+  const t0 = performance.now();
+  const read = readOnce().then(
+    () => {
       times.push(performance.now() - t0);
-    }
-  }),
-);
+    },
+    (err: unknown) => {
+      failed = err;
+    },
+  );
+  inFlight.add(read);
+  void read.finally(() => inFlight.delete(read));
+  next += period;
+  await sleep(Math.max(0, next - performance.now()));
+}
+await Promise.all(inFlight);
 agent.destroy();
+if (failed !== undefined) throw failed;
 process.stdout.write(JSON.stringify({ times, bytes: bytes / Math.max(1, times.length) }));
