@@ -25,7 +25,11 @@ export interface Config {
   syncTimeoutMs: number;
   presignTtlS: number;
   retentionDays: number;
-  /** worker threads that parse fetched pages (0: on the event loop) */
+  /**
+   * worker threads that parse fetched pages (0: on the event loop). Default: one per core, or one fewer with the crawl
+   * thread, which takes a core's share itself (test/bench/pipeline.ts at concurrency 32: 382 MB peak RSS with one
+   * parse thread on two cores, 428–440 MB with two)
+   */
   parseThreads: number;
   /** SERP_CRAWL_THREAD=1: crawls run on a thread of their own, off the event loop that answers HTTP (default 0: on it) */
   crawlThread: boolean;
@@ -74,6 +78,7 @@ export const loadConfig = (
   }
   const tiers = { ...defaultTiers, ...(env.SERP_TIERS ? Tiers.parse(JSON.parse(env.SERP_TIERS)) : {}) };
   const crawlerConcurrency = int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1;
+  const crawlThread = int(env.SERP_CRAWL_THREAD, 0, 'SERP_CRAWL_THREAD') > 0;
   return {
     port: overrides.port ?? int(env.SERP_PORT, 8080, 'SERP_PORT'),
     host: overrides.host ?? env.SERP_HOST ?? '127.0.0.1',
@@ -83,8 +88,12 @@ export const loadConfig = (
     syncTimeoutMs: int(env.SERP_SYNC_TIMEOUT_MS, 55_000, 'SERP_SYNC_TIMEOUT_MS'),
     presignTtlS: int(env.SERP_PRESIGN_TTL_S, 3600, 'SERP_PRESIGN_TTL_S'),
     retentionDays: int(env.SERP_RETENTION_DAYS, 31, 'SERP_RETENTION_DAYS'),
-    parseThreads: int(env.SERP_PARSE_THREADS, availableParallelism(), 'SERP_PARSE_THREADS'),
-    crawlThread: int(env.SERP_CRAWL_THREAD, 0, 'SERP_CRAWL_THREAD') > 0,
+    parseThreads: int(
+      env.SERP_PARSE_THREADS,
+      crawlThread ? Math.max(1, availableParallelism() - 1) : availableParallelism(),
+      'SERP_PARSE_THREADS',
+    ),
+    crawlThread,
     heapGrowingPercent: int(env.SERP_HEAP_GROWING_PERCENT, 50, 'SERP_HEAP_GROWING_PERCENT'),
     retentionSweepMin: int(env.SERP_RETENTION_SWEEP_MIN, 60, 'SERP_RETENTION_SWEEP_MIN'),
     tiers,

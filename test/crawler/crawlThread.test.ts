@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
+import { ParsedSerp } from '../../contracts/result.js';
+import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
+import { loadResult, putPreparedResult, putResult } from '../../services/application/resultBlobs.js';
 import { loadConfig } from '../../services/compose/config.js';
 import { createThreadedCrawler, fromThrownError, toThrownError } from '../../services/compose/crawlThread.js';
 import { createCrawler } from '../../services/crawler/crawl.js';
@@ -15,6 +20,7 @@ import {
 import { unpackRaw } from '../../services/crawler/rawPacker.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
 import type { ResolvedTargeting } from '../../services/crawler/targeting.js';
+import { serialiseDoc } from '../../services/knownJson.js';
 import type { BlobWriter } from '../../services/ports/blobStore.js';
 import { FAST_LIMITS, jobFor } from '../support/crawlerHarness.js';
 import { AIO_QUERY, startFakeGoogle } from '../support/fakeGoogle.js';
@@ -53,6 +59,14 @@ t.test('SERP_CRAWL_THREAD: off unless set to 1', async (t) => {
   t.equal(loadConfig({ SERP_CRAWL_THREAD: '1' }).crawlThread, true);
   t.equal(loadConfig({ SERP_CRAWL_THREAD: '0' }).crawlThread, false);
   t.throws(() => loadConfig({ SERP_CRAWL_THREAD: 'yes' }), /SERP_CRAWL_THREAD must be a non-negative integer/);
+});
+
+t.test('the parse pool gives the crawl thread a core: one thread fewer by default, never none', async (t) => {
+  const cores = availableParallelism();
+  t.equal(loadConfig({}).parseThreads, cores, 'without the crawl thread: one per core');
+  t.equal(loadConfig({ SERP_CRAWL_THREAD: '1' }).parseThreads, Math.max(1, cores - 1));
+  t.equal(loadConfig({ SERP_CRAWL_THREAD: '1', SERP_PARSE_THREADS: '3' }).parseThreads, 3, 'a given size wins');
+  t.equal(loadConfig({ SERP_CRAWL_THREAD: '1', SERP_PARSE_THREADS: '0' }).parseThreads, 0);
 });
 
 t.test('errors cross the thread boundary as the classes the crawl worker tells apart', async (t) => {
@@ -119,6 +133,41 @@ t.test(
       'the members the writer got are the raw HTML, page for page',
     );
     t.equal(there.raw?.sha256, createHash('sha256').update(viaSink.text()).digest('hex'), 'and the digest is theirs');
+
+    // the result comes ready for the blob store: what putResult would write, made on the crawl thread
+    const prepared = there.prepared;
+    t.ok(prepared && Buffer.isBuffer(prepared.gzip), 'the result comes prepared, its gzip a Buffer');
+    t.notOk(here.prepared, 'a crawl on the event loop leaves that to putResult');
+    const contract = ParsedSerp.parse(here.result);
+    t.equal(prepared?.json, JSON.stringify(contract), 'its text: the result in the contract shape and key order');
+    t.equal(gunzipSync(prepared!.gzip).toString('utf8'), prepared?.json, 'gzipped');
+    t.equal(prepared?.sha256, createHash('sha256').update(prepared!.json).digest('hex'), 'the digest of its text');
+    t.equal(prepared?.bytes, Buffer.byteLength(prepared!.json));
+    t.same(
+      prepared?.members.map(([k]) => k),
+      Object.keys(contract),
+      'a text for each member, in the contract order',
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'crawl-thread-blobs-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const blobs = createFsBlobStore(dir);
+    const ref = await putPreparedResult(blobs, 'results/prepared.json', there.result!, prepared!);
+    const written = await putResult(blobs, 'results/here.json', here.result!);
+    t.equal(ref.sha256, written.sha256, 'the same blob putResult writes for the same result on the event loop');
+    t.equal(ref.bytes, written.bytes);
+    t.equal(
+      await loadResult(blobs, { resultRef: ref }),
+      there.result,
+      'the projector is handed the result itself, not a read back',
+    );
+    t.same(await loadResult(blobs, { resultRef: ref }), contract, 'read back from the file later: the same result');
+    const doc = serialiseDoc({ jobId: 'j', result: there.result, organic: there.result?.organic_results });
+    t.ok(doc.spliced, 'documents embedding the result or its members are written from the texts made there');
+    t.equal(
+      doc.json,
+      JSON.stringify({ jobId: 'j', result: contract, organic: contract.organic_results }),
+      'and are what JSON.stringify writes',
+    );
 
     const noSink = await threaded.crawl(jobFor(request), { heartbeat });
     t.ok(Buffer.isBuffer(noSink.raw?.gzip), 'without a writer the raw HTML comes back in the outcome');
