@@ -71,14 +71,36 @@ export const jsonBytes = (value: unknown): Buffer | string => {
  * that embeds one of those members as it is (a result's organic_results, serp_features) is written from that text.
  * The same text as JSON.stringify(value) for a plain object whose members have no toJSON.
  */
-export const stringifyRemembering = (value: Record<string, unknown>): string => {
-  const members: string[] = [];
+export const stringifyRemembering = (value: Record<string, unknown>): string => joinMembers(memberTexts(value));
+
+/**
+ * Each member's JSON text, in the object's order (undefined, functions and symbols left out, as JSON.stringify
+ * does), each object member's text remembered. Its texts can cross to another thread with the object, which
+ * remembers them there (rememberMembers).
+ */
+export const memberTexts = (value: Record<string, unknown>): [string, string][] => {
+  const members: [string, string][] = [];
   for (const k in value) {
     const v = value[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
     const text = JSON.stringify(v);
     if (v !== null && typeof v === 'object') known.set(v, text);
-    members.push(`${JSON.stringify(k)}:${text}`);
+    members.push([k, text]);
   }
-  return `{${members.join(',')}}`;
+  return members;
+};
+
+/** the object's JSON text from its members' (memberTexts) */
+export const joinMembers = (members: [string, string][]): string =>
+  `{${members.map(([k, text]) => `${JSON.stringify(k)}:${text}`).join(',')}}`;
+
+/**
+ * Remembers the texts another thread made of `value`'s members (memberTexts) for the same members here: a structured
+ * clone of the object, whose members are then written from those texts as they are on the thread that made them.
+ */
+export const rememberMembers = (value: Record<string, unknown>, members: [string, string][]) => {
+  for (const [k, text] of members) {
+    const v = value[k];
+    if (v !== null && typeof v === 'object') known.set(v, text);
+  }
 };

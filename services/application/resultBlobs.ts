@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { RawHtmlRef } from '../../contracts/events.js';
 import { ParsedSerp } from '../../contracts/result.js';
-import { rememberJson, stringifyRemembering } from '../knownJson.js';
+import { joinMembers, memberTexts, rememberJson, rememberMembers, stringifyRemembering } from '../knownJson.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import { gzipOffLoop } from '../zlib.js';
 
 /**
  * Parsed results live in the blob store beside the raw HTML, referenced by `CrawlCompleted` / `SearchReparsed`
@@ -36,11 +37,58 @@ export const putResult = async (blobStore: BlobStore, key: string, given: Parsed
   // its read-model document embeds the same object, and the first answer its members: written from these texts
   const json = stringifyRemembering(result);
   rememberJson(result, json);
-  const ref = await blobStore.put(key, json);
+  return keptForHandOver(key, result, await blobStore.put(key, json));
+};
+
+/** a result just stored under `ref`, kept for the projector's first load of it (justWritten) */
+const keptForHandOver = (key: string, result: ParsedSerp, ref: RawHtmlRef) => {
   justWritten.delete(key);
   justWritten.set(key, { sha256: ref.sha256, result });
   if (justWritten.size > JUST_WRITTEN_MAX) justWritten.delete(justWritten.keys().next().value as string);
   return ref;
+};
+
+/**
+ * A result made ready for the blob store where it was made (the crawl thread, compose/crawlThread.ts): validated,
+ * serialised, gzipped and digested there, so that the thread that answers HTTP only writes the file. `members` are
+ * the result's members' texts (knownJson.ts memberTexts), for the answers and documents that embed them.
+ */
+export interface PreparedResult {
+  json: string;
+  members: [string, string][];
+  gzip: Buffer;
+  sha256: string;
+  bytes: number;
+}
+
+/** what putResult does before the blob store's write: the contract's shape and key order, its text, gzip and digest */
+export const prepareResult = async (given: ParsedSerp): Promise<{ result: ParsedSerp; prepared: PreparedResult }> => {
+  const result = ParsedSerp.parse(given);
+  const members = memberTexts(result);
+  const json = joinMembers(members);
+  const body = Buffer.from(json, 'utf8');
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  const gzip = await gzipOffLoop(body);
+  return { result, prepared: { json, members, gzip, sha256, bytes: body.length } };
+};
+
+/**
+ * putResult for a result prepared on another thread (prepareResult) and cloned here: its texts are remembered for
+ * the clone, the gzipped text written as it is, and the clone handed to the projector as putResult's result is.
+ */
+export const putPreparedResult = async (
+  blobStore: BlobStore,
+  key: string,
+  result: ParsedSerp,
+  prepared: PreparedResult,
+) => {
+  rememberMembers(result, prepared.members);
+  rememberJson(result, prepared.json);
+  return keptForHandOver(
+    key,
+    result,
+    await blobStore.putGzipped(key, prepared.gzip, { sha256: prepared.sha256, bytes: prepared.bytes }),
+  );
 };
 
 /** the result an event carries, inline or by reference; undefined once purged (or when the blob no longer matches) */

@@ -176,11 +176,8 @@ export const createThreadedCrawler = (
           return;
         case 'done': {
           mine.delete(m.id);
-          // a Buffer arrives as a plain Uint8Array: the raw HTML is a Buffer again, over the same bytes
-          const gzip = m.outcome.raw?.gzip as Uint8Array | undefined;
-          if (gzip && !Buffer.isBuffer(gzip)) {
-            m.outcome.raw!.gzip = Buffer.from(gzip.buffer, gzip.byteOffset, gzip.byteLength);
-          }
+          if (m.outcome.raw?.gzip) m.outcome.raw.gzip = asBuffer(m.outcome.raw.gzip);
+          if (m.outcome.prepared) m.outcome.prepared.gzip = asBuffer(m.outcome.prepared.gzip);
           settle(m.id)?.resolve(m.outcome);
           return;
         }
@@ -253,7 +250,12 @@ export const createThreadedCrawler = (
 };
 
 /** the buffers of a crawl outcome that can move to the other thread instead of being copied */
-export const outcomeTransfers = (outcome: CrawlOutcome): ArrayBuffer[] => {
-  const own = outcome.raw?.gzip ? ownBuffer(outcome.raw.gzip) : undefined;
-  return own ? [own] : [];
-};
+export const outcomeTransfers = (outcome: CrawlOutcome): ArrayBuffer[] =>
+  [outcome.raw?.gzip, outcome.prepared?.gzip].flatMap((b) => {
+    const own = b ? ownBuffer(b) : undefined;
+    return own ? [own] : [];
+  });
+
+/** a Buffer arrives as a plain Uint8Array: a Buffer again, over the same bytes */
+const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
