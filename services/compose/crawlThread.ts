@@ -80,8 +80,8 @@ export const fromThrownError = (e: ThrownError): Error => {
  * The crawl thread's heap, sized like a parse thread's (parsePool.ts PARSE_THREAD_LIMITS): V8 grows a thread's old
  * generation by a factor it derives from the ceiling. What the thread holds is the jobs in flight: their parsed pages
  * until the merge (~0.5 MB a job as objects; the pages' bytes are outside the heap). `test/bench/pipeline.ts` at
- * concurrency 32: peak RSS 440 MB with the main thread's ceiling, 428 MB with this one, 390 MB without the thread,
- * which is why the thread is opt-in.
+ * concurrency 32 with two parse threads: peak RSS 440 MB with the main thread's ceiling, 428 MB with this one; with
+ * one parse thread fewer (config.ts, the default with this thread) 375–382 MB.
  */
 export const CRAWL_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
 
