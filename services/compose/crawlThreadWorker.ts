@@ -24,8 +24,9 @@ import {
  *
  * It runs below the event loop that answers HTTP, as the parse threads do (nice.ts): when both cores are taken, a read
  * no longer waits for a crawl's bookkeeping. `readUnderCrawl.ts`, 48 jobs, with its first probe (four readers back
- * to back): read p99 under crawl 8.8–9.5 ms at the default priority, 7.2–7.7 ms at this one; the crawl took 9.0–9.7 s against 8.7–10.1 s in those runs, 10.3 s
- * against 8.0 s for the parse pool alone in a later one. Linux only (nice.ts).
+ * to back): read p99 under crawl 8.8–9.5 ms at the default priority, 7.2–7.7 ms at this one; the crawl took
+ * 9.0–9.7 s against 8.7–10.1 s in those runs, 10.3 s against 8.0 s for the parse pool alone in a later one. Linux
+ * only (nice.ts).
  */
 if (process.platform === 'linux') {
   try {
