@@ -63,3 +63,51 @@ t.test('the http fetcher returns the page as sent, however it is framed', async 
   t.equal(refused.body.toString(), 'slow down');
   t.match(refused.cookies, /X=1/, 'its cookies are kept');
 });
+
+t.test('cookies set on a redirect go to the next hop and back to the session', async (t) => {
+  const seen: Record<string, string | undefined> = {};
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    seen[path] = req.headers.cookie;
+    if (path === '/search') {
+      // as Google's consent and /sorry/ hops do: cookies on the redirect itself, one of the session's taken back
+      res.writeHead(302, {
+        location: '/consent',
+        'set-cookie': ['SOCS=granted; Path=/; Max-Age=3600', 'OLD=; Max-Age=0'],
+      });
+      return res.end();
+    }
+    if (path === '/consent') {
+      res.writeHead(302, { location: '/final', 'set-cookie': 'AEC=two; Path=/; HttpOnly' });
+      return res.end();
+    }
+    res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'NID=3; Path=/' });
+    res.end('<html>results</html>');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const page = await createHttpFetcher().fetch({
+    url: `${origin}/search?q=coffee`,
+    device: 'desktop',
+    captureAio: false,
+    timeoutMs: 10_000,
+    session: { id: 's1', userAgent: 'Mozilla/5.0', cookies: 'SID=1; OLD=x' },
+  });
+  t.equal(page.status, 200);
+  t.match(page.finalUrl, /\/final$/);
+  t.equal(seen['/search'], 'SID=1; OLD=x', 'the first request carries the session cookies');
+  t.equal(seen['/consent'], 'SID=1; SOCS=granted', 'the next hop carries what the redirect set, not what it deleted');
+  t.equal(seen['/final'], 'SID=1; SOCS=granted; AEC=two', 'and every hop after it');
+  t.equal(page.cookies, 'SID=1; SOCS=granted; AEC=two; NID=3', 'the session gets every cookie of the chain back');
+
+  const bare = await createHttpFetcher().fetch({
+    url: `${origin}/final`,
+    device: 'desktop',
+    captureAio: false,
+    timeoutMs: 10_000,
+  });
+  t.equal(seen['/final'], undefined, 'no session, no cookies: no Cookie header at all');
+  t.equal(bare.cookies, 'NID=3');
+});

@@ -13,6 +13,25 @@ export interface HttpFetcherOptions {
 }
 
 /**
+ * The session's cookies through one fetch: got asks the jar before each request of a redirect chain and hands it each
+ * response's Set-Cookie, the redirects' included. With a fixed Cookie header, a cookie Google set on a redirect
+ * (consent, /sorry/) went neither to the next hop nor back to the session. One header for every host, as the session
+ * keeps them (a Google search stays on Google's hosts).
+ */
+const cookieJarFor = (initial: string) => {
+  let header = initial;
+  return {
+    header: () => header,
+    jar: {
+      getCookieString: async (_url: string) => header,
+      setCookie: async (raw: string, _url: string) => {
+        header = mergeCookies(header, setCookieHeaderPairs([raw]));
+      },
+    },
+  };
+};
+
+/**
  * The fast path (DESIGN.md §5): got-scraping gives a browser's TLS fingerprint and header order; the headers are the
  * device's own (user agent, client hints) so they match what the browser of the same session sent. It reuses the
  * session's cookies, without which Google answers with its JS challenge. It never judges the answer: classifying
@@ -24,8 +43,7 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
     const hl = new URL(request.url).searchParams.get('hl') ?? undefined;
     const userAgent = request.session?.userAgent ?? deviceProfile(request.device).userAgent;
     const headers = navigationHeaders(request.device, userAgent, hl);
-    const sessionCookies = request.session?.cookies ?? '';
-    if (sessionCookies) headers.cookie = sessionCookies;
+    const cookies = cookieJarFor(request.session?.cookies ?? '');
     const response = await gotScraping({
       url: request.url,
       headers,
@@ -36,19 +54,19 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
       followRedirect: true,
       maxRedirects: options.maxRedirects ?? 5,
       retry: { limit: 0 },
+      cookieJar: cookies.jar,
       timeout: { request: request.timeoutMs },
       signal: request.signal,
       // bytes, not text: decoding is the parse pool's work, off the event loop
       responseType: 'buffer',
     });
-    const setCookies = response.headers['set-cookie'] ?? [];
     return {
       url: request.url,
       finalUrl: response.url,
       status: response.statusCode,
       body: response.body,
       fetchedAt: new Date().toISOString(),
-      cookies: mergeCookies(sessionCookies, setCookieHeaderPairs(setCookies)),
+      cookies: cookies.header(),
     };
   },
   async close() {},
