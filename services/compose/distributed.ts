@@ -7,7 +7,7 @@ import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../pro
 import { createNatsObjectBlobStore } from '../adapters/blobStore/natsObject.js';
 import { createJetStreamEventStore } from '../adapters/eventStore/jetstream.js';
 import { createKurrentDbEventStore } from '../adapters/eventStore/kurrentdb.js';
-import { createJetStreamJobQueue } from '../adapters/jobQueue/jetstream.js';
+import { createJetStreamJobQueue, jetStreamQueueStats } from '../adapters/jobQueue/jetstream.js';
 import { createNatsKvRateLimiter } from '../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
 import { createCatchUp } from '../api/auth.js';
@@ -216,7 +216,8 @@ export const startDistributed = async (
       const store = readModels;
       const q = queue;
       const metrics = createMetrics({
-        ...(q ? { queueStats: () => q.stats() } : {}),
+        // an api without the queue reads its depth from JetStream, for its metrics and the dashboard
+        queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
         projection: async () => ({
           head: await eventStore.headPosition(),
           projected: store.checkpoint(PROJECTOR_CHECKPOINT),

@@ -11,8 +11,8 @@ import { toProjected } from '../projector/projector.js';
  * - From the event log, observed by a subscription from the head at start: submits, cache answers, crawl outcomes
  *   (done, partial, failed by kind), pages fetched and crawl time. In distributed mode every api process sees the
  *   whole cluster's events, so these count the cluster's work since that process started.
- * - Gauges read when scraped: queue depth and the oldest wait (where this process holds the queue), and projection
- *   lag (global positions between the log's head and this process's read models).
+ * - Gauges read when scraped: queue depth and the oldest wait (its own queue, or JetStream's for a distributed api),
+ *   and projection lag (global positions between the log's head and this process's read models).
  */
 export interface Metrics {
   registry: Registry;

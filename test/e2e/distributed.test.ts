@@ -106,6 +106,40 @@ if (unavailable) {
     t.ok((await page.arrayBuffer()).byteLength > 100_000);
   });
 
+  t.test('an api process, which holds no queue, reports its depth from JetStream', async (t) => {
+    const { key, key_id } = await mint({ tier: 'pro' });
+    charged.set(key_id, 24);
+    // a burst the two crawlers (4 slots each) cannot take at once: some of it waits in the queue
+    const ids = await Promise.all(
+      Array.from({ length: 24 }, async (_, i) => {
+        const res = await submit(i % 2 ? A : B, key, { keyword: uniq('queued') });
+        return ((await res.json()) as { job_id: string }).job_id;
+      }),
+    );
+    let deepest = 0;
+    const view = async () =>
+      ((await (await admin(A, '/service')).json()) as { queue: { pending: number; in_flight: number } | null }).queue;
+    const during = Date.now() + 10_000;
+    while (Date.now() < during) {
+      const q = await view();
+      if (!q) {
+        t.fail('the queue is read');
+        break;
+      }
+      deepest = Math.max(deepest, q.pending + q.in_flight);
+      if (deepest > 8) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    t.ok(deepest > 8, `more jobs waiting or held than the crawlers' 8 slots at once: ${deepest}`);
+    for (const id of ids) t.equal((await pollJob(A, key, id)).status, 200);
+    t.same(await view(), { pending: 0, in_flight: 0 }, 'and none once every job is done');
+    const metrics = await (
+      await fetch(`${B}/metrics`, { headers: { authorization: `Bearer ${cluster.adminToken}` } })
+    ).text();
+    t.match(metrics, /serp_queue_depth\{state="pending"\} 0/, 'the metrics of the other api say the same');
+    t.match(metrics, /serp_queue_depth\{state="in_flight"\} 0/);
+  });
+
   t.test('a key minted on api A is accepted by api B on its very first request', async (t) => {
     for (let i = 0; i < 3; i++) {
       const { key } = await mint({ tier: 'free' });

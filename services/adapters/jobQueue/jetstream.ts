@@ -1,6 +1,7 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  type JetStreamManager,
   type Consumer as JsConsumer,
   type JsMsg,
   jetstream,
@@ -57,6 +58,46 @@ export class JobQueueClosedError extends Error {
     this.name = 'JobQueueClosedError';
   }
 }
+
+/** the crawlers' consumer's depth: pending, awaiting ack, and how long the oldest message has waited */
+const statsOf = async (jsm: JetStreamManager, streamName: string, durable: string): Promise<QueueStats> => {
+  const info = await jsm.consumers.info(streamName, durable);
+  const pending = info.num_pending;
+  const inFlight = info.num_ack_pending;
+  if (pending === 0) return { pending, inFlight };
+  const s = await jsm.streams.info(streamName);
+  const oldest = await jsm.streams.getMessage(streamName, { seq: s.state.first_seq }).catch(() => null);
+  return oldest
+    ? { pending, inFlight, oldestPendingMs: Math.max(0, Date.now() - oldest.time.getTime()) }
+    : { pending, inFlight };
+};
+
+/**
+ * The queue's depth as createJetStreamJobQueue's `stats()` reads it, for a process that does not take or give jobs
+ * (a distributed api, for its metrics and the dashboard): it creates nothing. Before any crawler or dispatcher has
+ * made the stream and consumer, the queue is empty.
+ */
+export const jetStreamQueueStats = (
+  nc: NatsConnection,
+  options: { stream?: string; consumer?: string } = {},
+): (() => Promise<QueueStats>) => {
+  let jsm: Promise<JetStreamManager> | undefined;
+  return async () => {
+    // a manager that could not be made (JetStream not up yet) is asked for again at the next read
+    jsm ??= jetstreamManager(nc, { timeout: 15_000 }).catch((err: unknown) => {
+      jsm = undefined;
+      throw err;
+    });
+    try {
+      return await statsOf(await jsm, options.stream ?? 'SERP_JOBS', options.consumer ?? 'crawlers');
+    } catch (err) {
+      if (/stream not found|consumer not found|10059|10014/i.test(String((err as Error).message))) {
+        return { pending: 0, inFlight: 0 };
+      }
+      throw err;
+    }
+  };
+};
 
 export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions): Promise<JobQueue> => {
   const { nc } = options;
@@ -242,17 +283,7 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
       return consumer;
     },
 
-    async stats(): Promise<QueueStats> {
-      const info = await jsm.consumers.info(streamName, durable);
-      const pending = info.num_pending;
-      const inFlight = info.num_ack_pending;
-      if (pending === 0) return { pending, inFlight };
-      const s = await jsm.streams.info(streamName);
-      const oldest = await jsm.streams.getMessage(streamName, { seq: s.state.first_seq }).catch(() => null);
-      return oldest
-        ? { pending, inFlight, oldestPendingMs: Math.max(0, Date.now() - oldest.time.getTime()) }
-        : { pending, inFlight };
-    },
+    stats: () => statsOf(jsm, streamName, durable),
 
     async close() {
       if (closed) return;

@@ -41,7 +41,7 @@ const ServiceView = z.object({
   queue: z
     .object({ pending: z.number().int(), in_flight: z.number().int(), oldest_pending_ms: z.number().optional() })
     .nullable()
-    .describe('null where this process does not hold the queue (a distributed api)'),
+    .describe('null when the queue cannot be read (the metrics keep the last values it gave)'),
   projection_lag: z.number().nullable().describe('log positions the read models are behind'),
   now: z.string(),
 });
