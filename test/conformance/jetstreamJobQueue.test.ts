@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
 import t from 'tap';
-import { createJetStreamJobQueue } from '../../services/adapters/jobQueue/jetstream.js';
+import { createJetStreamJobQueue, jetStreamQueueStats } from '../../services/adapters/jobQueue/jetstream.js';
 import { natsConnect, natsServerOrSkip } from '../support/nats.js';
-import { jobQueueConformance } from './jobQueueSuite.js';
+import { jobMessage } from './jobQueueHelpers.js';
+import { defaultSettings, jobQueueConformance } from './jobQueueSuite.js';
 
 const servers = await natsServerOrSkip(t);
 if (servers) {
@@ -19,4 +21,19 @@ if (servers) {
       return { queue, cleanup: () => queue.close() };
     }),
   );
+
+  t.test('jetStreamQueueStats: the depth a process without the queue reads, creating nothing', async (t) => {
+    const nc = await natsConnect(servers);
+    t.teardown(() => nc.drain());
+    const name = `JOBS_${randomBytes(4).toString('hex')}`;
+    const read = jetStreamQueueStats(nc, { stream: name });
+    t.same(await read(), { pending: 0, inFlight: 0 }, 'no stream yet: an empty queue');
+    await t.rejects((await jetstreamManager(nc)).streams.info(name), /stream not found/, 'and reading made none');
+    const queue = await createJetStreamJobQueue({ nc, stream: name, subject: `jobs.${name}`, ...defaultSettings });
+    t.teardown(() => queue.close());
+    for (let i = 0; i < 3; i++) await queue.enqueue(jobMessage());
+    const seen = await read();
+    t.match(seen, { pending: 3, inFlight: 0, oldestPendingMs: Number }, 'three waiting, the oldest wait with them');
+    t.same(Object.keys(seen), Object.keys(await queue.stats()), 'what the queue itself reports');
+  });
 }
