@@ -133,5 +133,6 @@ if (missing) {
       lines.some((l) => l.msg === 'incoming request'),
       "Fastify's own two lines per request are off",
     );
+    t.notMatch(stack.svc.stderr(), /FSTDEP/, 'and no Fastify deprecation is on stderr (FSTDEP023 was)');
   });
 }
