@@ -67,15 +67,10 @@ export const jsonBytes = (value: unknown): Buffer | string => {
 };
 
 /**
- * JSON.stringify of an object made member by member, remembering each object member's text: a document or an answer
- * that embeds one of those members as it is (a result's organic_results, serp_features) is written from that text.
- * The same text as JSON.stringify(value) for a plain object whose members have no toJSON.
- */
-export const stringifyRemembering = (value: Record<string, unknown>): string => joinMembers(memberTexts(value));
-
-/**
  * Each member's JSON text, in the object's order (undefined, functions and symbols left out, as JSON.stringify
- * does), each object member's text remembered. Its texts can cross to another thread with the object, which
+ * does), each object member's text remembered: a document or an answer that embeds one of those members as it is (a
+ * result's organic_results, serp_features) is written from that text. joinMembers of them is JSON.stringify's text of
+ * a plain object whose members have no toJSON. The texts can cross to another thread with the object, which
  * remembers them there (rememberMembers).
  */
 export const memberTexts = (value: Record<string, unknown>): [string, string][] => {
@@ -95,12 +90,14 @@ export const joinMembers = (members: [string, string][]): string =>
   `{${members.map(([k, text]) => `${JSON.stringify(k)}:${text}`).join(',')}}`;
 
 /**
- * Remembers the texts another thread made of `value`'s members (memberTexts) for the same members here: a structured
- * clone of the object, whose members are then written from those texts as they are on the thread that made them.
+ * Remembers an object's text from its members' (memberTexts), and each object member's text: for a structured clone
+ * of the object on another thread, whose members are then written from the texts made on the first thread. For the
+ * object they were made from, once its own text is remembered (prepareResult does), nothing new is remembered.
  */
 export const rememberMembers = (value: Record<string, unknown>, members: [string, string][]) => {
   for (const [k, text] of members) {
     const v = value[k];
     if (v !== null && typeof v === 'object') known.set(v, text);
   }
+  if (!known.has(value)) known.set(value, joinMembers(members));
 };

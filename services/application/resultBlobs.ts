@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { RawHtmlRef } from '../../contracts/events.js';
 import { ParsedSerp } from '../../contracts/result.js';
-import { joinMembers, memberTexts, rememberJson, rememberMembers, stringifyRemembering } from '../knownJson.js';
+import { releaseBuffers } from '../buffers.js';
+import { joinMembers, memberTexts, rememberJson, rememberMembers } from '../knownJson.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import { gzipOffLoop } from '../zlib.js';
 
@@ -30,16 +31,6 @@ const handedOver = new WeakSet<object>();
 export const isHandedOver = (result: unknown) =>
   result !== null && typeof result === 'object' && handedOver.has(result);
 
-export const putResult = async (blobStore: BlobStore, key: string, given: ParsedSerp) => {
-  // in the contract's shape and key order, as a replay reads it back (JSON.parse, then the schema): the text kept for
-  // the read-model document is then the text a rebuild writes, byte for byte
-  const result = ParsedSerp.parse(given);
-  // its read-model document embeds the same object, and the first answer its members: written from these texts
-  const json = stringifyRemembering(result);
-  rememberJson(result, json);
-  return keptForHandOver(key, result, await blobStore.put(key, json));
-};
-
 /** a result just stored under `ref`, kept for the projector's first load of it (justWritten) */
 const keptForHandOver = (key: string, result: ParsedSerp, ref: RawHtmlRef) => {
   justWritten.delete(key);
@@ -49,32 +40,40 @@ const keptForHandOver = (key: string, result: ParsedSerp, ref: RawHtmlRef) => {
 };
 
 /**
- * A result made ready for the blob store where it was made (the crawl thread, compose/crawlThread.ts): validated,
- * serialised, gzipped and digested there, so that the thread that answers HTTP only writes the file. `members` are
- * the result's members' texts (knownJson.ts memberTexts), for the answers and documents that embed them.
+ * A result made ready for the blob store (prepareResult), where it was made: on the crawl thread
+ * (compose/crawlThread.ts) it is validated, serialised, gzipped and digested there, so that the thread that answers
+ * HTTP only writes the file. `members` are the texts of the result's members (knownJson.ts memberTexts): the answers
+ * and documents that embed the result or a member are written from them.
  */
 export interface PreparedResult {
-  json: string;
   members: [string, string][];
   gzip: Buffer;
   sha256: string;
   bytes: number;
 }
 
-/** what putResult does before the blob store's write: the contract's shape and key order, its text, gzip and digest */
+/**
+ * The result in the contract's shape and key order, as a replay reads it back (JSON.parse, then the schema): the text
+ * kept for the read-model document is then the text a rebuild writes, byte for byte. With its text, gzip and digest,
+ * as the blob stores' `put` makes them; the text is remembered for this result.
+ */
 export const prepareResult = async (given: ParsedSerp): Promise<{ result: ParsedSerp; prepared: PreparedResult }> => {
   const result = ParsedSerp.parse(given);
   const members = memberTexts(result);
   const json = joinMembers(members);
+  rememberJson(result, json);
   const body = Buffer.from(json, 'utf8');
   const sha256 = createHash('sha256').update(body).digest('hex');
   const gzip = await gzipOffLoop(body);
-  return { result, prepared: { json, members, gzip, sha256, bytes: body.length } };
+  const bytes = body.length;
+  // gzipped: these bytes are read by nobody now, their memory goes back at once (as the blob stores' put does)
+  releaseBuffers(body);
+  return { result, prepared: { members, gzip, sha256, bytes } };
 };
 
 /**
- * putResult for a result prepared on another thread (prepareResult) and cloned here: its texts are remembered for
- * the clone, the gzipped text written as it is, and the clone handed to the projector as putResult's result is.
+ * Stores a result prepared by prepareResult, here or on another thread (then `result` is its structured clone and
+ * its texts are remembered for the clone), and keeps it for the projector's first load.
  */
 export const putPreparedResult = async (
   blobStore: BlobStore,
@@ -83,12 +82,13 @@ export const putPreparedResult = async (
   prepared: PreparedResult,
 ) => {
   rememberMembers(result, prepared.members);
-  rememberJson(result, prepared.json);
-  return keptForHandOver(
-    key,
-    result,
-    await blobStore.putGzipped(key, prepared.gzip, { sha256: prepared.sha256, bytes: prepared.bytes }),
-  );
+  const ref = await blobStore.putGzipped(key, prepared.gzip, { sha256: prepared.sha256, bytes: prepared.bytes });
+  return keptForHandOver(key, result, ref);
+};
+
+export const putResult = async (blobStore: BlobStore, key: string, given: ParsedSerp) => {
+  const { result, prepared } = await prepareResult(given);
+  return putPreparedResult(blobStore, key, result, prepared);
 };
 
 /** the result an event carries, inline or by reference; undefined once purged (or when the blob no longer matches) */

@@ -1,11 +1,15 @@
 import t from 'tap';
 import {
+  joinMembers,
   jsonBytes,
   knownJsonParts,
+  memberTexts,
   rememberJson,
+  rememberMembers,
   serialiseDoc,
-  stringifyRemembering,
 } from '../../services/knownJson.js';
+
+const joinedMemberTexts = (value: Record<string, unknown>) => joinMembers(memberTexts(value));
 
 t.test('serialiseDoc is JSON.stringify for documents with nothing known', async (t) => {
   for (const doc of [null, 3, 'text', [1, { a: 2 }], { a: 1, b: { c: [1, 2] }, d: 'x\u0000y' }, {}]) {
@@ -38,7 +42,7 @@ t.test('a top-level value with known text is written as that text, not serialise
   );
 });
 
-t.test('stringifyRemembering is JSON.stringify, and remembers each object member', async (t) => {
+t.test('the joined member texts are JSON.stringify, and each object member is remembered', async (t) => {
   const result = {
     organic_results: [{ position: 1, title: 'Ünïcode "q" \u2028', link: 'https://e.com/', missing: undefined }],
     serp_features: { top_stories: [{ title: 't' }], empty: {} },
@@ -47,14 +51,14 @@ t.test('stringifyRemembering is JSON.stringify, and remembers each object member
     count: 3,
     nothing: null,
   };
-  const text = stringifyRemembering(result);
+  const text = joinedMemberTexts(result);
   t.equal(text, JSON.stringify(result), 'byte for byte');
   t.same(knownJsonParts({ organic_results: result.organic_results }), [
     '{"organic_results":',
     JSON.stringify(result.organic_results),
     '}',
   ]);
-  t.equal(stringifyRemembering({}), '{}');
+  t.equal(joinedMemberTexts({}), '{}');
 });
 
 t.test('an answer embedding known members is encoded from their text, to the same bytes', async (t) => {
@@ -63,7 +67,7 @@ t.test('an answer embedding known members is encoded from their text, to the sam
     serp_features: { related_searches: [{ query: 'q' }] },
     information: { total_results: 5 },
   };
-  stringifyRemembering(result);
+  joinedMemberTexts(result);
   const answer = {
     search_metadata: { id: 'j1', status: 'done', note: 'a "quoted" \u0000 value' },
     organic_results: result.organic_results,
@@ -73,4 +77,25 @@ t.test('an answer embedding known members is encoded from their text, to the sam
   t.ok(Buffer.isBuffer(bytes), 'bytes, not a string of the whole answer');
   t.equal(bytes.toString(), JSON.stringify(answer), 'the same JSON');
   t.equal(jsonBytes({ a: [1] }), '{"a":[1]}', 'nothing known: JSON.stringify');
+});
+
+t.test('a structured clone remembers the texts made of the original, the whole and each member', async (t) => {
+  const original = {
+    organic_results: [{ position: 1, title: 'café', link: 'https://e.com/' }],
+    serp_features: { related_searches: [{ query: 'q' }] },
+    information: { total_results: 5 },
+  };
+  const members = memberTexts(original);
+  const clone = structuredClone(original);
+  t.equal(knownJsonParts({ result: clone }), undefined, 'a clone has no known text of its own');
+  rememberMembers(clone, members);
+  t.same(serialiseDoc({ jobId: 'j', result: clone }), {
+    json: JSON.stringify({ jobId: 'j', result: original }),
+    spliced: true,
+  });
+  t.same(knownJsonParts({ organic_results: clone.organic_results }), [
+    '{"organic_results":',
+    JSON.stringify(original.organic_results),
+    '}',
+  ]);
 });
