@@ -213,3 +213,62 @@ t.test('SqliteEventStore › a subscription at the tail asks the file only once 
   t.same(seen.slice(-2), [21, 22], "the other process's event arrives in order, read from the file");
   await sub.stop();
 });
+
+// the pipeline thread (pipelineThread.ts): two connections to one file on two threads, each telling the other what it
+// committed, so that neither side's subscriptions wait for their poll to see the other's appends
+t.test(
+  'SqliteEventStore › onCommitted and appendedElsewhere: another connection’s append is read at once',
+  async (t) => {
+    const fixture = await makeFixture();
+    const committed: number[] = [];
+    // a poll so slow that only the wake can explain a prompt delivery
+    const here = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
+    const there = createSqliteEventStore({
+      path: fixture.file,
+      pollIntervalMs: 60_000,
+      onCommitted: (position) => committed.push(position),
+    });
+    t.teardown(async () => {
+      await here.close();
+      await there.close();
+      await fixture.cleanup();
+    });
+    const seen: string[] = [];
+    let arrived: () => void = () => undefined;
+    const sub = here.subscribeToAll(0, (events) => {
+      for (const e of events) seen.push(`${e.globalPosition}:${e.type}`);
+      if (seen.length >= 3) arrived();
+    });
+    t.teardown(() => sub.stop());
+    // the subscription has read the (empty) file once and now sleeps on its 60 s poll
+    await new Promise((r) => setTimeout(r, 100));
+    await there.appendToStream('s-1', [{ type: 'A', data: {} }]);
+    const last = (
+      await there.appendToStream('s-2', [
+        { type: 'B', data: {} },
+        { type: 'C', data: {} },
+      ])
+    ).lastGlobalPosition;
+    t.same(committed, [1, 3], 'each commit reports its last position');
+    t.equal(last, 3);
+    await new Promise((r) => setTimeout(r, 200));
+    t.same(seen, [], 'not told: the other connection’s appends wait for the poll');
+    const started = Date.now();
+    const got = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    here.appendedElsewhere(last);
+    await got;
+    t.ok(Date.now() - started < 1_000, `delivered ${Date.now() - started} ms after the wake`);
+    t.same(seen, ['1:A', '2:B', '3:C'], 'in order, once each');
+    // an older position, or the same again, wakes nothing new and repeats nothing
+    here.appendedElsewhere(2);
+    here.appendedElsewhere(3);
+    await new Promise((r) => setTimeout(r, 100));
+    t.same(seen, ['1:A', '2:B', '3:C']);
+    // its own appends still come from its tail, interleaved with the other's by position
+    await here.appendToStream('s-3', [{ type: 'D', data: {} }]);
+    await new Promise((r) => setTimeout(r, 100));
+    t.same(seen, ['1:A', '2:B', '3:C', '4:D']);
+  },
+);

@@ -35,6 +35,12 @@ export interface SqliteEventStoreOptions {
    * only serialises events and reads. Default false: a CLI command's few appends would only pay the thread's start.
    */
   writerThread?: boolean;
+  /**
+   * called after each commit of this store's with its last position: a thread beside this one that opened the same file
+   * (the pipeline thread, pipelineThread.ts) is told, and its subscriptions read the file at once (`appendedElsewhere`)
+   * instead of at their next poll
+   */
+  onCommitted?: (lastPosition: number) => void;
 }
 
 /** counters for tests and benchmarks: `appends / commits` is the group-commit ratio */
@@ -46,7 +52,14 @@ export interface SqliteEventStoreStats {
   fileReads: number;
 }
 
-export type SqliteEventStore = EventStore & { stats(): SqliteEventStoreStats };
+export type SqliteEventStore = EventStore & {
+  stats(): SqliteEventStoreStats;
+  /**
+   * another connection to the file committed up to `position` (onCommitted of a store on another thread): the live
+   * subscriptions read the file now, not at their next poll
+   */
+  appendedElsewhere(position: number): void;
+};
 
 export class EventStoreClosedError extends Error {
   readonly code = 'SERP_EVENTSTORE_CLOSED';
@@ -207,6 +220,8 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
     if (tail.length > tailSize * 2) tail = tail.slice(tail.length - tailSize);
   };
   const appendListeners = new Set<() => void>();
+  /** the newest position another connection told this store it committed (appendedElsewhere) */
+  let elsewhereHead = 0;
   const subscriptions = new Set<Subscription>();
   let queue: PendingAppend[] = [];
   let flushScheduled = false;
@@ -258,12 +273,14 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
       }
     });
     remember(committed);
+    const last = outcomes.reduce((max, o) => (o.ok ? Math.max(max, o.value.lastGlobalPosition) : max), 0);
     batch.forEach((append, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) append.resolve(outcome.value);
       else append.reject(outcome.error);
     });
     for (const wake of appendListeners) wake();
+    if (last > 0) options.onCommitted?.(last);
   };
 
   /** every append queued or in flight has been written (or has failed) */
@@ -292,7 +309,9 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
         stats.tailReads += 1;
         return tail.slice(at, at + maxCount);
       }
-      if (at === tail.length && Date.now() - reader.fileReadAt < pollIntervalMs / 2) return [];
+      if (at === tail.length && elsewhereHead <= fromPosition && Date.now() - reader.fileReadAt < pollIntervalMs / 2) {
+        return [];
+      }
     }
     stats.fileReads += 1;
     reader.fileReadAt = Date.now();
@@ -363,6 +382,12 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
     },
 
     stats: () => ({ ...stats }),
+
+    appendedElsewhere(position) {
+      if (position <= elsewhereHead) return;
+      elsewhereHead = position;
+      for (const wake of appendListeners) wake();
+    },
   };
   return store;
 };
