@@ -15,6 +15,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
 import { documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
+import type { RenderDeps } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { type CompatOptions, compatRoutes } from './routes/compat/index.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   locations?: CompatOptions['locations'];
   /** the service's version, as the MCP server names itself */
   version?: string;
+  /** a finished result's answer rendered on the pipeline thread (RenderDeps.renderElsewhere); absent: here */
+  renderElsewhere?: RenderDeps['renderElsewhere'];
   /** Prometheus metrics (served at /metrics behind the admin token); the app makes its own HTTP-only ones without */
   metrics?: Metrics;
 }
@@ -184,6 +187,7 @@ export const app = fp<AppDeps>(
         presignTtlS: deps.config.presignTtlS,
         resultOf: (job) => deps.searches.resultOf(job),
         hasResult: (job) => deps.searches.hasResult(job),
+        renderElsewhere: deps.renderElsewhere,
       },
       baseUrl,
       stored: createStoredAnswers(),

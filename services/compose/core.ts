@@ -7,7 +7,7 @@ import {
   readModelQueries,
 } from '../../projections/index.js';
 import { createFsBlobStore } from '../adapters/blobStore/fs.js';
-import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
+import { createSqliteEventStore, type SqliteEventStore } from '../adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
 import { createCommandHandler } from '../application/commandHandler.js';
 import { createKeyCommands } from '../application/keys.js';
@@ -75,11 +75,21 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-/** `writerThread`: the event store's group commits on a thread of their own (`serve`; see createSqliteEventStore) */
-export const openStores = (dataDir: string, options: { writerThread?: boolean } = {}): Stores => {
+export interface StoreOptions {
+  /** the event store's group commits on a thread of their own (`serve`; see createSqliteEventStore) */
+  writerThread?: boolean;
+  /** told each commit's last position (the pipeline thread's subscriptions are woken with it) */
+  onCommitted?: (position: number) => void;
+}
+
+export const openStores = (dataDir: string, options: StoreOptions = {}): Stores & { eventStore: SqliteEventStore } => {
   mkdirSync(dataDir, { recursive: true });
   const paths = dataPaths(dataDir);
-  const eventStore = createSqliteEventStore({ path: paths.events, writerThread: options.writerThread });
+  const eventStore = createSqliteEventStore({
+    path: paths.events,
+    writerThread: options.writerThread,
+    onCommitted: options.onCommitted,
+  });
   const readModels = createSqliteReadModelStore(paths.readModels);
   return {
     eventStore,
@@ -105,7 +115,16 @@ export interface Core extends Stores {
  * The stores, secrets, command side and a projector caught up with the log: what the server and the CLI commands
  * that run with no service on the data directory share.
  */
-export const openCore = async (config: Config, options: { writerThread?: boolean } = {}): Promise<Core> => {
+export const openCore = async (
+  config: Config,
+  options: StoreOptions & {
+    /**
+     * the projector runs elsewhere (the pipeline thread): given the opened stores, it starts it and answers for it
+     * here; undefined: a projector on this thread
+     */
+    projectorElsewhere?: (stores: Stores & { eventStore: SqliteEventStore }) => Projector;
+  } = {},
+): Promise<Core & { eventStore: SqliteEventStore }> => {
   const { secrets, createdAdminToken } = loadOrCreateSecrets(config.dataDir, {
     keyPepper: config.keyPepper,
     adminToken: config.adminToken,
@@ -118,13 +137,15 @@ export const openCore = async (config: Config, options: { writerThread?: boolean
     await stores.close();
     throw err;
   }
-  const projector = createProjector({
-    eventStore: stores.eventStore,
-    readModels: stores.readModels,
-    projections: allProjections,
-    blobStore: stores.blobStore,
-    version: READ_MODELS_VERSION,
-  });
+  const projector =
+    options.projectorElsewhere?.(stores) ??
+    createProjector({
+      eventStore: stores.eventStore,
+      readModels: stores.readModels,
+      projections: allProjections,
+      blobStore: stores.blobStore,
+      version: READ_MODELS_VERSION,
+    });
   try {
     await projector.start();
   } catch (err) {

@@ -88,8 +88,10 @@ export const crawlerFromConfig = async (
     | 'parseThreads'
     | 'crawlThread'
   >,
-  locations: LocationResolver,
+  /** the process's location resolver, or how another thread's resolves a request (the pipeline thread's) */
+  locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting),
 ): Promise<{ crawler: Crawler; warning?: string }> => {
+  const resolveTargeting = typeof locations === 'function' ? locations : createTargetingResolver(locations);
   const choice = chooseFetcher(config.fetcher, config.chromiumPath);
   const setup = {
     fetcher: choice.fetcher,
@@ -101,7 +103,7 @@ export const crawlerFromConfig = async (
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   };
   const crawler = config.crawlThread
-    ? createThreadedCrawler(setup, createTargetingResolver(locations))
-    : await composeCrawler({ ...setup, locations });
+    ? createThreadedCrawler(setup, resolveTargeting)
+    : await composeCrawler({ ...setup, resolveTargeting });
   return { crawler, warning: choice.warning };
 };

@@ -111,6 +111,8 @@ export const createProjector = (deps: {
    */
   version?: number;
   onError?: (err: unknown) => void;
+  /** the read models now include every event up to `position` (the pipeline thread tells the HTTP thread) */
+  onProjected?: (position: number) => void;
 }): Projector => {
   const { eventStore, readModels, projections } = deps;
   let position = readModels.checkpoint(CHECKPOINT);
@@ -138,6 +140,7 @@ export const createProjector = (deps: {
       deps.onError?.(err);
       throw err;
     }
+    deps.onProjected?.(position);
     for (let i = waiters.length - 1; i >= 0; i--) {
       if (waiters[i].position <= position) {
         waiters[i].resolve();

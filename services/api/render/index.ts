@@ -7,12 +7,24 @@ import { compatFailed, compatResult } from './compat.js';
 import { publicFailureDetail } from './failure.js';
 import { htmlLink, type LinkSettings } from './html.js';
 import { nativeResult } from './native.js';
+import type { AnswerEncoding } from './stored.js';
 
 export interface RenderDeps extends LinkSettings {
   /** the result document behind a terminal job (a cached job reads its source's); undefined while not projected */
   resultOf(job: JobStatusDoc): SearchResultDoc | undefined;
   /** whether resultOf would find one: what an `html` answer needs to know, without reading the whole document */
   hasResult(job: JobStatusDoc): boolean;
+  /**
+   * A terminal job's json or compat answer rendered on another thread, with its ETag: the pipeline thread
+   * (pipelineThread.ts), where the result was just projected and its text is still known. Undefined when that thread
+   * has no result to render; the caller renders here then. With `encoding`, the answer compressed for the client
+   * that asked comes too, made on that thread.
+   */
+  renderElsewhere?: (
+    job: JobStatusDoc,
+    output: 'json' | 'compat',
+    options: { start?: number; baseUrl: string; encoding?: AnswerEncoding },
+  ) => Promise<{ json: Buffer; etag: string; compressed?: { encoding: AnswerEncoding; bytes: Buffer } } | undefined>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { brotliOffLoop, gzipOffLoop } from '../../zlib.js';
@@ -22,10 +23,31 @@ export interface StoredAnswer {
   compressing?: Partial<Record<'br' | 'gzip', Promise<Buffer>>>;
 }
 
+/** a stored answer's ETag: its bytes' SHA-1 */
+export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+
 const sizeOf = (a: StoredAnswer) => a.body.length + (a.gzip?.length ?? 0) + (a.br?.length ?? 0);
 
+export type AnswerEncoding = 'br' | 'gzip';
+
+/** answers below this size go as they are: compressing them would save less than the header costs */
+export const COMPRESS_MIN_BYTES = 1024;
+
+/** brotli quality 5: most of brotli's gain at a small part of its default (11) cost; gzip level 6 */
+const BROTLI_QUALITY = 5;
+const GZIP_LEVEL = 6;
+
+/**
+ * `body` compressed as an answer is, on the calling thread: for a thread that is not the event loop (the pipeline
+ * thread renders a finished result's first answer and compresses it there, at its lower priority)
+ */
+export const compressAnswerSync = (body: Buffer, encoding: AnswerEncoding): Buffer =>
+  encoding === 'br'
+    ? brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })
+    : gzipSync(body, { level: GZIP_LEVEL, memLevel: 9 });
+
 /** the encoding to send: br, then gzip, when the client lists it (q=0 refuses) */
-const encodingFor = (header: string | undefined): 'br' | 'gzip' | undefined => {
+export const encodingFor = (header: string | undefined): AnswerEncoding | undefined => {
   if (!header) return undefined;
   const accepted = new Set(
     header
@@ -54,11 +76,7 @@ export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
     a.compressing ??= {};
     let pending = a.compressing[encoding];
     if (!pending) {
-      pending =
-        encoding === 'br'
-          ? // quality 5: most of brotli's gain at a small part of its default (11) cost
-            brotliOffLoop(a.body, 5)
-          : gzipOffLoop(a.body, 6);
+      pending = encoding === 'br' ? brotliOffLoop(a.body, BROTLI_QUALITY) : gzipOffLoop(a.body, GZIP_LEVEL);
       a.compressing[encoding] = pending;
       pending.then(
         (bytes) => {
@@ -74,10 +92,19 @@ export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
 
   return {
     get: (key: string): StoredAnswer | undefined => lru.get(key),
-    /** keeps `json` (text, or its UTF-8 bytes) as the answer for `key`, with its ETag */
-    put(key: string, json: string | Buffer): StoredAnswer {
+    /**
+     * keeps `json` (text, or its UTF-8 bytes) as the answer for `key`, with its ETag (`etagOf`, when not given) and any
+     * compressed form already made
+     */
+    put(
+      key: string,
+      json: string | Buffer,
+      etag?: string,
+      compressed?: { encoding: AnswerEncoding; bytes: Buffer },
+    ): StoredAnswer {
       const body = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
-      const a = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      const a: StoredAnswer = { body, etag: etag ?? etagOf(body) };
+      if (compressed) a[compressed.encoding] = compressed.bytes;
       lru.set(key, a);
       return a;
     },
@@ -89,7 +116,7 @@ export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
         return reply.code(304).send();
       }
       reply.code(200).type('application/json');
-      const encoding = a.body.length >= 1024 ? encodingFor(req.headers['accept-encoding']) : undefined;
+      const encoding = a.body.length >= COMPRESS_MIN_BYTES ? encodingFor(req.headers['accept-encoding']) : undefined;
       if (!encoding) return reply.send(a.body);
       const bytes = await compressed(key, a, encoding);
       return reply.header('content-encoding', encoding).send(bytes);

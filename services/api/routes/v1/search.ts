@@ -17,6 +17,7 @@ import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.j
 import { ApiError } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import { type Rendered, renderJob } from '../../render/index.js';
+import { encodingFor } from '../../render/stored.js';
 import type { V1Options } from './index.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
@@ -121,6 +122,16 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       const minute = output === 'compat' ? Math.floor(Date.now() / 60_000) : '';
       const key = `${job.jobId}|${output}|${start ?? ''}|${source?.updatedAt ?? ''}|${minute}`;
       let stored = opts.stored.get(key);
+      if (!stored && opts.render.renderElsewhere) {
+        const elsewhere = await opts.render.renderElsewhere(job, output, {
+          start,
+          baseUrl: opts.baseUrl(),
+          encoding: encodingFor(req.headers['accept-encoding']),
+        });
+        if (elsewhere) {
+          stored = opts.stored.get(key) ?? opts.stored.put(key, elsewhere.json, elsewhere.etag, elsewhere.compressed);
+        }
+      }
       if (!stored) {
         const rendered = render(req, job, output, start);
         if (!('json' in rendered)) return send(reply, rendered);
