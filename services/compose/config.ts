@@ -27,13 +27,21 @@ export interface Config {
   retentionDays: number;
   /**
    * worker threads that parse fetched pages (0: on the event loop). Default: one per core, or one fewer with the crawl
-   * thread, which takes a core's share itself (test/bench/pipeline.ts at concurrency 32: 382 MB peak RSS with one
+   * thread or the pipeline thread, which takes a core's share itself (test/bench/pipeline.ts at concurrency 32: 382 MB peak RSS with one
    * parse thread on two cores, 428–440 MB with two)
    */
   parseThreads: number;
   /** SERP_CRAWL_THREAD=1: crawls run on a thread of their own, off the event loop that answers HTTP (default 0: on it) */
   crawlThread: boolean;
-  /** SERP_HEAP_GROWING_PERCENT: how far V8 lets a serving process's heap grow past what its last full GC kept (0: V8's own) */
+  /**
+   * SERP_PIPELINE_THREAD=1: the write side (projector, dispatcher, queue, crawl worker, retention) runs on a thread of
+   * its own, and the event loop that answers HTTP only answers it (pipelineThread.ts)
+   */
+  pipelineThread: boolean;
+  /**
+   * SERP_HEAP_GROWING_PERCENT: how far V8 lets a serving process's heap grow past what its last full GC kept (0: V8's
+   * own). Default 50, or 0 with the pipeline thread.
+   */
   heapGrowingPercent: number;
   /** minutes between retention sweeps in a serving process (0: never; `serp-api retention sweep` by hand) */
   retentionSweepMin: number;
@@ -79,6 +87,7 @@ export const loadConfig = (
   const tiers = { ...defaultTiers, ...(env.SERP_TIERS ? Tiers.parse(JSON.parse(env.SERP_TIERS)) : {}) };
   const crawlerConcurrency = int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1;
   const crawlThread = int(env.SERP_CRAWL_THREAD, 0, 'SERP_CRAWL_THREAD') > 0;
+  const pipelineThread = int(env.SERP_PIPELINE_THREAD, 0, 'SERP_PIPELINE_THREAD') > 0;
   return {
     port: overrides.port ?? int(env.SERP_PORT, 8080, 'SERP_PORT'),
     host: overrides.host ?? env.SERP_HOST ?? '127.0.0.1',
@@ -90,11 +99,15 @@ export const loadConfig = (
     retentionDays: int(env.SERP_RETENTION_DAYS, 31, 'SERP_RETENTION_DAYS'),
     parseThreads: int(
       env.SERP_PARSE_THREADS,
-      crawlThread ? Math.max(1, availableParallelism() - 1) : availableParallelism(),
+      crawlThread || pipelineThread ? Math.max(1, availableParallelism() - 1) : availableParallelism(),
       'SERP_PARSE_THREADS',
     ),
     crawlThread,
-    heapGrowingPercent: int(env.SERP_HEAP_GROWING_PERCENT, 50, 'SERP_HEAP_GROWING_PERCENT'),
+    pipelineThread,
+    // with the pipeline thread the event loop's heap holds no results: V8's own factor lets it collect rarely (its
+    // full collections were the longest pauses a read waited out), and the threads that do hold results have
+    // ceilings of their own, from which V8 derives theirs
+    heapGrowingPercent: int(env.SERP_HEAP_GROWING_PERCENT, pipelineThread ? 0 : 50, 'SERP_HEAP_GROWING_PERCENT'),
     retentionSweepMin: int(env.SERP_RETENTION_SWEEP_MIN, 60, 'SERP_RETENTION_SWEEP_MIN'),
     tiers,
     keyPepper: env.SERP_KEY_PEPPER || undefined,

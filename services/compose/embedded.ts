@@ -5,15 +5,18 @@ import { createInProcessJobQueue } from '../adapters/jobQueue/inProcess.js';
 import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
 import { createServer } from '../api/server.js';
 import { createSearchService } from '../application/searches.js';
+import { createTargetingResolver } from '../crawler/targeting.js';
 import { createCrawlWorker } from '../crawler/worker.js';
 import { createDispatcher } from '../dispatcher/dispatcher.js';
 import { createLocationResolver } from '../geo/locations.js';
 import { createMetrics } from '../metrics/metrics.js';
+import type { QueueStats } from '../ports/jobQueue.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import type { Config } from './config.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
 import { crawlerFromConfig } from './crawler.js';
 import { jsonLines } from './logLines.js';
+import { type PipelineThread, startPipelineThread } from './pipelineThread.js';
 import { scheduleRetention } from './retention.js';
 import { packageVersion } from './version.js';
 
@@ -26,51 +29,77 @@ export interface Embedded {
   close(): Promise<void>;
 }
 
+/** The write side of the service: on this thread, or on the pipeline thread (SERP_PIPELINE_THREAD). */
+interface WriteSide {
+  queueStats(): Promise<QueueStats>;
+  renderElsewhere?: PipelineThread['renderElsewhere'];
+  warning?: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /** `serp-api serve`: every role in one process, no servers (DESIGN.md §2). */
 export const startEmbedded = async (config: Config, options: { logger?: boolean } = {}): Promise<Embedded> => {
   const paths = dataPaths(config.dataDir);
   const releaseLock = takeServeLock(config.dataDir);
+  // one resolver for the process: the api validates `location` with it and the crawler targets with it
+  const locations = createLocationResolver(config.dataDir);
+  const log = jsonLines(config.logLevel, options.logger);
+  let pipeline: PipelineThread | undefined;
   let core: Core;
   try {
-    core = await openCore(config, { writerThread: true });
+    // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
+    locations.searchLocations('warm', 1);
+    core = await openCore(config, {
+      writerThread: true,
+      ...(config.pipelineThread
+        ? {
+            onCommitted: (position: number) => pipeline?.appended(position),
+            projectorElsewhere: (stores) => {
+              pipeline = startPipelineThread({
+                setup: { config, logger: options.logger !== false },
+                projectedAt: stores.readModels.checkpoint(PROJECTOR_CHECKPOINT),
+                onAppended: (position) => stores.eventStore.appendedElsewhere(position),
+                resolveTargeting: createTargetingResolver(locations),
+                onFailed: (err) => {
+                  // nothing is crawled or projected any more: stop, so a supervisor starts the service again (every
+                  // acknowledged write is in the log, and the queue is rebuilt from it)
+                  process.stderr.write(`serp-api: ${err.message}; stopping\n`);
+                  process.exit(70);
+                },
+              });
+              return pipeline.projector;
+            },
+          }
+        : {}),
+    });
   } catch (err) {
+    locations.close();
     releaseLock();
     throw err;
   }
-  const queue = createInProcessJobQueue({
-    ackWaitMs: 60_000,
-    maxDeliver: 5,
-    backoffMs: [1_000, 5_000, 15_000],
-    dedupeWindowMs: 10 * 60_000,
-  });
-  // one resolver for the process: the api validates `location` with it and the crawler targets with it
-  const locations = createLocationResolver(config.dataDir);
-  // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
-  locations.searchLocations('warm', 1);
-  const { crawler, warning } = await crawlerFromConfig(config, locations);
-  const worker = createCrawlWorker({
-    queue,
-    handle: core.handle,
-    crawler,
-    blobStore: core.blobStore,
-    concurrency: config.crawlerConcurrency,
-    workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
-    log: jsonLines(config.logLevel, options.logger),
-  });
+  let writeSide: WriteSide;
+  if (pipeline) {
+    const thread = pipeline;
+    const { warning } = await thread.ready;
+    writeSide = {
+      queueStats: () => thread.queueStats(),
+      renderElsewhere: thread.renderElsewhere,
+      warning,
+      start: async () => undefined,
+      stop: () => thread.close(),
+    };
+  } else {
+    writeSide = await writeSideHere(config, core, locations, log);
+  }
   const metrics = createMetrics({
-    queueStats: () => queue.stats(),
+    queueStats: () => writeSide.queueStats(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
       projected: core.readModels.checkpoint(PROJECTOR_CHECKPOINT),
     }),
   });
   await metrics.follow(core.eventStore);
-  const dispatcher = createDispatcher({
-    eventStore: core.eventStore,
-    readModels: core.readModels,
-    queue,
-    handle: core.handle,
-  });
   const searches = createSearchService({
     eventStore: core.eventStore,
     queries: core.queries,
@@ -95,24 +124,11 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       },
       version: packageVersion(),
       metrics,
+      renderElsewhere: writeSide.renderElsewhere,
     },
     { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
   );
-  await dispatcher.start();
-  worker.start();
-  const retention = scheduleRetention(
-    {
-      eventStore: core.eventStore,
-      blobStore: core.blobStore,
-      handle: core.handle,
-      queries: core.queries,
-      compact: () => core.readModels.compact(),
-      projected: (position) => core.projector.waitFor(position),
-      retentionDays: config.retentionDays,
-    },
-    config.retentionSweepMin,
-    jsonLines(config.logLevel, options.logger) ?? (() => undefined),
-  );
+  await writeSide.start();
   const url = await app.listen({ port: config.port, host: config.host });
   writeFileSync(paths.server, `${JSON.stringify({ pid: process.pid, url }, null, 2)}\n`);
   let closing: Promise<void> | undefined;
@@ -120,16 +136,12 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     app,
     url,
     core,
-    warnings: warning ? [warning] : [],
+    warnings: writeSide.warning ? [writeSide.warning] : [],
     close: () => {
       closing ??= (async () => {
         await app.close();
-        await retention.stop();
         await metrics.stop();
-        await worker.stop();
-        await dispatcher.stop();
-        await queue.close();
-        await crawler.close();
+        await writeSide.stop();
         await rateLimiter.close();
         locations.close();
         await core.close();
@@ -137,6 +149,66 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         releaseLock();
       })();
       return closing;
+    },
+  };
+};
+
+/** The write side on the event loop that answers HTTP (the default): queue, crawl worker, dispatcher, retention. */
+const writeSideHere = async (
+  config: Config,
+  core: Core,
+  locations: ReturnType<typeof createLocationResolver>,
+  log: ReturnType<typeof jsonLines>,
+): Promise<WriteSide> => {
+  const queue = createInProcessJobQueue({
+    ackWaitMs: 60_000,
+    maxDeliver: 5,
+    backoffMs: [1_000, 5_000, 15_000],
+    dedupeWindowMs: 10 * 60_000,
+  });
+  const { crawler, warning } = await crawlerFromConfig(config, locations);
+  const worker = createCrawlWorker({
+    queue,
+    handle: core.handle,
+    crawler,
+    blobStore: core.blobStore,
+    concurrency: config.crawlerConcurrency,
+    workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
+    log,
+  });
+  const dispatcher = createDispatcher({
+    eventStore: core.eventStore,
+    readModels: core.readModels,
+    queue,
+    handle: core.handle,
+  });
+  let retention: { stop(): Promise<void> } | undefined;
+  return {
+    queueStats: () => queue.stats(),
+    warning,
+    async start() {
+      await dispatcher.start();
+      worker.start();
+      retention = scheduleRetention(
+        {
+          eventStore: core.eventStore,
+          blobStore: core.blobStore,
+          handle: core.handle,
+          queries: core.queries,
+          compact: () => core.readModels.compact(),
+          projected: (position) => core.projector.waitFor(position),
+          retentionDays: config.retentionDays,
+        },
+        config.retentionSweepMin,
+        log ?? (() => undefined),
+      );
+    },
+    async stop() {
+      await retention?.stop();
+      await worker.stop();
+      await dispatcher.stop();
+      await queue.close();
+      await crawler.close();
     },
   };
 };

@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { SearchRequest } from '../../contracts/search.js';
+import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../projections/index.js';
+import { createFsBlobStore } from '../adapters/blobStore/fs.js';
+import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
+import { createInProcessJobQueue } from '../adapters/jobQueue/inProcess.js';
+import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
+import { renderJob } from '../api/render/index.js';
+import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../api/render/stored.js';
+import { createCommandHandler } from '../application/commandHandler.js';
+import { ownBuffer } from '../buffers.js';
+import type { Crawler } from '../crawler/crawl.js';
+import { CrawlRequestError } from '../crawler/errors.js';
+import { BACKGROUND_NICE } from '../crawler/nice.js';
+import type { ResolvedTargeting } from '../crawler/targeting.js';
+import { createCrawlWorker } from '../crawler/worker.js';
+import { createDispatcher } from '../dispatcher/dispatcher.js';
+import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
+import { dataPaths } from './core.js';
+import { crawlerFromConfig } from './crawler.js';
+import { type TargetingResolution, toThrownError } from './crawlThread.js';
+import { jsonLines } from './logLines.js';
+import type { FromPipeline, PipelineThreadSetup, ToPipeline } from './pipelineThread.js';
+import { scheduleRetention } from './retention.js';
+import { loadOrCreateSecrets } from './secrets.js';
+
+/**
+ * The pipeline thread (pipelineThread.ts): the write side of an embedded service, composed as embedded.ts composes
+ * it on the event loop, over connections of its own to the same files. The secrets are the ones the HTTP thread
+ * loaded (the file exists by now; the environment's values win the same way).
+ */
+// below the event loop that answers HTTP, as the crawl and parse threads are (nice.ts): projecting and crawling
+// yield the core to a read. In one readUnderCrawl.ts run (48 jobs, 2 rounds, with the crawl thread) read p99 under
+// crawl was 9.8 ms at the default priority and 9.5 ms at this one, within the spread; the crawl's throughput did not
+// move (test/bench/pipeline.ts, one parse thread: 6.9 jobs/s at nice 5, 6.8–7.1 at 10). Linux only (nice.ts).
+if (process.platform === 'linux') {
+  try {
+    setPriority(BACKGROUND_NICE);
+  } catch {
+    // a sandbox may refuse: the thread runs at normal priority
+  }
+}
+const port = parentPort!;
+const post = (m: FromPipeline, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+const { config, logger } = workerData as PipelineThreadSetup;
+
+/** each crawl's request → its location as the HTTP thread resolved it */
+const asked = new Map<number, (r: TargetingResolution) => void>();
+let nextAsk = 1;
+const resolved = new WeakMap<SearchRequest, TargetingResolution>();
+const askTargeting = (request: SearchRequest) =>
+  new Promise<TargetingResolution>((resolve) => {
+    const id = nextAsk++;
+    asked.set(id, resolve);
+    post({ type: 'resolve', id, request });
+  });
+const resolveTargeting = (request: SearchRequest): ResolvedTargeting => {
+  const r = resolved.get(request);
+  if (!r) throw new Error('pipeline thread: a crawl started without its location resolved');
+  if (!r.ok) throw new CrawlRequestError(r.message, r.kind);
+  return r.targeting;
+};
+
+/** messages that came before the thread was composed (a close, an append elsewhere), handled once it is */
+const early: ToPipeline[] = [];
+let onMessage: (m: ToPipeline) => void = (m) => {
+  early.push(m);
+};
+// listening from the start: a crawl asks its location while the composition is still finishing
+port.on('message', (m: ToPipeline) => {
+  if (m.type !== 'resolved') return onMessage(m);
+  const resolve = asked.get(m.id);
+  asked.delete(m.id);
+  resolve?.(m.resolution);
+});
+
+const start = async () => {
+  const paths = dataPaths(config.dataDir);
+  const { secrets } = loadOrCreateSecrets(config.dataDir, {
+    keyPepper: config.keyPepper,
+    adminToken: config.adminToken,
+    linkSecret: config.linkSecret,
+  });
+  const eventStore = createSqliteEventStore({
+    path: paths.events,
+    // its commits' fsyncs (and waits for the HTTP thread's writer to let go of the file) off this thread's loop too
+    writerThread: true,
+    onCommitted: (position) => post({ type: 'appended', position }),
+  });
+  const readModels = createSqliteReadModelStore(paths.readModels);
+  const queries = readModelQueries(readModels);
+  const blobStore = createFsBlobStore(paths.blobs);
+  const projector = createProjector({
+    eventStore,
+    readModels,
+    projections: allProjections,
+    blobStore,
+    version: READ_MODELS_VERSION,
+    onProjected: (position) => post({ type: 'projected', position }),
+  });
+  await projector.start();
+  const handle = createCommandHandler(eventStore);
+  const queue = createInProcessJobQueue({
+    ackWaitMs: 60_000,
+    maxDeliver: 5,
+    backoffMs: [1_000, 5_000, 15_000],
+    dedupeWindowMs: 10 * 60_000,
+  });
+  const { crawler: inner, warning } = await crawlerFromConfig(config, resolveTargeting);
+  const crawler: Crawler = {
+    async crawl(message, opts) {
+      resolved.set(message.request, await askTargeting(message.request));
+      return inner.crawl(message, opts);
+    },
+    close: () => inner.close(),
+  };
+  const log = jsonLines(config.logLevel, logger);
+  const worker = createCrawlWorker({
+    queue,
+    handle,
+    crawler,
+    blobStore,
+    concurrency: config.crawlerConcurrency,
+    workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
+    log,
+  });
+  const dispatcher = createDispatcher({ eventStore, readModels, queue, handle });
+  await dispatcher.start();
+  worker.start();
+  const retention = scheduleRetention(
+    {
+      eventStore,
+      blobStore,
+      handle,
+      queries,
+      compact: () => readModels.compact(),
+      projected: (position) => projector.waitFor(position),
+      retentionDays: config.retentionDays,
+    },
+    config.retentionSweepMin,
+    log ?? (() => undefined),
+  );
+  const render = (m: Extract<ToPipeline, { type: 'render' }>) => {
+    const rendered = renderJob(
+      {
+        linkSecret: secrets.linkSecret,
+        presignTtlS: config.presignTtlS,
+        resultOf: (job) => queries.results.byJobId(job.sourceJobId ?? job.jobId),
+        hasResult: (job) => queries.results.has(job.sourceJobId ?? job.jobId),
+      },
+      m.job,
+      m.output,
+      { start: m.start, baseUrl: m.baseUrl },
+    );
+    if (!('json' in rendered)) return post({ type: 'rendered', id: m.id });
+    const json = typeof rendered.json === 'string' ? Buffer.from(rendered.json, 'utf8') : rendered.json;
+    const compressed =
+      m.encoding && json.length >= COMPRESS_MIN_BYTES
+        ? { encoding: m.encoding, bytes: compressAnswerSync(json, m.encoding) }
+        : undefined;
+    const transfer = [json, compressed?.bytes].flatMap((b) => {
+      const own = b ? ownBuffer(b) : undefined;
+      return own ? [own] : [];
+    });
+    post({ type: 'rendered', id: m.id, json, etag: etagOf(json), ...(compressed ? { compressed } : {}) }, transfer);
+  };
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await retention.stop();
+      await worker.stop();
+      await dispatcher.stop();
+      await queue.close();
+      await crawler.close();
+      await projector.stop();
+      await eventStore.close();
+      readModels.close();
+      port.close();
+    })();
+    return closing;
+  };
+
+  onMessage = (m) => {
+    switch (m.type) {
+      case 'appended':
+        eventStore.appendedElsewhere(m.position);
+        return;
+      case 'render':
+        try {
+          render(m);
+        } catch {
+          post({ type: 'rendered', id: m.id });
+        }
+        return;
+      case 'queueStats':
+        void queue.stats().then((stats) => post({ type: 'queueStats', id: m.id, stats }));
+        return;
+      case 'close':
+        void close();
+        return;
+      default:
+        return;
+    }
+  };
+  for (const m of early.splice(0)) onMessage(m);
+  post({ type: 'ready', position: readModels.checkpoint(PROJECTOR_CHECKPOINT), ...(warning ? { warning } : {}) });
+};
+
+start().catch((err) => {
+  post({ type: 'failed', error: toThrownError(err) });
+  port.close();
+});
