@@ -1,11 +1,12 @@
 /**
  * `/v1` read latency while crawls run (issue 14, item 3): a service on a listening port crawls a burst of jobs from
  * the fake Google origin while a probe reads a finished result (`GET /v1/search/{id}?output=json`) at a fixed rate;
- * the same probe runs first on the idle service. Three configurations, alternated over rounds, each a fresh process
+ * the same probe runs first on the idle service. Four configurations, alternated over rounds, each a fresh process
  * on a fresh data directory with the same load: pages parsed on the event loop (SERP_PARSE_THREADS=0, the baseline:
- * what the service did before issue 14), the parse pool (the default), and the crawl on a thread of its own
- * (SERP_CRAWL_THREAD=1, with its default pool: one parse thread fewer). Prints p50 / p99 idle and under crawl, and
- * p99 under crawl ÷ p99 idle.
+ * what the service did before issue 14), the parse pool (the default), the crawl on a thread of its own
+ * (SERP_CRAWL_THREAD=1, with its default pool: one parse thread fewer), and the whole write side on a thread of its
+ * own (SERP_PIPELINE_THREAD=1, likewise one parse thread fewer). Prints p50 / p99 idle and under crawl, and p99 under
+ * crawl ÷ p99 idle. `--modes loop,pool,crawl-thread,pipeline-thread` runs some of them.
  *
  * The probe (readProbe.ts) runs in a process of its own with node:http, and is open loop: 200 reads a second, each
  * sent on schedule whether or not the ones before it have answered. Its first form, four readers back to back,
@@ -15,7 +16,7 @@
  * The service is the build, as `npm start` runs it (`node bin/serp-api.js serve`): `tsc -p tsconfig.build.json` in
  * `--root` first, skipped with `--no-build`; `--root DIR` measures another checkout's build, for a before/after.
  * (Run from the sources through tsx, the service also carries the loader and every module's source map.)
- * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--root DIR] [--no-build]`. Prints figures only; never
+ * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--modes …] [--root DIR] [--no-build]`. Prints figures only; never
  * asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -31,7 +32,11 @@ import { pollJob, removeDir, submit, tempDataDir } from '../support/service.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { root: { type: 'string', default: '.' }, 'no-build': { type: 'boolean', default: false } },
+  options: {
+    root: { type: 'string', default: '.' },
+    'no-build': { type: 'boolean', default: false },
+    modes: { type: 'string', default: 'loop,pool,crawl-thread,pipeline-thread' },
+  },
 });
 const jobs = Number(positionals[0] ?? 48);
 const rounds = Number(positionals[1] ?? 2);
@@ -139,14 +144,27 @@ const run = async (modeEnv: Record<string, string>, round: number) => {
   }
 };
 
-const modes: { name: string; env: Record<string, string> }[] = [
-  { name: 'parse on the event loop (SERP_PARSE_THREADS=0)', env: { SERP_PARSE_THREADS: '0' } },
-  { name: 'parse pool (default: a thread per core)', env: { SERP_PARSE_THREADS: String(availableParallelism()) } },
+const allModes: { key: string; name: string; env: Record<string, string> }[] = [
+  { key: 'loop', name: 'parse on the event loop (SERP_PARSE_THREADS=0)', env: { SERP_PARSE_THREADS: '0' } },
   {
+    key: 'pool',
+    name: 'parse pool (default: a thread per core)',
+    env: { SERP_PARSE_THREADS: String(availableParallelism()) },
+  },
+  {
+    key: 'crawl-thread',
     name: 'crawl thread and one parse thread fewer (SERP_CRAWL_THREAD=1)',
     env: { SERP_PARSE_THREADS: String(Math.max(1, availableParallelism() - 1)), SERP_CRAWL_THREAD: '1' },
   },
+  {
+    key: 'pipeline-thread',
+    name: 'pipeline thread and one parse thread fewer (SERP_PIPELINE_THREAD=1)',
+    env: { SERP_PARSE_THREADS: String(Math.max(1, availableParallelism() - 1)), SERP_PIPELINE_THREAD: '1' },
+  },
 ];
+const wanted = values.modes.split(',').map((m) => m.trim());
+const modes = allModes.filter((m) => wanted.includes(m.key));
+if (modes.length === 0) throw new Error(`--modes takes some of ${allModes.map((m) => m.key).join(',')}`);
 const sums = new Map<string, { idle: number[]; busy: number[]; seconds: number }>();
 for (let r = 0; r < rounds; r++) {
   for (const m of r % 2 === 0 ? modes : [...modes].reverse()) {
