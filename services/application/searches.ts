@@ -61,6 +61,11 @@ export const createSearchService = (deps: {
   handle: CommandHandler;
   cacheTtlS: number;
   now?: () => Date;
+  /**
+   * resolves once the read models hold this process's own appends so far (bounded): where they are projected on
+   * another thread (SERP_PIPELINE_THREAD), usage read right after a submit would otherwise not count it yet
+   */
+  ownWritesProjected?: () => Promise<void>;
 }) => {
   const { queries, handle } = deps;
   const now = () => deps.now?.() ?? new Date();
@@ -179,6 +184,11 @@ export const createSearchService = (deps: {
     /** whether resultOf has a document, without reading it */
     hasResult(job: JobStatusDoc): boolean {
       return queries.results.has(job.sourceJobId ?? job.jobId);
+    },
+
+    /** resolves once what this process appended so far is in the read models: call before usage and recentSearches */
+    settled: async (): Promise<void> => {
+      await deps.ownWritesProjected?.();
     },
 
     usage(key: ApiKeyDoc) {

@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { createInProcessJobQueue } from '../adapters/jobQueue/inProcess.js';
 import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
+import { createCatchUp } from '../api/auth.js';
 import { createServer } from '../api/server.js';
 import { createSearchService } from '../application/searches.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
@@ -46,6 +47,8 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const locations = createLocationResolver(config.dataDir);
   const log = jsonLines(config.logLevel, options.logger);
   let pipeline: PipelineThread | undefined;
+  /** the last position this thread's event store committed (with the pipeline thread: what usage reads wait for) */
+  let lastOwnCommit = 0;
   let core: Core;
   try {
     // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
@@ -54,7 +57,10 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       writerThread: true,
       ...(config.pipelineThread
         ? {
-            onCommitted: (position: number) => pipeline?.appended(position),
+            onCommitted: (position: number) => {
+              lastOwnCommit = position;
+              pipeline?.appended(position);
+            },
             projectorElsewhere: (stores) => {
               pipeline = startPipelineThread({
                 setup: { config, logger: options.logger !== false },
@@ -105,6 +111,16 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     queries: core.queries,
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
+    // on this thread the projector takes each append from memory right after its commit; on the pipeline thread it
+    // is projected a moment later, so a usage read waits for it (bounded)
+    ...(pipeline
+      ? {
+          ownWritesProjected: createCatchUp(
+            async () => lastOwnCommit,
+            (position) => core.projector.waitFor(position),
+          ),
+        }
+      : {}),
   });
   const rateLimiter = createMemoryRateLimiter();
   const app = await createServer(

@@ -13,6 +13,10 @@ export const usageRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => {
       summary: 'Tier, monthly quota, usage this month and what remains',
       response: { 200: UsageResponse, 401: ErrorBody, 429: ErrorBody },
     },
-    handler: async (req) => opts.searches.usage(req.apiKey!),
+    handler: async (req) => {
+      // read-your-writes: a submit answered a moment ago is counted
+      await opts.searches.settled();
+      return opts.searches.usage(req.apiKey!);
+    },
   });
 };
