@@ -10,8 +10,9 @@
  *   git worktree add ../prev <commit> && ln -s "$PWD/node_modules" ../prev/ && (cd ../prev && npx tsc -p tsconfig.build.json)
  *   npx tsx test/bench/submitsAb.ts . ../prev [rounds=5] [seconds=6]
  *
- * SUBMITS_A_NODE_ARGS / SUBMITS_B_NODE_ARGS give either side node flags of its own (space-separated), so one build can
- * be compared with itself under a V8 setting: `SUBMITS_A_NODE_ARGS=--max-semi-space-size=64 … submitsAb.ts . .`.
+ * SUBMITS_A_NODE_ARGS / SUBMITS_B_NODE_ARGS give either side node flags of its own (space-separated), and
+ * SUBMITS_A_ENV / SUBMITS_B_ENV variables of its own (`SUBMITS_B_ENV=SERP_PIPELINE_THREAD=1`), so one build can
+ * be compared with itself under a V8 setting or a configuration: `SUBMITS_A_NODE_ARGS=--max-semi-space-size=64 … submitsAb.ts . .`.
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -36,8 +37,16 @@ const cpuMs = (pid: number) => {
 };
 
 const nodeArgsOf = (side: 'A' | 'B') => (process.env[`SUBMITS_${side}_NODE_ARGS`] ?? '').split(' ').filter(Boolean);
+/** SUBMITS_A_ENV / SUBMITS_B_ENV: variables of that side's service (`SERP_PIPELINE_THREAD=1`), space-separated */
+const envOf = (side: 'A' | 'B') =>
+  Object.fromEntries(
+    (process.env[`SUBMITS_${side}_ENV`] ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
 
-const once = async (root: string, nodeArgs: string[]) => {
+const once = async (root: string, nodeArgs: string[], env: Record<string, string>) => {
   const data = tempDataDir('submits-ab');
   const key = JSON.parse(
     await cli(['keys', 'create', '--tier', 'enterprise', '--rate', '100000000', '--json', '--data', data]),
@@ -48,6 +57,7 @@ const once = async (root: string, nodeArgs: string[]) => {
     {
       SERP_GOOGLE_ORIGIN: google.origin,
       SERP_CRAWLER_CONCURRENCY: '2',
+      ...env,
     },
     nodeArgs,
   ).catch((err) => {
@@ -94,11 +104,11 @@ for (let i = 0; i < rounds; i++) {
   let a: Awaited<ReturnType<typeof once>>;
   let b: Awaited<ReturnType<typeof once>>;
   if (i % 2 === 0) {
-    a = await once(rootA, nodeArgsOf('A'));
-    b = await once(rootB, nodeArgsOf('B'));
+    a = await once(rootA, nodeArgsOf('A'), envOf('A'));
+    b = await once(rootB, nodeArgsOf('B'), envOf('B'));
   } else {
-    b = await once(rootB, nodeArgsOf('B'));
-    a = await once(rootA, nodeArgsOf('A'));
+    b = await once(rootB, nodeArgsOf('B'), envOf('B'));
+    a = await once(rootA, nodeArgsOf('A'), envOf('A'));
   }
   speed.push(a.perS / b.perS);
   cpu.push(b.cpuUsPerSubmit / a.cpuUsPerSubmit);
