@@ -1,25 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { createInProcessJobQueue } from '../adapters/jobQueue/inProcess.js';
 import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
 import { createCatchUp } from '../api/auth.js';
 import { createServer } from '../api/server.js';
 import { createSearchService } from '../application/searches.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
-import { createCrawlWorker } from '../crawler/worker.js';
-import { createDispatcher } from '../dispatcher/dispatcher.js';
 import { createLocationResolver } from '../geo/locations.js';
 import { createMetrics } from '../metrics/metrics.js';
-import type { QueueStats } from '../ports/jobQueue.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import type { Config } from './config.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
-import { crawlerFromConfig } from './crawler.js';
 import { jsonLines } from './logLines.js';
 import { type PipelineThread, startPipelineThread } from './pipelineThread.js';
-import { scheduleRetention } from './retention.js';
 import { packageVersion } from './version.js';
+import { composeWriteSide, type WriteSide } from './writeSide.js';
 
 export interface Embedded {
   app: FastifyInstance;
@@ -28,15 +22,6 @@ export interface Embedded {
   /** lines for the operator: what start-up decided differently from the configuration (a fetcher fallback) */
   warnings: string[];
   close(): Promise<void>;
-}
-
-/** The write side of the service: on this thread, or on the pipeline thread (SERP_PIPELINE_THREAD). */
-interface WriteSide {
-  queueStats(): Promise<QueueStats>;
-  renderElsewhere?: PipelineThread['renderElsewhere'];
-  warning?: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 /** `serp-api serve`: every role in one process, no servers (DESIGN.md §2). */
@@ -84,7 +69,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     releaseLock();
     throw err;
   }
-  let writeSide: WriteSide;
+  let writeSide: WriteSide & { renderElsewhere?: PipelineThread['renderElsewhere'] };
   if (pipeline) {
     const thread = pipeline;
     const { warning } = await thread.ready;
@@ -96,7 +81,17 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       stop: () => thread.close(),
     };
   } else {
-    writeSide = await writeSideHere(config, core, locations, log);
+    writeSide = await composeWriteSide({
+      config,
+      eventStore: core.eventStore,
+      readModels: core.readModels,
+      queries: core.queries,
+      blobStore: core.blobStore,
+      handle: core.handle,
+      projected: (position) => core.projector.waitFor(position),
+      locations,
+      log,
+    });
   }
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
@@ -165,66 +160,6 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         releaseLock();
       })();
       return closing;
-    },
-  };
-};
-
-/** The write side on the event loop that answers HTTP (the default): queue, crawl worker, dispatcher, retention. */
-const writeSideHere = async (
-  config: Config,
-  core: Core,
-  locations: ReturnType<typeof createLocationResolver>,
-  log: ReturnType<typeof jsonLines>,
-): Promise<WriteSide> => {
-  const queue = createInProcessJobQueue({
-    ackWaitMs: 60_000,
-    maxDeliver: 5,
-    backoffMs: [1_000, 5_000, 15_000],
-    dedupeWindowMs: 10 * 60_000,
-  });
-  const { crawler, warning } = await crawlerFromConfig(config, locations);
-  const worker = createCrawlWorker({
-    queue,
-    handle: core.handle,
-    crawler,
-    blobStore: core.blobStore,
-    concurrency: config.crawlerConcurrency,
-    workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
-    log,
-  });
-  const dispatcher = createDispatcher({
-    eventStore: core.eventStore,
-    readModels: core.readModels,
-    queue,
-    handle: core.handle,
-  });
-  let retention: { stop(): Promise<void> } | undefined;
-  return {
-    queueStats: () => queue.stats(),
-    warning,
-    async start() {
-      await dispatcher.start();
-      worker.start();
-      retention = scheduleRetention(
-        {
-          eventStore: core.eventStore,
-          blobStore: core.blobStore,
-          handle: core.handle,
-          queries: core.queries,
-          compact: () => core.readModels.compact(),
-          projected: (position) => core.projector.waitFor(position),
-          retentionDays: config.retentionDays,
-        },
-        config.retentionSweepMin,
-        log ?? (() => undefined),
-      );
-    },
-    async stop() {
-      await retention?.stop();
-      await worker.stop();
-      await dispatcher.stop();
-      await queue.close();
-      await crawler.close();
     },
   };
 };

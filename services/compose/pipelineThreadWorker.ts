@@ -1,30 +1,24 @@
-import { randomBytes } from 'node:crypto';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SearchRequest } from '../../contracts/search.js';
 import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../projections/index.js';
 import { createFsBlobStore } from '../adapters/blobStore/fs.js';
 import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
-import { createInProcessJobQueue } from '../adapters/jobQueue/inProcess.js';
 import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
 import { renderJob } from '../api/render/index.js';
 import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../api/render/stored.js';
 import { createCommandHandler } from '../application/commandHandler.js';
 import { ownBuffer } from '../buffers.js';
-import type { Crawler } from '../crawler/crawl.js';
 import { CrawlRequestError } from '../crawler/errors.js';
 import { BACKGROUND_NICE } from '../crawler/nice.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
-import { createCrawlWorker } from '../crawler/worker.js';
-import { createDispatcher } from '../dispatcher/dispatcher.js';
 import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import { dataPaths } from './core.js';
-import { crawlerFromConfig } from './crawler.js';
 import { type TargetingResolution, toThrownError } from './crawlThread.js';
 import { jsonLines } from './logLines.js';
 import type { FromPipeline, PipelineThreadSetup, ToPipeline } from './pipelineThread.js';
-import { scheduleRetention } from './retention.js';
 import { loadOrCreateSecrets } from './secrets.js';
+import { composeWriteSide } from './writeSide.js';
 
 /**
  * The pipeline thread (pipelineThread.ts): the write side of an embedded service, composed as embedded.ts composes
@@ -102,46 +96,21 @@ const start = async () => {
   });
   await projector.start();
   const handle = createCommandHandler(eventStore);
-  const queue = createInProcessJobQueue({
-    ackWaitMs: 60_000,
-    maxDeliver: 5,
-    backoffMs: [1_000, 5_000, 15_000],
-    dedupeWindowMs: 10 * 60_000,
-  });
-  const { crawler: inner, warning } = await crawlerFromConfig(config, resolveTargeting);
-  const crawler: Crawler = {
-    async crawl(message, opts) {
-      resolved.set(message.request, await askTargeting(message.request));
-      return inner.crawl(message, opts);
-    },
-    close: () => inner.close(),
-  };
-  const log = jsonLines(config.logLevel, logger);
-  const worker = createCrawlWorker({
-    queue,
-    handle,
-    crawler,
+  const writeSide = await composeWriteSide({
+    config,
+    eventStore,
+    readModels,
+    queries,
     blobStore,
-    concurrency: config.crawlerConcurrency,
-    workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
-    log,
-  });
-  const dispatcher = createDispatcher({ eventStore, readModels, queue, handle });
-  await dispatcher.start();
-  worker.start();
-  const retention = scheduleRetention(
-    {
-      eventStore,
-      blobStore,
-      handle,
-      queries,
-      compact: () => readModels.compact(),
-      projected: (position) => projector.waitFor(position),
-      retentionDays: config.retentionDays,
+    handle,
+    projected: (position) => projector.waitFor(position),
+    locations: resolveTargeting,
+    beforeCrawl: async (request) => {
+      resolved.set(request, await askTargeting(request));
     },
-    config.retentionSweepMin,
-    log ?? (() => undefined),
-  );
+    log: jsonLines(config.logLevel, logger),
+  });
+  await writeSide.start();
   const render = (m: Extract<ToPipeline, { type: 'render' }>) => {
     const rendered = renderJob(
       {
@@ -170,11 +139,7 @@ const start = async () => {
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      await retention.stop();
-      await worker.stop();
-      await dispatcher.stop();
-      await queue.close();
-      await crawler.close();
+      await writeSide.stop();
       await projector.stop();
       await eventStore.close();
       readModels.close();
@@ -196,7 +161,7 @@ const start = async () => {
         }
         return;
       case 'queueStats':
-        void queue.stats().then((stats) => post({ type: 'queueStats', id: m.id, stats }));
+        void writeSide.queueStats().then((stats) => post({ type: 'queueStats', id: m.id, stats }));
         return;
       case 'close':
         void close();
@@ -206,7 +171,11 @@ const start = async () => {
     }
   };
   for (const m of early.splice(0)) onMessage(m);
-  post({ type: 'ready', position: readModels.checkpoint(PROJECTOR_CHECKPOINT), ...(warning ? { warning } : {}) });
+  post({
+    type: 'ready',
+    position: readModels.checkpoint(PROJECTOR_CHECKPOINT),
+    ...(writeSide.warning ? { warning: writeSide.warning } : {}),
+  });
 };
 
 start().catch((err) => {
