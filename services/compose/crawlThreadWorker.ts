@@ -1,11 +1,10 @@
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SearchRequest } from '../../contracts/search.js';
 import { prepareResult } from '../application/resultBlobs.js';
 import { ownBuffer } from '../buffers.js';
 import type { CrawlOutcome } from '../crawler/crawl.js';
 import { CrawlRequestError } from '../crawler/errors.js';
-import { BACKGROUND_NICE } from '../crawler/nice.js';
+import { runInBackground } from '../crawler/nice.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import { composeCrawler } from './crawler.js';
@@ -28,13 +27,7 @@ import {
  * 9.0–9.7 s against 8.7–10.1 s in those runs, 10.3 s against 8.0 s for the parse pool alone in a later one. Linux
  * only (nice.ts).
  */
-if (process.platform === 'linux') {
-  try {
-    setPriority(BACKGROUND_NICE);
-  } catch {
-    // a sandbox may refuse: crawls still run at normal priority
-  }
-}
+runInBackground();
 const port = parentPort!;
 const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 

@@ -1,4 +1,3 @@
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SearchRequest } from '../../contracts/search.js';
 import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../projections/index.js';
@@ -10,7 +9,7 @@ import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../api/render/st
 import { createCommandHandler } from '../application/commandHandler.js';
 import { ownBuffer } from '../buffers.js';
 import { CrawlRequestError } from '../crawler/errors.js';
-import { BACKGROUND_NICE } from '../crawler/nice.js';
+import { runInBackground } from '../crawler/nice.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
 import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import { dataPaths } from './core.js';
@@ -29,13 +28,7 @@ import { composeWriteSide } from './writeSide.js';
 // yield the core to a read. In one readUnderCrawl.ts run (48 jobs, 2 rounds, with the crawl thread) read p99 under
 // crawl was 9.8 ms at the default priority and 9.5 ms at this one, within the spread; the crawl's throughput did not
 // move (test/bench/pipeline.ts, one parse thread: 6.9 jobs/s at nice 5, 6.8–7.1 at 10). Linux only (nice.ts).
-if (process.platform === 'linux') {
-  try {
-    setPriority(BACKGROUND_NICE);
-  } catch {
-    // a sandbox may refuse: the thread runs at normal priority
-  }
-}
+runInBackground();
 const port = parentPort!;
 const post = (m: FromPipeline, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 const { config, logger } = workerData as PipelineThreadSetup;

@@ -1,8 +1,7 @@
-import { setPriority } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ParseContext } from '../../parser/index.js';
 import { ownBuffer } from '../buffers.js';
-import { BACKGROUND_NICE } from './nice.js';
+import { runInBackground } from './nice.js';
 import { type PageRead, readPage } from './parsePool.js';
 import { packPage } from './rawPacker.js';
 
@@ -12,13 +11,7 @@ import { packPage } from './rawPacker.js';
  * thread's own (setpriority with pid 0 names the calling thread), so this lowers only this worker; raising it needs
  * no privilege. Elsewhere it is the process's, so it is done only on Linux.
  */
-if (process.platform === 'linux') {
-  try {
-    setPriority(BACKGROUND_NICE);
-  } catch {
-    // a sandbox may refuse: parsing still works at normal priority
-  }
-}
+runInBackground();
 
 /**
  * One page, in a worker thread of the crawler's parse pool (services/crawler/parsePool.ts): decode, parse, and gzip a
