@@ -22,6 +22,39 @@ export type TargetingResolution =
   | { ok: true; targeting: ResolvedTargeting }
   | { ok: false; message: string; kind: RequestErrorKind };
 
+/**
+ * A request's location resolved here, as it crosses to a thread that crawls: an unknown location is a resolution (the
+ * crawl fails as a bad request there); any other error is thrown, so the crawl fails here and the queue retries it.
+ */
+export const resolutionOf = (
+  resolveTargeting: (request: SearchRequest) => ResolvedTargeting,
+  request: SearchRequest,
+): TargetingResolution => {
+  try {
+    return { ok: true, targeting: resolveTargeting(request) };
+  } catch (err) {
+    if (err instanceof CrawlRequestError) return { ok: false, message: err.message, kind: err.kind };
+    throw err;
+  }
+};
+
+/**
+ * The thread's side: each crawl's request → its location as the calling thread resolved it, and the crawler's
+ * `resolveTargeting` that reads it back (no resolution: the calling thread had no resolver, so no targeting).
+ */
+export const resolvedTargetings = () => {
+  const resolved = new WeakMap<SearchRequest, TargetingResolution>();
+  return {
+    set: (request: SearchRequest, resolution: TargetingResolution) => void resolved.set(request, resolution),
+    resolveTargeting: (request: SearchRequest): ResolvedTargeting => {
+      const r = resolved.get(request);
+      if (!r) return {};
+      if (!r.ok) throw new CrawlRequestError(r.message, r.kind);
+      return r.targeting;
+    },
+  };
+};
+
 /** An error as it crosses the thread boundary: the crawler's own classes keep their fields. */
 export interface ThrownError {
   name: string;
@@ -89,7 +122,7 @@ export const CRAWL_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenera
 const CLOSE_TIMEOUT_MS = 15_000;
 
 /** a thread's script that loads `entry` (TypeScript) through tsx's loader */
-const bootFromSource = (entry: URL) => {
+export const bootFromSource = (entry: URL) => {
   const tsx = import.meta.resolve('tsx/esm/api');
   return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
 };
@@ -201,13 +234,10 @@ export const createThreadedCrawler = (
       if (closing) return Promise.reject(new CrawlAbortedError());
       if (opts.signal?.aborted) return Promise.reject(new CrawlAbortedError());
       let targeting: TargetingResolution | undefined;
-      if (resolveTargeting) {
-        try {
-          targeting = { ok: true, targeting: resolveTargeting(message.request) };
-        } catch (err) {
-          if (!(err instanceof CrawlRequestError)) return Promise.reject(err);
-          targeting = { ok: false, message: err.message, kind: err.kind };
-        }
+      try {
+        targeting = resolveTargeting ? resolutionOf(resolveTargeting, message.request) : undefined;
+      } catch (err) {
+        return Promise.reject(err);
       }
       const { worker, mine } = thread ?? start();
       const id = nextId++;

@@ -1,18 +1,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { SearchRequest } from '../../contracts/search.js';
 import { prepareResult } from '../application/resultBlobs.js';
 import { ownBuffer } from '../buffers.js';
 import type { CrawlOutcome } from '../crawler/crawl.js';
-import { CrawlRequestError } from '../crawler/errors.js';
 import { runInBackground } from '../crawler/nice.js';
-import type { ResolvedTargeting } from '../crawler/targeting.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import { composeCrawler } from './crawler.js';
 import {
   type CrawlThreadSetup,
   type FromThread,
   outcomeTransfers,
-  type TargetingResolution,
+  resolvedTargetings,
   type ToThread,
   toThrownError,
 } from './crawlThread.js';
@@ -32,13 +29,8 @@ const port = parentPort!;
 const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
 /** each crawl's request → its location as resolved on the calling thread */
-const resolved = new WeakMap<SearchRequest, TargetingResolution>();
-const resolveTargeting = (request: SearchRequest): ResolvedTargeting => {
-  const r = resolved.get(request);
-  if (!r) return {};
-  if (!r.ok) throw new CrawlRequestError(r.message, r.kind);
-  return r.targeting;
-};
+const resolved = resolvedTargetings();
+const { resolveTargeting } = resolved;
 
 const crawler = await composeCrawler({ ...(workerData as CrawlThreadSetup), resolveTargeting });
 const running = new Map<number, AbortController>();

@@ -4,12 +4,17 @@ import type { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { RenderDeps } from '../api/render/index.js';
 import type { AnswerEncoding } from '../api/render/stored.js';
-import { CrawlRequestError } from '../crawler/errors.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { Projector } from '../projector/projector.js';
 import type { Config } from './config.js';
-import type { TargetingResolution, ThrownError } from './crawlThread.js';
+import {
+  bootFromSource,
+  resolutionOf,
+  type TargetingResolution,
+  type ThrownError,
+  toThrownError,
+} from './crawlThread.js';
 
 /** What the pipeline thread is started with (structured-cloned). */
 export interface PipelineThreadSetup {
@@ -21,6 +26,8 @@ export interface PipelineThreadSetup {
 export type ToPipeline =
   | { type: 'appended'; position: number }
   | { type: 'resolved'; id: number; resolution: TargetingResolution }
+  /** the location could not be resolved for another reason than being unknown: that crawl fails and is retried */
+  | { type: 'resolved'; id: number; error: ThrownError }
   | {
       type: 'render';
       id: number;
@@ -47,23 +54,6 @@ export type FromPipeline =
       compressed?: { encoding: AnswerEncoding; bytes: Uint8Array };
     }
   | { type: 'queueStats'; id: number; stats: QueueStats };
-
-/** A location resolved where the geotargets are (the HTTP thread), as it crosses to the thread that crawls. */
-export const resolutionOf = (
-  resolveTargeting: (request: SearchRequest) => ResolvedTargeting,
-  request: SearchRequest,
-): TargetingResolution => {
-  try {
-    return { ok: true, targeting: resolveTargeting(request) };
-  } catch (err) {
-    if (err instanceof CrawlRequestError) return { ok: false, message: err.message, kind: err.kind };
-    return {
-      ok: false,
-      message: `could not resolve the location: ${(err as Error).message}`,
-      kind: 'unknown_location',
-    };
-  }
-};
 
 export interface PipelineThread {
   /** resolves once the thread's projector has caught up with the log and its crawl worker runs */
@@ -112,13 +102,11 @@ export const startPipelineThread = (options: {
   const built = new URL('./pipelineThreadWorker.js', import.meta.url);
   const source = new URL('./pipelineThreadWorker.ts', import.meta.url);
   const fromSource = !existsSync(built);
-  const tsx = fromSource ? import.meta.resolve('tsx/esm/api') : '';
-  const worker = new Worker(
-    fromSource
-      ? `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(source.href)}); })`
-      : built,
-    { eval: fromSource, workerData: options.setup, resourceLimits: PIPELINE_THREAD_LIMITS },
-  );
+  const worker = new Worker(fromSource ? bootFromSource(source) : built, {
+    eval: fromSource,
+    workerData: options.setup,
+    resourceLimits: PIPELINE_THREAD_LIMITS,
+  });
   const post = (m: ToPipeline) => worker.postMessage(m);
 
   let projected = options.projectedAt;
@@ -162,7 +150,11 @@ export const startPipelineThread = (options: {
         projected = Math.max(projected, m.position);
         break;
       case 'resolve':
-        post({ type: 'resolved', id: m.id, resolution: resolutionOf(options.resolveTargeting, m.request) });
+        try {
+          post({ type: 'resolved', id: m.id, resolution: resolutionOf(options.resolveTargeting, m.request) });
+        } catch (err) {
+          post({ type: 'resolved', id: m.id, error: toThrownError(err) });
+        }
         return;
       case 'rendered':
       case 'queueStats': {

@@ -8,12 +8,10 @@ import { renderJob } from '../api/render/index.js';
 import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../api/render/stored.js';
 import { createCommandHandler } from '../application/commandHandler.js';
 import { ownBuffer } from '../buffers.js';
-import { CrawlRequestError } from '../crawler/errors.js';
 import { runInBackground } from '../crawler/nice.js';
-import type { ResolvedTargeting } from '../crawler/targeting.js';
 import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import { dataPaths } from './core.js';
-import { type TargetingResolution, toThrownError } from './crawlThread.js';
+import { fromThrownError, resolvedTargetings, type TargetingResolution, toThrownError } from './crawlThread.js';
 import { jsonLines } from './logLines.js';
 import type { FromPipeline, PipelineThreadSetup, ToPipeline } from './pipelineThread.js';
 import { loadOrCreateSecrets } from './secrets.js';
@@ -33,22 +31,16 @@ const port = parentPort!;
 const post = (m: FromPipeline, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 const { config, logger } = workerData as PipelineThreadSetup;
 
-/** each crawl's request → its location as the HTTP thread resolved it */
-const asked = new Map<number, (r: TargetingResolution) => void>();
+/** each crawl's request → its location as the HTTP thread resolved it (asked before each crawl) */
+const resolved = resolvedTargetings();
+const asked = new Map<number, (m: Extract<ToPipeline, { type: 'resolved' }>) => void>();
 let nextAsk = 1;
-const resolved = new WeakMap<SearchRequest, TargetingResolution>();
 const askTargeting = (request: SearchRequest) =>
-  new Promise<TargetingResolution>((resolve) => {
+  new Promise<TargetingResolution>((resolve, reject) => {
     const id = nextAsk++;
-    asked.set(id, resolve);
+    asked.set(id, (m) => ('error' in m ? reject(fromThrownError(m.error)) : resolve(m.resolution)));
     post({ type: 'resolve', id, request });
   });
-const resolveTargeting = (request: SearchRequest): ResolvedTargeting => {
-  const r = resolved.get(request);
-  if (!r) throw new Error('pipeline thread: a crawl started without its location resolved');
-  if (!r.ok) throw new CrawlRequestError(r.message, r.kind);
-  return r.targeting;
-};
 
 /** messages that came before the thread was composed (a close, an append elsewhere), handled once it is */
 const early: ToPipeline[] = [];
@@ -58,9 +50,9 @@ let onMessage: (m: ToPipeline) => void = (m) => {
 // listening from the start: a crawl asks its location while the composition is still finishing
 port.on('message', (m: ToPipeline) => {
   if (m.type !== 'resolved') return onMessage(m);
-  const resolve = asked.get(m.id);
+  const answer = asked.get(m.id);
   asked.delete(m.id);
-  resolve?.(m.resolution);
+  answer?.(m);
 });
 
 const start = async () => {
@@ -97,7 +89,7 @@ const start = async () => {
     blobStore,
     handle,
     projected: (position) => projector.waitFor(position),
-    locations: resolveTargeting,
+    locations: resolved.resolveTargeting,
     beforeCrawl: async (request) => {
       resolved.set(request, await askTargeting(request));
     },

@@ -26,19 +26,28 @@ t.test(
     let svc = await startService(data, { ...env, SERP_PIPELINE_THREAD: '1' });
     t.teardown(() => svc.stop());
     const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-    const minted = (await (
-      await fetch(`${svc.url}/admin/api/keys`, {
-        method: 'POST',
-        headers: admin,
-        body: JSON.stringify({ tier: 'pro' }),
-      })
-    ).json()) as { key: string; key_id: string };
+    const mint = async () =>
+      (await (
+        await fetch(`${svc.url}/admin/api/keys`, {
+          method: 'POST',
+          headers: admin,
+          body: JSON.stringify({ tier: 'pro' }),
+        })
+      ).json()) as { key: string; key_id: string };
+    const minted = await mint();
     const headers = { 'x-api-key': minted.key };
 
     // a location is resolved on the HTTP thread (the geotargets stay there) and reaches the crawl on the other
     const { job_id } = (await (
       await submit(svc.url, minted.key, { keyword: 'coffee', location: 'Austin, Texas, United States' })
     ).json()) as { job_id: string };
+    // the submit is projected on the other thread; a usage read right after it still counts it (read-your-writes)
+    const usageNow = (await (await fetch(`${svc.url}/v1/usage`, { headers })).json()) as { used_this_month: number };
+    t.equal(usageNow.used_this_month, 1, '/v1/usage right after the submit counts it');
+    const accountNow = (await (await fetch(`${svc.url}/account?api_key=${minted.key}`)).json()) as {
+      this_month_usage: number;
+    };
+    t.equal(accountNow.this_month_usage, 1, 'compat /account too');
     const done = await pollJob(svc.url, minted.key, job_id, 'json');
     t.equal(done.status, 200);
     const firstEtag = done.headers.get('etag');
@@ -91,13 +100,7 @@ t.test(
     t.match(metrics, /serp_projection_lag_positions 0/);
 
     // a revocation is projected on the thread; the admin api answers only once it is, so the very next request is refused
-    const other = (await (
-      await fetch(`${svc.url}/admin/api/keys`, {
-        method: 'POST',
-        headers: admin,
-        body: JSON.stringify({ tier: 'pro' }),
-      })
-    ).json()) as { key: string; key_id: string };
+    const other = await mint();
     const before = await fetch(`${svc.url}/v1/usage`, { headers: { 'x-api-key': other.key } });
     t.equal(before.status, 200, 'a key minted on the HTTP thread is found once the thread projected it');
     await before.arrayBuffer();

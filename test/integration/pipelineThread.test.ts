@@ -1,4 +1,4 @@
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { readModelQueries } from '../../projections/index.js';
 import { renderJob } from '../../services/api/render/index.js';
@@ -10,6 +10,7 @@ import { loadOrCreateSecrets } from '../../services/compose/secrets.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { PROJECTOR_CHECKPOINT } from '../../services/projector/projector.js';
+import { buildTestApp } from '../support/app.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
@@ -18,7 +19,8 @@ import { pollJob, removeDir, startService, submit, tempDataDir } from '../suppor
  * The pipeline thread's side of the protocol (pipelineThread.ts), from the HTTP thread's seat: a finished result
  * rendered there is the bytes renderJob makes here, with the same ETag and a compressed form that inflates to them;
  * a job with no result renders nothing (the caller renders itself); the queue answers its depth; a position this
- * thread's store commits is projected there and `waitFor` resolves; and after `close` nothing is asked of it.
+ * thread's store commits is projected there and `waitFor` resolves; after `close` nothing is asked of it; and the
+ * `/v1` route sends what the thread rendered, asking once per stored answer and rendering itself when it has none.
  */
 const ADMIN = 'pipeline-thread-integration-admin';
 
@@ -116,4 +118,44 @@ t.test('pipeline thread: render, queue depth, projected positions, close', { ski
   await pipeline.close();
   t.equal(await pipeline.renderElsewhere(job, 'json', { baseUrl }), undefined, 'after close: nothing is asked');
   t.same(failures, [], 'a close is not a failure');
+
+  // the /v1 route asks the thread first and sends what it answers, its ETag and compressed form included; it asks
+  // once per stored answer, and renders itself when the thread has nothing
+  const calls: Array<{ output: string; start?: number; encoding?: string }> = [];
+  const elsewhere = Buffer.from(JSON.stringify({ rendered: 'elsewhere', pad: 'x'.repeat(2_000) }));
+  let threadAnswers = true;
+  const { app } = await buildTestApp(
+    t,
+    { SERP_ADMIN_TOKEN: ADMIN },
+    {
+      dataDir: data,
+      renderElsewhere: async (_job, output, opts) => {
+        calls.push({ output, start: opts.start, encoding: opts.encoding });
+        if (!threadAnswers) return undefined;
+        return {
+          json: elsewhere,
+          etag: '"elsewhere"',
+          ...(opts.encoding === 'gzip'
+            ? { compressed: { encoding: 'gzip' as const, bytes: gzipSync(elsewhere) } }
+            : {}),
+        };
+      },
+    },
+  );
+  const get = (query: string, headers: Record<string, string> = {}) =>
+    app.inject({ url: `/v1/search/${job_id}?${query}`, headers: { 'x-api-key': key, ...headers } });
+  const first = await get('output=json', { 'accept-encoding': 'gzip' });
+  t.equal(first.statusCode, 200);
+  t.equal(first.headers.etag, '"elsewhere"', "the thread's ETag");
+  t.equal(first.headers['content-encoding'], 'gzip');
+  t.ok(gunzipSync(first.rawPayload).equals(elsewhere), "the thread's bytes, in the thread's gzip");
+  t.match(calls, [{ output: 'json', start: undefined, encoding: 'gzip' }]);
+  const again = await get('output=json');
+  t.ok(again.rawPayload.equals(elsewhere), 'the same stored answer, uncompressed for a client that asks for none');
+  t.equal(calls.length, 1, 'asked once: the answer is stored');
+  threadAnswers = false;
+  const local = await get('output=json&start=10');
+  t.equal(calls.length, 2);
+  t.match(calls[1], { output: 'json', start: 10 });
+  t.ok(local.rawPayload.equals(here('json', 10)), 'nothing from the thread: rendered here');
 });

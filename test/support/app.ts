@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
+import type { AppDeps } from '../../services/api/app.js';
 import { createServer } from '../../services/api/server.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { loadConfig } from '../../services/compose/config.js';
@@ -19,8 +20,13 @@ export interface TestApp {
  * The HTTP app in this process over a fresh embedded data directory, for `app.inject` tests: no crawler and no
  * dispatcher, so submitted jobs stay queued. End-to-end behaviour is tested through a listening port (test/e2e).
  */
-export const buildTestApp = async (t: Test, env: NodeJS.ProcessEnv = {}): Promise<TestApp> => {
-  const data = tempDataDir('serp-app');
+export const buildTestApp = async (
+  t: Test,
+  env: NodeJS.ProcessEnv = {},
+  /** `dataDir`: an existing data directory (left in place); `renderElsewhere`: AppDeps' hook of that name */
+  options: { dataDir?: string; renderElsewhere?: AppDeps['renderElsewhere'] } = {},
+): Promise<TestApp> => {
+  const data = options.dataDir ?? tempDataDir('serp-app');
   const config = loadConfig(env, { dataDir: data });
   const core = await openCore(config);
   const locations = createLocationResolver(data);
@@ -46,6 +52,7 @@ export const buildTestApp = async (t: Test, env: NodeJS.ProcessEnv = {}): Promis
         search: (query, limit) => locations.searchLocations(query, limit),
         byId: (id) => locations.locationById(id),
       },
+      renderElsewhere: options.renderElsewhere,
     },
     { logLevel: 'warn', logger: false },
   );
@@ -55,7 +62,7 @@ export const buildTestApp = async (t: Test, env: NodeJS.ProcessEnv = {}): Promis
     await rateLimiter.close();
     locations.close();
     await core.close();
-    removeDir(data);
+    if (!options.dataDir) removeDir(data);
   });
   return {
     app,
