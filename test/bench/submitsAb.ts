@@ -11,7 +11,7 @@
  *   npx tsx test/bench/submitsAb.ts . ../prev [rounds=5] [seconds=6]
  *
  * SUBMITS_A_NODE_ARGS / SUBMITS_B_NODE_ARGS give either side node flags of its own (space-separated), and
- * SUBMITS_A_ENV / SUBMITS_B_ENV variables of its own (`SUBMITS_B_ENV=SERP_PIPELINE_THREAD=1`), so one build can
+ * SUBMITS_A_ENV / SUBMITS_B_ENV variables of its own (`SUBMITS_B_ENV=SERP_PIPELINE_THREAD=0`), so one build can
  * be compared with itself under a V8 setting or a configuration: `SUBMITS_A_NODE_ARGS=--max-semi-space-size=64 … submitsAb.ts . .`.
  */
 import { readFileSync } from 'node:fs';
@@ -37,7 +37,7 @@ const cpuMs = (pid: number) => {
 };
 
 const nodeArgsOf = (side: 'A' | 'B') => (process.env[`SUBMITS_${side}_NODE_ARGS`] ?? '').split(' ').filter(Boolean);
-/** SUBMITS_A_ENV / SUBMITS_B_ENV: variables of that side's service (`SERP_PIPELINE_THREAD=1`), space-separated */
+/** SUBMITS_A_ENV / SUBMITS_B_ENV: variables of that side's service (`SERP_PIPELINE_THREAD=0`), space-separated */
 const envOf = (side: 'A' | 'B') =>
   Object.fromEntries(
     (process.env[`SUBMITS_${side}_ENV`] ?? '')

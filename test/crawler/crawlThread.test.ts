@@ -63,7 +63,11 @@ t.test('SERP_CRAWL_THREAD: off unless set to 1', async (t) => {
 
 t.test('the parse pool gives the crawl thread a core: one thread fewer by default, never none', async (t) => {
   const cores = availableParallelism();
-  t.equal(loadConfig({}).parseThreads, cores, 'without the crawl thread: one per core');
+  t.equal(
+    loadConfig({ SERP_PIPELINE_THREAD: '0' }).parseThreads,
+    cores,
+    'without the crawl thread or the pipeline thread: one per core',
+  );
   t.equal(loadConfig({ SERP_CRAWL_THREAD: '1' }).parseThreads, Math.max(1, cores - 1));
   t.equal(loadConfig({ SERP_CRAWL_THREAD: '1', SERP_PARSE_THREADS: '3' }).parseThreads, 3, 'a given size wins');
   t.equal(loadConfig({ SERP_CRAWL_THREAD: '1', SERP_PARSE_THREADS: '0' }).parseThreads, 0);

@@ -5,15 +5,16 @@ import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
 
 /**
- * SERP_PIPELINE_THREAD=1 through the service: the projector, dispatcher, queue, crawl worker and retention run on a
- * thread of their own, with their own connections to the same files. What a client sees must not change: the answers
- * the thread renders are the bytes the HTTP thread renders itself (checked by serving the same data directory again
- * without the thread), a revoked key is refused on its next request, and an acknowledged submit survives kill -9.
+ * The pipeline thread (the default, SERP_PIPELINE_THREAD=1) through the service: the projector, dispatcher, queue,
+ * crawl worker and retention run on a thread of their own, with their own connections to the same files. What a client
+ * sees must not change: the answers the thread renders are the bytes the HTTP thread renders itself (checked by
+ * serving the same data directory again without the thread, SERP_PIPELINE_THREAD=0), a revoked key is refused on its
+ * next request, and an acknowledged submit survives kill -9.
  */
 const ADMIN = 'pipeline-thread-test-admin-token';
 
 t.test(
-  'SERP_PIPELINE_THREAD=1: the write side on its own thread, the same answers',
+  'the pipeline thread (the default): the write side on its own thread, the same answers',
   { skip: fixturesMissing() },
   async (t) => {
     const google = await startFakeGoogle();
@@ -23,7 +24,7 @@ t.test(
       removeDir(data);
     });
     const env = { SERP_GOOGLE_ORIGIN: google.origin, SERP_ADMIN_TOKEN: ADMIN };
-    let svc = await startService(data, { ...env, SERP_PIPELINE_THREAD: '1' });
+    let svc = await startService(data, env);
     t.teardown(() => svc.stop());
     const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
     const mint = async () =>
@@ -116,7 +117,7 @@ t.test(
 
     // the same data directory without the thread: the HTTP thread renders the answer itself, byte for byte the same
     await svc.stop();
-    svc = await startService(data, env);
+    svc = await startService(data, { ...env, SERP_PIPELINE_THREAD: '0' });
     const here = await fetch(`${svc.url}/v1/search/${job_id}?output=json`, { headers });
     t.equal(here.status, 200);
     t.equal(here.headers.get('etag'), firstEtag, 'the same ETag');
@@ -124,12 +125,12 @@ t.test(
 
     // an acknowledged submit survives kill -9 with the thread too: the restarted thread's dispatcher finds it
     await svc.stop();
-    svc = await startService(data, { ...env, SERP_PIPELINE_THREAD: '1' });
+    svc = await startService(data, env);
     const accepted = await submit(svc.url, minted.key, { keyword: 'pizza', no_cache: true });
     t.equal(accepted.status, 202);
     const { job_id: crashed } = (await accepted.json()) as { job_id: string };
     await svc.kill();
-    svc = await startService(data, { ...env, SERP_PIPELINE_THREAD: '1' });
+    svc = await startService(data, env);
     const after = await pollJob(svc.url, minted.key, crashed, 'json');
     t.equal(after.status, 200, 'the job submitted before the crash is crawled after it');
     const afterBody = (await after.json()) as { search_metadata: { status: string } };
