@@ -176,6 +176,8 @@ export const app = fp<AppDeps>(
       queries: deps.queries,
       blobStore: deps.blobStore,
     });
+    // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
+    const stored = createStoredAnswers();
     await fastify.register(v1Routes, {
       prefix: '/v1',
       searches: deps.searches,
@@ -190,7 +192,7 @@ export const app = fp<AppDeps>(
         renderElsewhere: deps.renderElsewhere,
       },
       baseUrl,
-      stored: createStoredAnswers(),
+      stored,
       syncTimeoutMs: deps.config.syncTimeoutMs,
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,
@@ -203,6 +205,7 @@ export const app = fp<AppDeps>(
       links: { linkSecret: deps.secrets.linkSecret, presignTtlS: deps.config.presignTtlS },
       blobStore: deps.blobStore,
       resultOf: (job) => deps.searches.resultOf(job),
+      stored,
       baseUrl,
       syncTimeoutMs: deps.config.syncTimeoutMs,
       retentionDays: deps.config.retentionDays,

@@ -85,3 +85,60 @@ t.test('a finished result: ETag, 304, compressed forms', { skip: fixturesMissing
   t.equal(await after.text(), body, 'rendered again after a restart: the same bytes');
   t.equal(after.headers.get('etag'), etag, 'and the same ETag');
 });
+
+/** The compat archive (`/searches/{id}.json`) sends a finished search from stored bytes too, as /v1 does. */
+t.test(
+  'a stored search by id on the compat surface: the same bytes, ETag, 304, brotli',
+  { skip: fixturesMissing() },
+  async (t) => {
+    const { svc, mintKey } = await startStack(t);
+    const { key } = await mintKey(['--tier', 'pro']);
+    const { job_id } = (await (await submit(svc.url, key, { keyword: 'archive bytes' })).json()) as { job_id: string };
+    await (await pollJob(svc.url, key, job_id, 'json')).arrayBuffer();
+    const url = `${svc.url}/searches/${job_id}.json?api_key=${key}`;
+    const identity = { 'accept-encoding': 'identity' };
+
+    const first = await fetch(url, { headers: identity });
+    t.equal(first.status, 200);
+    const body = await first.text();
+    t.match(JSON.parse(body), { search_metadata: { id: job_id, status: 'Success' }, organic_results: Array });
+    const etag = first.headers.get('etag');
+    t.match(etag, /^"[A-Za-z0-9_-]{27}"$/, 'a strong ETag');
+    const second = await fetch(url, { headers: identity });
+    t.equal(second.headers.get('etag'), etag, 'the same ETag');
+    t.equal(await second.text(), body, 'the same bytes, sent from the stored answer');
+
+    const revalidated = await fetch(url, { headers: { 'if-none-match': etag! } });
+    t.equal(revalidated.status, 304, 'a client that has it gets 304');
+    t.equal(await revalidated.text(), '');
+
+    const { request } = await import('node:http');
+    const br = await new Promise<{ enc?: string; bytes: Buffer }>((resolve, reject) => {
+      const req = request(url, { headers: { 'accept-encoding': 'br' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ enc: res.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    t.equal(br.enc, 'br');
+    t.equal(brotliDecompressSync(br.bytes).toString(), body, 'brotli decodes to the same search');
+
+    // a page of it is an answer of its own; the /v1 compat output (other links) is not confused with it
+    const paged = await fetch(`${url}&start=10&num=10`, { headers: identity });
+    t.not(paged.headers.get('etag'), etag);
+    const pagedBody = (await paged.json()) as { organic_results: Array<{ position: number }> };
+    t.equal(pagedBody.organic_results.length, 10);
+    t.equal(pagedBody.organic_results[0]?.position, 11);
+    t.equal(await (await fetch(url, { headers: identity })).text(), body, 'the whole search still the same bytes');
+
+    // another key never sees it, stored or not
+    const { key: stranger } = await mintKey(['--tier', 'free']);
+    const theirs = await fetch(`${svc.url}/searches/${job_id}.json?api_key=${stranger}`, {
+      headers: { 'if-none-match': etag! },
+    });
+    t.equal(theirs.status, 404, 'ownership is checked before the stored answer');
+    await theirs.arrayBuffer();
+  },
+);

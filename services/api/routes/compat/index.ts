@@ -10,6 +10,7 @@ import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.j
 import { ApiError, clip, secondsToNextMonth, unavailableOf } from '../../errors.js';
 import { checkSubmitRate } from '../../limits.js';
 import type { LinkSettings } from '../../render/html.js';
+import type { StoredAnswers } from '../../render/stored.js';
 import { accountRoutes } from './account.js';
 import { locationRoutes } from './locations.js';
 import { searchRoutes } from './search.js';
@@ -23,6 +24,8 @@ export interface CompatOptions {
   links: LinkSettings;
   blobStore: BlobStore;
   resultOf(job: JobStatusDoc): SearchResultDoc | undefined;
+  /** finished answers kept as bytes (the /v1 routes' too): a stored search fetched again is sent as it was made */
+  stored?: StoredAnswers;
   /** the origin absolute links are built on (SERP_PUBLIC_BASE_URL, else the listening address) */
   baseUrl(): string;
   syncTimeoutMs: number;

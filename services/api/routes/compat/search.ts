@@ -148,15 +148,24 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     query: linkQuery(job.request),
   });
 
-  /** A job in SerpApi's shape: Processing, the Error document (503 on /search, as SerpApi), the result or its HTML. */
+  /**
+   * A job in SerpApi's shape: Processing, the Error document (503 on /search, as SerpApi), the result or its HTML.
+   * With `storeAs` (a stored search fetched by id) a finished result's answer is kept as bytes under that key and sent
+   * from them the next time, with its ETag (304 on a match) and gzip/br when asked, as /v1 sends its own: not for
+   * /search, whose every answer is a job of its own.
+   */
   const answer = async (
+    req: FastifyRequest,
     reply: FastifyReply,
     job: JobStatusDoc,
-    at: { page: CompatPage; output: 'json' | 'html'; failedStatus: 200 | 503 },
+    at: { page: CompatPage; output: 'json' | 'html'; failedStatus: 200 | 503; storeAs?: string },
   ) => {
     if (!terminalStatuses.has(job.status)) return sendJson(reply, 200, compatProcessing(job, links(job)));
     if (job.status === 'failed')
       return sendJson(reply, at.failedStatus, compatFailed(job, links(job), publicFailureDetail(job)));
+    const store = at.output === 'json' && at.storeAs !== undefined ? opts.stored : undefined;
+    const kept = store?.get(at.storeAs!);
+    if (kept) return store!.send(req, reply, at.storeAs!, kept);
     const doc = opts.resultOf(job);
     if (!doc) return sendJson(reply, 200, compatProcessing(job, links(job)));
     if (at.output === 'html') {
@@ -168,7 +177,9 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
         .header('content-security-policy', 'sandbox')
         .send(body.toString('utf8'));
     }
-    return sendJson(reply, 200, compatDone(job, doc, links(job), at.page));
+    const body = JSON.stringify(compatDone(job, doc, links(job), at.page));
+    if (store) return store.send(req, reply, at.storeAs!, store.put(at.storeAs!, body));
+    return reply.code(200).type('application/json').send(body);
   };
 
   /** A search of this key's, by id: anything else is "not found" (never "someone else's"). */
@@ -211,7 +222,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
             'SERP_JOB_EXPIRED',
             'The search expired and has been deleted from the archive: run it again without search_id.',
           );
-        return answer(reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
+        return answer(req, reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
       }
     }
     const out = await opts.searches.submit(req.apiKey!, parsed.request, { correlationId: req.id });
@@ -220,7 +231,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       ? await opts.searches.jobDoc(out.jobId)
       : await waitForEnd(opts.searches, out.jobId, opts.syncTimeoutMs);
     if (!job) throw new ApiError(500, 'SERP_COMPAT_LOST', 'the search was accepted but cannot be read back');
-    return answer(reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
+    return answer(req, reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
   };
   // the query is read by parseSearch (lenient: unknown parameters are ignored), the schema only documents it
   const lenient = () => (data: unknown) => ({ value: data });
@@ -254,6 +265,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       }),
       response: {
         200: searchAnswer('the search: Processing while it runs, then the result (or its raw HTML)'),
+        304: z.null().describe('not modified: the If-None-Match ETag is current (a finished search in json)'),
         ...keyedErrors,
         410: CompatError,
       },
@@ -267,9 +279,14 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
         throw bad(`Unsupported \`${clip(output, 40)}\` output: use json or html.`);
       const job = await ownJob(req, m[1]);
       if (!job) throw new ApiError(404, 'SERP_JOB_NOT_FOUND', 'Search not found.');
-      if (isGone(job, await sourceOf(opts.searches, job), opts.retentionDays))
+      const source = await sourceOf(opts.searches, job);
+      if (isGone(job, source, opts.retentionDays))
         throw new ApiError(410, 'SERP_JOB_EXPIRED', 'The search expired and has been deleted from the archive.');
-      return answer(reply, job, { page: page(query), output, failedStatus: 200 });
+      const at = page(query);
+      // one version of the answer per result version (a re-parse moves the source's updatedAt) and per minute (the
+      // signed raw-HTML link is renewed), as /v1's compat output
+      const storeAs = `${job.jobId}|compat-archive|${at.start}|${at.num}|${source?.updatedAt ?? ''}|${Math.floor(Date.now() / 60_000)}`;
+      return answer(req, reply, job, { page: at, output, failedStatus: 200, storeAs });
     },
   });
 };
