@@ -158,4 +158,26 @@ t.test('pipeline thread: render, queue depth, projected positions, close', { ski
   t.equal(calls.length, 2);
   t.match(calls[1], { output: 'json', start: 10 });
   t.ok(local.rawPayload.equals(here('json', 10)), 'nothing from the thread: rendered here');
+
+  // a synchronous submit answered from the cache: its answer is the thread's too, and made here when it has none
+  const submitSync = (output: string) =>
+    app.inject({
+      method: 'POST',
+      url: `/v1/search?output=${output}`,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: { keyword: 'coffee', async: false },
+    });
+  threadAnswers = true;
+  const syncCompat = await submitSync('compat');
+  t.equal(syncCompat.statusCode, 200);
+  t.ok(syncCompat.rawPayload.equals(elsewhere), "async: false sends the thread's bytes");
+  t.match(calls[2], { output: 'compat', start: undefined, encoding: undefined });
+  threadAnswers = false;
+  const syncJson = await submitSync('json');
+  t.equal(calls.length, 4, 'asked again: a cached answer is a job of its own');
+  t.match(
+    syncJson.json(),
+    { search_metadata: { status: 'done', cached: true } },
+    'nothing from the thread: rendered here',
+  );
 });
