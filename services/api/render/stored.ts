@@ -23,6 +23,18 @@ export interface StoredAnswer {
   compressing?: Partial<Record<'br' | 'gzip', Promise<Buffer>>>;
 }
 
+/**
+ * The key of a job's stored answer in one form (`form`: the output and its slice): it carries the result's version
+ * (the source job's `updatedAt`), and, for an answer with signed links (compat's raw-HTML link, renewed every minute),
+ * the minute, so that neither a re-parse nor an expired link is ever served from store.
+ */
+export const answerKey = (
+  jobId: string,
+  form: string,
+  source: { updatedAt: string } | undefined,
+  signedLinks: boolean,
+): string => `${jobId}|${form}|${source?.updatedAt ?? ''}|${signedLinks ? Math.floor(Date.now() / 60_000) : ''}`;
+
 /** a stored answer's ETag: its bytes' SHA-1 */
 export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
 

@@ -14,6 +14,7 @@ import {
   compatProcessing,
 } from '../../render/compat.js';
 import { publicFailureDetail } from '../../render/failure.js';
+import { answerKey } from '../../render/stored.js';
 import type { CompatOptions } from './index.js';
 
 const bad = (message: string) => new ApiError(400, 'SERP_COMPAT_BAD_PARAMETER', message);
@@ -163,9 +164,12 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     if (!terminalStatuses.has(job.status)) return sendJson(reply, 200, compatProcessing(job, links(job)));
     if (job.status === 'failed')
       return sendJson(reply, at.failedStatus, compatFailed(job, links(job), publicFailureDetail(job)));
-    const store = at.output === 'json' && at.storeAs !== undefined ? opts.stored : undefined;
-    const kept = store?.get(at.storeAs!);
-    if (kept) return store!.send(req, reply, at.storeAs!, kept);
+    const store =
+      at.output === 'json' && at.storeAs !== undefined && opts.stored
+        ? { answers: opts.stored, key: at.storeAs }
+        : undefined;
+    const kept = store?.answers.get(store.key);
+    if (store && kept) return store.answers.send(req, reply, store.key, kept);
     const doc = opts.resultOf(job);
     if (!doc) return sendJson(reply, 200, compatProcessing(job, links(job)));
     if (at.output === 'html') {
@@ -178,7 +182,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
         .send(body.toString('utf8'));
     }
     const body = JSON.stringify(compatDone(job, doc, links(job), at.page));
-    if (store) return store.send(req, reply, at.storeAs!, store.put(at.storeAs!, body));
+    if (store) return store.answers.send(req, reply, store.key, store.answers.put(store.key, body));
     return reply.code(200).type('application/json').send(body);
   };
 
@@ -283,9 +287,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       if (isGone(job, source, opts.retentionDays))
         throw new ApiError(410, 'SERP_JOB_EXPIRED', 'The search expired and has been deleted from the archive.');
       const at = page(query);
-      // one version of the answer per result version (a re-parse moves the source's updatedAt) and per minute (the
-      // signed raw-HTML link is renewed), as /v1's compat output
-      const storeAs = `${job.jobId}|compat-archive|${at.start}|${at.num}|${source?.updatedAt ?? ''}|${Math.floor(Date.now() / 60_000)}`;
+      const storeAs = answerKey(job.jobId, `compat-archive|${at.start}|${at.num}`, source, true);
       return answer(req, reply, job, { page: at, output, failedStatus: 200, storeAs });
     },
   });

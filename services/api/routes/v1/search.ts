@@ -17,7 +17,7 @@ import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.j
 import { ApiError } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import { type Rendered, renderJob } from '../../render/index.js';
-import { encodingFor } from '../../render/stored.js';
+import { answerKey, encodingFor } from '../../render/stored.js';
 import type { V1Options } from './index.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
@@ -124,10 +124,8 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       if (output === 'html' || (job.status !== 'done' && job.status !== 'partial')) {
         return send(reply, render(req, job, output, start));
       }
-      // a finished result is stored bytes: rendered once per version of its result (a re-parse moves the source
-      // job's updatedAt); compat's signed links are renewed every minute
-      const minute = output === 'compat' ? Math.floor(Date.now() / 60_000) : '';
-      const key = `${job.jobId}|${output}|${start ?? ''}|${source?.updatedAt ?? ''}|${minute}`;
+      // a finished result is stored bytes: rendered once per version of its result; compat's links are signed
+      const key = answerKey(job.jobId, `${output}|${start ?? ''}`, source, output === 'compat');
       let stored = opts.stored.get(key);
       if (!stored && opts.render.renderElsewhere) {
         const elsewhere = await opts.render.renderElsewhere(job, output, {
