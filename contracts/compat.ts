@@ -106,5 +106,9 @@ export const CompatLocation = z.object({
   canonical_name: z.string(),
   country_code: z.string(),
   target_type: z.string(),
-  reach: z.number().describe('targets below this place (Google publishes no audience size)'),
+  reach: z
+    .number()
+    .describe(
+      'people: the GeoNames population of a city, the sum of its cities for a region or country; 0 when unknown',
+    ),
 });

@@ -44,6 +44,8 @@ export interface AppDeps {
   catchUp?: () => Promise<void>;
   /** undefined when the location is unknown; the api answers 422 then */
   resolveLocation?: (name: string) => unknown;
+  /** the closest places to a location that did not resolve (the 422's "did you mean") */
+  suggestLocations?: (name: string, limit: number) => string[];
   /** location search and lookup by Google id (compat /locations.json and `location=<id>`) */
   locations?: CompatOptions['locations'];
   /** the service's version, as the MCP server names itself */
@@ -196,6 +198,7 @@ export const app = fp<AppDeps>(
       syncTimeoutMs: deps.config.syncTimeoutMs,
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,
+      suggestLocations: deps.suggestLocations,
     });
     await fastify.register(compatRoutes, {
       searches: deps.searches,
@@ -210,6 +213,7 @@ export const app = fp<AppDeps>(
       syncTimeoutMs: deps.config.syncTimeoutMs,
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,
+      suggestLocations: deps.suggestLocations,
       locations: deps.locations,
     });
     const inject: McpRouteOptions['inject'] = async (request, remoteAddress) => {

@@ -240,6 +240,7 @@ export const startDistributed = async (
             (position) => p.waitFor(position),
           ),
           resolveLocation: (n) => l.resolveLocation(n),
+          suggestLocations: (n, limit) => l.suggestLocations(n, limit),
           locations: { search: (q, limit) => l.searchLocations(q, limit), byId: (id) => l.locationById(id) },
           version: packageVersion(),
           metrics,

@@ -135,6 +135,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       rateLimiter,
       projected: (position) => core.projector.waitFor(position),
       resolveLocation: (name) => locations.resolveLocation(name),
+      suggestLocations: (name, limit) => locations.suggestLocations(name, limit),
       locations: {
         search: (query, limit) => locations.searchLocations(query, limit),
         byId: (id) => locations.locationById(id),

@@ -32,7 +32,7 @@ export const failureDetail = (failure: CrawlFailure, location?: string): string 
       return `Google could not be reached; ${RETRY}`;
     case 'SERP_CRAWL_BAD_REQUEST':
       if (failure.kind === 'unknown_location') {
-        return `Unknown location ${JSON.stringify(location ?? '')}: use a Google geotarget name (serp-api locations import adds them); its quota was released.`;
+        return `Unknown location ${JSON.stringify(location ?? '')}: give a place as people write it ("Austin, TX"), a canonical name or a criteria id (GET /locations.json?q=… lists them); its quota was released.`;
       }
       if (failure.kind === 'engine_domain') {
         return 'engine_domain is not a Google search domain; its quota was released. Use one such as google.com.';

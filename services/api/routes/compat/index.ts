@@ -31,6 +31,7 @@ export interface CompatOptions {
   syncTimeoutMs: number;
   retentionDays: number;
   resolveLocation?: (name: string) => unknown;
+  suggestLocations?: (name: string, limit: number) => string[];
   locations?: { search(query: string, limit: number): Geotarget[]; byId(id: number): Geotarget | undefined };
 }
 

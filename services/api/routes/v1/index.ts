@@ -25,6 +25,8 @@ export interface V1Options {
   stored: StoredAnswers;
   /** undefined when the location is unknown; the api answers 422 then */
   resolveLocation?: (name: string) => unknown;
+  /** the closest places to a location that did not resolve, for the 422's "did you mean" */
+  suggestLocations?: (name: string, limit: number) => string[];
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
+import { unknownLocationDetail } from '../../locationCheck.js';
 import { type Rendered, renderJob } from '../../render/index.js';
 import { answerKey, encodingFor } from '../../render/stored.js';
 import type { V1Options } from './index.js';
@@ -65,11 +66,8 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
     handler: async (req, reply) => {
       const { async: isAsync, ...request } = req.body;
       if (request.location && opts.resolveLocation && opts.resolveLocation(request.location) === undefined) {
-        throw new ApiError(
-          422,
-          'SERP_API_UNKNOWN_LOCATION',
-          `unknown location "${request.location}": give a country ("Germany"), or a city as "City, Region, Country" ("Austin, Texas, United States") once the geotargets are imported (serp-api locations import)`,
-        );
+        const lookup = { resolve: opts.resolveLocation, suggest: opts.suggestLocations };
+        throw new ApiError(422, 'SERP_API_UNKNOWN_LOCATION', unknownLocationDetail(request.location, lookup));
       }
       const out = await opts.searches.submit(req.apiKey!, request, { correlationId: req.id });
       req.submittedJobId = out.jobId;
