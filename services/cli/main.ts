@@ -34,6 +34,17 @@ const drainOnSignal = (close: () => Promise<void>) => {
   process.once('SIGTERM', () => stop('SIGTERM'));
 };
 
+/**
+ * `serp-api search … | head`: once the reader has gone, a write fails with EPIPE; the output is no longer wanted, so
+ * the CLI ends quietly (exit 0), as Unix tools do, instead of dying with a stack trace.
+ */
+const quietOnClosedPipe = (stream: NodeJS.WriteStream) =>
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+quietOnClosedPipe(process.stdout);
+
 const program = new Command('serp-api')
   .description('Live Google search results as clean JSON: native /v1 API, SerpApi-compatible surface, MCP server')
   .showHelpAfterError();

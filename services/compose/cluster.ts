@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exited, freePort, type NatsServers, startNatsServers, stopChild } from './natsServer.js';
 
@@ -36,7 +36,17 @@ export interface LocalCluster {
   stop(): Promise<void>;
 }
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+/**
+ * The checkout (or installed package): the folder holding bin/serp-api.js, two folders up from these sources and
+ * three from their build in dist/ (`npm start` builds; `npm run cluster` then runs from dist/).
+ */
+export const checkoutRoot = (from: string | URL = import.meta.url): string => {
+  for (const up of ['../..', '../../..']) {
+    const dir = resolve(fileURLToPath(new URL(up, from)));
+    if (existsSync(join(dir, 'bin', 'serp-api.js'))) return dir;
+  }
+  throw new Error(`no bin/serp-api.js above ${fileURLToPath(from)}: not inside a checkout of serp-api`);
+};
 
 export interface ClusterOptions {
   dir: string;
@@ -89,6 +99,7 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
     SERP_LINK_SECRET: randomBytes(24).toString('base64url'),
     ...options.env,
   };
+  const repoRoot = checkoutRoot();
   const command = options.command ?? [process.execPath, join(repoRoot, 'bin', 'serp-api.js')];
   const processes: ClusterProcess[] = [];
   let nextPort = options.basePort;

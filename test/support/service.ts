@@ -8,7 +8,7 @@ import type { Test } from 'tap';
 import { type FakeGoogle, type FakeGoogleOptions, startFakeGoogle } from './fakeGoogle.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cliArgs = ['--import', 'tsx', join(root, 'services', 'cli', 'main.ts')];
+export const cliArgs = ['--import', 'tsx', join(root, 'services', 'cli', 'main.ts')];
 const run = promisify(execFile);
 
 export const tempDataDir = (name = 'serp') => mkdtempSync(join(tmpdir(), `${name}-`));
