@@ -24,7 +24,11 @@ export const buildTestApp = async (
   t: Test,
   env: NodeJS.ProcessEnv = {},
   /** `dataDir`: an existing data directory (left in place); `renderElsewhere`: AppDeps' hook of that name */
-  options: { dataDir?: string; renderElsewhere?: AppDeps['renderElsewhere'] } = {},
+  options: {
+    dataDir?: string;
+    renderElsewhere?: AppDeps['renderElsewhere'];
+    onRoute?: (route: { method: string | string[]; url: string }) => void;
+  } = {},
 ): Promise<TestApp> => {
   const data = options.dataDir ?? tempDataDir('serp-app');
   const config = loadConfig(env, { dataDir: data });
@@ -48,13 +52,14 @@ export const buildTestApp = async (
       rateLimiter,
       projected: (position) => core.projector.waitFor(position),
       resolveLocation: (name) => locations.resolveLocation(name),
+      suggestLocations: (name, limit) => locations.suggestLocations(name, limit),
       locations: {
         search: (query, limit) => locations.searchLocations(query, limit),
         byId: (id) => locations.locationById(id),
       },
       renderElsewhere: options.renderElsewhere,
     },
-    { logLevel: 'warn', logger: false },
+    { logLevel: 'warn', logger: false, onRoute: options.onRoute },
   );
   await app.ready();
   t.teardown(async () => {
