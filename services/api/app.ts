@@ -14,7 +14,7 @@ import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
-import { documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
+import { documentRequestErrors, documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
 import type { RenderDeps } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -140,6 +140,7 @@ export const app = fp<AppDeps>(
         'request',
       );
     });
+    documentRequestErrors(fastify, ErrorBody);
     // the routes that read or write a store may answer 503 in a distributed deployment: say so in the OpenAPI
     documentUnavailable(fastify, (url) =>
       /^\/(v1|admin|raw)\b/.test(url)

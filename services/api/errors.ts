@@ -121,6 +121,25 @@ export const documentUnavailable = (app: FastifyInstance, bodyFor: (url: string)
   });
 };
 
+/**
+ * What any route may answer before its handler runs, documented on each: a body that is not JSON (400), too large
+ * (413) or of another type (415) wherever a body is accepted, and a request its schema refuses (422) wherever one
+ * is checked. The error handler below sends them all as `body` ({detail, code}).
+ */
+export const documentRequestErrors = (app: FastifyInstance, body: unknown) => {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (!response) return;
+    const methods = [route.method].flat();
+    const add = (status: number) => {
+      if (!response[status]) response[status] = body;
+    };
+    if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) for (const s of [400, 413, 415]) add(s);
+    const schema = route.schema as { body?: unknown; querystring?: unknown; params?: unknown; headers?: unknown };
+    if ((schema.body || schema.querystring || schema.params || schema.headers) && !route.validatorCompiler) add(422);
+  });
+};
+
 export const installErrorHandler = (app: FastifyInstance) => {
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
