@@ -20,12 +20,6 @@ export interface Range {
 }
 
 const MIN_MONTH = '0000-00';
-const nextMonth = (month: string) => {
-  const [y, m] = month.split('-').map(Number);
-  return m === 12
-    ? `${String(y + 1).padStart(4, '0')}-01`
-    : `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`;
-};
 
 /** One check of one keyword, flattened per domain into history points. */
 const pointsOf = (doc: RankHistoryDoc, c: StoredCheck, domain?: string): HistoryPoint[] => {
@@ -180,14 +174,19 @@ export const rankHistoryQueries = (docs: DocReader) => {
           keywordsOfDay.set(day, (keywordsOfDay.get(day) ?? 0) + 1);
           for (const [di, pos, , bits] of c[4]) {
             const domain = doc.d[di];
-            let days = byDomain.get(domain);
-            if (!days) byDomain.set(domain, (days = new Map()));
-            let a = days.get(day);
-            if (!a)
-              days.set(
-                day,
-                (a = { keywords: 0, sumPosition: 0, ranked: 0, top3: 0, top10: 0, top100: 0, ctr: 0, aio: 0 }),
-              );
+            const days = byDomain.get(domain) ?? new Map<string, VisibilityAccumulator>();
+            byDomain.set(domain, days);
+            const a = days.get(day) ?? {
+              keywords: 0,
+              sumPosition: 0,
+              ranked: 0,
+              top3: 0,
+              top10: 0,
+              top100: 0,
+              ctr: 0,
+              aio: 0,
+            };
+            days.set(day, a);
             if (pos > 0) {
               a.ranked++;
               a.sumPosition += pos;
