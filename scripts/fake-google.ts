@@ -23,7 +23,10 @@ const program = new Command('fake-google')
   .option('-p, --port <n>', 'port to listen on', port, 8090)
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--latency <ms>', 'delay before each result page', port, 0)
-  .option('--rotate', 'each new search of a query turns its pages by one (positions move between searches: rank tracking)')
+  .option(
+    '--rotate',
+    'each new search of a query turns its pages by one (positions move between searches: rank tracking)',
+  )
   .option('--quiet', 'print only the origin (benchmarks run it as a process of its own)')
   .parse();
 

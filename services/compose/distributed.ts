@@ -240,6 +240,7 @@ export const startDistributed = async (
       const metrics = createMetrics({
         // an api without the queue reads its depth from JetStream, for its metrics and the dashboard
         queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
+        monitors: () => queries.monitors.dueCount(new Date()),
         projection: async () => ({
           head: await eventStore.headPosition(),
           projected: store.checkpoint(PROJECTOR_CHECKPOINT),

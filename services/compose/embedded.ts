@@ -102,6 +102,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   }
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
+    monitors: () => core.queries.monitors.dueCount(new Date()),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
       projected: core.readModels.checkpoint(PROJECTOR_CHECKPOINT),

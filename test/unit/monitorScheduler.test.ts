@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
@@ -13,7 +13,7 @@ import { removeDir, tempDataDir } from '../support/service.js';
  * the same slot start one run and submit one job per keyword, paced under the key's rate; a key out of quota gets a
  * skipped run with the reason; a revoked key's monitors stop; a new scheduler (a restart) carries on a run.
  */
-const setup = async (t: Parameters<Parameters<typeof t.test>[1]>[0], tier: string, quota?: number) => {
+const setup = async (t: Test, tier: string, quota?: number) => {
   const data = tempDataDir('serp-sched');
   const config = loadConfig({}, { dataDir: data });
   const core = await openCore(config);
