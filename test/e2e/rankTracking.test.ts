@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parse as parseCsv } from 'csv-parse/sync';
 import t from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -152,6 +154,35 @@ t.test('a monitor over the fake Google', { skip: missing }, async (t) => {
       if (ranked.length) t.match(best, { position: ranked[0].position, keyword: KEYWORD });
       else t.notOk(best, `${domain} never ranked: no best`);
     }
+  });
+
+  await t.test('MCP serp_rank_history answers the same positions, compactly', async (t) => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { 'x-api-key': key } },
+    });
+    const client = new Client({ name: 'rank-test', version: '1.0.0' });
+    await client.connect(transport);
+    t.teardown(() => client.close());
+    const byId = (await client.callTool({ name: 'serp_rank_history', arguments: { monitor_id: id } })) as any;
+    t.notOk(byId.isError, 'by monitor id');
+    const series = byId.structuredContent.series as Array<{ domain: string; points: [string, unknown][] }>;
+    t.equal(series.length, DOMAINS.length, 'one series per keyword × domain');
+    for (const s of series) {
+      const mine = all.filter((p) => p.domain === s.domain);
+      t.same(
+        s.points,
+        mine.map((p) => [p.checked_at, p.status === 'ranked' ? p.position : p.status]),
+        `${s.domain}: the history's points`,
+      );
+    }
+    const byKeyword = (await client.callTool({
+      name: 'serp_rank_history',
+      arguments: { keyword: KEYWORD, domain: 'merriam-webster.com' },
+    })) as any;
+    t.equal(byKeyword.structuredContent.series.length, 1, 'by keyword and domain across the key’s monitors');
+    t.match(byKeyword.content[0].text, /merriam-webster\.com.*best \d+/);
+    const bad = (await client.callTool({ name: 'serp_rank_history', arguments: { keyword: KEYWORD } })) as any;
+    t.ok(bad.isError, 'keyword without domain or monitor_id is an error result');
   });
 
   await t.test('another key gets 404 for this monitor', async (t) => {
