@@ -195,6 +195,17 @@ t.test('a monitor over the fake Google', { skip: missing }, async (t) => {
     t.same((await theirs.call('GET', '/monitors')).json, { monitors: [] });
   });
 
+  await t.test('the CLI lists the monitor and charts its history', async (t) => {
+    const env = { SERP_API_KEY: key, SERP_API_BASE_URL: base };
+    const list = JSON.parse(await cli(['monitors', 'list', '--json'], env)) as Array<{ monitor_id: string }>;
+    t.same(list.map((m) => m.monitor_id), [id]);
+    const chart = await cli(['monitors', 'history', id, '--chart'], env);
+    t.match(chart, /fail ┤\s*x/, 'the failed search is an x on the fail row, not a position');
+    t.match(chart, /A merriam-webster\.com {3}B \*\.wikipedia\.org/);
+    const csv = await cli(['monitors', 'history', id, '--csv'], env);
+    t.equal(csv.trim().split('\n').length, 1 + all.length, 'the CSV: a header and every point');
+  });
+
   await t.test('projections rebuild gives the same answers', async (t) => {
     const paths = [
       `/monitors/${id}/history`,
