@@ -198,7 +198,10 @@ t.test('a monitor over the fake Google', { skip: missing }, async (t) => {
   await t.test('the CLI lists the monitor and charts its history', async (t) => {
     const env = { SERP_API_KEY: key, SERP_API_BASE_URL: base };
     const list = JSON.parse(await cli(['monitors', 'list', '--json'], env)) as Array<{ monitor_id: string }>;
-    t.same(list.map((m) => m.monitor_id), [id]);
+    t.same(
+      list.map((m) => m.monitor_id),
+      [id],
+    );
     const chart = await cli(['monitors', 'history', id, '--chart'], env);
     t.match(chart, /fail ┤\s*x/, 'the failed search is an x on the fail row, not a position');
     t.match(chart, /A merriam-webster\.com {3}B \*\.wikipedia\.org/);
