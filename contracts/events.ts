@@ -84,6 +84,8 @@ export const SearchSubmitted = z.object({
     /** the usage month the reservation was taken in, so a release goes to the same stream */
     month: z.string(),
     submittedAt: iso,
+    /** added later: the monitor run this job searches one keyword of (docs/rank-tracking.md) */
+    monitor: z.object({ monitorId: z.string(), runId: z.string() }).optional(),
   }),
 });
 export const SearchAnsweredFromCache = z.object({
@@ -172,6 +174,150 @@ export const SearchPurged = z.object({
   }),
 });
 
+/** A monitor's schedule as recorded: a preset, or a five-field cron in an IANA time zone. */
+const RecordedSchedule = z.union([
+  z.enum(['hourly', 'daily', 'weekly']),
+  z.object({ cron: z.string(), timezone: z.string() }),
+]);
+
+/** The `/v1/search` targeting a monitor searches every keyword with (defaults applied). */
+export const MonitorSearch = z.object({
+  location: z.string().optional(),
+  uule: z.string().optional(),
+  lat: z.number().optional(),
+  lon: z.number().optional(),
+  radius: z.number().optional(),
+  device: z.enum(['desktop', 'mobile', 'tablet']),
+  gl: z.string().optional(),
+  hl: z.string().optional(),
+  engine_domain: z.string().optional(),
+});
+export type MonitorSearch = z.infer<typeof MonitorSearch>;
+
+/** Rank tracking (docs/rank-tracking.md): a monitor's own stream holds its configuration and nothing per run. */
+export const MonitorCreated = z.object({
+  type: z.literal('MonitorCreated'),
+  data: z.object({
+    monitorId: z.string(),
+    keyId: z.string(),
+    name: z.string(),
+    keywords: z.array(z.string()),
+    domains: z.array(z.string()),
+    search: MonitorSearch,
+    depth: z.number().int(),
+    schedule: RecordedSchedule,
+    ctrCurve: z.array(z.number()).optional(),
+    backfill: z.boolean(),
+    createdAt: iso,
+  }),
+});
+export const MonitorChanged = z.object({
+  type: z.literal('MonitorChanged'),
+  data: z.object({
+    monitorId: z.string(),
+    name: z.string().optional(),
+    keywordsAdded: z.array(z.string()).optional(),
+    keywordsRemoved: z.array(z.string()).optional(),
+    domainsAdded: z.array(z.string()).optional(),
+    domainsRemoved: z.array(z.string()).optional(),
+    schedule: RecordedSchedule.optional(),
+    paused: z.boolean().optional(),
+    depth: z.number().int().optional(),
+    /** null: back to the default curve */
+    ctrCurve: z.array(z.number()).nullable().optional(),
+    changedAt: iso,
+  }),
+});
+export const MonitorDeleted = z.object({
+  type: z.literal('MonitorDeleted'),
+  data: z.object({ monitorId: z.string(), deletedAt: iso }),
+});
+
+/**
+ * A run searches each of `keywords` once, the i-th submitted at `startAt + i × intervalMs` (spread over the slot and
+ * paced under the key's rate) as the job `jobIdOf(runId, keyword, submit time)`; a backfill run instead names the
+ * stored jobs it reads (`sources`). Its own stream (`monitorRun-<runId>`): a scheduled run's id is derived from the
+ * monitor and the slot, so two dispatchers that see the same slot decide one run.
+ */
+export const MonitorRunStarted = z.object({
+  type: z.literal('MonitorRunStarted'),
+  data: z.object({
+    runId: z.string(),
+    monitorId: z.string(),
+    keyId: z.string(),
+    trigger: z.enum(['schedule', 'manual', 'backfill']),
+    /** the scheduled slot (its firing time), for trigger schedule */
+    slot: iso.optional(),
+    keywords: z.array(z.string()),
+    domains: z.array(z.string()),
+    search: MonitorSearch,
+    depth: z.number().int(),
+    noCache: z.boolean(),
+    startAt: iso,
+    intervalMs: z.number().nonnegative(),
+    /** backfill: the stored job each keyword's check reads, in the order of `keywords` (a keyword may repeat) */
+    sources: z.array(z.string()).optional(),
+    startedAt: iso,
+  }),
+});
+
+/** One domain in one search: its best organic position within the monitor's depth, its URL, the features citing it. */
+export const DomainRank = z.object({
+  domain: z.string(),
+  position: z.number().int().positive().optional(),
+  url: z.string().optional(),
+  features: z.array(z.string()),
+});
+export type DomainRank = z.infer<typeof DomainRank>;
+
+/** A keyword of a run was searched: the derived positions (they outlive the result at retention) or the failure. */
+export const MonitorKeywordChecked = z.object({
+  type: z.literal('MonitorKeywordChecked'),
+  data: z.object({
+    runId: z.string(),
+    monitorId: z.string(),
+    keyword: z.string(),
+    jobId: z.string(),
+    /** when the search's pages were fetched (a backfilled search's own crawl time) */
+    checkedAt: iso,
+    ok: z.boolean(),
+    /** why the search failed: captcha, js_challenge, timeout, … (never a position) */
+    failure: z.string().optional(),
+    ranks: z.array(DomainRank),
+    recordedAt: iso,
+  }),
+});
+export const MonitorKeywordsSkipped = z.object({
+  type: z.literal('MonitorKeywordsSkipped'),
+  data: z.object({
+    runId: z.string(),
+    monitorId: z.string(),
+    keywords: z.array(z.string()),
+    /** quota_exhausted, key_revoked, monitor_deleted, monitor_paused */
+    reason: z.string(),
+    skippedAt: iso,
+  }),
+});
+/**
+ * Every keyword of the run is checked or skipped: the per-run step the changes of that run (and alerts on them) are
+ * computed after (docs/rank-tracking.md).
+ */
+export const MonitorRunCompleted = z.object({
+  type: z.literal('MonitorRunCompleted'),
+  data: z.object({
+    runId: z.string(),
+    monitorId: z.string(),
+    keyId: z.string(),
+    trigger: z.enum(['schedule', 'manual', 'backfill']),
+    checked: z.number().int(),
+    failed: z.number().int(),
+    skipped: z.number().int(),
+    /** the first skip's reason when keywords were skipped */
+    skipReason: z.string().optional(),
+    completedAt: iso,
+  }),
+});
+
 export const DomainEvent = z.discriminatedUnion('type', [
   ApiKeyIssued,
   ApiKeyRevoked,
@@ -185,6 +331,13 @@ export const DomainEvent = z.discriminatedUnion('type', [
   CrawlFailed,
   SearchReparsed,
   SearchPurged,
+  MonitorCreated,
+  MonitorChanged,
+  MonitorDeleted,
+  MonitorRunStarted,
+  MonitorKeywordChecked,
+  MonitorKeywordsSkipped,
+  MonitorRunCompleted,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;
@@ -193,4 +346,6 @@ export const streams = {
   apiKey: (keyId: string) => `apiKey-${keyId}`,
   usage: (keyId: string, month: string) => `usage-${keyId}-${month}`,
   searchJob: (jobId: string) => `searchJob-${jobId}`,
+  monitor: (monitorId: string) => `monitor-${monitorId}`,
+  monitorRun: (runId: string) => `monitorRun-${runId}`,
 } as const;

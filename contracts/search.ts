@@ -133,7 +133,11 @@ export const SearchParameters = z.object({
 });
 
 /** lat/lon, location/uule and radius rules across fields: the native body, the compat query and the MCP tool. */
-export const crossFieldRules = <T extends z.ZodType<z.infer<typeof SearchParameters>>>(schema: T) =>
+export const crossFieldRules = <
+  T extends z.ZodType<Pick<z.infer<typeof SearchParameters>, 'location' | 'uule' | 'lat' | 'lon' | 'radius'>>,
+>(
+  schema: T,
+) =>
   schema.superRefine((v, ctx) => {
     if (v.location && v.uule) {
       ctx.addIssue({ code: 'custom', path: ['uule'], message: 'give either location or uule, not both' });

@@ -23,17 +23,21 @@ const program = new Command('fake-google')
   .option('-p, --port <n>', 'port to listen on', port, 8090)
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--latency <ms>', 'delay before each result page', port, 0)
+  .option(
+    '--rotate',
+    'each new search of a query turns its pages by one (positions move between searches: rank tracking)',
+  )
   .option('--quiet', 'print only the origin (benchmarks run it as a process of its own)')
   .parse();
 
-const opts = program.opts<{ port: number; host: string; latency: number; quiet?: boolean }>();
+const opts = program.opts<{ port: number; host: string; latency: number; rotate?: boolean; quiet?: boolean }>();
 if (fixturesMissing('serp')) {
   console.error(
     'fake-google: the fixture pages are needed (../shared/fixtures beside the checkout, or SERP_FIXTURES_DIR)',
   );
   process.exit(1);
 }
-const fake = await startFakeGoogle({ port: opts.port, host: opts.host, latencyMs: opts.latency });
+const fake = await startFakeGoogle({ port: opts.port, host: opts.host, latencyMs: opts.latency, rotate: opts.rotate });
 // --port 0 takes a free port: the origin printed is the one listening
 const origin = `http://${opts.host}:${new URL(fake.origin).port}`;
 console.log(

@@ -43,6 +43,8 @@ interface Submission {
   cacheKey: string;
   month: string;
   now: string;
+  /** the monitor run this job searches a keyword of */
+  monitor?: { monitorId: string; runId: string };
 }
 
 export type SearchJobCommand =
@@ -87,6 +89,7 @@ const submitted = (c: Submission, charged: boolean): EventOf<'SearchSubmitted'> 
     charged,
     month: c.month,
     submittedAt: c.now,
+    ...(c.monitor ? { monitor: c.monitor } : {}),
   },
 });
 

@@ -7,6 +7,7 @@ import { CompatError } from '../../contracts/compat.js';
 import { ErrorBody } from '../../contracts/errors.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { KeyCommands } from '../application/keys.js';
+import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
 import type { Config } from '../compose/config.js';
 import type { Secrets } from '../compose/secrets.js';
@@ -52,6 +53,8 @@ export interface AppDeps {
   version?: string;
   /** a finished result's answer rendered on the pipeline thread (RenderDeps.renderElsewhere); absent: here */
   renderElsewhere?: RenderDeps['renderElsewhere'];
+  /** rank tracking's commands (docs/rank-tracking.md): the /v1/monitors routes exist only with it */
+  monitors?: MonitorService;
   /** Prometheus metrics (served at /metrics behind the admin token); the app makes its own HTTP-only ones without */
   metrics?: Metrics;
 }
@@ -67,6 +70,10 @@ const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => 
   servers: [{ url: serverUrl, description: 'this service (SERP_PUBLIC_BASE_URL, else its listening address)' }],
   tags: [
     { name: 'native', description: 'The native API under /v1: submit, poll, usage' },
+    {
+      name: 'rank tracking',
+      description: 'Monitors that search keywords on a schedule; position history, visibility and changes',
+    },
     { name: 'admin', description: 'Key management, behind SERP_ADMIN_TOKEN' },
     { name: 'meta', description: 'Keyless documents: health, this schema, llms.txt' },
     { name: 'mcp', description: 'The MCP tools (serp_search, serp_get_results, serp_usage) over Streamable HTTP' },
@@ -200,6 +207,8 @@ export const app = fp<AppDeps>(
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,
       suggestLocations: deps.suggestLocations,
+      queries: deps.queries,
+      monitors: deps.monitors,
     });
     await fastify.register(compatRoutes, {
       searches: deps.searches,

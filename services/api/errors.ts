@@ -23,6 +23,10 @@ const domainStatus: Record<string, number> = {
   [errorCodes.keyExists]: 409,
   [errorCodes.jobNotFound]: 404,
   [errorCodes.jobNotTerminal]: 409,
+  [errorCodes.monitorNotFound]: 404,
+  [errorCodes.monitorInvalid]: 422,
+  [errorCodes.monitorLimit]: 422,
+  [errorCodes.runNotFound]: 404,
 };
 
 interface Issue {

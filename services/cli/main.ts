@@ -8,6 +8,7 @@ import { registerSearchCommands } from './commands/batch.js';
 import { registerClusterCommand } from './commands/cluster.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerLocationsCommand } from './commands/locations.js';
+import { registerMonitorsCommand } from './commands/monitors.js';
 import { registerParseCommand } from './commands/parse.js';
 import { registerReparseCommand } from './commands/reparse.js';
 import { announceAdminToken } from './dataDir.js';
@@ -93,6 +94,7 @@ registerClusterCommand(program);
 registerSearchCommands(program);
 registerMaintenanceCommands(program);
 registerLocationsCommand(program);
+registerMonitorsCommand(program);
 registerParseCommand(program);
 registerReparseCommand(program);
 

@@ -3,17 +3,32 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { ServerTimeouts } from '../api/server.js';
 
-/** Tier defaults (DESIGN.md §4); SERP_TIERS (JSON) overrides or adds tiers. */
-export const defaultTiers: Record<string, { monthlyQuota: number; rateLimitPerMin: number }> = {
-  free: { monthlyQuota: 250, rateLimitPerMin: 10 },
-  starter: { monthlyQuota: 5000, rateLimitPerMin: 60 },
-  pro: { monthlyQuota: 50000, rateLimitPerMin: 300 },
-  enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200 },
+/** A tier's limits: quota and rate (DESIGN.md §4), and rank tracking's (docs/rank-tracking.md). */
+export interface TierLimits {
+  monthlyQuota: number;
+  rateLimitPerMin: number;
+  /** monitors a key of this tier may have (default: the free tier's) */
+  monitors?: number;
+  /** keywords one monitor may hold */
+  keywordsPerMonitor?: number;
+}
+
+/** Tier defaults; SERP_TIERS (JSON) overrides or adds tiers. */
+export const defaultTiers: Record<string, TierLimits> = {
+  free: { monthlyQuota: 250, rateLimitPerMin: 10, monitors: 2, keywordsPerMonitor: 10 },
+  starter: { monthlyQuota: 5000, rateLimitPerMin: 60, monitors: 10, keywordsPerMonitor: 200 },
+  pro: { monthlyQuota: 50000, rateLimitPerMin: 300, monitors: 50, keywordsPerMonitor: 2000 },
+  enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200, monitors: 500, keywordsPerMonitor: 10_000 },
 };
 
 const Tiers = z.record(
   z.string(),
-  z.object({ monthlyQuota: z.number().int().nonnegative(), rateLimitPerMin: z.number().int().positive() }),
+  z.object({
+    monthlyQuota: z.number().int().nonnegative(),
+    rateLimitPerMin: z.number().int().positive(),
+    monitors: z.number().int().nonnegative().optional(),
+    keywordsPerMonitor: z.number().int().positive().max(10_000).optional(),
+  }),
 );
 
 export interface Config {
@@ -50,7 +65,11 @@ export interface Config {
   heapGrowingPercent: number;
   /** minutes between retention sweeps in a serving process (0: never; `serp-api retention sweep` by hand) */
   retentionSweepMin: number;
-  tiers: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
+  tiers: Record<string, TierLimits>;
+  /** SERP_MONITOR_TICK_MS: how often the monitor scheduler looks for due runs and due searches (default 1,000) */
+  monitorTickMs: number;
+  /** SERP_MONITOR_SPREAD_MAX_S: a scheduled run's searches are spread over its slot, at most this long (default 3,600) */
+  monitorSpreadMaxS: number;
   keyPepper?: string;
   adminToken?: string;
   linkSecret?: string;
@@ -144,5 +163,7 @@ export const loadConfig = (
       keepAliveTimeoutMs: int(env.SERP_KEEP_ALIVE_TIMEOUT_MS, 5_000, 'SERP_KEEP_ALIVE_TIMEOUT_MS') || 5_000,
     },
     authFailuresPerMin: int(env.SERP_AUTH_FAILURES_PER_MIN, 30, 'SERP_AUTH_FAILURES_PER_MIN') || 30,
+    monitorTickMs: int(env.SERP_MONITOR_TICK_MS, 1000, 'SERP_MONITOR_TICK_MS') || 1000,
+    monitorSpreadMaxS: int(env.SERP_MONITOR_SPREAD_MAX_S, 3600, 'SERP_MONITOR_SPREAD_MAX_S'),
   };
 };

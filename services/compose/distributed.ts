@@ -14,11 +14,13 @@ import { createCatchUp } from '../api/auth.js';
 import { createServer } from '../api/server.js';
 import { createCommandHandler } from '../application/commandHandler.js';
 import { createKeyCommands } from '../application/keys.js';
+import { createMonitorService } from '../application/monitors.js';
 import { createSearchService } from '../application/searches.js';
 import { createCrawlWorker } from '../crawler/worker.js';
 import { createDispatcher } from '../dispatcher/dispatcher.js';
 import { createLocationResolver } from '../geo/locations.js';
 import { createMetrics } from '../metrics/metrics.js';
+import { createMonitorWorker } from '../monitors/worker.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../projector/projector.js';
@@ -162,6 +164,26 @@ export const startDistributed = async (
       cleanups.push(() => dispatcher.stop());
     }
 
+    // the monitor worker (docs/rank-tracking.md) runs in every dispatcher: its decisions are on streams whose ids are
+    // derived from what they decide (a run per slot, a check per job, a job per keyword of a run), so two agree
+    if (roles.has('dispatcher') && readModels && projector) {
+      const limiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
+      cleanups.push(() => limiter.close());
+      const p = projector;
+      const monitors = createMonitorWorker({
+        eventStore,
+        readModels,
+        queries: readModelQueries(readModels),
+        handle,
+        limiter,
+        projected: (position) => p.waitFor(position),
+        config,
+        log: jsonLines(config.logLevel, options.logger) ?? undefined,
+      });
+      await monitors.start();
+      cleanups.push(() => monitors.stop());
+    }
+
     // retention sweeps run beside the dispatcher: every dispatcher may sweep, a purge is decided once per job
     if (roles.has('dispatcher') && readModels && projector && blobStore) {
       const rm = readModels;
@@ -218,6 +240,7 @@ export const startDistributed = async (
       const metrics = createMetrics({
         // an api without the queue reads its depth from JetStream, for its metrics and the dashboard
         queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
+        monitors: () => queries.monitors.dueCount(new Date()),
         projection: async () => ({
           head: await eventStore.headPosition(),
           projected: store.checkpoint(PROJECTOR_CHECKPOINT),
@@ -232,6 +255,12 @@ export const startDistributed = async (
           queries,
           searches,
           keys,
+          monitors: createMonitorService({
+            queries,
+            handle,
+            projected: (position) => p.waitFor(position),
+            tiers: config.tiers,
+          }),
           blobStore,
           rateLimiter,
           projected: (position) => p.waitFor(position),

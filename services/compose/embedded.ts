@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
 import { createCatchUp } from '../api/auth.js';
 import { createServer } from '../api/server.js';
+import { createMonitorService } from '../application/monitors.js';
 import { createSearchService } from '../application/searches.js';
 import { lowerHelperThreads } from '../crawler/nice.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
@@ -101,6 +102,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   }
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
+    monitors: () => core.queries.monitors.dueCount(new Date()),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
       projected: core.readModels.checkpoint(PROJECTOR_CHECKPOINT),
@@ -131,6 +133,12 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       queries: core.queries,
       searches,
       keys: core.keys,
+      monitors: createMonitorService({
+        queries: core.queries,
+        handle: core.handle,
+        projected: (position) => core.projector.waitFor(position),
+        tiers: config.tiers,
+      }),
       blobStore: core.blobStore,
       rateLimiter,
       projected: (position) => core.projector.waitFor(position),

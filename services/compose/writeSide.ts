@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import { createInProcessJobQueue } from '../adapters/jobQueue/inProcess.js';
+import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { Crawler } from '../crawler/crawl.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
 import { createCrawlWorker } from '../crawler/worker.js';
 import { createDispatcher } from '../dispatcher/dispatcher.js';
 import type { LocationResolver } from '../geo/locations.js';
+import { createMonitorWorker } from '../monitors/worker.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
@@ -17,7 +19,10 @@ import { crawlerFromConfig } from './crawler.js';
 import type { jsonLines } from './logLines.js';
 import { scheduleRetention } from './retention.js';
 
-/** The write side of an embedded service, wherever it runs: the job queue, the crawl worker, dispatcher, retention. */
+/**
+ * The write side of an embedded service, wherever it runs: the job queue, the crawl worker, dispatcher, retention and
+ * the monitor worker (rank tracking's scheduler and recorder, docs/rank-tracking.md).
+ */
 export interface WriteSide {
   queueStats(): Promise<QueueStats>;
   /** what start-up decided differently from the configuration (a fetcher fallback) */
@@ -72,6 +77,18 @@ export const composeWriteSide = async (parts: {
     log,
   });
   const dispatcher = createDispatcher({ eventStore, readModels, queue, handle });
+  // the scheduler's own count of the key's submits: it paces a run under the key's rate by itself
+  const limiter = createMemoryRateLimiter();
+  const monitors = createMonitorWorker({
+    eventStore,
+    readModels,
+    queries,
+    handle,
+    limiter,
+    projected: parts.projected,
+    config,
+    log,
+  });
   let retention: { stop(): Promise<void> } | undefined;
   return {
     queueStats: () => queue.stats(),
@@ -79,6 +96,7 @@ export const composeWriteSide = async (parts: {
     async start() {
       await dispatcher.start();
       worker.start();
+      await monitors.start();
       retention = scheduleRetention(
         {
           eventStore,
@@ -95,6 +113,8 @@ export const composeWriteSide = async (parts: {
     },
     async stop() {
       await retention?.stop();
+      await monitors.stop();
+      await limiter.close();
       await worker.stop();
       await dispatcher.stop();
       await queue.close();

@@ -28,6 +28,8 @@ export interface MetricsSources {
   queueStats?: () => Promise<QueueStats>;
   /** the newest global position and the one the read models include */
   projection?: () => Promise<{ head: number; projected: number }>;
+  /** rank tracking (docs/rank-tracking.md): live monitors and those with a slot due now, from the read models */
+  monitors?: () => { monitors: number; due: number };
   /** default process metrics (CPU, memory, event loop lag); off in tests that build many apps */
   processMetrics?: boolean;
 }
@@ -83,6 +85,32 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
     buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120],
     registers: [registry],
   });
+  const runsSkipped = new Counter({
+    name: 'serp_monitor_runs_skipped_total',
+    help: 'Monitor runs that ended with keywords skipped, by the reason (quota_exhausted, key_revoked, …)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const historyPoints = new Counter({
+    name: 'serp_history_points_written_total',
+    help: 'Rank-history points recorded (one per keyword × domain × search), by status',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  if (sources.monitors) {
+    const monitors = sources.monitors;
+    new Gauge({
+      name: 'serp_monitors',
+      help: 'Monitors (state=active: scheduled, state=due: a slot due and not started yet)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const m = monitors();
+        this.set({ state: 'active' }, m.monitors);
+        this.set({ state: 'due' }, m.due);
+      },
+    });
+  }
   if (sources.queueStats) {
     const stats = sources.queueStats;
     new Gauge({
@@ -146,6 +174,14 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
           started.delete(e.data.jobId);
           break;
         }
+        case 'MonitorRunCompleted':
+          if (e.data.skipReason) runsSkipped.inc({ reason: e.data.skipReason });
+          break;
+        case 'MonitorKeywordChecked':
+          for (const r of e.data.ranks) {
+            historyPoints.inc({ status: !e.data.ok ? 'failed' : r.position ? 'ranked' : 'not_ranked' });
+          }
+          break;
         case 'CrawlFailed': {
           const kind = e.data.failure?.kind ?? e.data.failure?.code ?? 'unknown';
           attempts.inc({ kind, final: String(e.data.final) });

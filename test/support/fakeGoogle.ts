@@ -66,6 +66,12 @@ export interface FakeGoogleOptions extends FakeGoogleMode {
   pages?: readonly string[];
   /** per-query page lists, by the exact `q` */
   queries?: Record<string, readonly string[]>;
+  /**
+   * each new search of a query (a request with start=0) gets the page list turned by one more page, so positions move
+   * between searches as they do on Google (rank tracking): search n of a query serves page list[(k + n) % length] for
+   * start=10k. The query's later pages follow the count of its start=0 requests so far.
+   */
+  rotate?: boolean;
   /** rewrites a fixture page before it is served (e.g. drop the "Next" link to make a last page) */
   transform?: (path: string, html: string) => string;
   /** how long after load the AI Overview script inserts the block (default 1500 ms) */
@@ -140,6 +146,8 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
   let troubleCount = 0;
   let aioPage: string | undefined;
   const hanging = new Set<ServerResponse>();
+  /** per query: how many searches (start=0 requests) it has had, for `rotate` */
+  const searchesOf = new Map<string, number>();
 
   const send = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'text/html; charset=UTF-8', ...headers });
@@ -189,7 +197,10 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
       return send(res, 200, aioPage, nidCookie(req));
     }
     const list = options.queries?.[q] ?? pages;
-    const page = list[Math.floor(start / 10)] ?? NO_RESULTS_PAGE;
+    if (start === 0) searchesOf.set(q, (searchesOf.get(q) ?? 0) + 1);
+    const turn = options.rotate ? Math.max(0, (searchesOf.get(q) ?? 1) - 1) : 0;
+    const k = Math.floor(start / 10);
+    const page = (k < list.length ? list[(k + turn) % list.length] : undefined) ?? NO_RESULTS_PAGE;
     const html = fixture(page);
     send(res, 200, options.transform ? options.transform(page, html) : html, nidCookie(req));
   };

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { ReadModelQueries } from '../../../../projections/index.js';
+import type { MonitorService } from '../../../application/monitors.js';
 import type { SearchService } from '../../../application/searches.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
 import type { RenderDeps } from '../../render/index.js';
 import type { StoredAnswers } from '../../render/stored.js';
+import { monitorRoutes } from './monitors.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
 
@@ -27,6 +30,10 @@ export interface V1Options {
   resolveLocation?: (name: string) => unknown;
   /** the closest places to a location that did not resolve, for the 422's "did you mean" */
   suggestLocations?: (name: string, limit: number) => string[];
+  /** the read models (rank tracking reads its views through them) */
+  queries: ReadModelQueries;
+  /** rank tracking's commands (docs/rank-tracking.md); absent: no /v1/monitors routes */
+  monitors?: MonitorService;
 }
 
 /**
@@ -43,4 +50,5 @@ export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   const { prefix: _prefix, ...routeOptions } = opts as V1Options & { prefix?: string };
   await app.register(searchRoutes, routeOptions);
   await app.register(usageRoutes, routeOptions);
+  await app.register(monitorRoutes, routeOptions);
 };
