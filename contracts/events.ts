@@ -72,6 +72,36 @@ export const TargetingUsed = z.object({
 });
 export type TargetingUsed = z.infer<typeof TargetingUsed>;
 
+/**
+ * A route's share of one crawl's cost, and how the route stood when the crawl ended (docs/fleet.md): the route is
+ * `proxy-N` (its place in SERP_PROXY_URLS) or `direct`, the proxy its host:port (never its credentials).
+ */
+export const RouteCost = z.object({
+  route: z.string(),
+  proxy: z.string().optional(),
+  requests: z.number().int().nonnegative(),
+  blocked: z.number().int().nonnegative(),
+  /** the pace it was allowed, requests a minute (absent with pacing off) */
+  rpm: z.number().nonnegative().optional(),
+  /** cooling down until then after a block */
+  coolUntil: iso.optional(),
+});
+export type RouteCost = z.infer<typeof RouteCost>;
+
+/**
+ * What one crawl cost in Google requests: every request (redirects followed, a challenge's reload, a session's
+ * visit to the home page), those answered with a block, those the browser made (the rest went over plain HTTP),
+ * and the bytes they brought.
+ */
+export const CrawlCost = z.object({
+  requests: z.number().int().nonnegative(),
+  blocked: z.number().int().nonnegative(),
+  browserPages: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  routes: z.array(RouteCost),
+});
+export type CrawlCost = z.infer<typeof CrawlCost>;
+
 export const SearchSubmitted = z.object({
   type: z.literal('SearchSubmitted'),
   data: z.object({
@@ -112,6 +142,8 @@ export const CrawlCompleted = z.object({
     blocks: z.number().int().nonnegative(),
     /** added later: events recorded before it have none */
     targeting: TargetingUsed.optional(),
+    /** added later: what the crawl cost (events recorded before it have `blocks` only) */
+    cost: CrawlCost.optional(),
     completedAt: iso,
   }),
 });
@@ -128,6 +160,8 @@ export const CrawlFailure = z.object({
     'SERP_CRAWL_BAD_REQUEST',
     'SERP_CRAWL_UNEXPECTED',
     'SERP_CRAWL_EXHAUSTED',
+    /** added later: every route was cooling down after blocks for longer than a job waits (kind `no_route`) */
+    'SERP_CRAWL_NO_ROUTE',
   ]),
   kind: z.string().optional(),
   httpStatus: z.number().int().optional(),
@@ -144,6 +178,8 @@ export const CrawlFailed = z.object({
     reason: z.string(),
     /** added later: events recorded before it have the reason text only */
     failure: CrawlFailure.optional(),
+    /** added later: what the failed attempt cost */
+    cost: CrawlCost.optional(),
     final: z.boolean(),
     failedAt: iso,
   }),

@@ -80,6 +80,17 @@ export interface Config {
   stopDomainPagesInFlight: number;
   /** SERP_ROUTE_MAX_IN_FLIGHT: requests at once per proxy (or the direct route) over all jobs (default: concurrency) */
   routeMaxInFlight: number;
+  /**
+   * SERP_ROUTE_MAX_RPM: the most Google requests a minute one route (proxy, or the direct route) is paced at, and where
+   * its learned pace starts (default 20; 0: no pacing, routes used as fast as jobs come). Per crawler process.
+   */
+  routeMaxRpm: number;
+  /** SERP_ROUTE_COOLDOWN_S: how long a route rests after a block, doubling per block in a row (default 60) */
+  routeCooldownMs: number;
+  /** SERP_ROUTE_COOLDOWN_MAX_S: the longest rest (default 1800) */
+  routeCooldownMaxMs: number;
+  /** SERP_NO_ROUTE_WAIT_S: how long a page waits while every route rests before its job fails `no_route` (default 120) */
+  noRouteWaitMs: number;
   fetcher: 'http' | 'browser' | 'auto';
   proxyUrls: string[];
   publicBaseUrl?: string;
@@ -97,6 +108,14 @@ const int = (v: string | undefined, fallback: number, name: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
   return n;
+};
+
+/** seconds, decimals allowed, as milliseconds */
+const seconds = (v: string | undefined, fallback: number, name: string) => {
+  if (v === undefined || v === '') return fallback * 1000;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number of seconds, got "${v}"`);
+  return Math.round(n * 1000);
 };
 
 /** The only place that reads process.env (STYLE.md); flags from the CLI win over the environment. */
@@ -149,6 +168,10 @@ export const loadConfig = (
     stopDomainPagesInFlight: int(env.SERP_STOP_DOMAIN_PAGES_IN_FLIGHT, 2, 'SERP_STOP_DOMAIN_PAGES_IN_FLIGHT') || 1,
     // as many requests per IP as there are jobs at once: parallel pages fill idle slots, never a bigger burst
     routeMaxInFlight: int(env.SERP_ROUTE_MAX_IN_FLIGHT, 0, 'SERP_ROUTE_MAX_IN_FLIGHT') || crawlerConcurrency,
+    routeMaxRpm: int(env.SERP_ROUTE_MAX_RPM, 20, 'SERP_ROUTE_MAX_RPM'),
+    routeCooldownMs: seconds(env.SERP_ROUTE_COOLDOWN_S, 60, 'SERP_ROUTE_COOLDOWN_S'),
+    routeCooldownMaxMs: seconds(env.SERP_ROUTE_COOLDOWN_MAX_S, 1800, 'SERP_ROUTE_COOLDOWN_MAX_S'),
+    noRouteWaitMs: seconds(env.SERP_NO_ROUTE_WAIT_S, 120, 'SERP_NO_ROUTE_WAIT_S'),
     fetcher,
     proxyUrls: (env.SERP_PROXY_URLS ?? '')
       .split(',')

@@ -23,6 +23,12 @@ export interface CrawlerSetup {
   limits?: Partial<CrawlLimits>;
   /** proxy cooldown after a block (default 2,000 ms, doubling) */
   cooldownBaseMs?: number;
+  /** the longest cooldown (default 120,000 ms) */
+  cooldownMaxMs?: number;
+  /** SERP_ROUTE_MAX_RPM: per-route pacing's ceiling (0 or absent: none) */
+  routeMaxRpm?: number;
+  /** SERP_NO_ROUTE_WAIT_S */
+  noRouteWaitMs?: number;
   /** requests at once per proxy or the direct route, over every job and page */
   routeMaxInFlight?: number;
   /** SERP_PARSE_THREADS: worker threads that parse pages (0: on the event loop) */
@@ -58,6 +64,9 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
   const sessions = createSessionPool({
     proxyUrls: setup.proxyUrls,
     cooldownBaseMs: setup.cooldownBaseMs,
+    cooldownMaxMs: setup.cooldownMaxMs,
+    pacing: { maxRpm: setup.routeMaxRpm ?? 0 },
+    noRouteWaitMs: setup.noRouteWaitMs,
     maxInFlightPerRoute: setup.routeMaxInFlight,
     ...(browser ? { open: (session, device, signal) => browser.openSession(home, session, device, signal) } : {}),
   });
@@ -83,6 +92,10 @@ export const crawlerFromConfig = async (
     | 'googleOrigin'
     | 'proxyUrls'
     | 'routeMaxInFlight'
+    | 'routeMaxRpm'
+    | 'routeCooldownMs'
+    | 'routeCooldownMaxMs'
+    | 'noRouteWaitMs'
     | 'pagesInFlight'
     | 'stopDomainPagesInFlight'
     | 'parseThreads'
@@ -99,6 +112,10 @@ export const crawlerFromConfig = async (
     googleOrigin: config.googleOrigin,
     proxyUrls: config.proxyUrls,
     routeMaxInFlight: config.routeMaxInFlight,
+    routeMaxRpm: config.routeMaxRpm,
+    cooldownBaseMs: config.routeCooldownMs,
+    cooldownMaxMs: config.routeCooldownMaxMs,
+    noRouteWaitMs: config.noRouteWaitMs,
     parseThreads: config.parseThreads,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   };

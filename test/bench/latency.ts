@@ -19,6 +19,7 @@ import { loadConfig } from '../../services/compose/config.js';
 import { startEmbedded } from '../../services/compose/embedded.js';
 import { DEFAULT_PAGES, type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+import { UNPACED } from '../support/service.js';
 
 const { values } = parseArgs({
   options: {
@@ -51,6 +52,7 @@ const startService = async (google: FakeGoogle, pagesInFlight: number) => {
       SERP_GOOGLE_ORIGIN: google.origin,
       SERP_FETCHER: 'http',
       SERP_LOG_LEVEL: 'warn',
+      ...UNPACED,
       SERP_PAGES_IN_FLIGHT: String(pagesInFlight),
       SERP_STOP_DOMAIN_PAGES_IN_FLIGHT: pagesInFlight === 1 ? '1' : '',
     },

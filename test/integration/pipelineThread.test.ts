@@ -13,7 +13,7 @@ import { PROJECTOR_CHECKPOINT } from '../../services/projector/projector.js';
 import { buildTestApp } from '../support/app.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { pollJob, removeDir, startService, submit, tempDataDir, UNPACED } from '../support/service.js';
 
 /**
  * The pipeline thread's side of the protocol (pipelineThread.ts), from the HTTP thread's seat: a finished result
@@ -31,7 +31,7 @@ t.test('pipeline thread: render, queue depth, projected positions, close', { ski
     await google.close();
     removeDir(data);
   });
-  const env = { SERP_GOOGLE_ORIGIN: google.origin, SERP_ADMIN_TOKEN: ADMIN };
+  const env = { SERP_GOOGLE_ORIGIN: google.origin, SERP_ADMIN_TOKEN: ADMIN, ...UNPACED };
   // a finished job in the data directory, made by the service as shipped
   const svc = await startService(data, env);
   const { key } = (await (

@@ -67,6 +67,10 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
       body: response.body,
       fetchedAt: new Date().toISOString(),
       cookies: cookies.header(),
+      // each redirect followed was a request of its own (a /sorry/ redirect is two)
+      requests: 1 + response.redirectUrls.length,
+      // as transferred (before decompression); the decoded size where the client could not tell
+      bytes: response.request.downloadProgress.transferred || response.body.byteLength,
     };
   },
   async close() {},

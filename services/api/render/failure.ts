@@ -46,6 +46,8 @@ export const failureDetail = (failure: CrawlFailure, location?: string): string 
       return 'Google cannot answer this search as asked; its quota was released. Check its parameters.';
     case 'SERP_CRAWL_UNEXPECTED':
       return `The search failed on an internal error; ${RETRY}`;
+    case 'SERP_CRAWL_NO_ROUTE':
+      return `Google was blocking every proxy the service crawls through, so this search was not sent; ${RETRY.replace('later', 'in a few minutes')}`;
     case 'SERP_CRAWL_EXHAUSTED':
       return failure.attempts
         ? `The search failed ${failure.attempts} times in a row; ${RETRY}`
