@@ -3,6 +3,7 @@ import { apiKeysQueries } from './apiKeys/queries.js';
 import { hourlyOutcomesProjection } from './dashboard/hourlyOutcomes.js';
 import { keyDailyProjection } from './dashboard/keyDaily.js';
 import { dashboardQueries } from './dashboard/queries.js';
+import { routeHealthProjection } from './dashboard/routeHealth.js';
 import { jobStatusProjection } from './jobStatus/jobStatus.js';
 import { jobStatusQueries } from './jobStatus/queries.js';
 import { monitorRunsProjection, monitorScheduleProjection, monitorsProjection } from './monitors/monitors.js';
@@ -22,8 +23,9 @@ import { usageCountersProjection } from './usageCounters/usageCounters.js';
  * data directory written by an older version is rebuilt from the log once at start (services/projector).
  * 2: jobStatus finds a key's ended jobs by lookup; keyDaily and hourlyOutcomes (the admin dashboard); SearchPurged.
  * 3: rank tracking (monitors, monitorSchedule, monitorRuns, rankHistory, rankBest); jobStatus keeps a job's monitor.
+ * 4: routeHealth (the dashboard's routes); searchResults keeps each crawl's blocks and cost.
  */
-export const READ_MODELS_VERSION = 3;
+export const READ_MODELS_VERSION = 4;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -39,6 +41,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   monitorRunsProjection,
   rankHistoryProjection,
   rankBestProjection,
+  routeHealthProjection,
 ] as Projection<unknown>[];
 
 /** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */

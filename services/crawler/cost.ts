@@ -22,7 +22,10 @@ export const createCostMeter = (): CostMeter => {
   const on = (route: string | undefined) => {
     const id = route ?? 'direct';
     let r = routes.get(id);
-    if (!r) routes.set(id, (r = { requests: 0, blocked: 0 }));
+    if (!r) {
+      r = { requests: 0, blocked: 0 };
+      routes.set(id, r);
+    }
     return r;
   };
   return {

@@ -54,7 +54,11 @@ t.test('a route paced at r never puts more than r requests into any rolling minu
 t.test('a reservation of k requests waits for k slots, and settles against what was spent', async (t) => {
   let r = spend(newRoute(policy), policy, 1, 0);
   t.equal(readyAt(r, policy, 1), 3030, 'one request: one spacing after the last');
-  t.equal(readyAt(r, policy, 3), 3 * 3030, 'three at once (a session opening and its page): the route idles for two more');
+  t.equal(
+    readyAt(r, policy, 3),
+    3 * 3030,
+    'three at once (a session opening and its page): the route idles for two more',
+  );
   r = spend(r, policy, 3, 3 * 3030);
   t.equal(readyAt(r, policy, 1), 6 * 3030, 'the next one goes three spacings later');
   const refunded = settle(r, policy, -1, 6 * 3030);

@@ -141,7 +141,10 @@ export const createAdversary = (options: AdversaryOptions, shell: () => string):
 
   const statsOf = (address: string) => {
     let s = byAddress.get(address);
-    if (!s) byAddress.set(address, (s = zero()));
+    if (!s) {
+      s = zero();
+      byAddress.set(address, s);
+    }
     return s;
   };
 
@@ -149,7 +152,10 @@ export const createAdversary = (options: AdversaryOptions, shell: () => string):
   const limited = (address: string, t: number, counts: boolean): 'banned' | 'tripped' | 'ok' => {
     if (!limit) return 'ok';
     let l = limits.get(address);
-    if (!l) limits.set(address, (l = { hits: [], bannedUntil: 0, banMs: 0 }));
+    if (!l) {
+      l = { hits: [], bannedUntil: 0, banMs: 0 };
+      limits.set(address, l);
+    }
     if (t < l.bannedUntil) {
       if (counts) {
         l.banMs = Math.min(banMax, l.banMs * 2);

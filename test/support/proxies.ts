@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, request, type Server } from 'node:http';
-import { connect, isIP, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
 
 /**
  * Local forward proxies for the adversary (docs/adversary.md): proxy i listens on 127.0.0.1 and connects to the
