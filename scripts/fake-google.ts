@@ -14,7 +14,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import type { AdversaryOptions } from '../test/support/adversary.js';
-import { DEFAULT_PAGES, startFakeGoogle } from '../test/support/fakeGoogle.js';
+import { ONE_PAGE, startFakeGoogle } from '../test/support/fakeGoogle.js';
 import { fixturesMissing } from '../test/support/fixtures.js';
 import { startProxies } from '../test/support/proxies.js';
 
@@ -101,10 +101,7 @@ const fake = await startFakeGoogle({
   latencyMs: opts.latency,
   rotate: opts.rotate,
   ...(adversary ? { adversary } : {}),
-  // one page: the first of the default ten, without its "Next" link, so the crawl knows it is the last
-  ...(opts.onePage
-    ? { pages: [DEFAULT_PAGES[0]!], transform: (_path: string, html: string) => html.replace(/\bid="?pnnext"?/g, '') }
-    : {}),
+  ...(opts.onePage ? ONE_PAGE : {}),
 });
 const proxies = opts.proxies > 0 ? await startProxies(opts.proxies) : undefined;
 // --port 0 takes a free port: the origin printed is the one listening

@@ -5,8 +5,8 @@
  * The rate is a token bucket in its virtual-scheduling form (GCRA): `tat` is when the route's next request is due
  * at its rate; a request of cost k may go once `now ≥ tat + (k − 1 − (burst − 1)) × spacing`, and pushes `tat` on by
  * k spacings. Google counts the requests an address made in a rolling minute, so the bucket holds one request
- * (`burst` 1) and requests go 1 % further apart than the rate says (`guard`): a rate of r never puts more than r
- * requests into any minute, whatever the jitter of their arrival.
+ * (`burst` 1) and requests go 5 % further apart than the rate says (`guard`): a rate of r never puts more than r
+ * requests into any minute, even when one arrives late by up to a twentieth of their spacing.
  *
  * The rate is learned from Google's answers (additive increase, multiplicative decrease): a block cuts it and parks
  * the route for its cooldown, and remembers 90 % of the pace that was blocked as a ceiling that successes climb back
@@ -27,7 +27,7 @@ export interface PacingPolicy {
   ceilingMs: number;
   /** requests that may go back to back from an idle route (default 1) */
   burst: number;
-  /** spacing slack over the rate (default 0.01) */
+  /** spacing slack over the rate (default 0.05: a request's arrival may lag its departure by 5 % of a spacing) */
   guard: number;
   /** SERP_ROUTE_COOLDOWN_S: a route's first cooldown after a block; doubles per consecutive block */
   cooldownBaseMs: number;
@@ -43,7 +43,7 @@ export const DEFAULT_PACING: PacingPolicy = {
   probeRpm: 1,
   ceilingMs: 30 * 60_000,
   burst: 1,
-  guard: 0.01,
+  guard: 0.05,
   cooldownBaseMs: 2_000,
   cooldownMaxMs: 120_000,
 };

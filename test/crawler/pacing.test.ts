@@ -44,28 +44,28 @@ const busiestWindow = (times: number[], windowMs = 60_000) => {
 t.test('a route paced at r never puts more than r requests into any rolling minute', async (t) => {
   const { times } = sendFor(newRoute(policy), 0, 10 * 60_000);
   t.equal(busiestWindow(times), 20, '20 a minute at most, over ten minutes of back-to-back requests');
-  t.ok(times.length >= 196, `and close to the whole pace over time: ${times.length} in 10 minutes`);
+  t.ok(times.length >= 190, `and close to the whole pace over time: ${times.length} in 10 minutes`);
   // the arrival of a request may be late by a few ms: the guard keeps the 21st out of the minute anyway
-  const jittered = times.map((at, i) => (i % 20 === 0 ? at + 300 : at));
-  t.equal(busiestWindow(jittered), 20, 'a 300 ms late arrival does not make it 21');
-  t.equal(spacingOf(newRoute(policy), policy), 3030, '3 s apart at 20 a minute, plus 1 %');
+  const jittered = times.map((at, i) => (i % 20 === 0 ? at + 2_000 : at));
+  t.equal(busiestWindow(jittered), 20, 'a request arriving 2 s late does not make it 21');
+  t.equal(spacingOf(newRoute(policy), policy), 3150, '3 s apart at 20 a minute, plus 5 %');
 });
 
 t.test('a reservation of k requests waits for k slots, and settles against what was spent', async (t) => {
   let r = spend(newRoute(policy), policy, 1, 0);
-  t.equal(readyAt(r, policy, 1), 3030, 'one request: one spacing after the last');
+  t.equal(readyAt(r, policy, 1), 3150, 'one request: one spacing after the last');
   t.equal(
     readyAt(r, policy, 3),
-    3 * 3030,
+    3 * 3150,
     'three at once (a session opening and its page): the route idles for two more',
   );
-  r = spend(r, policy, 3, 3 * 3030);
-  t.equal(readyAt(r, policy, 1), 6 * 3030, 'the next one goes three spacings later');
-  const refunded = settle(r, policy, -1, 6 * 3030);
-  t.equal(readyAt(refunded, policy, 1), 5 * 3030, 'an opening that met no challenge gives its spare slot back');
-  const charged = settle(r, policy, 1, 6 * 3030);
-  t.equal(readyAt(charged, policy, 1), 7 * 3030, 'a redirect followed costs one more slot');
-  t.equal(sentLastMinute(charged, 6 * 3030), 5, 'and counts among the requests of the last minute');
+  r = spend(r, policy, 3, 3 * 3150);
+  t.equal(readyAt(r, policy, 1), 6 * 3150, 'the next one goes three spacings later');
+  const refunded = settle(r, policy, -1, 6 * 3150);
+  t.equal(readyAt(refunded, policy, 1), 5 * 3150, 'an opening that met no challenge gives its spare slot back');
+  const charged = settle(r, policy, 1, 6 * 3150);
+  t.equal(readyAt(charged, policy, 1), 7 * 3150, 'a redirect followed costs one more slot');
+  t.equal(sentLastMinute(charged, 6 * 3150), 5, 'and counts among the requests of the last minute');
 });
 
 t.test('a block parks the route for its cooldown, doubling per block in a row, and cuts its pace', async (t) => {

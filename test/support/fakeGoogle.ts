@@ -24,6 +24,15 @@ export const DEFAULT_PAGES: readonly string[] = [
   'serp/websearcher/2025-02-06_my-work-is-done-why-wait_86cc98fe45fc.html.gz',
 ];
 
+/**
+ * Every query gets one result page and knows it is the last (a 2025 page whose pager loses its "Next" link): a search
+ * is one Google request, for the fleet's tests and benchmark (docs/fleet.md).
+ */
+export const ONE_PAGE = {
+  pages: [DEFAULT_PAGES[8]!],
+  transform: (_path: string, html: string) => html.replace(/\bid="?pnnext"?/g, ''),
+} as const;
+
 /** Served past the end of a page list: Google's real "did not match any documents" page. */
 export const NO_RESULTS_PAGE = 'serp/serp-parser-zlurad/desktop/no-results.html.gz';
 export const CAPTCHA_PAGE = 'serp/websearcher/fixtures-head/sorry_index.html.gz';
