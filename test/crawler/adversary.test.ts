@@ -23,7 +23,10 @@ const adversaryAt = (options: Parameters<typeof createAdversary>[0]) => {
       userAgent: UA,
       ...r,
     });
-  return { a, ask, tick: (ms: number) => void (clock += ms) };
+  const tick = (ms: number) => {
+    clock += ms;
+  };
+  return { a, ask, tick };
 };
 
 /** what the challenge page's script computes in a browser */
