@@ -47,7 +47,7 @@ t.test('SERP_FETCHER=auto with Chromium against the challenge, through proxies',
   const res = await submit(svc.url, key, { keyword: 'cistern', gl: 'de' });
   t.equal(res.status, 202);
   const { job_id: jobId } = (await res.json()) as { job_id: string };
-  const done = await pollJob(svc.url, key, jobId, 'json', 180_000);
+  const done = await pollJob(svc.url, key, jobId, 'json', 400_000);
   const body = (await done.json()) as {
     search_metadata: Record<string, number | string>;
     organic_results: unknown[];
