@@ -101,7 +101,8 @@ const runSide = async (name: Side['name']): Promise<Side> => {
         return ((await res.json()) as { job_id: string }).job_id;
       }),
     );
-    const deadline = started + idealMs * 3 + 120_000 * opts.scale;
+    // three times the ideal and two windows more, and never under five minutes (a slow machine's service is slower)
+    const deadline = started + Math.max(idealMs * 3 + 2 * windowMs, 300_000);
     const ended = new Map<string, { status: string; at: number; detail?: string }>();
     while (ended.size < jobs.length && Date.now() < deadline) {
       const open = jobs.filter((j) => !ended.has(j));
