@@ -18,7 +18,7 @@ import { startLocalCluster } from '../../services/compose/cluster.js';
 import type { EventStore } from '../../services/ports/eventStore.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { natsConnect } from '../support/nats.js';
-import { cli, pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { cli, pollJob, removeDir, startService, submit, tempDataDir, UNPACED } from '../support/service.js';
 
 const jobsPerRound = Number(process.argv[2] ?? 16);
 const LATENCY_MS = 200;
@@ -31,6 +31,7 @@ const cluster = await startLocalCluster({
   env: {
     SERP_GOOGLE_ORIGIN: google.origin,
     SERP_FETCHER: 'http',
+    ...UNPACED,
     SERP_CRAWLER_CONCURRENCY: '2',
     SERP_LOG_LEVEL: 'warn',
   },

@@ -13,7 +13,7 @@ import { createProjector } from '../../services/projector/projector.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { natsConnect, natsUnavailable } from '../support/nats.js';
-import { pollJob, removeDir, submit, tempDataDir } from '../support/service.js';
+import { pollJob, removeDir, submit, tempDataDir, UNPACED } from '../support/service.js';
 
 /**
  * Distributed mode end to end (issue 12): a real three-node nats-server cluster (JetStream, sync_interval: always,
@@ -40,6 +40,7 @@ if (unavailable) {
     env: {
       SERP_GOOGLE_ORIGIN: google.origin,
       SERP_FETCHER: 'http',
+      ...UNPACED,
       SERP_QUEUE_ACK_WAIT_MS: '3000',
       SERP_CRAWLER_CONCURRENCY: '4',
       SERP_LOG_LEVEL: 'warn',
