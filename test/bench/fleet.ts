@@ -85,6 +85,11 @@ const runSide = async (name: Side['name']): Promise<Side> => {
     SERP_ROUTE_COOLDOWN_S: String((paced ? 60 : 2) * opts.scale),
     SERP_ROUTE_COOLDOWN_MAX_S: String((paced ? 1800 : 120) * opts.scale),
     SERP_NO_ROUTE_WAIT_S: String(120 * opts.scale),
+  }).catch(async (err) => {
+    // a service that did not start leaves no fake Google behind
+    await google.close();
+    removeDir(data);
+    throw err;
   });
   try {
     const { key } = (await (
