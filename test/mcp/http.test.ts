@@ -145,7 +145,7 @@ t.test('the MCP tools over Streamable HTTP at /mcp', { skip: fixturesMissing() }
       { cwd: build, timeout: 60_000 },
     );
     const listed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: Array<{ name: string }> };
-    t.same(listed.tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_search', 'serp_usage']);
+    t.same(listed.tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_rank_history', 'serp_search', 'serp_usage']);
   });
 
   t.test('the live OpenAPI documents /mcp', async (t) => {

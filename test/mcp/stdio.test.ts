@@ -107,7 +107,7 @@ t.test('serp-api-mcp on stdio, driven by the SDK client', { skip: fixturesMissin
       { cwd: build, timeout: 60_000 },
     );
     const listed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: Array<{ name: string }> };
-    t.same(listed.tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_search', 'serp_usage']);
+    t.same(listed.tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_rank_history', 'serp_search', 'serp_usage']);
   });
 
   t.test('tools, schemas and annotations', async (t) => {
