@@ -6,9 +6,9 @@ import { CrawlAbortedError } from './errors.js';
 import { sleep } from './sleep.js';
 
 /**
- * Sessions as Crawlee's pool has them (DESIGN.md §5): each proxy is pinned to one live session per device, because
- * Google ties its cookies to the IP and user agent that earned them. A block retires the session and puts its proxy
- * in a cooldown that doubles with each consecutive block; a success resets it.
+ * Sessions as Crawlee's pool has them (docs/operations.md#going-live): each proxy is pinned to one live session per
+ * device, because Google ties its cookies to the IP and user agent that earned them. A block retires the session and
+ * puts its proxy in a cooldown that doubles with each consecutive block; a success resets it.
  */
 export interface SessionPoolOptions {
   /** SERP_PROXY_URLS; empty: one direct route (no proxy) */

@@ -9,7 +9,7 @@ import { fixturesMissing } from '../support/fixtures.js';
 import { cli, startStack } from '../support/service.js';
 import { agentFlow, call, checkTools, errorFlow } from './flow.js';
 
-/** The same tools over Streamable HTTP at `/mcp` on the service (issue 11), through a listening port. */
+/** The same tools over Streamable HTTP at `/mcp` on the service, through a listening port. */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
 

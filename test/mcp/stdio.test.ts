@@ -10,7 +10,7 @@ import { cli, startStack } from '../support/service.js';
 import { agentFlow, call, checkTools, errorFlow, textOf } from './flow.js';
 
 /**
- * `serp-api-mcp` as an MCP client runs it (issue 11): the SDK's own Client spawning the package's bin through
+ * `serp-api-mcp` as an MCP client runs it: the SDK's own Client spawning the package's bin through
  * `npx --no-install serp-api-mcp`, configured by the two variables, against a running service and a fake Google.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -5,7 +5,7 @@ import { parse as parseHtml } from 'node-html-parser';
 import { readFixtureText } from './fixtures.js';
 
 /**
- * A local "Google" on 127.0.0.1 for crawler tests (DESIGN.md §5): real fixture pages by query and `start`,
+ * A local "Google" on 127.0.0.1 for crawler tests (docs/style.md#tests): real fixture pages by query and `start`,
  * plus latency, failures and the real block pages on demand. Tests never reach the internet.
  */
 

@@ -16,7 +16,7 @@ export interface BrowserFetcherOptions {
 export interface BrowserFetcher extends Fetcher {
   /**
    * Opens a session the way a person would (the home page of `origin` through the session's proxy and user agent)
-   * and returns the cookies Google gave it, for the http fetcher to reuse (DESIGN.md §5).
+   * and returns the cookies Google gave it, for the http fetcher to reuse (docs/operations.md#which-fetcher).
    */
   openSession(origin: string, session: CrawlSession, device: Device, signal?: AbortSignal): Promise<string>;
 }
@@ -37,7 +37,7 @@ const LAUNCH_ARGS = [
 ];
 
 /**
- * Selectors of an AI Overview that holds content (DESIGN.md §5, google-serp-markup.md §3.3): the 2025–26 body
+ * Selectors of an AI Overview that holds content: the 2025–26 body
  * (`div.mZJni`) or the 2024 SGE paragraphs (`div.rPeykc`). The bare container is not enough: Google ships it empty.
  */
 const AIO_CONTENT = 'div.YzCcne div.mZJni, div.mZJni, div.rPeykc';
@@ -48,8 +48,9 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
   const aioWaitMs = options.aioWaitMs ?? 8_000;
 
   const browser = (): Promise<Browser> => {
-    // Playwright is loaded with the first browser, not with the service: its bundles were ~50 MB of an embedded service's RSS
-    // (issue 14, item 4), and a service on the http fetcher never launches one
+    // Playwright is loaded with the first browser, not with the service: its bundles were ~50 MB of an embedded
+    // service's RSS
+    // (docs/decisions.md#memory), and a service on the http fetcher never launches one
     launching ??= import('playwright-core')
       .then(({ chromium }) =>
         chromium.launch({
