@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ParsedSerp } from './result.js';
 import { SearchRequest } from './search.js';
 
-/** Event names are contracts: never renamed, only added (DESIGN.md §3). Dates are ISO strings. */
+/** Event names are contracts: never renamed, only added (docs/design.md#streams-and-events). Dates are ISO strings. */
 const iso = z.string();
 
 export const Tier = z.string().min(1);
@@ -58,9 +58,9 @@ export const PageFetched = z.object({
 export type PageFetched = z.infer<typeof PageFetched>;
 
 /**
- * The targeting a crawl used (DESIGN.md §6): the geotarget's canonical name when a `location` was resolved, the
- * gl / hl / uule sent to Google (explicit request values or the location's), the Google domain asked (also when
- * SERP_GOOGLE_ORIGIN replaced the origin) and the device impersonated.
+ * The targeting a crawl used (docs/decisions.md#searches-and-the-cache): the geotarget's canonical name when a
+ * `location` was resolved, the gl / hl / uule sent to Google (explicit request values or the location's), the Google
+ * domain asked (also when SERP_GOOGLE_ORIGIN replaced the origin) and the device impersonated.
  */
 export const TargetingUsed = z.object({
   location: z.string().optional(),
@@ -197,7 +197,8 @@ export const SearchReparsed = z.object({
 });
 /**
  * Past SERP_RETENTION_DAYS a job's raw HTML and results are deleted from the blob store and its read-model rows
- * dropped (issue 13). The event stays, as the audit record that the job ran and what it was charged.
+ * dropped (docs/operations.md#retention). The event stays, as the audit record that the job ran and what it was
+ * charged.
  */
 export const SearchPurged = z.object({
   type: z.literal('SearchPurged'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The native result (`output=json`): exactly the spec's four top-level members (DESIGN.md §6).
+ * The native result (`output=json`): exactly the spec's four top-level members (docs/api.md#outputs).
  * The parser owns the detail of each feature; this schema pins what every consumer may rely on.
  */
 export const OrganicResult = z

@@ -1,5 +1,5 @@
 /**
- * The fake Google origin the tests use, as a command, for trying the service offline (README, "Using it"):
+ * The fake Google origin the tests use, as a command, for trying the service offline (README, "A first search"):
  *
  *   npm run fake-google                     # http://127.0.0.1:8090, real result pages from ../shared/fixtures
  *   SERP_GOOGLE_ORIGIN=http://127.0.0.1:8090 SERP_FETCHER=http npm start

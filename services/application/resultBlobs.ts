@@ -8,8 +8,9 @@ import { gzipOffLoop } from '../zlib.js';
 
 /**
  * Parsed results live in the blob store beside the raw HTML, referenced by `CrawlCompleted` / `SearchReparsed`
- * (`resultRef`): events are immutable and kept for audit, results must be deletable at retention (issue 13), and a
- * replay reads small events. Events recorded before carry the result inline (`result`); both forms read the same.
+ * (`resultRef`): events are immutable and kept for audit, results must be deletable at retention
+ * (docs/decisions.md#retention-deletes-results-keeps-events), and a replay reads small events. Events recorded before
+ * carry the result inline (`result`); both forms read the same.
  */
 export const resultBlobKey = (jobId: string, reparsedAt?: string) =>
   reparsedAt === undefined ? `results/${jobId}.json` : `results/${jobId}.r${Date.parse(reparsedAt)}.json`;

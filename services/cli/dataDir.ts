@@ -7,7 +7,10 @@ import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 
-/** DESIGN.md §4: whoever creates the secrets prints the admin token, once (stderr, so `--json` output stays clean). */
+/**
+ * docs/operations.md#secrets-and-the-admin-token: whoever creates the secrets prints the admin token, once (stderr, so
+ * `--json` output stays clean).
+ */
 export const announceAdminToken = (config: Config, core: Pick<Core, 'createdAdminToken' | 'secrets'>) => {
   if (!core.createdAdminToken) return;
   console.error(`admin token (shown once, kept in ${config.dataDir}/secrets.json): ${core.secrets.adminToken}`);

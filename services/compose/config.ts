@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { ServerTimeouts } from '../api/server.js';
 
-/** A tier's limits: quota and rate (DESIGN.md §4), and rank tracking's (docs/rank-tracking.md). */
+/** A tier's limits: quota and rate (docs/api.md#limits), and rank tracking's (docs/rank-tracking.md). */
 export interface TierLimits {
   monthlyQuota: number;
   rateLimitPerMin: number;
@@ -42,8 +42,8 @@ export interface Config {
   retentionDays: number;
   /**
    * worker threads that parse fetched pages (0: on the event loop). Default: one per core, or one fewer with the crawl
-   * thread or the pipeline thread, which takes a core's share itself (test/bench/pipeline.ts at concurrency 32: 382 MB peak RSS with one
-   * parse thread on two cores, 428–440 MB with two)
+   * thread or the pipeline thread, which takes a core's share itself (test/bench/pipeline.ts at concurrency 32: 382 MB
+   * peak RSS with one parse thread on two cores, 428–440 MB with two)
    */
   parseThreads: number;
   /**
@@ -52,8 +52,8 @@ export interface Config {
    */
   crawlThread: boolean;
   /**
-   * SERP_PIPELINE_THREAD (default 1, or 0 with SERP_CRAWL_THREAD=1): the write side (projector, dispatcher, queue, crawl
-   * worker, retention) runs on a thread of its own, and the event loop that answers HTTP only answers it
+   * SERP_PIPELINE_THREAD (default 1, or 0 with SERP_CRAWL_THREAD=1): the write side (projector, dispatcher, queue,
+   * crawl worker, retention) runs on a thread of its own, and the event loop that answers HTTP only answers it
    * (pipelineThread.ts). 0 puts it back on the event loop: more crawl throughput when parsing is the bottleneck (two
    * parse threads on two cores), reads that wait behind it while crawls run.
    */
@@ -118,7 +118,7 @@ const seconds = (v: string | undefined, fallback: number, name: string) => {
   return Math.round(n * 1000);
 };
 
-/** The only place that reads process.env (STYLE.md); flags from the CLI win over the environment. */
+/** The only place that reads process.env (docs/style.md#where-code-goes); flags from the CLI win over the environment. */
 export const loadConfig = (
   env: NodeJS.ProcessEnv = process.env,
   overrides: Partial<Pick<Config, 'port' | 'dataDir' | 'host'>> = {},

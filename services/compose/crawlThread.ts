@@ -142,13 +142,13 @@ interface Pending {
 }
 
 /**
- * The crawler on a thread of its own (issue 14, item 3): fetching pages (got's request machinery, ~1 MB a page
- * through the HTTP client), handing them to the parse pool, packing and hashing the raw HTML all ran on the event loop
- * that answers `/v1`, and so did the garbage they made; there they were a fifth of the loop's time while crawls ran,
- * and most of what its full collections had to clear. Here the event loop only receives what a crawl yields: a
- * heartbeat per fetch attempt, each page's gzip member for the raw HTML (moved, not copied) on its way to the job's
- * blob writer, and the outcome. Locations are resolved here, before the job goes over, so the geotargets index stays
- * in one heap. The thread builds its crawler as crawler.ts would (`crawlThreadWorker.ts`).
+ * The crawler on a thread of its own (docs/decisions.md#the-write-side-on-a-thread-of-its-own): fetching pages (got's
+ * request machinery, ~1 MB a page through the HTTP client), handing them to the parse pool, packing and hashing the raw
+ * HTML all ran on the event loop that answers `/v1`, and so did the garbage they made; there they were a fifth of the
+ * loop's time while crawls ran, and most of what its full collections had to clear. Here the event loop only receives
+ * what a crawl yields: a heartbeat per fetch attempt, each page's gzip member for the raw HTML (moved, not copied) on
+ * its way to the job's blob writer, and the outcome. Locations are resolved here, before the job goes over, so the
+ * geotargets index stays in one heap. The thread builds its crawler as crawler.ts would (`crawlThreadWorker.ts`).
  */
 export const createThreadedCrawler = (
   setup: CrawlThreadSetup,

@@ -41,7 +41,7 @@ export interface Distributed {
 }
 
 /**
- * `serp-api serve --role …` (DESIGN.md §2): the roles asked for, on the shared engines.
+ * `serp-api serve --role …` (docs/distributed.md#roles): the roles asked for, on the shared engines.
  *
  * - Every process talks to the event store (JetStream or KurrentDB) and NATS (queue, KV rate limits, raw HTML).
  * - api, dispatcher and projector keep their own SQLite read models in SERP_DATA_DIR, fed by catch-up; a process

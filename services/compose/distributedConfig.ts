@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The roles a distributed process can play (DESIGN.md §2); several at once as a comma list. */
+/** The roles a distributed process can play (docs/distributed.md#roles); several at once as a comma list. */
 export const ROLES = ['api', 'crawler', 'dispatcher', 'projector'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -26,7 +26,7 @@ export interface Embedded {
   close(): Promise<void>;
 }
 
-/** `serp-api serve`: every role in one process, no servers (DESIGN.md §2). */
+/** `serp-api serve`: every role in one process, no servers (docs/design.md#two-modes-one-code-base). */
 export const startEmbedded = async (config: Config, options: { logger?: boolean } = {}): Promise<Embedded> => {
   const paths = dataPaths(config.dataDir);
   // With the pipeline thread the event loop only answers HTTP, and V8's and libuv's helpers work mostly for the write

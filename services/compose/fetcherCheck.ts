@@ -33,9 +33,9 @@ export const findChromium = (configured: string | undefined, path = process.env.
 const HOW = 'install it (Debian: apt-get install chromium) or set SERP_CHROMIUM_PATH';
 
 /**
- * What the configured fetcher needs, checked at start (issue 9): a missing browser is a configuration problem the
- * operator hears about once, never a crawl failure recorded against a user's job. `auto` falls back to `http`;
- * `browser` cannot run and refuses to start.
+ * What the configured fetcher needs, checked at start (docs/operations.md#which-fetcher): a missing browser is a
+ * configuration problem the operator hears about once, never a crawl failure recorded against a user's job. `auto`
+ * falls back to `http`; `browser` cannot run and refuses to start.
  */
 export const chooseFetcher = (
   configured: FetcherMode,

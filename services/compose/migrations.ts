@@ -6,12 +6,13 @@ import type { BlobStore } from '../ports/blobStore.js';
 const RESULTS_OUT_OF_EVENTS = 'results-out-of-events';
 
 /**
- * One-time migration of an embedded data directory (issue 13): `CrawlCompleted` and `SearchReparsed` recorded before
- * results moved to the blob store carry the result inline, where retention could never delete it. Each such event's
- * result is written to the blob store under the key a new crawl would use, then the event's `result` is replaced by
- * the blob's reference (`resultRef`, with its SHA-256): the event says the same thing, by reference. Blob first, then
- * the row: a crash in between leaves an inline result and a blob that the next run writes again. Done once per
- * events file (a marker row), then the file is VACUUMed so the space comes back. Runs before the projector starts.
+ * One-time migration of an embedded data directory (docs/operations.md#the-data-directory): `CrawlCompleted` and
+ * `SearchReparsed` recorded before results moved to the blob store carry the result inline, where retention could never
+ * delete it. Each such event's result is written to the blob store under the key a new crawl would use, then the
+ * event's `result` is replaced by the blob's reference (`resultRef`, with its SHA-256): the event says the same thing,
+ * by reference. Blob first, then the row: a crash in between leaves an inline result and a blob that the next run
+ * writes again. Done once per events file (a marker row), then the file is VACUUMed so the space comes back. Runs
+ * before the projector starts.
  */
 export const moveInlineResults = async (eventsPath: string, blobStore: BlobStore) => {
   const db = new Database(eventsPath, { timeout: 5000 });

@@ -48,7 +48,7 @@ export const findNatsServer = (env: NodeJS.ProcessEnv = process.env) => {
       version: `${m[1]}.${m[2]}.${m[3]}`,
       problem: ok
         ? undefined
-        : `${bin} is ${m[1]}.${m[2]}.${m[3]}; distributed mode needs nats-server ${MIN_NATS_SERVER.join('.')} or newer (README: "Distributed mode")`,
+        : `${bin} is ${m[1]}.${m[2]}.${m[3]}; distributed mode needs nats-server ${MIN_NATS_SERVER.join('.')} or newer (docs/distributed.md)`,
     };
   } catch {
     return {

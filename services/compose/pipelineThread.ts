@@ -80,14 +80,15 @@ export const PIPELINE_THREAD_LIMITS = { maxOldGenerationSizeMb: 256, maxYoungGen
 const CLOSE_TIMEOUT_MS = 30_000;
 
 /**
- * The write side of an embedded service on a thread of its own (issue 14, item 3, `SERP_PIPELINE_THREAD=1`): the
- * projector, the dispatcher, the job queue, the crawl worker and its crawler, and the retention sweeps. The thread
- * opens its own connections to the event log and the read models; the HTTP thread keeps only what answers requests
- * (reads, submits, key checks). What crosses between them is small: each side tells the other the position its event
- * store just committed, so that the other's subscriptions read the file at once; the thread tells the projected
- * position (read-your-writes waits: a revoked key, a retention sweep); the HTTP thread resolves locations (the
- * geotargets index stays in one heap); and the first answer of a finished result is rendered on the thread, where
- * the result was just projected and its text is still known, and comes back as bytes.
+ * The write side of an embedded service on a thread of its own
+ * (docs/decisions.md#the-write-side-on-a-thread-of-its-own, `SERP_PIPELINE_THREAD=1`): the projector, the dispatcher,
+ * the job queue, the crawl worker and its crawler, and the retention sweeps. The thread opens its own connections to
+ * the event log and the read models; the HTTP thread keeps only what answers requests (reads, submits, key checks).
+ * What crosses between them is small: each side tells the other the position its event store just committed, so that
+ * the other's subscriptions read the file at once; the thread tells the projected position (read-your-writes waits: a
+ * revoked key, a retention sweep); the HTTP thread resolves locations (the geotargets index stays in one heap); and the
+ * first answer of a finished result is rendered on the thread, where the result was just projected and its text is
+ * still known, and comes back as bytes.
  */
 export const startPipelineThread = (options: {
   setup: PipelineThreadSetup;

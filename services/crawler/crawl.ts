@@ -61,8 +61,8 @@ export interface CrawlOutcome {
    */
   prepared?: PreparedResult;
   /**
-   * every kept page behind its `<!-- serp-page … -->` marker (DESIGN.md §4), gzipped as the pages came (unpackRaw
-   * reads it); absent when failed
+   * every kept page behind its `<!-- serp-page … -->` marker (docs/parser.md#how-it-reads-a-page), gzipped as the pages
+   * came (unpackRaw reads it); absent when failed
    */
   raw?: PackedRaw;
   /** blocks met (CAPTCHA, JS challenge, consent, 429), each of which retired a session */

@@ -59,23 +59,23 @@ export const inlineParser: PageParser = {
 };
 
 /**
- * A parse thread's heap (issue 14, item 4). V8 sizes a worker like the main thread: with the main thread's ceiling
- * (GBs here) it lets the old generation grow to ~4x what survives a collection, and each page's tree, promoted while
- * it is being parsed, is garbage a moment later, so each thread sat at ~115 MB. A smaller ceiling makes V8 grow the
- * heap by a smaller factor (it scales the factor with the ceiling), and a 16 MB young generation keeps the nursery
- * small (a 1 MB Google page needs ~4 MB while parsed). The ceiling is not a guard against any page: 8 MB of bare
- * nested tags ran it out, and a worker that runs out can take the process with it (Node 20), so a page is refused
- * before it is parsed when it is over MAX_PAGE_BYTES (fetchPage.ts) or MAX_PAGE_TAGS.
+ * A parse thread's heap (docs/decisions.md#the-write-side-on-a-thread-of-its-own). V8 sizes a worker like the main
+ * thread: with the main thread's ceiling (GBs here) it lets the old generation grow to ~4x what survives a collection,
+ * and each page's tree, promoted while it is being parsed, is garbage a moment later, so each thread sat at ~115 MB. A
+ * smaller ceiling makes V8 grow the heap by a smaller factor (it scales the factor with the ceiling), and a 16 MB young
+ * generation keeps the nursery small (a 1 MB Google page needs ~4 MB while parsed). The ceiling is not a guard against
+ * any page: 8 MB of bare nested tags ran it out, and a worker that runs out can take the process with it (Node 20), so
+ * a page is refused before it is parsed when it is over MAX_PAGE_BYTES (fetchPage.ts) or MAX_PAGE_TAGS.
  */
 export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
 
 /**
- * Reading pages off the event loop (issue 14): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
- * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
- * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on `threads` threads, one
- * per core by default. The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
- * back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
- * main thread.
+ * Reading pages off the event loop (docs/decisions.md#the-write-side-on-a-thread-of-its-own): decoding a page's bytes,
+ * the DOM work of parsing (~1–3 ms a page) and gzipping its raw chunk all run in the pool, so the thread that answers
+ * HTTP only moves bytes. Piscina (the maintained worker pool: a task queue, thread start and restart, clean shutdown)
+ * runs `parseWorker` on `threads` threads, one per core by default. The page's bytes move to the worker and back
+ * (transferred, not copied); the parsed page comes back by structured clone. From the sources (no build) the worker is
+ * the .ts file and loads through tsx like the main thread.
  */
 export const createParsePool = (threads = availableParallelism()): PageParser => {
   const built = new URL('./parseWorker.js', import.meta.url);

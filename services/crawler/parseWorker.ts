@@ -6,10 +6,11 @@ import { type PageRead, readPage } from './parsePool.js';
 import { packPage } from './rawPacker.js';
 
 /**
- * The parse threads yield to the event loop that answers HTTP (issue 14, item 3): with a thread per core, parsing a
- * burst of pages would otherwise take the cores from under it and multiply read latency. On Linux a nice value is a
- * thread's own (setpriority with pid 0 names the calling thread), so this lowers only this worker; raising it needs
- * no privilege. Elsewhere it is the process's, so it is done only on Linux.
+ * The parse threads yield to the event loop that answers HTTP
+ * (docs/decisions.md#the-write-side-on-a-thread-of-its-own): with a thread per core, parsing a burst of pages would
+ * otherwise take the cores from under it and multiply read latency. On Linux a nice value is a thread's own
+ * (setpriority with pid 0 names the calling thread), so this lowers only this worker; raising it needs no privilege.
+ * Elsewhere it is the process's, so it is done only on Linux.
  */
 runInBackground();
 

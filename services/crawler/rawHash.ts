@@ -76,13 +76,13 @@ parentPort.on('message', (m) => {
 `;
 
 /**
- * Hashing on a thread of its own (issue 14, item 3): SHA-256 of every page a crawl takes (~7 MB a job) was ~5% of the
- * event loop's busy time while crawls ran, in pieces of ~0.7 ms that every `/v1` request behind them waited out. A
- * job's hash is one sequential digest over its pages in order, which a pool cannot give (its tasks go to any thread),
- * so this is a single `node:worker_threads` thread fed by messages, whose order a port keeps; each page's bytes move
- * to it without a copy. Its code is a few lines of CommonJS given inline, so it needs no build or loader. The thread
- * is referenced only while a digest is awaited. If it dies, the jobs it held fail their digest (the crawl attempt
- * fails and is retried, never recorded with a wrong hash) and the next job starts a new thread.
+ * Hashing on a thread of its own (docs/decisions.md#memory): SHA-256 of every page a crawl takes (~7 MB a job) was ~5%
+ * of the event loop's busy time while crawls ran, in pieces of ~0.7 ms that every `/v1` request behind them waited out.
+ * A job's hash is one sequential digest over its pages in order, which a pool cannot give (its tasks go to any thread),
+ * so this is a single `node:worker_threads` thread fed by messages, whose order a port keeps; each page's bytes move to
+ * it without a copy. Its code is a few lines of CommonJS given inline, so it needs no build or loader. The thread is
+ * referenced only while a digest is awaited. If it dies, the jobs it held fail their digest (the crawl attempt fails
+ * and is retried, never recorded with a wrong hash) and the next job starts a new thread.
  */
 export const createHashThread = (): RawHashing => {
   let worker: Worker | undefined;

@@ -12,7 +12,7 @@
  * throughput ratio (what the event-sourced plumbing costs). The fake Google runs as a process of its own
  * (`scripts/fake-google.ts`), as Google would: its pages and sockets are not the crawler's memory or CPU. Builds the
  * service first (`tsc -p tsconfig.build.json` in `--root`, skipped with `--no-build`); `--root` runs another
- * checkout's build, for a before/after. Linux only (/proc). It asserts nothing (STYLE.md).
+ * checkout's build, for a before/after. Linux only (/proc). It asserts nothing (docs/style.md#tests).
  *
  *   npx tsx test/bench/pipeline.ts [--jobs 300] [--latency 100] [--concurrency 8,32] [--root DIR] [--no-build]
  */

@@ -1,5 +1,6 @@
 /**
- * Distributed mode at scale (issue 12), on a real three-node nats-server cluster on loopback:
+ * Distributed mode at scale (docs/benchmarks.md#distributed-mode), on a real three-node nats-server cluster on
+ * loopback:
  *
  * 1. Pages per second with 1, 2 and 4 crawler processes against the fake origin with latency (each crawler at
  *    concurrency 2, so the process count is what grows). Baseline: the 1-process figure of the same run.

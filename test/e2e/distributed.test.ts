@@ -16,10 +16,10 @@ import { natsConnect, natsUnavailable } from '../support/nats.js';
 import { pollJob, removeDir, submit, tempDataDir, UNPACED } from '../support/service.js';
 
 /**
- * Distributed mode end to end (issue 12): a real three-node nats-server cluster (JetStream, sync_interval: always,
- * replicas 3) and real processes of `serp-api serve --role …`: 2 api, 2 crawlers, two dispatchers and a projector, all
- * on loopback, against the fake Google origin. Faults are real: kill -9 of a crawler mid-job, kill -9 and restart of
- * a NATS node under load.
+ * Distributed mode end to end (docs/distributed.md#tested-on-a-real-three-node-cluster): a real three-node nats-server
+ * cluster (JetStream, sync_interval: always, replicas 3) and real processes of `serp-api serve --role …`: 2 api, 2
+ * crawlers, two dispatchers and a projector, all on loopback, against the fake Google origin. Faults are real: kill -9
+ * of a crawler mid-job, kill -9 and restart of a NATS node under load.
  */
 const unavailable = natsUnavailable() ?? fixturesMissing('serp');
 if (unavailable) {

@@ -6,7 +6,7 @@ import { type Adversary, type AdversaryOptions, type AdversaryStats, createAdver
 import { readFixtureText } from './fixtures.js';
 
 /**
- * A local "Google" on 127.0.0.1 for crawler tests (DESIGN.md §5): real fixture pages by query and `start`,
+ * A local "Google" on 127.0.0.1 for crawler tests (docs/style.md#tests): real fixture pages by query and `start`,
  * plus latency, failures and the real block pages on demand. Tests never reach the internet.
  */
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 
 /**
- * The house rule (STYLE.md, README "Layout"): imports point one way, contracts ← domain ← projections ← services and
+ * The house rule (docs/design.md#layout): imports point one way, contracts ← domain ← projections ← services and
  * contracts ← parser ← services; adapters are imported only by the composition roots (services/compose) and tests.
  */
 const LAYERS: Record<string, readonly string[]> = {

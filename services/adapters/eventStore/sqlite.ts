@@ -100,10 +100,11 @@ const inlineWriter = (path: string, busyTimeoutMs: number): GroupWriter => {
 };
 
 /**
- * The writer on a worker thread (issue 14, item 2): a submit's two appends, their inserts and the COMMIT's fsync were
- * a fifth of the HTTP thread's time per submit. One group is in flight at a time; appends made meanwhile wait and go
- * out together as the next group, so the groups grow with the load. The thread is referenced only while a group is
- * in flight, so it keeps the process alive until an acknowledged append is durable and never after.
+ * The writer on a worker thread (docs/decisions.md#events-and-the-event-store): a submit's two appends, their inserts
+ * and the COMMIT's fsync were a fifth of the HTTP thread's time per submit. One group is in flight at a time; appends
+ * made meanwhile wait and go out together as the next group, so the groups grow with the load. The thread is referenced
+ * only while a group is in flight, so it keeps the process alive until an acknowledged append is durable and never
+ * after.
  */
 const threadWriter = (path: string, busyTimeoutMs: number): GroupWriter => {
   const built = new URL('./sqliteWriterThread.js', import.meta.url);
@@ -371,7 +372,8 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
 
     close() {
       closing ??= (async () => {
-        // Handlers in flight may still append (a projector recording a follow-up), so stop them before refusing appends.
+        // Handlers in flight may still append (a projector recording a follow-up), so stop them before refusing
+        // appends.
         await Promise.all([...subscriptions].map((s) => s.stop()));
         acceptingAppends = false;
         await drain();

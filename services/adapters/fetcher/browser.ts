@@ -41,7 +41,7 @@ const LAUNCH_ARGS = [
 ];
 
 /**
- * Selectors of an AI Overview that holds content (DESIGN.md §5, google-serp-markup.md §3.3): the 2025–26 body
+ * Selectors of an AI Overview that holds content: the 2025–26 body
  * (`div.mZJni`) or the 2024 SGE paragraphs (`div.rPeykc`). The bare container is not enough: Google ships it empty.
  */
 const AIO_CONTENT = 'div.YzCcne div.mZJni, div.mZJni, div.rPeykc';
@@ -132,8 +132,9 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
   };
 
   const browser = (): Promise<Browser> => {
-    // Playwright is loaded with the first browser, not with the service: its bundles were ~50 MB of an embedded service's RSS
-    // (issue 14, item 4), and a service on the http fetcher never launches one
+    // Playwright is loaded with the first browser, not with the service: its bundles were ~50 MB of an embedded
+    // service's RSS
+    // (docs/decisions.md#memory), and a service on the http fetcher never launches one
     launching ??= import('playwright-core')
       .then(({ chromium }) =>
         chromium.launch({

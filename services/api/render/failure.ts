@@ -13,9 +13,10 @@ const BLOCK_NAMES: Record<string, string> = {
 };
 
 /**
- * The `detail` a failed job shows its owner: one fixed line per kind of failure that says what to do (DESIGN.md §4).
- * Built from the failure's code and kind, the HTTP status, the attempt count and the caller's own `location`; the raw
- * reason can name URLs, hosts and socket errors (a proxy, a mirror origin), so none of its text is served.
+ * The `detail` a failed job shows its owner: one fixed line per kind of failure that says what to do
+ * (docs/decisions.md#the-apis-answers). Built from the failure's code and kind, the HTTP status, the attempt count and
+ * the caller's own `location`; the raw reason can name URLs, hosts and socket errors (a proxy, a mirror origin), so
+ * none of its text is served.
  */
 export const failureDetail = (failure: CrawlFailure, location?: string): string => {
   switch (failure.code) {

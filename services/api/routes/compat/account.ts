@@ -10,7 +10,7 @@ const planName = (tier: string) => `${tier.charAt(0).toUpperCase()}${tier.slice(
 const renewal = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
 
-/** SerpApi's Account API (reference §4) from the key's tier, quota and usage; it costs no quota. */
+/** SerpApi's Account API (docs/compat.md#account) from the key's tier, quota and usage; it costs no quota. */
 export const accountRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts) => {
   for (const [url, operationId] of [
     ['/account', 'compatAccount'],

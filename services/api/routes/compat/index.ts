@@ -35,7 +35,7 @@ export interface CompatOptions {
   locations?: { search(query: string, limit: number): Geotarget[]; byId(id: number): Geotarget | undefined };
 }
 
-/** SerpApi's wording for the errors its clients look for (reference §2.5); ours elsewhere. */
+/** SerpApi's wording for the errors its clients look for (docs/compat.md#statuses-and-errors); ours elsewhere. */
 export const INVALID_KEY =
   'Invalid API key. Your API key should be in the api_key parameter, the X-API-Key header or Authorization: Bearer; keys come from this service (serp-api keys create).';
 export const OUT_OF_SEARCHES = 'Your account has run out of searches.';

@@ -18,9 +18,10 @@ const entry = (t: Geotarget): z.infer<typeof CompatLocation> => ({
 });
 
 /**
- * SerpApi's Locations API: a bare array, best match first (the most populous among equals), from the geotargets that
- * ship with the product; without `q`, the most populous places. No key (SerpApi's needs none either); `location=` on
- * /search takes any `canonical_name` or `google_id`, and the other forms in docs/locations.md.
+ * SerpApi's Locations API (docs/compat.md#locations): a bare array, best match first (the most populous among
+ * equals), from the geotargets that ship with the product; without `q`, the most populous places. No key (SerpApi's
+ * needs none either); `location=` on /search takes any `canonical_name` or `google_id`, and the other forms in
+ * docs/locations.md.
  */
 export const locationRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts) => {
   app.get('/locations.json', {

@@ -61,7 +61,10 @@ interface ParsedSearch {
   page: CompatPage;
 }
 
-/** SerpApi's `/search` parameters onto our search request, with SerpApi's error wording (reference §2.5). */
+/**
+ * SerpApi's `/search` parameters onto our search request, with SerpApi's error wording
+ * (docs/compat.md#statuses-and-errors).
+ */
 const parseSearch = (query: Record<string, string>, opts: CompatOptions): ParsedSearch => {
   const engine = query.engine ?? 'google';
   if (engine.toLowerCase() !== 'google') throw bad(`Unsupported \`${clip(engine, 40)}\` search engine.`);
