@@ -41,18 +41,13 @@ export interface Config {
   presignTtlS: number;
   retentionDays: number;
   /**
-   * worker threads that parse fetched pages (0: on the event loop). Default: one per core, or one fewer with the crawl
-   * thread or the pipeline thread, which takes a core's share itself (test/bench/pipeline.ts at concurrency 32: 382 MB peak RSS with one
+   * worker threads that parse fetched pages (0: on the event loop). Default: one per core, or one fewer with the
+   * pipeline thread, which takes a core's share itself (test/bench/pipeline.ts at concurrency 32: 382 MB peak RSS with one
    * parse thread on two cores, 428–440 MB with two)
    */
   parseThreads: number;
   /**
-   * SERP_CRAWL_THREAD=1: crawls run on a thread of their own, and the projector on the event loop that answers HTTP
-   * (default 0). It turns the pipeline thread's default off.
-   */
-  crawlThread: boolean;
-  /**
-   * SERP_PIPELINE_THREAD (default 1, or 0 with SERP_CRAWL_THREAD=1): the write side (projector, dispatcher, queue, crawl
+   * SERP_PIPELINE_THREAD (default 1): the write side (projector, dispatcher, queue, crawl
    * worker, retention) runs on a thread of its own, and the event loop that answers HTTP only answers it
    * (pipelineThread.ts). 0 puts it back on the event loop: more crawl throughput when parsing is the bottleneck (two
    * parse threads on two cores), reads that wait behind it while crawls run.
@@ -110,15 +105,7 @@ export const loadConfig = (
   }
   const tiers = { ...defaultTiers, ...(env.SERP_TIERS ? Tiers.parse(JSON.parse(env.SERP_TIERS)) : {}) };
   const crawlerConcurrency = int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1;
-  const crawlThread = int(env.SERP_CRAWL_THREAD, 0, 'SERP_CRAWL_THREAD') > 0;
-  // the pipeline thread is the default; the crawl thread is the other layout (the projector on the event loop), so
-  // asking for it turns the default off, and asking for both is a mistake to name, not a nesting to guess at
-  const pipelineThread = int(env.SERP_PIPELINE_THREAD, crawlThread ? 0 : 1, 'SERP_PIPELINE_THREAD') > 0;
-  if (crawlThread && pipelineThread) {
-    throw new Error(
-      'SERP_CRAWL_THREAD=1 and SERP_PIPELINE_THREAD=1 are two layouts of the write side: the pipeline thread already crawls off the event loop; set one of them',
-    );
-  }
+  const pipelineThread = int(env.SERP_PIPELINE_THREAD, 1, 'SERP_PIPELINE_THREAD') > 0;
   return {
     port: overrides.port ?? int(env.SERP_PORT, 8080, 'SERP_PORT'),
     host: overrides.host ?? env.SERP_HOST ?? '127.0.0.1',
@@ -130,10 +117,9 @@ export const loadConfig = (
     retentionDays: int(env.SERP_RETENTION_DAYS, 31, 'SERP_RETENTION_DAYS'),
     parseThreads: int(
       env.SERP_PARSE_THREADS,
-      crawlThread || pipelineThread ? Math.max(1, availableParallelism() - 1) : availableParallelism(),
+      pipelineThread ? Math.max(1, availableParallelism() - 1) : availableParallelism(),
       'SERP_PARSE_THREADS',
     ),
-    crawlThread,
     pipelineThread,
     // with the pipeline thread the event loop's heap holds no results: V8's own factor lets it collect rarely (its
     // full collections were the longest pauses a read waited out), and the threads that do hold results have

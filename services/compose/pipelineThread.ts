@@ -4,17 +4,97 @@ import type { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { RenderDeps } from '../api/render/index.js';
 import type { AnswerEncoding } from '../api/render/stored.js';
+import {
+  CrawlAbortedError,
+  CrawlBlockedError,
+  CrawlRequestError,
+  CrawlTransientError,
+  type RequestErrorKind,
+} from '../crawler/errors.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { Projector } from '../projector/projector.js';
 import type { Config } from './config.js';
-import {
-  bootFromSource,
-  resolutionOf,
-  type TargetingResolution,
-  type ThrownError,
-  toThrownError,
-} from './crawlThread.js';
+
+/** A location resolved on the HTTP thread (the geotargets stay there), or why it could not be. */
+export type TargetingResolution =
+  | { ok: true; targeting: ResolvedTargeting }
+  | { ok: false; message: string; kind: RequestErrorKind };
+
+/**
+ * A request's location resolved here, as it crosses to a thread that crawls: an unknown location is a resolution (the
+ * crawl fails as a bad request there); any other error is thrown, so the crawl fails here and the queue retries it.
+ */
+export const resolutionOf = (
+  resolveTargeting: (request: SearchRequest) => ResolvedTargeting,
+  request: SearchRequest,
+): TargetingResolution => {
+  try {
+    return { ok: true, targeting: resolveTargeting(request) };
+  } catch (err) {
+    if (err instanceof CrawlRequestError) return { ok: false, message: err.message, kind: err.kind };
+    throw err;
+  }
+};
+
+/**
+ * The pipeline thread's side: each crawl's request → its location as the HTTP thread resolved it, and the crawler's
+ * `resolveTargeting` that reads it back (no resolution: none was asked for, so no targeting).
+ */
+export const resolvedTargetings = () => {
+  const resolved = new WeakMap<SearchRequest, TargetingResolution>();
+  return {
+    set: (request: SearchRequest, resolution: TargetingResolution) => void resolved.set(request, resolution),
+    resolveTargeting: (request: SearchRequest): ResolvedTargeting => {
+      const r = resolved.get(request);
+      if (!r) return {};
+      if (!r.ok) throw new CrawlRequestError(r.message, r.kind);
+      return r.targeting;
+    },
+  };
+};
+
+/** An error as it crosses the thread boundary: the crawler's own classes keep their fields. */
+export interface ThrownError {
+  name: string;
+  message: string;
+  kind?: string;
+  url?: string;
+  status?: number;
+}
+
+export const toThrownError = (err: unknown): ThrownError => {
+  const e = err as Partial<ThrownError> & { message?: string };
+  return {
+    name: e?.name ?? 'Error',
+    message: e?.message ?? String(err),
+    ...(typeof e?.kind === 'string' ? { kind: e.kind } : {}),
+    ...(typeof e?.url === 'string' ? { url: e.url } : {}),
+    ...(typeof e?.status === 'number' ? { status: e.status } : {}),
+  };
+};
+
+/** the error the other thread threw, as the class the crawl worker (worker.ts) tells apart */
+export const fromThrownError = (e: ThrownError): Error => {
+  switch (e.name) {
+    case 'CrawlAbortedError':
+      return new CrawlAbortedError();
+    case 'CrawlBlockedError':
+      return new CrawlBlockedError(e.kind as CrawlBlockedError['kind'], e.url ?? '', e.status ?? 0);
+    case 'CrawlTransientError':
+      return new CrawlTransientError(e.kind as CrawlTransientError['kind'], e.url ?? '', e.message, e.status);
+    case 'CrawlRequestError':
+      return new CrawlRequestError(e.message, e.kind as RequestErrorKind, e.status);
+    default:
+      return new Error(e.message);
+  }
+};
+
+/** a thread's script that loads `entry` (TypeScript) through tsx's loader */
+export const bootFromSource = (entry: URL) => {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
+};
 
 /** What the pipeline thread is started with (structured-cloned). */
 export interface PipelineThreadSetup {

@@ -11,9 +11,16 @@ import { ownBuffer } from '../buffers.js';
 import { runInBackground } from '../crawler/nice.js';
 import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import { dataPaths } from './core.js';
-import { fromThrownError, resolvedTargetings, type TargetingResolution, toThrownError } from './crawlThread.js';
 import { jsonLines } from './logLines.js';
-import type { FromPipeline, PipelineThreadSetup, ToPipeline } from './pipelineThread.js';
+import {
+  type FromPipeline,
+  fromThrownError,
+  type PipelineThreadSetup,
+  resolvedTargetings,
+  type TargetingResolution,
+  type ToPipeline,
+  toThrownError,
+} from './pipelineThread.js';
 import { loadOrCreateSecrets } from './secrets.js';
 import { composeWriteSide } from './writeSide.js';
 
@@ -22,9 +29,9 @@ import { composeWriteSide } from './writeSide.js';
  * it on the event loop, over connections of its own to the same files. The secrets are the ones the HTTP thread
  * loaded (the file exists by now; the environment's values win the same way).
  */
-// below the event loop that answers HTTP, as the crawl and parse threads are (nice.ts): projecting and crawling
-// yield the core to a read. In one readUnderCrawl.ts run (48 jobs, 2 rounds, with the crawl thread) read p99 under
-// crawl was 9.8 ms at the default priority and 9.5 ms at this one, within the spread; the crawl's throughput did not
+// below the event loop that answers HTTP, as the parse threads are (nice.ts): projecting and crawling yield the core
+// to a read. In one readUnderCrawl.ts run (48 jobs, 2 rounds, beside the crawl thread of then) read p99 under crawl
+// was 9.8 ms at the default priority and 9.5 ms at this one, within the spread; the crawl's throughput did not
 // move (test/bench/pipeline.ts, one parse thread: 6.9 jobs/s at nice 5, 6.8–7.1 at 10). Linux only (nice.ts).
 runInBackground();
 const port = parentPort!;

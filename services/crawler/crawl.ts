@@ -3,7 +3,6 @@ import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
-import type { PreparedResult } from '../application/resultBlobs.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
@@ -54,11 +53,6 @@ export interface CrawlOutcome {
   pages: PageFetched[];
   /** merged result with continuous positions; absent when failed */
   result?: ParsedSerp;
-  /**
-   * the result made ready for the blob store where the crawl ran (the crawl thread: resultBlobs.ts prepareResult);
-   * absent when the caller is to do it (putResult)
-   */
-  prepared?: PreparedResult;
   /**
    * every kept page behind its `<!-- serp-page … -->` marker (DESIGN.md §4), gzipped as the pages came (unpackRaw
    * reads it); absent when failed

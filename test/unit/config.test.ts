@@ -34,16 +34,3 @@ t.test(
     t.throws(() => loadConfig({ SERP_PIPELINE_THREAD: 'yes' }), /SERP_PIPELINE_THREAD must be a non-negative integer/);
   },
 );
-
-t.test(
-  'SERP_CRAWL_THREAD=1 is the other layout: it turns the pipeline thread off, and both at once are refused',
-  async (t) => {
-    const crawl = loadConfig({ SERP_CRAWL_THREAD: '1' });
-    t.equal(crawl.crawlThread, true);
-    t.equal(crawl.pipelineThread, false);
-    t.throws(
-      () => loadConfig({ SERP_CRAWL_THREAD: '1', SERP_PIPELINE_THREAD: '1' }),
-      /SERP_CRAWL_THREAD=1 and SERP_PIPELINE_THREAD=1 are two layouts of the write side.*set one of them/,
-    );
-  },
-);
