@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../compose/config.js';
-import { ConfigError, loadDistributedConfig, parseRoles } from '../compose/distributedConfig.js';
-import { startEmbedded } from '../compose/embedded.js';
-import { boundHeapGrowth } from '../compose/heap.js';
+import { startEmbedded } from '../compose/embedded/embedded.js';
+import { loadConfig } from '../config/config.js';
+import { ConfigError, loadDistributedConfig, parseRoles } from '../config/distributed.js';
+import { boundHeapGrowth } from '../runtime/heap.js';
 import { registerMaintenanceCommands } from './commands/admin.js';
 import { registerSearchCommands } from './commands/batch.js';
 import { registerClusterCommand } from './commands/cluster.js';
@@ -73,7 +73,7 @@ program
         process.exit(2);
       }
       // distributed mode's clients (NATS, KurrentDB's gRPC) load only here: an embedded service never holds them
-      const { startDistributed } = await import('../compose/distributed.js');
+      const { startDistributed } = await import('../compose/distributed/distributed.js');
       const svc = await startDistributed(config, dist);
       for (const warning of svc.warnings) console.error(`serp-api: warning: ${warning}`);
       console.error(

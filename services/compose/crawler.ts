@@ -1,12 +1,12 @@
 import type { SearchRequest } from '../../contracts/search.js';
 import type { BrowserFetcher } from '../adapters/fetcher/browser.js';
+import type { Config } from '../config/config.js';
 import type { Crawler, CrawlLimits, FetcherMode } from '../crawler/crawl.js';
 import { createTargetingResolver, type ResolvedTargeting } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
-import type { Config } from './config.js';
 import { chooseFetcher } from './fetcherCheck.js';
 
-/** The crawler's slice of the service configuration (compose/config.ts reads the environment). */
+/** The crawler's slice of the service configuration (services/config reads the environment). */
 export interface CrawlerSetup {
   /** SERP_FETCHER */
   fetcher: FetcherMode;
@@ -46,8 +46,8 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
     import('../adapters/fetcher/browser.js'),
     import('../adapters/fetcher/http.js'),
     import('../crawler/crawl.js'),
-    import('../crawler/parsePool.js'),
-    import('../crawler/rawHash.js'),
+    import('../runtime/parsePool.js'),
+    import('../runtime/hashThread.js'),
     import('../crawler/sessions.js'),
   ]);
   const http = setup.fetcher === 'browser' ? undefined : createHttpFetcher();

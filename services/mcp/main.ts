@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createV1Client, V1Error } from '../client/v1Client.js';
-import { loadMcpClientConfig } from '../compose/mcpClient.js';
 import { packageVersion } from '../compose/version.js';
+import { loadMcpClientConfig } from '../config/mcpClient.js';
 import { createMcpServer } from './server.js';
 
 /**

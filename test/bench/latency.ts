@@ -15,8 +15,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../services/compose/config.js';
-import { startEmbedded } from '../../services/compose/embedded.js';
+import { startEmbedded } from '../../services/compose/embedded/embedded.js';
+import { loadConfig } from '../../services/config/config.js';
 import { DEFAULT_PAGES, type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadConfig } from '../../services/compose/config.js';
+import { loadConfig } from '../../services/config/config.js';
 
 t.test(
   'SERP_HEAP_GROWING_PERCENT: 0 by default (V8’s own factor), 50 without the pipeline thread, anything else is refused',

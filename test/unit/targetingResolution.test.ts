@@ -1,17 +1,17 @@
 import t from 'tap';
 import type { SearchRequest } from '../../contracts/search.js';
 import {
-  fromThrownError,
-  resolutionOf,
-  resolvedTargetings,
-  toThrownError,
-} from '../../services/compose/pipelineThread.js';
-import {
   CrawlAbortedError,
   CrawlBlockedError,
   CrawlRequestError,
   CrawlTransientError,
 } from '../../services/crawler/errors.js';
+import {
+  fromThrownError,
+  resolutionOf,
+  resolvedTargetings,
+  toThrownError,
+} from '../../services/runtime/pipelineThread.js';
 
 /**
  * A location resolved on one thread and read back on the thread that crawls (the pipeline thread):

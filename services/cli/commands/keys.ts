@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { keyView } from '../../api/routes/admin/keys.js';
-import { loadConfig } from '../../compose/config.js';
-import type { Core } from '../../compose/core.js';
+import type { Core } from '../../compose/embedded/core.js';
+import { loadConfig } from '../../config/config.js';
 import { openLocalCore } from '../dataDir.js';
 import { type AdminTarget, adminCall, adminTarget } from '../target.js';
 

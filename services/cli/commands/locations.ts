@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../compose/config.js';
+import { loadConfig } from '../../config/config.js';
 import { importLocations } from '../../geo/locations.js';
 
 /** `locations import FILE`: loads Google's geotargets CSV so `location` resolves cities, regions and the rest. */

@@ -5,7 +5,7 @@ import {
   type ReparseSelection,
   reparseSearches,
 } from '../../application/reparse.js';
-import { type Config, loadConfig } from '../../compose/config.js';
+import { type Config, loadConfig } from '../../config/config.js';
 import { besideService, openLocalCore, requireEventStore } from '../dataDir.js';
 import { localService } from '../target.js';
 

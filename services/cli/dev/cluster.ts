@@ -37,11 +37,11 @@ export interface LocalCluster {
 }
 
 /**
- * The checkout (or installed package): the folder holding bin/serp-api.js, two folders up from these sources and
- * three from their build in dist/ (`npm start` builds; `npm run cluster` then runs from dist/).
+ * The checkout (or installed package): the folder holding bin/serp-api.js, three folders up from these sources and
+ * four from their build in dist/ (`npm start` builds; `npm run cluster` then runs from dist/).
  */
 export const checkoutRoot = (from: string | URL = import.meta.url): string => {
-  for (const up of ['../..', '../../..']) {
+  for (const up of ['../../..', '../../../..']) {
     const dir = resolve(fileURLToPath(new URL(up, from)));
     if (existsSync(join(dir, 'bin', 'serp-api.js'))) return dir;
   }

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * Bounds how far V8 grows a serving process's heap past what its last full collection kept (issue 14, item 4). V8
+ * Bounds how far V8 grows a serving process's heap past what its last full collection kept. V8
  * sizes the old generation by a factor it derives from the heap's ceiling: with Node's default ceiling on a machine
  * of this size that factor reaches 4, and the crawler's results (promoted while their search runs, garbage once it
  * is stored) made the main heap reach ~300 MB with ~70 MB live. The flag is read at each full collection, so setting

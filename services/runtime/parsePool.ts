@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { type ParseContext, type ParseOutcome, parse } from '../../parser/index.js';
 import { ownBuffer } from '../buffers.js';
-import { type PackedPage, packPageAsync } from './rawPacker.js';
+import { type PackedPage, packPageAsync } from '../crawler/rawPacker.js';
+import { threadEntry } from './boot.js';
 
 /** A fetched page read: what the parser made of it and, for a result page, its packed part of the job's raw HTML. */
 export type PageRead =
@@ -59,7 +59,7 @@ export const inlineParser: PageParser = {
 };
 
 /**
- * A parse thread's heap (issue 14, item 4). V8 sizes a worker like the main thread: with the main thread's ceiling
+ * A parse thread's heap. V8 sizes a worker like the main thread: with the main thread's ceiling
  * (GBs here) it lets the old generation grow to ~4x what survives a collection, and each page's tree, promoted while
  * it is being parsed, is garbage a moment later, so each thread sat at ~115 MB. A smaller ceiling makes V8 grow the
  * heap by a smaller factor (it scales the factor with the ceiling), and a 16 MB young generation keeps the nursery
@@ -70,7 +70,7 @@ export const inlineParser: PageParser = {
 export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
 
 /**
- * Reading pages off the event loop (issue 14): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
+ * Reading pages off the event loop (docs/architecture.md): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
  * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
  * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on `threads` threads, one
  * per core by default. The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
@@ -78,12 +78,10 @@ export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenera
  * main thread.
  */
 export const createParsePool = (threads = availableParallelism()): PageParser => {
-  const built = new URL('./parseWorker.js', import.meta.url);
-  const source = new URL('./parseWorker.ts', import.meta.url);
-  const fromSource = !existsSync(built);
+  const { url, fromSource } = threadEntry('parseWorker');
   const hasTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
   const pool = new Piscina({
-    filename: (fromSource ? source : built).href,
+    filename: url.href,
     minThreads: threads,
     maxThreads: threads,
     // a crawl's burst of pages waits its turn: the queue is unbounded (the crawler's concurrency bounds it), a task

@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { RenderDeps } from '../api/render/index.js';
 import type { AnswerEncoding } from '../api/render/stored.js';
+import type { Config } from '../config/config.js';
 import {
   CrawlAbortedError,
   CrawlBlockedError,
@@ -14,7 +13,7 @@ import {
 import type { ResolvedTargeting } from '../crawler/targeting.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { Projector } from '../projector/projector.js';
-import type { Config } from './config.js';
+import { startThread } from './boot.js';
 
 /** A location resolved on the HTTP thread (the geotargets stay there), or why it could not be. */
 export type TargetingResolution =
@@ -90,12 +89,6 @@ export const fromThrownError = (e: ThrownError): Error => {
   }
 };
 
-/** a thread's script that loads `entry` (TypeScript) through tsx's loader */
-export const bootFromSource = (entry: URL) => {
-  const tsx = import.meta.resolve('tsx/esm/api');
-  return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-};
-
 /** What the pipeline thread is started with (structured-cloned). */
 export interface PipelineThreadSetup {
   config: Config;
@@ -160,7 +153,7 @@ export const PIPELINE_THREAD_LIMITS = { maxOldGenerationSizeMb: 256, maxYoungGen
 const CLOSE_TIMEOUT_MS = 30_000;
 
 /**
- * The write side of an embedded service on a thread of its own (issue 14, item 3, `SERP_PIPELINE_THREAD=1`): the
+ * The write side of an embedded service on a thread of its own (`SERP_PIPELINE_THREAD=1`, docs/architecture.md): the
  * projector, the dispatcher, the job queue, the crawl worker and its crawler, and the retention sweeps. The thread
  * opens its own connections to the event log and the read models; the HTTP thread keeps only what answers requests
  * (reads, submits, key checks). What crosses between them is small: each side tells the other the position its event
@@ -179,11 +172,7 @@ export const startPipelineThread = (options: {
   /** the thread failed after it was ready: nothing is crawled or projected any more */
   onFailed: (err: Error) => void;
 }): PipelineThread => {
-  const built = new URL('./pipelineThreadWorker.js', import.meta.url);
-  const source = new URL('./pipelineThreadWorker.ts', import.meta.url);
-  const fromSource = !existsSync(built);
-  const worker = new Worker(fromSource ? bootFromSource(source) : built, {
-    eval: fromSource,
+  const worker = startThread('pipelineWorker', {
     workerData: options.setup,
     resourceLimits: PIPELINE_THREAD_LIMITS,
   });

@@ -1,17 +1,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SearchRequest } from '../../contracts/search.js';
-import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../projections/index.js';
-import { createFsBlobStore } from '../adapters/blobStore/fs.js';
-import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
-import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
+import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
 import { renderJob } from '../api/render/index.js';
 import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../api/render/stored.js';
 import { createCommandHandler } from '../application/commandHandler.js';
 import { ownBuffer } from '../buffers.js';
-import { runInBackground } from '../crawler/nice.js';
+import { openStores } from '../compose/embedded/core.js';
+import { loadOrCreateSecrets } from '../compose/embedded/secrets.js';
+import { composeWriteSide } from '../compose/embedded/writeSide.js';
+import { jsonLines } from '../compose/logLines.js';
 import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
-import { dataPaths } from './core.js';
-import { jsonLines } from './logLines.js';
+import { runInBackground } from './nice.js';
 import {
   type FromPipeline,
   fromThrownError,
@@ -21,8 +20,6 @@ import {
   type ToPipeline,
   toThrownError,
 } from './pipelineThread.js';
-import { loadOrCreateSecrets } from './secrets.js';
-import { composeWriteSide } from './writeSide.js';
 
 /**
  * The pipeline thread (pipelineThread.ts): the write side of an embedded service, composed as embedded.ts composes
@@ -63,21 +60,18 @@ port.on('message', (m: ToPipeline) => {
 });
 
 const start = async () => {
-  const paths = dataPaths(config.dataDir);
   const { secrets } = loadOrCreateSecrets(config.dataDir, {
     keyPepper: config.keyPepper,
     adminToken: config.adminToken,
     linkSecret: config.linkSecret,
   });
-  const eventStore = createSqliteEventStore({
-    path: paths.events,
+  // the same stores as the HTTP thread's, over connections of this thread's own
+  const stores = openStores(config.dataDir, {
     // its commits' fsyncs (and waits for the HTTP thread's writer to let go of the file) off this thread's loop too
     writerThread: true,
     onCommitted: (position) => post({ type: 'appended', position }),
   });
-  const readModels = createSqliteReadModelStore(paths.readModels);
-  const queries = readModelQueries(readModels);
-  const blobStore = createFsBlobStore(paths.blobs);
+  const { eventStore, readModels, queries, blobStore } = stores;
   const projector = createProjector({
     eventStore,
     readModels,
@@ -133,8 +127,7 @@ const start = async () => {
     closing ??= (async () => {
       await writeSide.stop();
       await projector.stop();
-      await eventStore.close();
-      readModels.close();
+      await stores.close();
       port.close();
     })();
     return closing;

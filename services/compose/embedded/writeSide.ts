@@ -1,23 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { SearchRequest } from '../../contracts/search.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import { createInProcessJobQueue } from '../adapters/jobQueue/inProcess.js';
-import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
-import type { CommandHandler } from '../application/commandHandler.js';
-import type { Crawler } from '../crawler/crawl.js';
-import type { ResolvedTargeting } from '../crawler/targeting.js';
-import { createCrawlWorker } from '../crawler/worker.js';
-import { createDispatcher } from '../dispatcher/dispatcher.js';
-import type { LocationResolver } from '../geo/locations.js';
-import { createMonitorWorker } from '../monitors/worker.js';
-import type { BlobStore } from '../ports/blobStore.js';
-import type { EventStore } from '../ports/eventStore.js';
-import type { QueueStats } from '../ports/jobQueue.js';
-import type { ReadModelStore } from '../ports/readModelStore.js';
-import type { Config } from './config.js';
-import { crawlerFromConfig } from './crawler.js';
-import type { jsonLines } from './logLines.js';
-import { scheduleRetention } from './retention.js';
+import type { SearchRequest } from '../../../contracts/search.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import { createInProcessJobQueue } from '../../adapters/jobQueue/inProcess.js';
+import { createMemoryRateLimiter } from '../../adapters/rateLimiter/memory.js';
+import type { CommandHandler } from '../../application/commandHandler.js';
+import type { Config } from '../../config/config.js';
+import type { Crawler } from '../../crawler/crawl.js';
+import type { ResolvedTargeting } from '../../crawler/targeting.js';
+import { createCrawlWorker } from '../../crawler/worker.js';
+import { createDispatcher } from '../../dispatcher/dispatcher.js';
+import type { LocationResolver } from '../../geo/locations.js';
+import { createMonitorWorker } from '../../monitors/worker.js';
+import type { BlobStore } from '../../ports/blobStore.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { QueueStats } from '../../ports/jobQueue.js';
+import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { crawlerFromConfig } from '../crawler.js';
+import type { jsonLines } from '../logLines.js';
+import { scheduleRetention } from '../retention.js';
 
 /**
  * The write side of an embedded service, wherever it runs: the job queue, the crawl worker, dispatcher, retention and
