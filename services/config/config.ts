@@ -1,36 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { z } from 'zod';
-import type { ServerTimeouts } from '../api/server.js';
+import { processEnv } from './env.js';
+import { parseEnvironment, type TierLimits } from './schema.js';
 
-/** A tier's limits: quota and rate (DESIGN.md §4), and rank tracking's (docs/rank-tracking.md). */
-export interface TierLimits {
-  monthlyQuota: number;
-  rateLimitPerMin: number;
-  /** monitors a key of this tier may have (default: the free tier's) */
-  monitors?: number;
-  /** keywords one monitor may hold */
-  keywordsPerMonitor?: number;
-}
+export { ConfigError, defaultTiers, type TierLimits } from './schema.js';
 
-/** Tier defaults; SERP_TIERS (JSON) overrides or adds tiers. */
-export const defaultTiers: Record<string, TierLimits> = {
-  free: { monthlyQuota: 250, rateLimitPerMin: 10, monitors: 2, keywordsPerMonitor: 10 },
-  starter: { monthlyQuota: 5000, rateLimitPerMin: 60, monitors: 10, keywordsPerMonitor: 200 },
-  pro: { monthlyQuota: 50000, rateLimitPerMin: 300, monitors: 50, keywordsPerMonitor: 2000 },
-  enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200, monitors: 500, keywordsPerMonitor: 10_000 },
-};
-
-const Tiers = z.record(
-  z.string(),
-  z.object({
-    monthlyQuota: z.number().int().nonnegative(),
-    rateLimitPerMin: z.number().int().positive(),
-    monitors: z.number().int().nonnegative().optional(),
-    keywordsPerMonitor: z.number().int().positive().max(10_000).optional(),
-  }),
-);
-
+/** What `serp-api serve` runs with (every mode), and what the CLI's commands on a data directory read. */
 export interface Config {
   port: number;
   host: string;
@@ -82,74 +57,59 @@ export interface Config {
   /** SERP_CHROMIUM_PATH (default: /usr/bin/chromium, else chromium or google-chrome on PATH) */
   chromiumPath?: string;
   /** SERP_REQUEST_TIMEOUT_MS, SERP_HEADERS_TIMEOUT_MS, SERP_KEEP_ALIVE_TIMEOUT_MS */
-  timeouts: ServerTimeouts;
+  timeouts: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   /** SERP_AUTH_FAILURES_PER_MIN: bad or missing keys one client IP may send a minute before 429 (default 30) */
   authFailuresPerMin: number;
 }
 
-const int = (v: string | undefined, fallback: number, name: string) => {
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
-  return n;
-};
-
-/** The only place that reads process.env (STYLE.md); flags from the CLI win over the environment. */
+/**
+ * The service's settings from the environment (schema.ts: every variable, its default and what it does); flags from
+ * the CLI win over the environment. Throws a ConfigError naming every wrong variable.
+ */
 export const loadConfig = (
-  env: NodeJS.ProcessEnv = process.env,
+  env: Readonly<Record<string, string | undefined>> = processEnv(),
   overrides: Partial<Pick<Config, 'port' | 'dataDir' | 'host'>> = {},
 ): Config => {
-  const fetcher = env.SERP_FETCHER ?? 'auto';
-  if (fetcher !== 'http' && fetcher !== 'browser' && fetcher !== 'auto') {
-    throw new Error(`SERP_FETCHER must be http, browser or auto, got "${fetcher}"`);
-  }
-  const tiers = { ...defaultTiers, ...(env.SERP_TIERS ? Tiers.parse(JSON.parse(env.SERP_TIERS)) : {}) };
-  const crawlerConcurrency = int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1;
-  const pipelineThread = int(env.SERP_PIPELINE_THREAD, 1, 'SERP_PIPELINE_THREAD') > 0;
+  const e = parseEnvironment(env);
+  const pipelineThread = (e.SERP_PIPELINE_THREAD ?? 1) > 0;
   return {
-    port: overrides.port ?? int(env.SERP_PORT, 8080, 'SERP_PORT'),
-    host: overrides.host ?? env.SERP_HOST ?? '127.0.0.1',
-    dataDir: resolve(overrides.dataDir ?? env.SERP_DATA_DIR ?? '.data'),
-    googleOrigin: env.SERP_GOOGLE_ORIGIN || undefined,
-    cacheTtlS: int(env.SERP_CACHE_TTL_S, 3600, 'SERP_CACHE_TTL_S'),
-    syncTimeoutMs: int(env.SERP_SYNC_TIMEOUT_MS, 55_000, 'SERP_SYNC_TIMEOUT_MS'),
-    presignTtlS: int(env.SERP_PRESIGN_TTL_S, 3600, 'SERP_PRESIGN_TTL_S'),
-    retentionDays: int(env.SERP_RETENTION_DAYS, 31, 'SERP_RETENTION_DAYS'),
-    parseThreads: int(
-      env.SERP_PARSE_THREADS,
-      pipelineThread ? Math.max(1, availableParallelism() - 1) : availableParallelism(),
-      'SERP_PARSE_THREADS',
-    ),
+    port: overrides.port ?? e.SERP_PORT ?? 8080,
+    host: overrides.host ?? e.SERP_HOST ?? '127.0.0.1',
+    dataDir: resolve(overrides.dataDir ?? e.SERP_DATA_DIR ?? '.data'),
+    googleOrigin: e.SERP_GOOGLE_ORIGIN,
+    cacheTtlS: e.SERP_CACHE_TTL_S ?? 3600,
+    syncTimeoutMs: e.SERP_SYNC_TIMEOUT_MS ?? 55_000,
+    presignTtlS: e.SERP_PRESIGN_TTL_S ?? 3600,
+    retentionDays: e.SERP_RETENTION_DAYS ?? 31,
+    parseThreads:
+      e.SERP_PARSE_THREADS ?? (pipelineThread ? Math.max(1, availableParallelism() - 1) : availableParallelism()),
     pipelineThread,
     // with the pipeline thread the event loop's heap holds no results: V8's own factor lets it collect rarely (its
     // full collections were the longest pauses a read waited out), and the threads that do hold results have
     // ceilings of their own, from which V8 derives theirs
-    heapGrowingPercent: int(env.SERP_HEAP_GROWING_PERCENT, pipelineThread ? 0 : 50, 'SERP_HEAP_GROWING_PERCENT'),
-    retentionSweepMin: int(env.SERP_RETENTION_SWEEP_MIN, 60, 'SERP_RETENTION_SWEEP_MIN'),
-    tiers,
-    keyPepper: env.SERP_KEY_PEPPER || undefined,
-    adminToken: env.SERP_ADMIN_TOKEN || undefined,
-    linkSecret: env.SERP_LINK_SECRET || undefined,
-    crawlerConcurrency,
-    pagesInFlight: int(env.SERP_PAGES_IN_FLIGHT, 5, 'SERP_PAGES_IN_FLIGHT') || 1,
-    stopDomainPagesInFlight: int(env.SERP_STOP_DOMAIN_PAGES_IN_FLIGHT, 2, 'SERP_STOP_DOMAIN_PAGES_IN_FLIGHT') || 1,
+    heapGrowingPercent: e.SERP_HEAP_GROWING_PERCENT ?? (pipelineThread ? 0 : 50),
+    retentionSweepMin: e.SERP_RETENTION_SWEEP_MIN ?? 60,
+    tiers: e.SERP_TIERS,
+    keyPepper: e.SERP_KEY_PEPPER,
+    adminToken: e.SERP_ADMIN_TOKEN,
+    linkSecret: e.SERP_LINK_SECRET,
+    crawlerConcurrency: e.SERP_CRAWLER_CONCURRENCY ?? 8,
+    pagesInFlight: e.SERP_PAGES_IN_FLIGHT ?? 5,
+    stopDomainPagesInFlight: e.SERP_STOP_DOMAIN_PAGES_IN_FLIGHT ?? 2,
     // as many requests per IP as there are jobs at once: parallel pages fill idle slots, never a bigger burst
-    routeMaxInFlight: int(env.SERP_ROUTE_MAX_IN_FLIGHT, 0, 'SERP_ROUTE_MAX_IN_FLIGHT') || crawlerConcurrency,
-    fetcher,
-    proxyUrls: (env.SERP_PROXY_URLS ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-    publicBaseUrl: env.SERP_PUBLIC_BASE_URL || undefined,
-    logLevel: env.SERP_LOG_LEVEL ?? 'info',
-    chromiumPath: env.SERP_CHROMIUM_PATH || undefined,
+    routeMaxInFlight: e.SERP_ROUTE_MAX_IN_FLIGHT || (e.SERP_CRAWLER_CONCURRENCY ?? 8),
+    fetcher: e.SERP_FETCHER,
+    proxyUrls: e.SERP_PROXY_URLS,
+    publicBaseUrl: e.SERP_PUBLIC_BASE_URL,
+    logLevel: e.SERP_LOG_LEVEL,
+    chromiumPath: e.SERP_CHROMIUM_PATH,
     timeouts: {
-      requestTimeoutMs: int(env.SERP_REQUEST_TIMEOUT_MS, 30_000, 'SERP_REQUEST_TIMEOUT_MS') || 30_000,
-      headersTimeoutMs: int(env.SERP_HEADERS_TIMEOUT_MS, 10_000, 'SERP_HEADERS_TIMEOUT_MS') || 10_000,
-      keepAliveTimeoutMs: int(env.SERP_KEEP_ALIVE_TIMEOUT_MS, 5_000, 'SERP_KEEP_ALIVE_TIMEOUT_MS') || 5_000,
+      requestTimeoutMs: e.SERP_REQUEST_TIMEOUT_MS ?? 30_000,
+      headersTimeoutMs: e.SERP_HEADERS_TIMEOUT_MS ?? 10_000,
+      keepAliveTimeoutMs: e.SERP_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
     },
-    authFailuresPerMin: int(env.SERP_AUTH_FAILURES_PER_MIN, 30, 'SERP_AUTH_FAILURES_PER_MIN') || 30,
-    monitorTickMs: int(env.SERP_MONITOR_TICK_MS, 1000, 'SERP_MONITOR_TICK_MS') || 1000,
-    monitorSpreadMaxS: int(env.SERP_MONITOR_SPREAD_MAX_S, 3600, 'SERP_MONITOR_SPREAD_MAX_S'),
+    authFailuresPerMin: e.SERP_AUTH_FAILURES_PER_MIN ?? 30,
+    monitorTickMs: e.SERP_MONITOR_TICK_MS ?? 1000,
+    monitorSpreadMaxS: e.SERP_MONITOR_SPREAD_MAX_S ?? 3600,
   };
 };

@@ -1,10 +1,13 @@
-import { z } from 'zod';
+import { processEnv } from './env.js';
+import { ConfigError, type EnvironmentValues, parseEnvironment } from './schema.js';
 
-/** The roles a distributed process can play (DESIGN.md §2); several at once as a comma list. */
+export { ConfigError } from './schema.js';
+
+/** The roles a distributed process can play (docs/architecture.md); several at once as a comma list. */
 export const ROLES = ['api', 'crawler', 'dispatcher', 'projector'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** What distributed mode reads from the environment, beyond the common Config. One schema, checked at start. */
+/** What distributed mode reads from the environment, beyond the common Config; checked at start. */
 export interface DistributedConfig {
   roles: Role[];
   /** SERP_EVENTSTORE_URL: nats://host:4222[,nats://…] (JetStream) or kurrentdb://… / esdb://… */
@@ -27,57 +30,10 @@ const urlList = (v: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-const natsUrl = z
-  .string()
-  .min(1)
-  .refine((v) => urlList(v).every((u) => /^(nats|tls):\/\/[^\s/]+(:\d+)?\/?$/.test(u)), {
-    message: 'must be nats://host:port, or several separated by commas',
-  });
-
-const Env = z.object({
-  SERP_EVENTSTORE_URL: z
-    .string({ error: 'is required in distributed mode (nats://… for JetStream or kurrentdb://… for KurrentDB)' })
-    .min(1, 'is required in distributed mode (nats://… for JetStream or kurrentdb://… for KurrentDB)')
-    .refine((v) => /^(nats|tls|kurrentdb|kdb|esdb|eventstoredb)(\+discover)?:\/\//.test(v), {
-      message: 'must start with nats:// (JetStream) or kurrentdb:// / esdb:// (KurrentDB, EventStoreDB)',
-    }),
-  SERP_NATS_URL: natsUrl.optional(),
-  SERP_NATS_REPLICAS: z
-    .enum(['1', '3'], { error: 'must be 1 or 3' })
-    .optional()
-    .transform((v) => Number(v ?? 1)),
-  SERP_QUEUE_ACK_WAIT_MS: z.coerce
-    .number({ error: 'must be a number of milliseconds' })
-    .int()
-    .min(1_000, 'must be at least 1000')
-    .optional()
-    .transform((v) => v ?? 60_000),
-  SERP_QUEUE_MAX_DELIVER: z.coerce
-    .number({ error: 'must be a whole number' })
-    .int()
-    .min(1, 'must be at least 1')
-    .max(20, 'must be at most 20')
-    .optional()
-    .transform((v) => v ?? 5),
-  SERP_QUEUE_DEDUPE_WINDOW_MS: z.coerce
-    .number({ error: 'must be a number of milliseconds' })
-    .int()
-    .min(1_000, 'must be at least 1000')
-    .optional()
-    .transform((v) => v ?? 3_600_000),
-  // the api processes of a fleet must agree on these: they cannot be made up per process
-  SERP_KEY_PEPPER: z.string().min(16, 'must be at least 16 characters').optional(),
-  SERP_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  SERP_LINK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-});
-
-export class ConfigError extends Error {
-  readonly code = 'SERP_CONFIG';
-  constructor(readonly problems: string[]) {
-    super(problems.join('\n'));
-    this.name = 'ConfigError';
-  }
-}
+const NATS_URL = /^(nats|tls):\/\/[^\s/]+(:\d+)?\/?$/;
+const NATS_URLS = 'must be nats://host:port, or several separated by commas';
+const EVENTSTORE = /^(nats|tls|kurrentdb|kdb|esdb|eventstoredb)(\+discover)?:\/\//;
+const REQUIRED = 'is required in distributed mode (nats://… for JetStream or kurrentdb://… for KurrentDB)';
 
 export const parseRoles = (value: string): Role[] => {
   const roles = urlList(value);
@@ -90,42 +46,56 @@ export const parseRoles = (value: string): Role[] => {
   return [...new Set(roles)] as Role[];
 };
 
-/** Reads and checks distributed mode's settings; every problem is reported, one line each. */
-export const loadDistributedConfig = (env: NodeJS.ProcessEnv, roles: Role[]): DistributedConfig => {
-  const blank = (v: string | undefined) => (v === '' ? undefined : v);
-  const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, blank(v)])));
+/**
+ * Reads and checks distributed mode's settings (schema.ts has each variable; this adds what a role requires); every
+ * problem is reported, one line each.
+ */
+export const loadDistributedConfig = (
+  roles: Role[],
+  env: Readonly<Record<string, string | undefined>> = processEnv(),
+): DistributedConfig => {
   const problems: string[] = [];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${String(issue.path[0])} ${issue.message}`);
+  let e: EnvironmentValues | undefined;
+  try {
+    e = parseEnvironment(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
   }
-  const e = parsed.success ? parsed.data : undefined;
-  const isNatsStore = e ? /^(nats|tls):\/\//.test(e.SERP_EVENTSTORE_URL) : false;
-  if (e && isNatsStore) {
-    const check = natsUrl.safeParse(e.SERP_EVENTSTORE_URL);
-    if (!check.success) problems.push('SERP_EVENTSTORE_URL must be nats://host:port, or several separated by commas');
+  const store = e?.SERP_EVENTSTORE_URL;
+  if (e && !store) problems.push(`SERP_EVENTSTORE_URL ${REQUIRED}`);
+  else if (store && !EVENTSTORE.test(store)) {
+    problems.push(
+      'SERP_EVENTSTORE_URL must start with nats:// (JetStream) or kurrentdb:// / esdb:// (KurrentDB, EventStoreDB)',
+    );
   }
-  if (e && !isNatsStore && !e.SERP_NATS_URL) {
+  const isNatsStore = store ? /^(nats|tls):\/\//.test(store) : false;
+  if (store && isNatsStore && !urlList(store).every((u) => NATS_URL.test(u))) {
+    problems.push(`SERP_EVENTSTORE_URL ${NATS_URLS}`);
+  }
+  const nats = e?.SERP_NATS_URL;
+  if (nats && !urlList(nats).every((u) => NATS_URL.test(u))) problems.push(`SERP_NATS_URL ${NATS_URLS}`);
+  if (e && store && !isNatsStore && !nats) {
     problems.push('SERP_NATS_URL is required with a KurrentDB event store (the job queue, rate limits and raw HTML)');
   }
-  if (roles.includes('api')) {
-    for (const name of ['SERP_KEY_PEPPER', 'SERP_ADMIN_TOKEN', 'SERP_LINK_SECRET'] as const) {
-      if (!env[name]) problems.push(`${name} is required for the api role (every api process must share it)`);
+  // the api processes of a fleet must agree on these: they cannot be made up per process
+  for (const name of ['SERP_KEY_PEPPER', 'SERP_ADMIN_TOKEN', 'SERP_LINK_SECRET'] as const) {
+    const value = e?.[name];
+    if (value !== undefined && value.length < 16) problems.push(`${name} must be at least 16 characters`);
+    else if (e && value === undefined && roles.includes('api')) {
+      problems.push(`${name} is required for the api role (every api process must share it)`);
     }
   }
-  if (problems.length > 0 || !e) throw new ConfigError(problems);
-  const natsServers = urlList(e.SERP_NATS_URL ?? e.SERP_EVENTSTORE_URL);
+  if (problems.length > 0 || !e || !store) throw new ConfigError(problems);
   return {
     roles,
     eventStore: isNatsStore
-      ? { kind: 'jetstream', servers: urlList(e.SERP_EVENTSTORE_URL) }
-      : { kind: 'kurrentdb', connectionString: e.SERP_EVENTSTORE_URL },
-    natsServers,
-    replicas: e.SERP_NATS_REPLICAS,
+      ? { kind: 'jetstream', servers: urlList(store) }
+      : { kind: 'kurrentdb', connectionString: store },
+    natsServers: urlList(nats ?? store),
+    replicas: Number(e.SERP_NATS_REPLICAS),
     ackWaitMs: e.SERP_QUEUE_ACK_WAIT_MS,
     maxDeliver: e.SERP_QUEUE_MAX_DELIVER,
     dedupeWindowMs: e.SERP_QUEUE_DEDUPE_WINDOW_MS,
   };
 };
-
-/** Every environment variable distributed mode reads (deploy/ is checked against this list). */
-export const DISTRIBUTED_ENV = [...Object.keys(Env.shape)] as const;
