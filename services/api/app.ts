@@ -177,7 +177,7 @@ export const app = fp<AppDeps>(
     await fastify.register(metaRoutes);
     await fastify.register(metricsRoute, {
       guard: createAdminGuard(deps.secrets.adminToken),
-      registry: metrics.registry,
+      metrics,
     });
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,

@@ -111,6 +111,8 @@ export type ToPipeline =
       encoding?: AnswerEncoding;
     }
   | { type: 'queueStats'; id: number }
+  /** the background workers' metrics (a scrape of /metrics) */
+  | { type: 'metrics'; id: number }
   | { type: 'close' };
 
 export type FromPipeline =
@@ -126,7 +128,8 @@ export type FromPipeline =
       etag?: string;
       compressed?: { encoding: AnswerEncoding; bytes: Uint8Array };
     }
-  | { type: 'queueStats'; id: number; stats: QueueStats };
+  | { type: 'queueStats'; id: number; stats: QueueStats }
+  | { type: 'metrics'; id: number; text: string };
 
 export interface PipelineThread {
   /** resolves once the thread's projector has caught up with the log and its crawl worker runs */
@@ -134,6 +137,8 @@ export interface PipelineThread {
   /** the thread's projector as seen from here: `waitFor` resolves when the thread says the position is projected */
   projector: Projector;
   queueStats(): Promise<QueueStats>;
+  /** the thread's background workers' metrics, in Prometheus's text format */
+  metricsText(): Promise<string>;
   renderElsewhere: NonNullable<RenderDeps['renderElsewhere']>;
   /** this thread's event store committed up to `position` (its onCommitted) */
   appended(position: number): void;
@@ -226,6 +231,7 @@ export const startPipelineThread = (options: {
         }
         return;
       case 'rendered':
+      case 'metrics':
       case 'queueStats': {
         const r = requests.get(m.id);
         requests.delete(m.id);
@@ -274,6 +280,10 @@ export const startPipelineThread = (options: {
   return {
     ready,
     projector,
+    async metricsText() {
+      const m = await request<Extract<FromPipeline, { type: 'metrics' }>>({ type: 'metrics', id: nextId++ });
+      return m.text;
+    },
     async queueStats() {
       const m = await request<Extract<FromPipeline, { type: 'queueStats' }>>({ type: 'queueStats', id: nextId++ });
       return m.stats;

@@ -145,6 +145,9 @@ const start = async () => {
           post({ type: 'rendered', id: m.id });
         }
         return;
+      case 'metrics':
+        void writeSide.metricsText().then((text) => post({ type: 'metrics', id: m.id, text }));
+        return;
       case 'queueStats':
         void writeSide.queueStats().then((stats) => post({ type: 'queueStats', id: m.id, stats }));
         return;

@@ -64,6 +64,11 @@ t.test('pipeline thread: render, queue depth, projected positions, close', { ski
     locations.close();
   });
   await pipeline.ready;
+  t.match(
+    await pipeline.metricsText(),
+    /^# HELP serp_retention_sweeps_total /m,
+    'the background workers’ metrics come from the thread',
+  );
 
   const job = queries.jobs.byId(job_id);
   if (!job) throw new Error('the finished job is not in the read models');

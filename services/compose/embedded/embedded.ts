@@ -82,6 +82,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     const { warning } = await thread.ready;
     writeSide = {
       queueStats: () => thread.queueStats(),
+      metricsText: () => thread.metricsText(),
       renderElsewhere: thread.renderElsewhere,
       warning,
       start: async () => undefined,
@@ -103,6 +104,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
     monitors: () => core.queries.monitors.dueCount(new Date()),
+    writeSide: () => writeSide.metricsText(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
       projected: core.readModels.checkpoint(PROJECTOR_CHECKPOINT),

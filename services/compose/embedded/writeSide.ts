@@ -8,23 +8,23 @@ import type { Config } from '../../config/config.js';
 import type { Crawler } from '../../crawler/crawl.js';
 import type { ResolvedTargeting } from '../../crawler/targeting.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
-import { createDispatcher } from '../../dispatcher/dispatcher.js';
 import type { LocationResolver } from '../../geo/locations.js';
-import { createMonitorWorker } from '../../monitors/worker.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { QueueStats } from '../../ports/jobQueue.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig } from '../crawler.js';
 import type { jsonLines } from '../logLines.js';
-import { scheduleRetention } from '../retention.js';
 
 /**
- * The write side of an embedded service, wherever it runs: the job queue, the crawl worker, dispatcher, retention and
- * the monitor worker (rank tracking's scheduler and recorder, docs/rank-tracking.md).
+ * The write side of an embedded service, wherever it runs: the job queue, the crawl worker, and the background workers
+ * (backgroundWorkers.ts: the dispatcher, rank tracking's monitor worker, retention, …).
  */
 export interface WriteSide {
   queueStats(): Promise<QueueStats>;
+  /** the background workers' metrics, in Prometheus's text format (served with /metrics) */
+  metricsText(): Promise<string>;
   /** what start-up decided differently from the configuration (a fetcher fallback) */
   warning?: string;
   start(): Promise<void>;
@@ -33,7 +33,7 @@ export interface WriteSide {
 
 /**
  * Composes the write side over the stores of the thread it runs on: on the event loop that answers HTTP (embedded.ts,
- * the default) or on the pipeline thread (pipelineThreadWorker.ts). `locations` is the location index, or how the
+ * SERP_PIPELINE_THREAD=0) or on the pipeline thread (services/runtime/pipelineWorker.ts, the default). `locations` is the location index, or how the
  * request's targeting is resolved elsewhere; `beforeCrawl` runs before each crawl (the pipeline thread asks the HTTP
  * thread for the location there).
  */
@@ -76,47 +76,34 @@ export const composeWriteSide = async (parts: {
     workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
     log,
   });
-  const dispatcher = createDispatcher({ eventStore, readModels, queue, handle });
-  // the scheduler's own count of the key's submits: it paces a run under the key's rate by itself
+  // the monitor worker's own count of a key's submits: it paces a run under the key's rate by itself
   const limiter = createMemoryRateLimiter();
-  const monitors = createMonitorWorker({
-    eventStore,
-    readModels,
-    queries,
-    handle,
-    limiter,
-    projected: parts.projected,
-    config,
-    log,
-  });
-  let retention: { stop(): Promise<void> } | undefined;
+  const metrics = createWriteSideRegistry();
+  let background: { stop(): Promise<void> } | undefined;
   return {
     queueStats: () => queue.stats(),
+    metricsText: () => metrics.metrics(),
     warning,
     async start() {
-      await dispatcher.start();
+      background = await startBackgroundWorkers({
+        config,
+        eventStore,
+        readModels,
+        queries,
+        blobStore,
+        queue,
+        handle,
+        rateLimiter: limiter,
+        projected: parts.projected,
+        log: log ?? (() => undefined),
+        metrics,
+      });
       worker.start();
-      await monitors.start();
-      retention = scheduleRetention(
-        {
-          eventStore,
-          blobStore,
-          handle,
-          queries,
-          compact: () => readModels.compact(),
-          projected: parts.projected,
-          retentionDays: config.retentionDays,
-        },
-        config.retentionSweepMin,
-        log ?? (() => undefined),
-      );
     },
     async stop() {
-      await retention?.stop();
-      await monitors.stop();
-      await limiter.close();
       await worker.stop();
-      await dispatcher.stop();
+      await background?.stop();
+      await limiter.close();
       await queue.close();
       await crawler.close();
     },
