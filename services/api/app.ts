@@ -9,13 +9,12 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
-import type { Config } from '../compose/config.js';
-import type { Secrets } from '../compose/secrets.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
 import { documentRequestErrors, documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
+import type { ApiOptions, ApiSecrets } from './options.js';
 import type { RenderDeps } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -28,9 +27,8 @@ import { v1Routes } from './routes/v1/index.js';
 
 /** Everything the HTTP surfaces need, built by a composition root (services/compose). */
 export interface AppDeps {
-  config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl'> &
-    Partial<Pick<Config, 'authFailuresPerMin' | 'tiers'>>;
-  secrets: Secrets;
+  config: ApiOptions;
+  secrets: ApiSecrets;
   queries: ReadModelQueries;
   searches: SearchService;
   keys: KeyCommands;
@@ -179,7 +177,7 @@ export const app = fp<AppDeps>(
     await fastify.register(metaRoutes);
     await fastify.register(metricsRoute, {
       guard: createAdminGuard(deps.secrets.adminToken),
-      registry: metrics.registry,
+      metrics,
     });
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,

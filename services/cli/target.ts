@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../compose/config.js';
-import { alive, dataPaths } from '../compose/core.js';
+import { alive, dataPaths } from '../compose/embedded/core.js';
+import type { Config } from '../config/config.js';
 
 /** A service that `server.json` in the data directory names, and whose process is still alive. */
 export interface LocalService {

@@ -3,14 +3,13 @@ import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
-import type { PreparedResult } from '../application/resultBlobs.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
+import type { PageParser } from '../runtime/parsePool.js';
 import { type CostMeter, createCostMeter } from './cost.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
-import type { PageParser } from './parsePool.js';
 import { inlineHashing, type RawHashing } from './rawHash.js';
 import { createRawPacker, type PackedRaw, type RawPacker } from './rawPacker.js';
 import type { SessionPool } from './sessions.js';
@@ -55,11 +54,6 @@ export interface CrawlOutcome {
   pages: PageFetched[];
   /** merged result with continuous positions; absent when failed */
   result?: ParsedSerp;
-  /**
-   * the result made ready for the blob store where the crawl ran (the crawl thread: resultBlobs.ts prepareResult);
-   * absent when the caller is to do it (putResult)
-   */
-  prepared?: PreparedResult;
   /**
    * every kept page behind its `<!-- serp-page … -->` marker (docs/parser.md#how-it-reads-a-page), gzipped as the pages
    * came (unpackRaw reads it); absent when failed

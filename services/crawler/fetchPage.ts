@@ -2,6 +2,7 @@ import type { ParsedSerp } from '../../contracts/result.js';
 import type { Device } from '../../contracts/search.js';
 import { rawChunkHead } from '../../parser/pages.js';
 import type { CrawlSession, FetchedPage, Fetcher } from '../ports/fetcher.js';
+import { inlineParser, MAX_PAGE_TAGS, type PageParser } from '../runtime/parsePool.js';
 import type { CostMeter } from './cost.js';
 import {
   CrawlAbortedError,
@@ -11,7 +12,6 @@ import {
   CrawlTransientError,
   isCrawlError,
 } from './errors.js';
-import { inlineParser, MAX_PAGE_TAGS, type PageParser } from './parsePool.js';
 import type { PackedPage } from './rawPacker.js';
 import type { SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';

@@ -2,7 +2,7 @@ import { type CrawlCost, type CrawlFailure, streams } from '../../contracts/even
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION } from '../../parser/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import { putPreparedResult, putResult, resultBlobKey } from '../application/resultBlobs.js';
+import { putResult, resultBlobKey } from '../application/resultBlobs.js';
 import { releaseBuffers } from '../buffers.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
@@ -118,10 +118,7 @@ export const createCrawlWorker = (deps: {
         gzip
           ? rawSink.abort().then(() => blobStore.putGzipped(rawKey, gzip, outcome.raw!))
           : rawSink.commit(outcome.raw),
-        // prepared where the crawl ran (the crawl thread), or here
-        outcome.prepared
-          ? putPreparedResult(blobStore, resultBlobKey(jobId), outcome.result, outcome.prepared)
-          : putResult(blobStore, resultBlobKey(jobId), outcome.result),
+        putResult(blobStore, resultBlobKey(jobId), outcome.result),
       ]);
       // stored: this process never reads these bytes again (the blob store's copy is the one /raw reads)
       if (gzip) releaseBuffers(gzip);

@@ -19,6 +19,8 @@ import { toProjected } from '../projector/projector.js';
  */
 export interface Metrics {
   registry: Registry;
+  /** what /metrics answers: this registry, then the write side's background workers' metrics when given */
+  text(): Promise<string>;
   observeHttp(route: string, method: string, status: number, seconds: number): void;
   /** queue depth and projection lag now, where this process can see them (the admin dashboard's service view) */
   snapshot(): Promise<{ queue?: QueueStats; projectionLag?: number }>;
@@ -33,6 +35,11 @@ export interface MetricsSources {
   projection?: () => Promise<{ head: number; projected: number }>;
   /** rank tracking (docs/rank-tracking.md): live monitors and those with a slot due now, from the read models */
   monitors?: () => { monitors: number; due: number };
+  /**
+   * the background workers' metrics (services/compose/backgroundWorkers.ts), in Prometheus's text format: asked at
+   * each scrape, from this thread's write side or the pipeline thread's
+   */
+  writeSide?: () => Promise<string>;
   /** default process metrics (CPU, memory, event loop lag); off in tests that build many apps */
   processMetrics?: boolean;
 }
@@ -261,6 +268,12 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
   let subscription: Subscription | undefined;
   return {
     registry,
+    async text() {
+      const own = await registry.metrics();
+      // a write side that cannot answer (a thread that just ended) leaves its lines out: a scrape never fails for it
+      const theirs = (await sources.writeSide?.().catch(() => '')) ?? '';
+      return theirs ? `${own.trimEnd()}\n${theirs}` : own;
+    },
     async snapshot() {
       const [queue, projection] = await Promise.all([
         sources.queueStats?.().catch(() => undefined),

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createJetStreamEventStore } from '../../services/adapters/eventStore/jetstream.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
-import { startLocalCluster } from '../../services/compose/cluster.js';
+import { startLocalCluster } from '../../services/cli/dev/cluster.js';
 import type { EventStore } from '../../services/ports/eventStore.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { natsConnect } from '../support/nats.js';

@@ -8,7 +8,7 @@ import { createJetStreamEventStore } from '../../services/adapters/eventStore/je
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { auditUsage } from '../../services/application/audit.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
-import { type ClusterProcess, startLocalCluster } from '../../services/compose/cluster.js';
+import { type ClusterProcess, startLocalCluster } from '../../services/cli/dev/cluster.js';
 import { createProjector } from '../../services/projector/projector.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';

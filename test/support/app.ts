@@ -5,8 +5,8 @@ import type { AppDeps } from '../../services/api/app.js';
 import { createServer } from '../../services/api/server.js';
 import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
-import { loadConfig } from '../../services/compose/config.js';
-import { type Core, openCore } from '../../services/compose/core.js';
+import { type Core, openCore } from '../../services/compose/embedded/core.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { removeDir, tempDataDir } from './service.js';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { startLocalCluster } from '../../compose/cluster.js';
+import { startLocalCluster } from '../dev/cluster.js';
 
 const count = (v: string) => {
   const n = Number(v);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError } from '../../errors.js';
-import type { AdminOptions } from './index.js';
+import type { AdminOptions } from './options.js';
 
 const DayUsage = z.object({
   day: z.string().describe('UTC day, YYYY-MM-DD'),

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CompatAccount, CompatError } from '../../../../contracts/compat.js';
-import type { CompatOptions } from './index.js';
+import type { CompatOptions } from './options.js';
 
 const planName = (tier: string) => `${tier.charAt(0).toUpperCase()}${tier.slice(1)} Plan`;
 

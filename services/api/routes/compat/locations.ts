@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CompatError, CompatLocation } from '../../../../contracts/compat.js';
 import type { Geotarget } from '../../../geo/geotargets.js';
 import { ApiError } from '../../errors.js';
-import type { CompatOptions } from './index.js';
+import type { CompatOptions } from './options.js';
 
 const entry = (t: Geotarget): z.infer<typeof CompatLocation> => ({
   id: String(t.id),

@@ -16,7 +16,7 @@ import {
 } from '../../render/compat.js';
 import { publicFailureDetail } from '../../render/failure.js';
 import { answerKey } from '../../render/stored.js';
-import type { CompatOptions } from './index.js';
+import type { CompatOptions } from './options.js';
 
 const bad = (message: string) => new ApiError(400, 'SERP_COMPAT_BAD_PARAMETER', message);
 

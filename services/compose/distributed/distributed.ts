@@ -3,34 +3,32 @@ import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
-import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../projections/index.js';
-import { createNatsObjectBlobStore } from '../adapters/blobStore/natsObject.js';
-import { createJetStreamEventStore } from '../adapters/eventStore/jetstream.js';
-import { createKurrentDbEventStore } from '../adapters/eventStore/kurrentdb.js';
-import { createJetStreamJobQueue, jetStreamQueueStats } from '../adapters/jobQueue/jetstream.js';
-import { createNatsKvRateLimiter } from '../adapters/rateLimiter/natsKv.js';
-import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
-import { createCatchUp } from '../api/auth.js';
-import { createServer } from '../api/server.js';
-import { createCommandHandler } from '../application/commandHandler.js';
-import { createKeyCommands } from '../application/keys.js';
-import { createMonitorService } from '../application/monitors.js';
-import { createSearchService } from '../application/searches.js';
-import { createCrawlWorker } from '../crawler/worker.js';
-import { createDispatcher } from '../dispatcher/dispatcher.js';
-import { createLocationResolver } from '../geo/locations.js';
-import { createMetrics } from '../metrics/metrics.js';
-import { createMonitorWorker } from '../monitors/worker.js';
-import type { EventStore } from '../ports/eventStore.js';
-import type { ReadModelStore } from '../ports/readModelStore.js';
-import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../projector/projector.js';
-import type { Config } from './config.js';
-import { dataPaths, takeServeLock } from './core.js';
-import { crawlerFromConfig } from './crawler.js';
-import type { DistributedConfig } from './distributedConfig.js';
-import { jsonLines } from './logLines.js';
-import { scheduleRetention } from './retention.js';
-import { packageVersion } from './version.js';
+import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../../projections/index.js';
+import { createNatsObjectBlobStore } from '../../adapters/blobStore/natsObject.js';
+import { createJetStreamEventStore } from '../../adapters/eventStore/jetstream.js';
+import { createKurrentDbEventStore } from '../../adapters/eventStore/kurrentdb.js';
+import { createJetStreamJobQueue, jetStreamQueueStats } from '../../adapters/jobQueue/jetstream.js';
+import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
+import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
+import { createCatchUp } from '../../api/auth.js';
+import { createServer } from '../../api/server.js';
+import { createCommandHandler } from '../../application/commandHandler.js';
+import { createKeyCommands } from '../../application/keys.js';
+import { createMonitorService } from '../../application/monitors.js';
+import { createSearchService } from '../../application/searches.js';
+import type { Config } from '../../config/config.js';
+import type { DistributedConfig } from '../../config/distributed.js';
+import { createCrawlWorker } from '../../crawler/worker.js';
+import { createLocationResolver } from '../../geo/locations.js';
+import { createMetrics } from '../../metrics/metrics.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
+import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
+import { crawlerFromConfig } from '../crawler.js';
+import { dataPaths, takeServeLock } from '../embedded/core.js';
+import { jsonLines } from '../logLines.js';
+import { packageVersion } from '../version.js';
 
 export interface Distributed {
   /** the HTTP address: the api on an api process, else the health endpoint */
@@ -158,50 +156,28 @@ export const startDistributed = async (
       cleanups.push(() => l.close());
     }
 
-    if (roles.has('dispatcher') && queue && readModels) {
-      const dispatcher = createDispatcher({ eventStore, readModels, queue, handle });
-      await dispatcher.start();
-      cleanups.push(() => dispatcher.stop());
-    }
-
-    // the monitor worker (docs/rank-tracking.md) runs in every dispatcher: its decisions are on streams whose ids are
-    // derived from what they decide (a run per slot, a check per job, a job per keyword of a run), so two agree
-    if (roles.has('dispatcher') && readModels && projector) {
+    // the write side's background workers (backgroundWorkers.ts: the dispatcher, retention, …) run in every
+    // dispatcher process; each is idempotent when two dispatchers run it
+    const writeSideMetrics = createWriteSideRegistry();
+    if (roles.has('dispatcher') && queue && readModels && projector && blobStore) {
+      const p = projector;
+      // the monitor worker paces a key's searches under its rate, counted where every api process counts it
       const limiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
       cleanups.push(() => limiter.close());
-      const p = projector;
-      const monitors = createMonitorWorker({
+      const background = await startBackgroundWorkers({
+        config,
         eventStore,
         readModels,
         queries: readModelQueries(readModels),
+        blobStore,
+        queue,
         handle,
-        limiter,
+        rateLimiter: limiter,
         projected: (position) => p.waitFor(position),
-        config,
-        log: jsonLines(config.logLevel, options.logger) ?? undefined,
+        log: jsonLines(config.logLevel, options.logger) ?? (() => undefined),
+        metrics: writeSideMetrics,
       });
-      await monitors.start();
-      cleanups.push(() => monitors.stop());
-    }
-
-    // retention sweeps run beside the dispatcher: every dispatcher may sweep, a purge is decided once per job
-    if (roles.has('dispatcher') && readModels && projector && blobStore) {
-      const rm = readModels;
-      const p = projector;
-      const retention = scheduleRetention(
-        {
-          eventStore,
-          blobStore,
-          handle,
-          queries: readModelQueries(rm),
-          compact: () => rm.compact(),
-          projected: (position) => p.waitFor(position),
-          retentionDays: config.retentionDays,
-        },
-        config.retentionSweepMin,
-        jsonLines(config.logLevel, options.logger) ?? (() => undefined),
-      );
-      cleanups.push(() => retention.stop());
+      cleanups.push(() => background.stop());
     }
 
     if (roles.has('crawler') && queue && blobStore && locations) {
@@ -241,6 +217,8 @@ export const startDistributed = async (
         // an api without the queue reads its depth from JetStream, for its metrics and the dashboard
         queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
         monitors: () => queries.monitors.dueCount(new Date()),
+        // with the dispatcher role in this process too, its background workers' metrics
+        ...(roles.has('dispatcher') ? { writeSide: () => writeSideMetrics.metrics() } : {}),
         projection: async () => ({
           head: await eventStore.headPosition(),
           projected: store.checkpoint(PROJECTOR_CHECKPOINT),

@@ -1,20 +1,93 @@
-import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { RenderDeps } from '../api/render/index.js';
 import type { AnswerEncoding } from '../api/render/stored.js';
+import type { Config } from '../config/config.js';
+import {
+  CrawlAbortedError,
+  CrawlBlockedError,
+  CrawlRequestError,
+  CrawlTransientError,
+  type RequestErrorKind,
+} from '../crawler/errors.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { Projector } from '../projector/projector.js';
-import type { Config } from './config.js';
-import {
-  bootFromSource,
-  resolutionOf,
-  type TargetingResolution,
-  type ThrownError,
-  toThrownError,
-} from './crawlThread.js';
+import { startThread } from './boot.js';
+
+/** A location resolved on the HTTP thread (the geotargets stay there), or why it could not be. */
+export type TargetingResolution =
+  | { ok: true; targeting: ResolvedTargeting }
+  | { ok: false; message: string; kind: RequestErrorKind };
+
+/**
+ * A request's location resolved here, as it crosses to a thread that crawls: an unknown location is a resolution (the
+ * crawl fails as a bad request there); any other error is thrown, so the crawl fails here and the queue retries it.
+ */
+export const resolutionOf = (
+  resolveTargeting: (request: SearchRequest) => ResolvedTargeting,
+  request: SearchRequest,
+): TargetingResolution => {
+  try {
+    return { ok: true, targeting: resolveTargeting(request) };
+  } catch (err) {
+    if (err instanceof CrawlRequestError) return { ok: false, message: err.message, kind: err.kind };
+    throw err;
+  }
+};
+
+/**
+ * The pipeline thread's side: each crawl's request → its location as the HTTP thread resolved it, and the crawler's
+ * `resolveTargeting` that reads it back (no resolution: none was asked for, so no targeting).
+ */
+export const resolvedTargetings = () => {
+  const resolved = new WeakMap<SearchRequest, TargetingResolution>();
+  return {
+    set: (request: SearchRequest, resolution: TargetingResolution) => void resolved.set(request, resolution),
+    resolveTargeting: (request: SearchRequest): ResolvedTargeting => {
+      const r = resolved.get(request);
+      if (!r) return {};
+      if (!r.ok) throw new CrawlRequestError(r.message, r.kind);
+      return r.targeting;
+    },
+  };
+};
+
+/** An error as it crosses the thread boundary: the crawler's own classes keep their fields. */
+export interface ThrownError {
+  name: string;
+  message: string;
+  kind?: string;
+  url?: string;
+  status?: number;
+}
+
+export const toThrownError = (err: unknown): ThrownError => {
+  const e = err as Partial<ThrownError> & { message?: string };
+  return {
+    name: e?.name ?? 'Error',
+    message: e?.message ?? String(err),
+    ...(typeof e?.kind === 'string' ? { kind: e.kind } : {}),
+    ...(typeof e?.url === 'string' ? { url: e.url } : {}),
+    ...(typeof e?.status === 'number' ? { status: e.status } : {}),
+  };
+};
+
+/** the error the other thread threw, as the class the crawl worker (worker.ts) tells apart */
+export const fromThrownError = (e: ThrownError): Error => {
+  switch (e.name) {
+    case 'CrawlAbortedError':
+      return new CrawlAbortedError();
+    case 'CrawlBlockedError':
+      return new CrawlBlockedError(e.kind as CrawlBlockedError['kind'], e.url ?? '', e.status ?? 0);
+    case 'CrawlTransientError':
+      return new CrawlTransientError(e.kind as CrawlTransientError['kind'], e.url ?? '', e.message, e.status);
+    case 'CrawlRequestError':
+      return new CrawlRequestError(e.message, e.kind as RequestErrorKind, e.status);
+    default:
+      return new Error(e.message);
+  }
+};
 
 /** What the pipeline thread is started with (structured-cloned). */
 export interface PipelineThreadSetup {
@@ -38,6 +111,8 @@ export type ToPipeline =
       encoding?: AnswerEncoding;
     }
   | { type: 'queueStats'; id: number }
+  /** the background workers' metrics (a scrape of /metrics) */
+  | { type: 'metrics'; id: number }
   | { type: 'close' };
 
 export type FromPipeline =
@@ -53,7 +128,8 @@ export type FromPipeline =
       etag?: string;
       compressed?: { encoding: AnswerEncoding; bytes: Uint8Array };
     }
-  | { type: 'queueStats'; id: number; stats: QueueStats };
+  | { type: 'queueStats'; id: number; stats: QueueStats }
+  | { type: 'metrics'; id: number; text: string };
 
 export interface PipelineThread {
   /** resolves once the thread's projector has caught up with the log and its crawl worker runs */
@@ -61,6 +137,8 @@ export interface PipelineThread {
   /** the thread's projector as seen from here: `waitFor` resolves when the thread says the position is projected */
   projector: Projector;
   queueStats(): Promise<QueueStats>;
+  /** the thread's background workers' metrics, in Prometheus's text format */
+  metricsText(): Promise<string>;
   renderElsewhere: NonNullable<RenderDeps['renderElsewhere']>;
   /** this thread's event store committed up to `position` (its onCommitted) */
   appended(position: number): void;
@@ -80,15 +158,14 @@ export const PIPELINE_THREAD_LIMITS = { maxOldGenerationSizeMb: 256, maxYoungGen
 const CLOSE_TIMEOUT_MS = 30_000;
 
 /**
- * The write side of an embedded service on a thread of its own
- * (docs/decisions.md#the-write-side-on-a-thread-of-its-own, `SERP_PIPELINE_THREAD=1`): the projector, the dispatcher,
- * the job queue, the crawl worker and its crawler, and the retention sweeps. The thread opens its own connections to
- * the event log and the read models; the HTTP thread keeps only what answers requests (reads, submits, key checks).
- * What crosses between them is small: each side tells the other the position its event store just committed, so that
- * the other's subscriptions read the file at once; the thread tells the projected position (read-your-writes waits: a
- * revoked key, a retention sweep); the HTTP thread resolves locations (the geotargets index stays in one heap); and the
- * first answer of a finished result is rendered on the thread, where the result was just projected and its text is
- * still known, and comes back as bytes.
+ * The write side of an embedded service on a thread of its own (`SERP_PIPELINE_THREAD=1`, docs/architecture.md): the
+ * projector, the dispatcher, the job queue, the crawl worker and its crawler, and the retention sweeps. The thread
+ * opens its own connections to the event log and the read models; the HTTP thread keeps only what answers requests
+ * (reads, submits, key checks). What crosses between them is small: each side tells the other the position its event
+ * store just committed, so that the other's subscriptions read the file at once; the thread tells the projected
+ * position (read-your-writes waits: a revoked key, a retention sweep); the HTTP thread resolves locations (the
+ * geotargets index stays in one heap); and the first answer of a finished result is rendered on the thread, where
+ * the result was just projected and its text is still known, and comes back as bytes.
  */
 export const startPipelineThread = (options: {
   setup: PipelineThreadSetup;
@@ -100,11 +177,7 @@ export const startPipelineThread = (options: {
   /** the thread failed after it was ready: nothing is crawled or projected any more */
   onFailed: (err: Error) => void;
 }): PipelineThread => {
-  const built = new URL('./pipelineThreadWorker.js', import.meta.url);
-  const source = new URL('./pipelineThreadWorker.ts', import.meta.url);
-  const fromSource = !existsSync(built);
-  const worker = new Worker(fromSource ? bootFromSource(source) : built, {
-    eval: fromSource,
+  const worker = startThread('pipelineWorker', {
     workerData: options.setup,
     resourceLimits: PIPELINE_THREAD_LIMITS,
   });
@@ -158,6 +231,7 @@ export const startPipelineThread = (options: {
         }
         return;
       case 'rendered':
+      case 'metrics':
       case 'queueStats': {
         const r = requests.get(m.id);
         requests.delete(m.id);
@@ -206,6 +280,10 @@ export const startPipelineThread = (options: {
   return {
     ready,
     projector,
+    async metricsText() {
+      const m = await request<Extract<FromPipeline, { type: 'metrics' }>>({ type: 'metrics', id: nextId++ });
+      return m.text;
+    },
     async queueStats() {
       const m = await request<Extract<FromPipeline, { type: 'queueStats' }>>({ type: 'queueStats', id: nextId++ });
       return m.stats;

@@ -1,20 +1,20 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { createMemoryRateLimiter } from '../adapters/rateLimiter/memory.js';
-import { createCatchUp } from '../api/auth.js';
-import { createServer } from '../api/server.js';
-import { createMonitorService } from '../application/monitors.js';
-import { createSearchService } from '../application/searches.js';
-import { lowerHelperThreads } from '../crawler/nice.js';
-import { createTargetingResolver } from '../crawler/targeting.js';
-import { createLocationResolver } from '../geo/locations.js';
-import { createMetrics } from '../metrics/metrics.js';
-import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
-import type { Config } from './config.js';
+import { createMemoryRateLimiter } from '../../adapters/rateLimiter/memory.js';
+import { createCatchUp } from '../../api/auth.js';
+import { createServer } from '../../api/server.js';
+import { createMonitorService } from '../../application/monitors.js';
+import { createSearchService } from '../../application/searches.js';
+import type { Config } from '../../config/config.js';
+import { createTargetingResolver } from '../../crawler/targeting.js';
+import { createLocationResolver } from '../../geo/locations.js';
+import { createMetrics } from '../../metrics/metrics.js';
+import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
+import { lowerHelperThreads } from '../../runtime/nice.js';
+import { type PipelineThread, startPipelineThread } from '../../runtime/pipelineThread.js';
+import { jsonLines } from '../logLines.js';
+import { packageVersion } from '../version.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
-import { jsonLines } from './logLines.js';
-import { type PipelineThread, startPipelineThread } from './pipelineThread.js';
-import { packageVersion } from './version.js';
 import { composeWriteSide, type WriteSide } from './writeSide.js';
 
 export interface Embedded {
@@ -82,6 +82,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     const { warning } = await thread.ready;
     writeSide = {
       queueStats: () => thread.queueStats(),
+      metricsText: () => thread.metricsText(),
       renderElsewhere: thread.renderElsewhere,
       warning,
       start: async () => undefined,
@@ -103,6 +104,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
     monitors: () => core.queries.monitors.dueCount(new Date()),
+    writeSide: () => writeSide.metricsText(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
       projected: core.readModels.checkpoint(PROJECTOR_CHECKPOINT),

@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { processEnv } from '../../config/env.js';
+import { Environment } from '../../config/schema.js';
 
 /**
  * Local nats-server processes with JetStream and `sync_interval: always` (an acknowledged write is fsync'd): one node
@@ -35,8 +37,8 @@ export interface NatsServers {
 export const MIN_NATS_SERVER = [2, 11] as const;
 
 /** the nats-server binary: SERP_NATS_SERVER, else `nats-server` on PATH; with its version */
-export const findNatsServer = (env: NodeJS.ProcessEnv = process.env) => {
-  const bin = env.SERP_NATS_SERVER || 'nats-server';
+export const findNatsServer = (env: Readonly<Record<string, string | undefined>> = processEnv()) => {
+  const bin = Environment.pick({ SERP_NATS_SERVER: true }).parse(env).SERP_NATS_SERVER ?? 'nats-server';
   try {
     const out = execFileSync(bin, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const m = /v(\d+)\.(\d+)\.(\d+)/.exec(out);

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processEnv } from '../../config/env.js';
 import { exited, freePort, type NatsServers, startNatsServers, stopChild } from './natsServer.js';
 
 /**
@@ -37,11 +38,11 @@ export interface LocalCluster {
 }
 
 /**
- * The checkout (or installed package): the folder holding bin/serp-api.js, two folders up from these sources and
- * three from their build in dist/ (`npm start` builds; `npm run cluster` then runs from dist/).
+ * The checkout (or installed package): the folder holding bin/serp-api.js, three folders up from these sources and
+ * four from their build in dist/ (`npm start` builds; `npm run cluster` then runs from dist/).
  */
 export const checkoutRoot = (from: string | URL = import.meta.url): string => {
-  for (const up of ['../..', '../../..']) {
+  for (const up of ['../../..', '../../../..']) {
     const dir = resolve(fileURLToPath(new URL(up, from)));
     if (existsSync(join(dir, 'bin', 'serp-api.js'))) return dir;
   }
@@ -90,7 +91,7 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
   });
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...processEnv(),
     SERP_EVENTSTORE_URL: nats.urls,
     SERP_NATS_URL: nats.urls,
     SERP_NATS_REPLICAS: String(Math.min(3, options.natsNodes ?? 3) === 3 ? 3 : 1),

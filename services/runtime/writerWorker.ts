@@ -1,13 +1,20 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { createSqliteWriter, type FromWriterThread, type ToWriterThread, toWire, unpackGroup } from './sqliteWriter.js';
+import { createSqliteWriter } from '../adapters/eventStore/sqliteWriter.js';
+import {
+  type FromWriterThread,
+  type ToWriterThread,
+  toWire,
+  unpackGroup,
+  type WriterThreadSetup,
+} from './writerThread.js';
 
 /**
- * The embedded event store's writer thread: it holds the events file's write connection and runs each group commit
- * (the inserts and the fsync) off the thread that answers HTTP. See `writerThread` in sqlite.ts.
+ * The embedded event store's writer thread (writerThread.ts): it holds the events file's write connection and runs
+ * each group commit (the inserts and the fsync) off the thread that answers HTTP.
  */
-const { path, busyTimeoutMs } = workerData as { path: string; busyTimeoutMs: number };
+const { path, busyTimeoutMs } = workerData as WriterThreadSetup;
 const port = parentPort;
-if (!port) throw new Error('sqliteWriterThread runs as a worker thread');
+if (!port) throw new Error('writerWorker runs as a worker thread');
 const writer = createSqliteWriter(path, busyTimeoutMs);
 
 port.on('message', (message: ToWriterThread) => {

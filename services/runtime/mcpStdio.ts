@@ -1,8 +1,8 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createV1Client, V1Error } from '../client/v1Client.js';
-import { loadMcpClientConfig } from '../compose/mcpClient.js';
 import { packageVersion } from '../compose/version.js';
-import { createMcpServer } from './server.js';
+import { loadMcpClientConfig } from '../config/clients.js';
+import { createMcpServer } from '../mcp/server.js';
 
 /**
  * `serp-api-mcp`: the MCP server on stdio (spec). stdout carries the protocol and nothing else; every other line goes
@@ -14,7 +14,7 @@ const fail = (line: string): never => {
   process.exit(2);
 };
 
-const loaded = loadMcpClientConfig(process.env);
+const loaded = loadMcpClientConfig();
 if (!loaded.ok) fail(loaded.problems.join('; '));
 const { config } = loaded as Extract<typeof loaded, { ok: true }>;
 const client = createV1Client({ baseUrl: config.baseUrl, apiKey: config.apiKey, timeoutMs: 60_000 });

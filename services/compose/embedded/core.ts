@@ -5,17 +5,18 @@ import {
   READ_MODELS_VERSION,
   type ReadModelQueries,
   readModelQueries,
-} from '../../projections/index.js';
-import { createFsBlobStore } from '../adapters/blobStore/fs.js';
-import { createSqliteEventStore, type SqliteEventStore } from '../adapters/eventStore/sqlite.js';
-import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
-import { createCommandHandler } from '../application/commandHandler.js';
-import { createKeyCommands } from '../application/keys.js';
-import type { BlobStore } from '../ports/blobStore.js';
-import type { EventStore } from '../ports/eventStore.js';
-import type { ReadModelStore } from '../ports/readModelStore.js';
-import { createProjector, type Projector } from '../projector/projector.js';
-import type { Config } from './config.js';
+} from '../../../projections/index.js';
+import { createFsBlobStore } from '../../adapters/blobStore/fs.js';
+import { createSqliteEventStore, type SqliteEventStore } from '../../adapters/eventStore/sqlite.js';
+import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
+import { createCommandHandler } from '../../application/commandHandler.js';
+import { createKeyCommands } from '../../application/keys.js';
+import type { Config } from '../../config/config.js';
+import type { BlobStore } from '../../ports/blobStore.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { createProjector, type Projector } from '../../projector/projector.js';
+import { startWriterThread } from '../../runtime/writerThread.js';
 import { moveInlineResults } from './migrations.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
 
@@ -76,7 +77,7 @@ export interface Stores {
 }
 
 export interface StoreOptions {
-  /** the event store's group commits on a thread of their own (`serve`; see createSqliteEventStore) */
+  /** the event store's group commits on a thread of their own (`serve`; services/runtime/writerThread.ts) */
   writerThread?: boolean;
   /** told each commit's last position (the pipeline thread's subscriptions are woken with it) */
   onCommitted?: (position: number) => void;
@@ -87,7 +88,7 @@ export const openStores = (dataDir: string, options: StoreOptions = {}): Stores 
   const paths = dataPaths(dataDir);
   const eventStore = createSqliteEventStore({
     path: paths.events,
-    writerThread: options.writerThread,
+    ...(options.writerThread ? { groupWriter: startWriterThread } : {}),
     onCommitted: options.onCommitted,
   });
   const readModels = createSqliteReadModelStore(paths.readModels);

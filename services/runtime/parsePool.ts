@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { type ParseContext, type ParseOutcome, parse } from '../../parser/index.js';
 import { ownBuffer } from '../buffers.js';
-import { type PackedPage, packPageAsync } from './rawPacker.js';
+import { type PackedPage, packPageAsync } from '../crawler/rawPacker.js';
+import { threadEntry } from './boot.js';
 
 /** A fetched page read: what the parser made of it and, for a result page, its packed part of the job's raw HTML. */
 export type PageRead =
@@ -70,20 +70,18 @@ export const inlineParser: PageParser = {
 export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
 
 /**
- * Reading pages off the event loop (docs/decisions.md#the-write-side-on-a-thread-of-its-own): decoding a page's bytes,
- * the DOM work of parsing (~1–3 ms a page) and gzipping its raw chunk all run in the pool, so the thread that answers
- * HTTP only moves bytes. Piscina (the maintained worker pool: a task queue, thread start and restart, clean shutdown)
- * runs `parseWorker` on `threads` threads, one per core by default. The page's bytes move to the worker and back
- * (transferred, not copied); the parsed page comes back by structured clone. From the sources (no build) the worker is
- * the .ts file and loads through tsx like the main thread.
+ * Reading pages off the event loop (docs/architecture.md): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
+ * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
+ * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on `threads` threads, one
+ * per core by default. The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
+ * back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
+ * main thread.
  */
 export const createParsePool = (threads = availableParallelism()): PageParser => {
-  const built = new URL('./parseWorker.js', import.meta.url);
-  const source = new URL('./parseWorker.ts', import.meta.url);
-  const fromSource = !existsSync(built);
+  const { url, fromSource } = threadEntry('parseWorker');
   const hasTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
   const pool = new Piscina({
-    filename: (fromSource ? source : built).href,
+    filename: url.href,
     minThreads: threads,
     maxThreads: threads,
     // a crawl's burst of pages waits its turn: the queue is unbounded (the crawler's concurrency bounds it), a task

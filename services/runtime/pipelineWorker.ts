@@ -1,30 +1,34 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SearchRequest } from '../../contracts/search.js';
-import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../projections/index.js';
-import { createFsBlobStore } from '../adapters/blobStore/fs.js';
-import { createSqliteEventStore } from '../adapters/eventStore/sqlite.js';
-import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
+import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
 import { renderJob } from '../api/render/index.js';
 import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../api/render/stored.js';
 import { createCommandHandler } from '../application/commandHandler.js';
 import { ownBuffer } from '../buffers.js';
-import { runInBackground } from '../crawler/nice.js';
+import { openStores } from '../compose/embedded/core.js';
+import { loadOrCreateSecrets } from '../compose/embedded/secrets.js';
+import { composeWriteSide } from '../compose/embedded/writeSide.js';
+import { jsonLines } from '../compose/logLines.js';
 import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
-import { dataPaths } from './core.js';
-import { fromThrownError, resolvedTargetings, type TargetingResolution, toThrownError } from './crawlThread.js';
-import { jsonLines } from './logLines.js';
-import type { FromPipeline, PipelineThreadSetup, ToPipeline } from './pipelineThread.js';
-import { loadOrCreateSecrets } from './secrets.js';
-import { composeWriteSide } from './writeSide.js';
+import { runInBackground } from './nice.js';
+import {
+  type FromPipeline,
+  fromThrownError,
+  type PipelineThreadSetup,
+  resolvedTargetings,
+  type TargetingResolution,
+  type ToPipeline,
+  toThrownError,
+} from './pipelineThread.js';
 
 /**
  * The pipeline thread (pipelineThread.ts): the write side of an embedded service, composed as embedded.ts composes
  * it on the event loop, over connections of its own to the same files. The secrets are the ones the HTTP thread
  * loaded (the file exists by now; the environment's values win the same way).
  */
-// below the event loop that answers HTTP, as the crawl and parse threads are (nice.ts): projecting and crawling
-// yield the core to a read. In one readUnderCrawl.ts run (48 jobs, 2 rounds, with the crawl thread) read p99 under
-// crawl was 9.8 ms at the default priority and 9.5 ms at this one, within the spread; the crawl's throughput did not
+// below the event loop that answers HTTP, as the parse threads are (nice.ts): projecting and crawling yield the core
+// to a read. In one readUnderCrawl.ts run (48 jobs, 2 rounds, beside the crawl thread of then) read p99 under crawl
+// was 9.8 ms at the default priority and 9.5 ms at this one, within the spread; the crawl's throughput did not
 // move (test/bench/pipeline.ts, one parse thread: 6.9 jobs/s at nice 5, 6.8–7.1 at 10). Linux only (nice.ts).
 runInBackground();
 const port = parentPort!;
@@ -56,21 +60,18 @@ port.on('message', (m: ToPipeline) => {
 });
 
 const start = async () => {
-  const paths = dataPaths(config.dataDir);
   const { secrets } = loadOrCreateSecrets(config.dataDir, {
     keyPepper: config.keyPepper,
     adminToken: config.adminToken,
     linkSecret: config.linkSecret,
   });
-  const eventStore = createSqliteEventStore({
-    path: paths.events,
+  // the same stores as the HTTP thread's, over connections of this thread's own
+  const stores = openStores(config.dataDir, {
     // its commits' fsyncs (and waits for the HTTP thread's writer to let go of the file) off this thread's loop too
     writerThread: true,
     onCommitted: (position) => post({ type: 'appended', position }),
   });
-  const readModels = createSqliteReadModelStore(paths.readModels);
-  const queries = readModelQueries(readModels);
-  const blobStore = createFsBlobStore(paths.blobs);
+  const { eventStore, readModels, queries, blobStore } = stores;
   const projector = createProjector({
     eventStore,
     readModels,
@@ -126,8 +127,7 @@ const start = async () => {
     closing ??= (async () => {
       await writeSide.stop();
       await projector.stop();
-      await eventStore.close();
-      readModels.close();
+      await stores.close();
       port.close();
     })();
     return closing;
@@ -144,6 +144,9 @@ const start = async () => {
         } catch {
           post({ type: 'rendered', id: m.id });
         }
+        return;
+      case 'metrics':
+        void writeSide.metricsText().then((text) => post({ type: 'metrics', id: m.id, text }));
         return;
       case 'queueStats':
         void writeSide.queueStats().then((stats) => post({ type: 'queueStats', id: m.id, stats }));
