@@ -19,6 +19,8 @@ export interface CrawlerSetup {
   /** how a request's location becomes gl / hl / uule, when not through `locations` (the pipeline thread's) */
   resolveTargeting?: (request: SearchRequest) => ResolvedTargeting;
   chromiumPath?: string;
+  /** SERP_CHROMIUM_HOST_RULES */
+  chromiumHostRules?: string;
   limits?: Partial<CrawlLimits>;
   /** proxy cooldown after a block (default 2,000 ms, doubling) */
   cooldownBaseMs?: number;
@@ -58,7 +60,12 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
   ]);
   const http = setup.fetcher === 'browser' ? undefined : createHttpFetcher();
   const browser: BrowserFetcher | undefined =
-    setup.fetcher === 'http' ? undefined : createBrowserFetcher({ executablePath: setup.chromiumPath });
+    setup.fetcher === 'http'
+      ? undefined
+      : createBrowserFetcher({
+          executablePath: setup.chromiumPath,
+          extraArgs: setup.chromiumHostRules ? [`--host-resolver-rules=${setup.chromiumHostRules}`] : [],
+        });
   const home = setup.googleOrigin ?? 'https://www.google.com';
   const sessions = createSessionPool({
     proxyUrls: setup.proxyUrls,
@@ -88,6 +95,7 @@ export const crawlerFromConfig = async (
     Config,
     | 'fetcher'
     | 'chromiumPath'
+    | 'chromiumHostRules'
     | 'googleOrigin'
     | 'proxyUrls'
     | 'routeMaxInFlight'
@@ -107,6 +115,7 @@ export const crawlerFromConfig = async (
   const setup = {
     fetcher: choice.fetcher,
     chromiumPath: choice.chromiumPath,
+    chromiumHostRules: config.chromiumHostRules,
     googleOrigin: config.googleOrigin,
     proxyUrls: config.proxyUrls,
     routeMaxInFlight: config.routeMaxInFlight,

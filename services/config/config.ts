@@ -67,6 +67,8 @@ export interface Config {
   logLevel: string;
   /** SERP_CHROMIUM_PATH (default: /usr/bin/chromium, else chromium or google-chrome on PATH) */
   chromiumPath?: string;
+  /** SERP_CHROMIUM_HOST_RULES: Chromium's --host-resolver-rules (the tests keep every name but loopback unresolved) */
+  chromiumHostRules?: string;
   /** SERP_REQUEST_TIMEOUT_MS, SERP_HEADERS_TIMEOUT_MS, SERP_KEEP_ALIVE_TIMEOUT_MS */
   timeouts: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   /** SERP_AUTH_FAILURES_PER_MIN: bad or missing keys one client IP may send a minute before 429 (default 30) */
@@ -118,6 +120,7 @@ export const loadConfig = (
     publicBaseUrl: e.SERP_PUBLIC_BASE_URL,
     logLevel: e.SERP_LOG_LEVEL,
     chromiumPath: e.SERP_CHROMIUM_PATH,
+    chromiumHostRules: e.SERP_CHROMIUM_HOST_RULES,
     timeouts: {
       requestTimeoutMs: e.SERP_REQUEST_TIMEOUT_MS ?? 30_000,
       headersTimeoutMs: e.SERP_HEADERS_TIMEOUT_MS ?? 10_000,

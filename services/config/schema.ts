@@ -294,6 +294,12 @@ export const Environment = z.object({
     '/usr/bin/chromium, else chromium or google-chrome on PATH',
     'The Chromium the browser fetcher drives.',
   ),
+  SERP_CHROMIUM_HOST_RULES: doc(
+    text(),
+    'crawler',
+    '–',
+    "Chromium's `--host-resolver-rules` (e.g. `MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`: no name resolves but loopback). The test suite sets it so a fixture page's subresources never leave the machine; a deployment can pin names.",
+  ),
   SERP_CRAWLER_CONCURRENCY: doc(wholeNumber(8, 1), 'crawler', '8', 'Jobs one crawler runs at once (0: 1).'),
   SERP_PAGES_IN_FLIGHT: doc(
     wholeNumber(5, 1),

@@ -8,6 +8,7 @@ import { createSessionPool } from '../../services/crawler/sessions.js';
 import { FAST_LIMITS, jobFor } from '../support/crawlerHarness.js';
 import { AIO_QUERY, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 
 /** the outcome's raw HTML as text */
 const rawText = (o: { raw?: PackedRaw }) => (o.raw ? unpackRaw(o.raw) : undefined);
@@ -19,7 +20,11 @@ const skip =
 t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
   const google = await startFakeGoogle({ aioDelayMs: 1_000 });
   t.teardown(() => google.close());
-  const browser = createBrowserFetcher({ executablePath: CHROMIUM, aioWaitMs: 6_000 });
+  const browser = createBrowserFetcher({
+    executablePath: CHROMIUM,
+    aioWaitMs: 6_000,
+    extraArgs: [CHROMIUM_LOOPBACK_ARG],
+  });
   t.teardown(() => browser.close());
   const heartbeat = () => undefined;
   const aioUrl = `${google.origin}/search?q=${encodeURIComponent(AIO_QUERY)}`;

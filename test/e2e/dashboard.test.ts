@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import t from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
+import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 import { pollJob, startStack, submit } from '../support/service.js';
 
 /**
@@ -23,7 +24,10 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
   mkdirSync(SHOTS, { recursive: true });
   const stack = await startStack(t, { env: { SERP_ADMIN_TOKEN: ADMIN_TOKEN } });
   const base = stack.svc.url;
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG],
+  });
   t.teardown(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page: Page = await context.newPage();

@@ -4,6 +4,7 @@ import { chromium } from 'playwright-core';
 import t from 'tap';
 import { ONE_PAGE } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 import { startProxies } from '../support/proxies.js';
 import { pollJob, startStack, submit } from '../support/service.js';
 
@@ -109,7 +110,7 @@ t.test('SERP_FETCHER=auto with Chromium against the challenge, through proxies',
 
   // the dashboard's routes table, in Chromium like the rest of the dashboard
   mkdirSync(SHOTS, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG] });
   t.teardown(() => browser.close());
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await page.goto(`${svc.url}/admin`);

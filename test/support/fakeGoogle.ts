@@ -151,7 +151,7 @@ const buildAioPage = (delayMs: number): string => {
     return html;
   });
   const data = JSON.stringify(blocks).replace(/</g, '\\u003c');
-  const script = `<script>setTimeout(function(){var b=${data};document.querySelectorAll('.fake-aio-slot').forEach(function(s){s.outerHTML=b[Number(s.getAttribute('data-i'))];});},${delayMs});</script>`;
+  const script = `<script>addEventListener('load',function(){setTimeout(function(){var b=${data};document.querySelectorAll('.fake-aio-slot').forEach(function(s){s.outerHTML=b[Number(s.getAttribute('data-i'))];});},${delayMs});});</script>`;
   return root.toString().replace('</body>', `${script}</body>`);
 };
 

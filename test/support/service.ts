@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
 import { type FakeGoogle, type FakeGoogleOptions, startFakeGoogle } from './fakeGoogle.js';
+import { CHROMIUM_HOST_RULES } from './loopback.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const cliArgs = ['--import', 'tsx', join(root, 'services', 'cli', 'main.ts')];
@@ -40,6 +41,8 @@ export const cliResult = async (args: string[], env: NodeJS.ProcessEnv = {}) => 
 
 /** pacing off and the old cooldowns (2 s doubling to 120 s), for tests whose subject is not the fleet */
 export const UNPACED = { SERP_ROUTE_MAX_RPM: '0', SERP_ROUTE_COOLDOWN_S: '2', SERP_ROUTE_COOLDOWN_MAX_S: '120' };
+/** a service's Chromium resolves loopback names only (support/loopback.ts) */
+export const LOOPBACK_ONLY = { SERP_CHROMIUM_HOST_RULES: CHROMIUM_HOST_RULES };
 
 export interface RunningService {
   url: string;
@@ -61,7 +64,7 @@ export const startService = async (dataDir: string, env: NodeJS.ProcessEnv = {})
   const child = spawn(process.execPath, [...nodeArgs, ...cliArgs, 'serve', '--port', '0', '--data', dataDir], {
     cwd: root,
     // tests not about the fleet (docs/fleet.md) crawl as the service did before pacing: no pace, cooldowns from 2 s
-    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...UNPACED, ...env },
+    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...UNPACED, ...LOOPBACK_ONLY, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
