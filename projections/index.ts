@@ -17,8 +17,9 @@ import { usageCountersProjection } from './usageCounters/usageCounters.js';
  * The read models' shape: bumped whenever a projection changes what it writes (a new view, a new lookup), so that a
  * data directory written by an older version is rebuilt from the log once at start (services/projector).
  * 2: jobStatus finds a key's ended jobs by lookup; keyDaily and hourlyOutcomes (the admin dashboard); SearchPurged.
+ * 3: resultCache keeps each cache key's answers by the depth they cover; searchResults records depth and exhaustion.
  */
-export const READ_MODELS_VERSION = 2;
+export const READ_MODELS_VERSION = 3;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [

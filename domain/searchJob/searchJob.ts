@@ -1,5 +1,5 @@
 import type { CrawlFailure, EventOf, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
-import type { SearchRequest } from '../../contracts/search.js';
+import { depthOf, type SearchRequest } from '../../contracts/search.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
 
@@ -61,6 +61,8 @@ export type SearchJobCommand =
       blocks: number;
       /** the targeting the crawl used, recorded for `search_metadata.targeting` */
       targeting?: TargetingUsed;
+      /** the crawl ended before its depth did (the last page, or stop_domain found) */
+      exhausted?: boolean;
       now: string;
     }
   | {
@@ -150,11 +152,18 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'CompleteCrawl': {
-        const { type: _type, now, targeting, ...data } = command;
+        const { type: _type, now, targeting, exhausted, ...data } = command;
         return [
           {
             type: 'CrawlCompleted',
-            data: { ...data, cacheKey: state.cacheKey ?? '', ...(targeting ? { targeting } : {}), completedAt: now },
+            data: {
+              ...data,
+              cacheKey: state.cacheKey ?? '',
+              ...(targeting ? { targeting } : {}),
+              depth: depthOf(state.request ?? {}),
+              exhausted: exhausted ?? false,
+              completedAt: now,
+            },
           },
         ];
       }

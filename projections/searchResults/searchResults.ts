@@ -1,5 +1,6 @@
 import type { PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
 import type { ParsedSerp } from '../../contracts/result.js';
+import { depthOf } from '../../contracts/search.js';
 import type { Projection } from '../projection.js';
 
 /** The parsed result of a crawled job. Jobs answered from cache have no document: they point at their source job. */
@@ -12,6 +13,10 @@ export interface SearchResultDoc {
   parserVersion: string;
   /** what the crawl sent Google; absent for jobs completed before CrawlCompleted recorded it */
   targeting?: TargetingUsed;
+  /** the depth crawled (docs/depth.md): 100 for crawls recorded before depth existed */
+  depth: number;
+  /** the crawl ended before its depth did (the last page, or stop_domain found): Google has no more for it */
+  exhausted: boolean;
   completedAt: string;
   reparsedAt?: string;
 }
@@ -27,7 +32,7 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
   evolve(doc, e) {
     if (e.type === 'SearchPurged') return null;
     if (e.type === 'CrawlCompleted') {
-      const { jobId, status, result, pages, rawHtmlRef, parserVersion, targeting, completedAt } = e.data;
+      const { jobId, status, result, pages, rawHtmlRef, parserVersion, targeting, exhausted, completedAt } = e.data;
       if (!result) return null;
       return {
         jobId,
@@ -37,6 +42,8 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
         rawHtmlRef,
         parserVersion,
         ...(targeting ? { targeting } : {}),
+        depth: depthOf(e.data),
+        exhausted: exhausted ?? false,
         completedAt,
       };
     }

@@ -126,6 +126,7 @@ export const createCrawlWorker = (deps: {
         parserVersion: PARSER_VERSION,
         blocks: outcome.blocks,
         ...(outcome.targeting ? { targeting: outcome.targeting } : {}),
+        exhausted: outcome.exhausted ?? false,
         now: now(),
       });
       deps.log?.('crawl finished', { jobId, attempt: d.attempt, outcome: outcome.status, pages: outcome.pages.length });
