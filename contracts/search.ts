@@ -86,9 +86,9 @@ export const SearchParameters = z.object({
     .optional()
     .describe('rank check: stop fetching pages once this domain appears in the organic results'),
   depth: z
-    .number({ error: 'depth must be a number of results: 10 to 100 (10 is Google\'s first page)' })
+    .number({ error: "depth must be a number of results: 10 to 100 (10 is Google's first page)" })
     .int('depth must be a whole number of results from 10 to 100')
-    .min(MIN_DEPTH, 'depth must be at least 10: Google\'s first page holds about 10 results')
+    .min(MIN_DEPTH, "depth must be at least 10: Google's first page holds about 10 results")
     .max(MAX_DEPTH, 'depth must be at most 100: Google serves no more than the top 100')
     .default(MAX_DEPTH)
     .meta({
