@@ -1,9 +1,10 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { DEFAULT_PAGES } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, startStack, submit } from '../support/service.js';
+import { cli, pollJob, removeDir, startStack, submit, tempDataDir } from '../support/service.js';
 
 type Json = Record<string, any>;
 
@@ -94,6 +95,16 @@ t.test('depth › through a listening service', { skip: fixturesMissing() }, asy
     t.same(deeper.result.organic_results, first.result.organic_results);
   });
 
+  t.test('a newer shallow crawl does not hide an older deep one from a deep search', async (t) => {
+    const deep = await search({ keyword: 'depth pair', depth: 100 });
+    await search({ keyword: 'depth pair', depth: 10, no_cache: true });
+    t.equal(asked('depth pair'), DEFAULT_PAGES.length + 1);
+    const thirty = await search({ keyword: 'depth pair', depth: 30 });
+    t.equal(thirty.submitted.cached, true, 'depth 30 from the older top 100');
+    t.same(thirty.result.organic_results, deep.result.organic_results.slice(0, 30));
+    t.equal(asked('depth pair'), DEFAULT_PAGES.length + 1, 'no page asked again');
+  });
+
   t.test('bad depth: a 422 a human can act on, and nothing recorded', async (t) => {
     const events = new Database(join(data, 'events.db'), { readonly: true, fileMustExist: true });
     t.teardown(() => events.close());
@@ -129,5 +140,38 @@ t.test('depth › through a listening service', { skip: fixturesMissing() }, asy
       (e: { stderr?: string }) => e.stderr ?? '',
     );
     t.match(bad, /--depth must be a whole number of results from 10 to 100/);
+    const dir = tempDataDir('depth-batch');
+    t.teardown(() => removeDir(dir));
+    writeFileSync(join(dir, 'k.txt'), 'depth batch one\ndepth batch two\n');
+    await cli(['batch', join(dir, 'k.txt'), '--out', join(dir, 'out.jsonl'), '--depth', '10', '--base-url', svc.url], {
+      SERP_API_KEY: key,
+    });
+    const lines = readFileSync(join(dir, 'out.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Json);
+    t.same(
+      lines.map((l) => l.result.search_metadata.parameters.depth),
+      [10, 10],
+      'batch --depth: every keyword at that depth',
+    );
+    t.equal(asked('depth batch one') + asked('depth batch two'), 2, 'one Google request a keyword');
+  });
+
+  t.test('stopped: projections rebuild writes the same read models from the log', async (t) => {
+    await svc.stop();
+    const dump = () => {
+      const db = new Database(join(data, 'read.db'), { readonly: true });
+      const rows = db.prepare('SELECT view, id, doc FROM docs ORDER BY view, id').all() as Json[];
+      db.close();
+      return rows;
+    };
+    const before = dump();
+    t.ok(
+      before.some((r) => r.view === 'resultCache' && JSON.parse(r.doc).entries.length === 2),
+      'among them a cache key with a deep and a newer shallow answer',
+    );
+    await cli(['projections', 'rebuild', '--data', data]);
+    t.same(dump(), before, 'byte for byte');
   });
 });
