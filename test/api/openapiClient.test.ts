@@ -49,14 +49,16 @@ t.test('the live OpenAPI document, as a client generator sees it', { skip: fixtu
   const source = await (await fetch(`${svc.url}/openapi.json`)).text();
 
   t.test('POST /v1/search documents depth: its bounds, default and examples', async (t) => {
-    const doc = JSON.parse(source) as Record<string, any>;
-    const deref = (node: Record<string, any>): Record<string, any> =>
-      typeof node?.$ref === 'string'
+    type Node = { [k: string]: Node } & { $ref?: string };
+    const doc = JSON.parse(source) as Node;
+    /** a node, or the component its $ref names */
+    const deref = (node: Node): Node =>
+      typeof node.$ref === 'string'
         ? deref(
             node.$ref
               .split('/')
               .slice(1)
-              .reduce((at: Record<string, any>, k: string) => at[k], doc),
+              .reduce((at, k) => at[k], doc),
           )
         : node;
     const body = deref(doc.paths['/v1/search'].post.requestBody.content['application/json'].schema);
@@ -68,7 +70,7 @@ t.test('the live OpenAPI document, as a client generator sees it', { skip: fixtu
       examples: [10, 30, 100],
       description: /organic results wanted/,
     });
-    const compat = doc.paths['/search'].get.parameters as Array<{ name: string; description?: string }>;
+    const compat = doc.paths['/search'].get.parameters as unknown as Array<{ name: string; description?: string }>;
     t.match(compat.find((p) => p.name === 'num')?.description, /default 10/, 'compat num: 10 by default');
   });
 
