@@ -1,4 +1,11 @@
-import type { CrawlFailure, EventOf, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
+import type {
+  CrawlCost,
+  CrawlFailure,
+  EventOf,
+  PageFetched,
+  RawHtmlRef,
+  TargetingUsed,
+} from '../../contracts/events.js';
 import { depthOf, type SearchRequest } from '../../contracts/search.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
@@ -43,6 +50,8 @@ interface Submission {
   cacheKey: string;
   month: string;
   now: string;
+  /** the monitor run this job searches a keyword of */
+  monitor?: { monitorId: string; runId: string };
 }
 
 export type SearchJobCommand =
@@ -63,6 +72,8 @@ export type SearchJobCommand =
       targeting?: TargetingUsed;
       /** the crawl ended before its depth did (the last page, or stop_domain found) */
       exhausted?: boolean;
+      /** what the crawl cost in Google requests */
+      cost?: CrawlCost;
       now: string;
     }
   | {
@@ -71,6 +82,7 @@ export type SearchJobCommand =
       attempt: number;
       reason: string;
       failure?: CrawlFailure;
+      cost?: CrawlCost;
       final: boolean;
       now: string;
     }
@@ -89,6 +101,7 @@ const submitted = (c: Submission, charged: boolean): EventOf<'SearchSubmitted'> 
     charged,
     month: c.month,
     submittedAt: c.now,
+    ...(c.monitor ? { monitor: c.monitor } : {}),
   },
 });
 
@@ -152,7 +165,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'CompleteCrawl': {
-        const { type: _type, now, targeting, exhausted, ...data } = command;
+        const { type: _type, now, targeting, exhausted, cost, ...data } = command;
         return [
           {
             type: 'CrawlCompleted',
@@ -160,6 +173,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               ...data,
               cacheKey: state.cacheKey ?? '',
               ...(targeting ? { targeting } : {}),
+              ...(cost ? { cost } : {}),
               depth: depthOf(state.request ?? {}),
               exhausted: exhausted ?? false,
               completedAt: now,
@@ -176,6 +190,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               attempt: command.attempt,
               reason: command.reason,
               ...(command.failure ? { failure: command.failure } : {}),
+              ...(command.cost ? { cost: command.cost } : {}),
               final: command.final,
               failedAt: command.now,
             },

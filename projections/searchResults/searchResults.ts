@@ -1,4 +1,4 @@
-import type { PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
+import type { CrawlCost, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
 import type { ParsedSerp } from '../../contracts/result.js';
 import { depthOf } from '../../contracts/search.js';
 import type { Projection } from '../projection.js';
@@ -17,6 +17,10 @@ export interface SearchResultDoc {
   depth: number;
   /** the crawl ended before its depth did (the last page, or stop_domain found): Google has no more for it */
   exhausted: boolean;
+  /** blocks met on the way (CrawlCompleted.blocks); absent in documents projected before it was kept */
+  blocks?: number;
+  /** what the crawl cost in Google requests; absent for jobs completed before CrawlCompleted recorded it */
+  cost?: CrawlCost;
   completedAt: string;
   reparsedAt?: string;
 }
@@ -32,7 +36,19 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
   evolve(doc, e) {
     if (e.type === 'SearchPurged') return null;
     if (e.type === 'CrawlCompleted') {
-      const { jobId, status, result, pages, rawHtmlRef, parserVersion, targeting, exhausted, completedAt } = e.data;
+      const {
+        jobId,
+        status,
+        result,
+        pages,
+        rawHtmlRef,
+        parserVersion,
+        targeting,
+        blocks,
+        cost,
+        exhausted,
+        completedAt,
+      } = e.data;
       if (!result) return null;
       return {
         jobId,
@@ -42,6 +58,8 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
         rawHtmlRef,
         parserVersion,
         ...(targeting ? { targeting } : {}),
+        blocks,
+        ...(cost ? { cost } : {}),
         depth: depthOf(e.data),
         exhausted: exhausted ?? false,
         completedAt,

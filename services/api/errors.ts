@@ -23,6 +23,10 @@ const domainStatus: Record<string, number> = {
   [errorCodes.keyExists]: 409,
   [errorCodes.jobNotFound]: 404,
   [errorCodes.jobNotTerminal]: 409,
+  [errorCodes.monitorNotFound]: 404,
+  [errorCodes.monitorInvalid]: 422,
+  [errorCodes.monitorLimit]: 422,
+  [errorCodes.runNotFound]: 404,
 };
 
 interface Issue {
@@ -79,7 +83,7 @@ const patternOf = (url: string) =>
 
 /**
  * Remembers every route as it is added, so that a known path asked with the wrong method is a 405 with `Allow`
- * rather than a 404 (issue 9). Must run before the routes are registered.
+ * rather than a 404 (docs/api.md#errors). Must run before the routes are registered.
  */
 export const installMethodNotAllowed = (app: FastifyInstance) => {
   const list: Array<{ method: string; re: RegExp }> = [];
@@ -97,7 +101,10 @@ const allowedFor = (app: FastifyInstance, path: string): string[] => {
   return [...found].sort();
 };
 
-/** One error handler (STYLE.md): every error becomes `{detail, code}`; only true server faults are 5xx. */
+/**
+ * One error handler (docs/style.md#shapes-we-copy): every error becomes `{detail, code}`; only true server faults are
+ * 5xx.
+ */
 /**
  * A store that could not answer (a distributed deployment re-electing a NATS leader, a KurrentDB node away) or a
  * stream so contended that the command handler gave up: nothing was decided, so the caller may safely retry.

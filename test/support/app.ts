@@ -3,9 +3,10 @@ import type { Test } from 'tap';
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import type { AppDeps } from '../../services/api/app.js';
 import { createServer } from '../../services/api/server.js';
+import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
-import { loadConfig } from '../../services/compose/config.js';
-import { type Core, openCore } from '../../services/compose/core.js';
+import { type Core, openCore } from '../../services/compose/embedded/core.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { removeDir, tempDataDir } from './service.js';
 
@@ -48,6 +49,12 @@ export const buildTestApp = async (
       queries: core.queries,
       searches,
       keys: core.keys,
+      monitors: createMonitorService({
+        queries: core.queries,
+        handle: core.handle,
+        projected: (position) => core.projector.waitFor(position),
+        tiers: config.tiers,
+      }),
       blobStore: core.blobStore,
       rateLimiter,
       projected: (position) => core.projector.waitFor(position),

@@ -11,6 +11,19 @@ const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMet
 });
 
 /**
+ * `search_metadata`'s cost fields (docs/fleet.md): what the crawl cost in Google requests. A cached answer cost none;
+ * a job completed before the cost was recorded shows the blocks it met, which were always recorded.
+ */
+const costMetadata = (job: JobStatusDoc, doc: SearchResultDoc) => {
+  if (job.cached) return { requests: 0, blocked: 0, browser_pages: 0, bytes: 0 };
+  if (doc.cost) {
+    const { requests, blocked, browserPages, bytes } = doc.cost;
+    return { requests, blocked, browser_pages: browserPages, bytes };
+  }
+  return doc.blocks !== undefined ? { blocked: doc.blocks } : {};
+};
+
+/**
  * The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. A
  * search answered from a deeper cached crawl gets the top `depth` of it, as its own crawl would have (docs/depth.md).
  */
@@ -40,6 +53,7 @@ export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: nu
       parser_version: doc.parserVersion,
       // a cached job's doc is its source's, so the targeting is the one the source crawl used
       ...(doc.targeting ? { targeting: publicTargeting(doc.targeting) } : {}),
+      ...costMetadata(job, doc),
       parameters: { ...request, depth },
       information: doc.result.information,
     },
