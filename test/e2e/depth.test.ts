@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { DEFAULT_PAGES } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+import { checks, monitorApi } from '../support/ranks.js';
 import { cli, pollJob, removeDir, startStack, submit, tempDataDir } from '../support/service.js';
 
 type Json = Record<string, any>;
@@ -17,6 +18,8 @@ t.test('depth › through a listening service', { skip: fixturesMissing() }, asy
   const { google, svc, data, mintKey } = await startStack(t, {
     // two pages, then Google's "no results" page: a crawl that ends before its depth
     google: { queries: { 'depth two pages': DEFAULT_PAGES.slice(0, 2) } },
+    // a monitor's scheduled run starts at once and submits all its keywords together
+    env: { SERP_MONITOR_TICK_MS: '200', SERP_MONITOR_SPREAD_MAX_S: '0' },
   });
   const { key } = await mintKey(['--tier', 'pro']);
   const asked = (q: string) => google.searches().filter((r) => r.query.q === q).length;
@@ -156,6 +159,38 @@ t.test('depth › through a listening service', { skip: fixturesMissing() }, asy
       'batch --depth: every keyword at that depth',
     );
     t.equal(asked('depth batch one') + asked('depth batch two'), 2, 'one Google request a keyword');
+  });
+
+  t.test("a monitor's depth reaches its crawls; its backfill takes only searches at least as deep", async (t) => {
+    const [top10, top30] = ['depth monitor ten', 'depth monitor thirty'];
+    const earlier10 = await search({ keyword: top10, depth: 10 });
+    const earlier30 = await search({ keyword: top30, depth: 30 });
+    t.same([asked(top10), asked(top30)], [1, 3], 'the earlier searches: one page and three');
+    const api = monitorApi(svc.url, key);
+    const created = await api.call('POST', '/monitors', {
+      name: 'depth 20',
+      keywords: [top10, top30],
+      domains: ['wikipedia.org'],
+      schedule: 'daily',
+      depth: 20,
+      backfill: true,
+    });
+    t.equal(created.status, 201, created.text.slice(0, 200));
+    const id = created.json.monitor_id as string;
+    // the backfill (one search) and the day's slot, in progress, run at once (two searches)
+    const points = await api.waitForHistory(id, (p) => checks(p) >= 3, 60_000);
+    const jobs = [...new Set(points.map((p) => p.job_id))];
+    t.equal(jobs.length, 3, 'one backfilled search and one scheduled search a keyword');
+    t.ok(jobs.includes(earlier30.submitted.job_id), 'the depth-30 search is backfilled: it covers the top 20');
+    t.notOk(jobs.includes(earlier10.submitted.job_id), 'the depth-10 search is not: it cannot see positions 11–20');
+    const scheduled = jobs.filter((j) => j !== earlier30.submitted.job_id);
+    for (const jobId of scheduled) {
+      const result = (await (await pollJob(svc.url, key, jobId)).json()) as Json;
+      t.equal(result.search_metadata.parameters.depth, 20, 'the run searched at the monitor depth');
+      t.equal(result.search_metadata.pages_fetched, 2, 'two Google pages');
+      t.ok(result.organic_results.length <= 20, `at most 20 results (${result.organic_results.length})`);
+    }
+    t.same([asked(top10), asked(top30)], [1 + 2, 3 + 2], 'each keyword crawled two pages fresh, not ten');
   });
 
   t.test('stopped: projections rebuild writes the same read models from the log', async (t) => {
