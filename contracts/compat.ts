@@ -87,8 +87,8 @@ export const CompatSearchQuery = z.object({
   hl: text('interface language'),
   google_domain: text('google.com (default), google.co.uk, …'),
   device: z.enum(['desktop', 'tablet', 'mobile']).optional(),
-  start: text('offset into the merged top 100 (0–99)'),
-  num: text('results per page of the answer (1–100, default 100: the whole merged result)'),
+  start: text('offset into the merged top 100 (0–99); the crawl goes start + num deep'),
+  num: text('results in the answer (1–100, default 10: Google’s first page; 100: the merged top 100 at once)'),
   tbm: text('isch, lcl, nws, shop, vid, pts'),
   tbs: text('advanced filters, e.g. qdr:d'),
   safe: z.enum(['active', 'off']).optional(),
@@ -116,7 +116,9 @@ export const CompatSearchQuery = z.object({
   no_cache: text('true: never answer from the cache (not with async)'),
   async: text('true: answer at once with status Processing; fetch /searches/{id}.json later'),
   output: z.enum(['json', 'html']).optional(),
-  search_id: text('a search of yours to page through (pagination links carry it): no crawl, no quota'),
+  search_id: text(
+    'a search of yours to page through (pagination links carry it): no crawl, no quota as far as that search goes; past it, a new search',
+  ),
 });
 
 export const CompatAccount = z.object({

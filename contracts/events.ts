@@ -142,6 +142,14 @@ export const CrawlCompleted = z.object({
     blocks: z.number().int().nonnegative(),
     /** added later: events recorded before it have none */
     targeting: TargetingUsed.optional(),
+    /** the organic results the crawl was asked for (docs/depth.md); absent before depth existed: 100 */
+    depth: z.number().int().positive().optional(),
+    /**
+     * true when the crawl ended before its depth did: Google's last page, or `stop_domain` found. Such a result is
+     * what a crawl of any depth would return, so it answers deeper searches too (docs/depth.md). Absent before
+     * depth existed: those crawls were all for the top 100.
+     */
+    exhausted: z.boolean().optional(),
     /** added later: what the crawl cost (events recorded before it have `blocks` only) */
     cost: CrawlCost.optional(),
     completedAt: iso,

@@ -25,6 +25,19 @@ const zeroOne = (name: string) =>
   );
 const shortText = (max: number) => z.string().trim().min(1).max(max);
 
+/** `depth`'s bounds: one Google page (about ten results) to the top 100, which is also the default (docs/depth.md). */
+export const MIN_DEPTH = 10;
+export const MAX_DEPTH = 100;
+
+/**
+ * A request's depth: requests recorded before `depth` existed have none and were crawled for the top 100. The
+ * projector's validation fills the default in; a stream folded directly (readJobState) does not, hence this.
+ */
+export const depthOf = (request: { depth?: number }): number => request.depth ?? MAX_DEPTH;
+
+/** Google pages a crawl of `depth` fetches at most (ten results a page since September 2025). */
+export const pagesFor = (depth: number): number => Math.ceil(depth / 10);
+
 /**
  * Every targeting and Google parameter a search accepts, shared by the native body, the compat query
  * and the MCP search tool. Field limits: docs/decisions.md#validation-and-limits.
@@ -72,6 +85,17 @@ export const SearchParameters = z.object({
     .regex(/^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z0-9-]{2,}$/, 'stop_domain must be a domain name such as "example.com"')
     .optional()
     .describe('rank check: stop fetching pages once this domain appears in the organic results'),
+  depth: z
+    .number({ error: "depth must be a number of results: 10 to 100 (10 is Google's first page)" })
+    .int('depth must be a whole number of results from 10 to 100')
+    .min(MIN_DEPTH, "depth must be at least 10: Google's first page holds about 10 results")
+    .max(MAX_DEPTH, 'depth must be at most 100: Google serves no more than the top 100')
+    .default(MAX_DEPTH)
+    .meta({
+      description:
+        'organic results wanted (10 to 100, default 100): the crawl fetches ceil(depth / 10) Google pages at most, so 10 is one request; a cached result at least this deep answers it',
+      examples: [10, 30, 100],
+    }),
   capture_aio: z
     .boolean()
     .default(true)
@@ -195,6 +219,7 @@ export const SubmitSearchBody = crossFieldRules(
   examples: [
     { keyword: 'coffee', location: 'Austin, Texas, United States', device: 'mobile' },
     { keyword: 'best running shoes', gl: 'de', hl: 'de', stop_domain: 'example.com' },
+    { keyword: 'coffee', location: 'Austin, Texas, United States', depth: 10 },
   ],
 });
 export type SubmitSearchBody = z.infer<typeof SubmitSearchBody>;

@@ -24,8 +24,9 @@ import { usageCountersProjection } from './usageCounters/usageCounters.js';
  * 2: jobStatus finds a key's ended jobs by lookup; keyDaily and hourlyOutcomes (the admin dashboard); SearchPurged.
  * 3: rank tracking (monitors, monitorSchedule, monitorRuns, rankHistory, rankBest); jobStatus keeps a job's monitor.
  * 4: routeHealth (the dashboard's routes); searchResults keeps each crawl's blocks and cost.
+ * 5: resultCache keeps each cache key's answers by the depth they cover; searchResults records depth and exhaustion.
  */
-export const READ_MODELS_VERSION = 4;
+export const READ_MODELS_VERSION = 5;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [

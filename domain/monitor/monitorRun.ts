@@ -1,5 +1,5 @@
 import { Map as PMap, Set as PSet } from 'immutable';
-import type { DomainRank, EventOf } from '../../contracts/events.js';
+import { type DomainRank, type EventOf, MonitorRunStarted } from '../../contracts/events.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
 import { monitorJobId } from './ids.js';
@@ -83,7 +83,12 @@ export const monitorRunDecider: Decider<MonitorRunState, MonitorRunCommand, Moni
   decide(command, state) {
     if (command.type === 'StartRun') {
       if (state.status !== 'none') return [];
-      const started: MonitorRunEvent = { type: 'MonitorRunStarted', data: command.run };
+      // in the schema's member order: the live projection stores this object as it is, a rebuild stores the parsed
+      // event, and the two must write the same bytes (docs/design.md)
+      const started: MonitorRunEvent = {
+        type: 'MonitorRunStarted',
+        data: MonitorRunStarted.shape.data.parse(command.run),
+      };
       const s = monitorRunDecider.evolve(state, started) as Open;
       // nothing to search (a backfill that found no stored search): started and completed at once
       if (command.run.keywords.length === 0) return [started, ...completion(s, command.run.startedAt)];

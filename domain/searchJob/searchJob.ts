@@ -6,7 +6,7 @@ import type {
   RawHtmlRef,
   TargetingUsed,
 } from '../../contracts/events.js';
-import type { SearchRequest } from '../../contracts/search.js';
+import { depthOf, type SearchRequest } from '../../contracts/search.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
 
@@ -70,6 +70,8 @@ export type SearchJobCommand =
       blocks: number;
       /** the targeting the crawl used, recorded for `search_metadata.targeting` */
       targeting?: TargetingUsed;
+      /** the crawl ended before its depth did (the last page, or stop_domain found) */
+      exhausted?: boolean;
       /** what the crawl cost in Google requests */
       cost?: CrawlCost;
       now: string;
@@ -163,7 +165,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'CompleteCrawl': {
-        const { type: _type, now, targeting, cost, ...data } = command;
+        const { type: _type, now, targeting, exhausted, cost, ...data } = command;
         return [
           {
             type: 'CrawlCompleted',
@@ -172,6 +174,8 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               cacheKey: state.cacheKey ?? '',
               ...(targeting ? { targeting } : {}),
               ...(cost ? { cost } : {}),
+              depth: depthOf(state.request ?? {}),
+              exhausted: exhausted ?? false,
               completedAt: now,
             },
           },

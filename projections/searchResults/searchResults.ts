@@ -1,5 +1,6 @@
 import type { CrawlCost, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
 import type { ParsedSerp } from '../../contracts/result.js';
+import { depthOf } from '../../contracts/search.js';
 import type { Projection } from '../projection.js';
 
 /** The parsed result of a crawled job. Jobs answered from cache have no document: they point at their source job. */
@@ -12,6 +13,10 @@ export interface SearchResultDoc {
   parserVersion: string;
   /** what the crawl sent Google; absent for jobs completed before CrawlCompleted recorded it */
   targeting?: TargetingUsed;
+  /** the depth crawled (docs/depth.md): 100 for crawls recorded before depth existed */
+  depth: number;
+  /** the crawl ended before its depth did (the last page, or stop_domain found): Google has no more for it */
+  exhausted: boolean;
   /** blocks met on the way (CrawlCompleted.blocks); absent in documents projected before it was kept */
   blocks?: number;
   /** what the crawl cost in Google requests; absent for jobs completed before CrawlCompleted recorded it */
@@ -31,7 +36,19 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
   evolve(doc, e) {
     if (e.type === 'SearchPurged') return null;
     if (e.type === 'CrawlCompleted') {
-      const { jobId, status, result, pages, rawHtmlRef, parserVersion, targeting, blocks, cost, completedAt } = e.data;
+      const {
+        jobId,
+        status,
+        result,
+        pages,
+        rawHtmlRef,
+        parserVersion,
+        targeting,
+        blocks,
+        cost,
+        exhausted,
+        completedAt,
+      } = e.data;
       if (!result) return null;
       return {
         jobId,
@@ -43,6 +60,8 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
         ...(targeting ? { targeting } : {}),
         blocks,
         ...(cost ? { cost } : {}),
+        depth: depthOf(e.data),
+        exhausted: exhausted ?? false,
         completedAt,
       };
     }

@@ -1,12 +1,12 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
-import type { SearchRequest } from '../../contracts/search.js';
+import { depthOf, type SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { usageDecider, usageMonth } from '../../domain/usage/usage.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import { isFresh } from '../../projections/resultCache/resultCache.js';
+import { cachedAnswer } from '../../projections/resultCache/resultCache.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
@@ -28,9 +28,12 @@ const randomHex6 = () => {
 /** 24 lowercase hex characters, time-ordered: 12 of milliseconds, 12 random (a SerpApi-shaped id). */
 export const newJobId = (now = Date.now()) => now.toString(16).padStart(12, '0').slice(-12) + randomHex6();
 
-/** Members that change what Google is asked; `async` and `no_cache` change only how we answer. */
+/**
+ * Members that change what Google is asked; `async` and `no_cache` change only how we answer. `depth` is left out:
+ * it says how far down the same search goes, and a deeper cached result answers a shallower search (docs/depth.md).
+ */
 export const cacheKeyOf = (request: SearchRequest) => {
-  const { no_cache: _n, ...fields } = request;
+  const { no_cache: _n, depth: _d, ...fields } = request;
   // "Austin, Texas, United States" and "austin,texas,united states" target the same place
   const rest = fields.location
     ? {
@@ -52,6 +55,8 @@ export interface SubmitOutcome {
   jobId: string;
   status: 'queued' | 'done';
   cached: boolean;
+  /** for an answer from cache: the crawled job whose result it is */
+  sourceJobId?: string;
   position?: number;
 }
 
@@ -120,8 +125,9 @@ export const createSearchService = (deps: {
         ...(planned ? { monitor: planned.monitor } : {}),
       };
       if (!request.no_cache) {
-        const hit = queries.cache.byCacheKey(cacheKey);
-        if (hit && isFresh(hit, at, deps.cacheTtlS)) {
+        const doc = queries.cache.byCacheKey(cacheKey);
+        const hit = doc && cachedAnswer(doc, depthOf(request), at, deps.cacheTtlS);
+        if (hit) {
           const res = await handle(
             streams.searchJob(jobId),
             searchJobDecider,
@@ -132,7 +138,7 @@ export const createSearchService = (deps: {
             },
             { ...ctx, newStream: !planned },
           );
-          return { jobId, status: 'done', cached: true, position: res.position };
+          return { jobId, status: 'done', cached: true, sourceJobId: hit.jobId, position: res.position };
         }
       }
       // Reserve first: a crash between the two appends leaves a reservation without a job, which

@@ -1,7 +1,7 @@
 import type { CrawlCost, CrawlFailure, PageFetched, TargetingUsed } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
-import type { SearchRequest } from '../../contracts/search.js';
+import { depthOf, pagesFor, type SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
@@ -19,9 +19,9 @@ import type { ResolvedTargeting } from './targeting.js';
 export type FetcherMode = 'http' | 'browser' | 'auto';
 
 export interface CrawlLimits extends PageLimits {
-  /** stop once this many organic results are in hand (default 100: Google's top 100) */
+  /** stop once this many organic results are in hand (default 100: Google's top 100); a job's `depth` lowers it */
   targetResults: number;
-  /** at most this many pages, `start = 0, 10, …` (default 10) */
+  /** at most this many pages, `start = 0, 10, …` (default 10); a job's `depth` lowers it to ceil(depth / 10) */
   maxPages: number;
   /**
    * pages of one job fetched at once after the first (default 5; 1 = one after another). Page 1 always goes alone:
@@ -67,6 +67,11 @@ export interface CrawlOutcome {
   failure?: CrawlFailure;
   /** what was sent to Google: the resolved location, gl, hl, uule, domain, device; absent when failed */
   targeting?: TargetingUsed;
+  /**
+   * the crawl ended before its depth did: Google's last page, or `stop_domain` found. Its result is then what any
+   * deeper crawl would get too, so the cache may answer deeper searches with it (docs/depth.md).
+   */
+  exhausted?: boolean;
   /** what the crawl cost in Google requests, and how the routes it used stood at its end (docs/fleet.md) */
   cost?: CrawlCost;
 }
@@ -208,6 +213,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
       }
     };
     let blocks = 0;
+    let exhausted = false;
     let reason: string | undefined;
     let failure: CrawlFailure | undefined;
     let used: TargetingUsed | undefined;
@@ -245,12 +251,15 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
         return { settled, abort };
       };
       const width = Math.max(1, request.stop_domain ? limits.stopDomainPagesInFlight : limits.pagesInFlight);
+      const wanted = Math.min(limits.targetResults, depthOf(request));
+      // depth 10 is one Google request: pages past what the depth needs are never asked for
+      const maxPages = Math.min(limits.maxPages, pagesFor(wanted));
       let organicSoFar = 0;
       let launched = 0;
       // pages are taken in start order whatever order they arrive in; page 1 alone, then a sliding window of `width`
-      for (let index = 0; index < limits.maxPages; index++) {
+      for (let index = 0; index < maxPages; index++) {
         const window = index === 0 ? 1 : width;
-        while (launched < limits.maxPages && launched < index + window) {
+        while (launched < maxPages && launched < index + window) {
           inFlight.set(launched, launch(launched));
           launched += 1;
         }
@@ -261,10 +270,9 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
         const page = outcome.page;
         kept.push(page);
         organicSoFar += rankedOn(page);
-        const last =
-          (request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) ||
-          organicSoFar >= limits.targetResults ||
-          isLastPage(page);
+        exhausted =
+          Boolean(request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) || isLastPage(page);
+        const last = exhausted || organicSoFar >= wanted;
         // the last page is packed after the pages past it are aborted (below), so they stop as soon as they can
         if (last) break;
         packTaken();
@@ -297,7 +305,8 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
       organicCount: p.serp.organic_results.length,
       fetcher: p.fetcher,
     }));
-    const result = trimOrganic(mergePages(kept.map((p) => ({ start: p.start, serp: p.serp }))), limits.targetResults);
+    const wanted = Math.min(limits.targetResults, depthOf(request));
+    const result = trimOrganic(mergePages(kept.map((p) => ({ start: p.start, serp: p.serp }))), wanted);
     packTaken();
     const raw = await packer.finish();
     return {
@@ -306,6 +315,8 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
       result,
       raw,
       blocks,
+      // a partial crawl stopped for a failure, not because Google had no more
+      exhausted: exhausted && !reason,
       ...(reason ? { reason } : {}),
       ...(failure ? { failure } : {}),
       ...(used ? { targeting: used } : {}),

@@ -132,6 +132,7 @@ export const createCrawlWorker = (deps: {
         parserVersion: PARSER_VERSION,
         blocks: outcome.blocks,
         ...(outcome.targeting ? { targeting: outcome.targeting } : {}),
+        exhausted: outcome.exhausted ?? false,
         ...(outcome.cost ? { cost: outcome.cost } : {}),
         now: now(),
       });

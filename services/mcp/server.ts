@@ -142,7 +142,7 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
     { name: 'serp-api', title: 'SERP API', version: options.version },
     {
       instructions:
-        'Live Google results. serp_search runs a search (top 100 organic results, AI Overview, SERP features) and by default waits for it; serp_get_results reads a job by id (compact by default, mode=full for the whole body, start for ten results from an offset); serp_usage shows the quota. A fresh identical search is served from cache and uses no quota.',
+        'Live Google results. serp_search runs a search (up to the top 100 organic results, `depth` sets how many; AI Overview, SERP features) and by default waits for it; serp_get_results reads a job by id (compact by default, mode=full for the whole body, start for ten results from an offset); serp_usage shows the quota. A fresh identical search is served from cache and uses no quota.',
     },
   );
 
@@ -158,7 +158,7 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
     {
       title: 'Search Google',
       description:
-        'Run a live Google search for `keyword`, targeted by location (a place name such as "Austin, Texas, United States", or uule, or lat/lon), language (hl), country (gl) and device. Returns up to 100 organic results over ten pages, the AI Overview (unless capture_aio=false) and the other SERP features. By default waits for the result (polling every ~2 s for up to max_wait_seconds) and returns it compact; with wait=false, or when the wait runs out, returns a job_id for serp_get_results. Costs one search of the monthly quota unless an identical search is cached (no_cache=true forces a new crawl).',
+        'Run a live Google search for `keyword`, targeted by location (a place name such as "Austin, Texas, United States", or uule, or lat/lon), language (hl), country (gl) and device. Returns the top `depth` organic results (10 to 100, default 100; depth=10 is one Google page and the quickest), the AI Overview (unless capture_aio=false) and the other SERP features. By default waits for the result (polling every ~2 s for up to max_wait_seconds) and returns it compact; with wait=false, or when the wait runs out, returns a job_id for serp_get_results. Costs one search of the monthly quota unless an identical search at least as deep is cached (no_cache=true forces a new crawl).',
       inputSchema: SerpSearchInput,
       outputSchema: JobOutcomeSchema,
       annotations: { title: 'Search Google', readOnlyHint: true, openWorldHint: true, idempotentHint: false },

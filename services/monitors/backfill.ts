@@ -1,5 +1,5 @@
 import type { MonitorSearch } from '../../contracts/events.js';
-import { GOOGLE_PASS_THROUGH } from '../../contracts/search.js';
+import { depthOf, GOOGLE_PASS_THROUGH } from '../../contracts/search.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { MonitorDoc } from '../../projections/monitors/monitors.js';
@@ -21,7 +21,8 @@ const sameTargeting = (request: JobStatusDoc['request'], search: MonitorSearch) 
 /**
  * The stored searches a new monitor's backfill turns into history (docs/rank-tracking.md): this key's ended jobs
  * with a result (done or partial, not purged by retention), submitted before the monitor was created, for one of its
- * keywords with its targeting, oldest first.
+ * keywords with its targeting and at least its depth (a top-10 search cannot say a domain is absent from the top
+ * 100: docs/depth.md), oldest first.
  */
 export const backfillSources = (queries: ReadModelQueries, monitor: MonitorDoc): JobStatusDoc[] => {
   const keywords = new Set(monitor.keywords);
@@ -33,6 +34,7 @@ export const backfillSources = (queries: ReadModelQueries, monitor: MonitorDoc):
         j.submittedAt < monitor.createdAt &&
         keywords.has(j.request.keyword) &&
         sameTargeting(j.request, monitor.search) &&
+        depthOf(j.request) >= monitor.depth &&
         queries.results.has(j.sourceJobId ?? j.jobId),
     )
     .sort((a, b) => ((a.completedAt ?? '') < (b.completedAt ?? '') ? -1 : 1));

@@ -127,8 +127,9 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
     started.add(runId);
   };
 
+  /** a run's search: the monitor's targeting, and its depth so the crawl asks Google for no more (docs/depth.md) */
   const requestOf = (run: RunStartedData, keyword: string): SearchRequest =>
-    ({ keyword, ...run.search, capture_aio: true, no_cache: run.noCache }) as SearchRequest;
+    ({ keyword, ...run.search, depth: run.depth, capture_aio: true, no_cache: run.noCache }) as SearchRequest;
 
   /** submits what is due of one open run; false when the key's rate ran out for now */
   const advance = async (doc: MonitorRunDoc, at: Date) => {

@@ -48,6 +48,32 @@ t.test('the live OpenAPI document, as a client generator sees it', { skip: fixtu
   const { svc, mintKey } = await startStack(t);
   const source = await (await fetch(`${svc.url}/openapi.json`)).text();
 
+  t.test('POST /v1/search documents depth: its bounds, default and examples', async (t) => {
+    type Node = { [k: string]: Node } & { $ref?: string };
+    const doc = JSON.parse(source) as Node;
+    /** a node, or the component its $ref names */
+    const deref = (node: Node): Node =>
+      typeof node.$ref === 'string'
+        ? deref(
+            node.$ref
+              .split('/')
+              .slice(1)
+              .reduce((at, k) => at[k], doc),
+          )
+        : node;
+    const body = deref(doc.paths['/v1/search'].post.requestBody.content['application/json'].schema);
+    t.match(deref(body.properties.depth), {
+      type: 'integer',
+      minimum: 10,
+      maximum: 100,
+      default: 100,
+      examples: [10, 30, 100],
+      description: /organic results wanted/,
+    });
+    const compat = doc.paths['/search'].get.parameters as unknown as Array<{ name: string; description?: string }>;
+    t.match(compat.find((p) => p.name === 'num')?.description, /default 10/, 'compat num: 10 by default');
+  });
+
   t.test('redocly lint (recommended rules) › no errors', async (t) => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source, absoluteRef: `${svc.url}/openapi.json`, config });

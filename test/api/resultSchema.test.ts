@@ -46,6 +46,8 @@ const stored = (serp: SearchResultDoc['result']): SearchResultDoc => ({
   ],
   rawHtmlRef: { key: 'raw/x', sha256: 'x', bytes: 1 },
   parserVersion: 'x',
+  depth: 100,
+  exhausted: false,
   targeting: {
     location: 'Austin,Texas,United States',
     gl: 'us',

@@ -37,7 +37,8 @@ try {
   const first = (await (await submit(svc.url, key, { keyword: 'coffee' })).json()) as { job_id: string };
   await (await pollJob(svc.url, key, first.job_id, 'json', 120_000)).arrayBuffer();
 
-  const compatSearch = await run({ url: `${svc.url}/search.json?engine=google&q=coffee&api_key=${key}` });
+  // num=100: the whole merged result, as /v1 renders it (without num, compat answers Google's first page)
+  const compatSearch = await run({ url: `${svc.url}/search.json?engine=google&q=coffee&num=100&api_key=${key}` });
   const v1Search = await run({
     url: `${svc.url}/v1/search?output=compat`,
     method: 'POST',

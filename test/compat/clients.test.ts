@@ -43,7 +43,7 @@ const rejection = (p: Promise<unknown>) =>
   );
 
 t.test('SerpApi clients against the compat surface', { skip: fixturesMissing() }, async (t) => {
-  const { svc, mintKey } = await startStack(t);
+  const { svc, google, mintKey } = await startStack(t);
   config.requestOptions = { agent: localAgent(svc.url) };
   config.timeout = 60_000;
   t.teardown(() => {
@@ -51,6 +51,8 @@ t.test('SerpApi clients against the compat surface', { skip: fixturesMissing() }
   });
   const { key } = await mintKey(['--tier', 'pro']);
   const account = async () => (await getAccount({ api_key: key })) as Json;
+  /** Google requests the fake origin had for `q` */
+  const asked = (q: string) => google.searches().filter((r) => r.query.q === q).length;
 
   t.test('npm serpapi › getJson: a synchronous search in SerpApi’s envelope', async (t) => {
     const res = (await getJson({
@@ -78,35 +80,94 @@ t.test('SerpApi clients against the compat surface', { skip: fixturesMissing() }
     });
     t.notOk(JSON.stringify(res).includes(key), 'the key is never echoed');
     t.equal(res.search_information.organic_results_state, 'Results for exact spelling');
-    t.ok(res.organic_results.length > 50, `the merged top 100 in one answer (${res.organic_results.length})`);
+    const n = res.organic_results.length;
+    t.ok(n > 0 && n <= 10, `without num, Google's first page, as SerpApi answers (${n})`);
     t.same(
       res.organic_results.slice(0, 3).map((r: Json) => r.position),
       [1, 2, 3],
     );
-    t.notOk(res.serpapi_pagination.next, 'everything came in one page: no next');
+    t.equal(asked('coffee'), 1, 'one Google request for it');
+    t.match(res.serpapi_pagination, { current: 1, next: new RegExp(`^${svc.url}/search\\.json\\?`) });
     // the raw HTML link works without a key, as SerpApi's raw_html_file does
     const raw = await fetch(res.search_metadata.raw_html_file);
     t.equal(raw.status, 200);
   });
 
-  t.test('npm serpapi › pagination: num slices, next pages through the same result, no new quota', async (t) => {
+  t.test('npm serpapi › its own test: the same search again is the same search id, and free', async (t) => {
     const before = (await account()).this_month_usage;
-    const first = (await getJson({ engine: 'google', q: 'coffee beans', num: 10, api_key: key })) as Json;
-    t.equal(first.organic_results.length, 10);
-    t.equal(first.serpapi_pagination.current, 1);
-    const next = new URL(first.serpapi_pagination.next);
-    t.equal(next.origin, new URL(svc.url).origin, 'next is an absolute link on this service');
-    t.notOk(next.searchParams.has('api_key'), 'links never carry the key');
-    // what the client's README does: the next link's parameters into a new getJson call
-    const second = (await getJson({ ...Object.fromEntries(next.searchParams), api_key: key })) as Json;
-    t.same(
-      second.organic_results.map((r: Json) => r.position),
-      first.organic_results.map((r: Json) => r.position + 10),
-      'the next ten, positions 11–20',
+    // serpapi-javascript tests/serpapi_test.ts, "async/await": getJson, then the old API's getJson(engine, params)
+    const json = (await getJson({ engine: 'google', q: 'Paris', api_key: key, timeout: 10000 })) as Json;
+    t.equal(json.search_metadata.status, 'Success');
+    t.ok(json.organic_results.length > 0);
+    const json2 = (await getJson('google', { q: 'Paris', api_key: key, timeout: 10000 })) as Json;
+    t.equal(json2.search_metadata.id, json.search_metadata.id);
+    // and "callback": the same through its callback form
+    const json3 = await new Promise<Json>((done) =>
+      getJson({ engine: 'google', q: 'Paris', api_key: key, timeout: 10000 }, done as (j: unknown) => void),
     );
-    t.equal(second.serpapi_pagination.current, 2);
-    t.equal(second.search_metadata.id, first.search_metadata.id, 'the same search, sliced again');
-    t.equal((await account()).this_month_usage, before + 1, 'one search charged for both pages');
+    t.equal(json3.search_metadata.id, json.search_metadata.id);
+    // the same document, as SerpApi replays it (but for the raw-HTML link, signed afresh with its expiry)
+    const unsigned = (j: Json) => ({ ...j, search_metadata: { ...j.search_metadata, raw_html_file: undefined } });
+    t.same(unsigned(json2), unsigned(json), 'the same document, created_at and all');
+    t.equal((await account()).this_month_usage, before + 1, 'one search charged; the repeats came from the cache');
+    t.equal(asked('Paris'), 1, 'one Google request');
+    // the legacy client's Search Archive test: the archive holds that search under its id
+    const archived = (await getJsonBySearchId(json.search_metadata.id, { api_key: key })) as Json;
+    t.equal(archived.search_metadata.id, json.search_metadata.id);
+    // another key's identical search is a search of its own (the cache is per key unless shared)
+    const { key: other } = await mintKey(['--tier', 'pro']);
+    const theirs = (await getJson({ engine: 'google', q: 'Paris', api_key: other })) as Json;
+    t.not(theirs.search_metadata.id, json.search_metadata.id, 'another key: another search');
+    // no_cache is a new search, as SerpApi's
+    const fresh = (await getJson({ engine: 'google', q: 'Paris', no_cache: true, api_key: key })) as Json;
+    t.not(fresh.search_metadata.id, json.search_metadata.id, 'no_cache: a new search id');
+  });
+
+  t.test('npm serpapi › pagination as its README example does it: first page, then next', async (t) => {
+    const before = (await account()).this_month_usage;
+    // examples/node/js_node_14_up/pagination_example.js, with the key passed as the example's config.api_key would
+    const page = (await getJson({ engine: 'google', q: 'Coffee', api_key: key })) as Json;
+    t.equal(asked('Coffee'), 1, 'the first page is one Google request');
+    t.ok(page.organic_results.length <= 10, 'the first page');
+    const nextUrl = new URL(page.serpapi_pagination.next);
+    t.equal(nextUrl.origin, new URL(svc.url).origin, 'next is an absolute link on this service');
+    t.notOk(nextUrl.searchParams.has('api_key'), 'links never carry the key');
+    const nextParams = Object.fromEntries(nextUrl.searchParams);
+    const nextPage = (await getJson({ ...nextParams, api_key: key })) as Json;
+    const shown = page.organic_results.length;
+    t.same(
+      nextPage.organic_results.map((r: Json) => r.position),
+      Array.from({ length: 10 }, (_, i) => shown + 1 + i),
+      'the results after the first page, none skipped',
+    );
+    t.equal(nextPage.serpapi_pagination.current, 2);
+    // the first page's search went one page deep: the second is a search of its own, two pages deep, charged
+    t.equal((await account()).this_month_usage, before + 2, 'a stored search too shallow for next: a new one');
+    t.equal(asked('Coffee'), 1 + 2);
+  });
+
+  t.test('npm serpapi › num=100 is the merged top in one answer, and its pages cost nothing more', async (t) => {
+    const before = (await account()).this_month_usage;
+    const top = (await getJson({ engine: 'google', q: 'coffee beans', num: 100, api_key: key })) as Json;
+    t.ok(top.organic_results.length > 50, `the merged top (${top.organic_results.length}) in one answer`);
+    t.same(
+      top.organic_results.map((r: Json) => r.position),
+      top.organic_results.map((_: Json, i: number) => i + 1),
+      'positions 1..N across Google pages',
+    );
+    t.notOk(top.serpapi_pagination.next, 'all of it: no next');
+    t.equal(asked('coffee beans'), 10, 'ten Google pages');
+    // the first page of the same search comes from the stored one: same id, a next link that costs nothing
+    const first = (await getJson({ engine: 'google', q: 'coffee beans', api_key: key })) as Json;
+    t.equal(first.search_metadata.id, top.search_metadata.id, 'the same search');
+    t.same(first.organic_results, top.organic_results.slice(0, 10));
+    const next = new URL(first.serpapi_pagination.next);
+    t.equal(next.searchParams.get('search_id'), top.search_metadata.id);
+    const second = (await getJson({ ...Object.fromEntries(next.searchParams), api_key: key })) as Json;
+    t.same(second.organic_results, top.organic_results.slice(10, 20), 'the next ten, positions 11–20');
+    t.equal(second.search_metadata.id, top.search_metadata.id, 'the same search, sliced again');
+    t.equal((await account()).this_month_usage, before + 1, 'one search charged for all of it');
+    t.equal(asked('coffee beans'), 10, 'no page asked again');
   });
 
   t.test('npm serpapi › async: true, then getJsonBySearchId until Success', async (t) => {
@@ -120,7 +181,7 @@ t.test('SerpApi clients against the compat surface', { skip: fixturesMissing() }
     }
     t.equal(got.search_metadata.status, 'Success');
     t.equal(got.search_metadata.id, id);
-    t.ok(got.organic_results.length > 50);
+    t.ok(got.organic_results.length > 0 && got.organic_results.length <= 10, 'the first page it asked for');
     const html = await getHtmlBySearchId(id, { api_key: key });
     t.match(html, /<html/i, 'getHtmlBySearchId: the raw page');
   });
@@ -260,7 +321,7 @@ t.test('SerpApi clients against the compat surface', { skip: fixturesMissing() }
     });
   });
 
-  t.test('legacy google-search-results-nodejs › json, account and location through its global agent', async (t) => {
+  t.test('legacy google-search-results-nodejs › json, paging, archive, account and location', async (t) => {
     const saved = https.globalAgent;
     https.globalAgent = localAgent(svc.url);
     t.teardown(() => {
@@ -271,18 +332,34 @@ t.test('SerpApi clients against the compat surface', { skip: fixturesMissing() }
         key: string,
       ) => {
         json(p: Json, cb: (d: Json) => void): void;
+        search_archive(id: string, cb: (d: Json) => void): void;
         account(cb: (d: Json) => void): void;
         location(q: string, limit: number, cb: (d: Json[]) => void): void;
       };
     };
     const search = new GoogleSearch(key);
-    const data = await new Promise<Json>((resolve) => search.json({ q: 'coffee', location: 'Austin, Texas' }, resolve));
+    const json = (p: Json) => new Promise<Json>((resolve) => search.json(p, resolve));
+    // its README's quick start (a location as people type it) and its GoogleSearchSpec's assertions
+    const data = await json({ q: 'coffee', location: 'Austin, Texas' });
     t.equal(data.search_metadata.status, 'Success');
     // the README quick start's form
-    const tx = await new Promise<Json>((resolve) => search.json({ q: 'coffee', location: 'Austin, TX' }, resolve));
+    const tx = await json({ q: 'coffee', location: 'Austin, TX' });
     t.equal(tx.search_metadata.status, 'Success', 'Austin, TX');
     t.equal(tx.search_parameters.location_used, 'Austin,Texas,United States');
-    t.ok(data.organic_results.length > 50);
+    t.ok(data.organic_results.length > 5);
+    // its Search Archive spec: the search just returned, fetched by its id
+    const archived = await new Promise<Json>((resolve) => search.search_archive(data.search_metadata.id, resolve));
+    t.equal(archived.search_metadata.id, data.search_metadata.id);
+    // paging as its README's parameters do it, num and start: the merged top, then a page of it from the cache
+    const top = await json({ q: 'espresso', num: '100' });
+    t.ok(top.organic_results.length > 50, `num=100: the merged top (${top.organic_results.length})`);
+    const used = (await new Promise<Json>((resolve) => search.account(resolve))).this_month_usage;
+    const third = await json({ q: 'espresso', start: '20' });
+    t.same(third.organic_results, top.organic_results.slice(20, 30), 'start=20: positions 21–30');
+    t.equal(third.search_metadata.id, top.search_metadata.id, 'the same search, from the cache');
+    t.equal(third.serpapi_pagination.current, 3);
+    t.equal((await new Promise<Json>((resolve) => search.account(resolve))).this_month_usage, used, 'free');
+    t.equal(asked('espresso'), 10, 'no page asked again');
     const info = await new Promise<Json>((resolve) => search.account(resolve));
     t.equal(info.plan_id, 'pro');
     const places = await new Promise<Json[]>((resolve) => search.location('Austin', 2, resolve));

@@ -63,6 +63,33 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     t.equal(searches[0]?.query.q, 'cistern');
   });
 
+  t.test('depth: asks Google only for the pages its depth needs', async (t) => {
+    fresh();
+    const one = await crawler.crawl(jobFor({ keyword: 'depth one page', depth: 10 }), { heartbeat });
+    t.equal(searchesOf('depth one page').length, 1, 'depth 10: one Google request');
+    t.equal(one.pages.length, 1);
+    const n = one.result?.organic_results.length ?? 0;
+    t.ok(n > 0 && n <= 10, `the first page's results (${n})`);
+    t.equal(one.exhausted, false, 'Google has more: stopped by depth, not by the last page');
+    const three = await crawler.crawl(jobFor({ keyword: 'depth three pages', depth: 30 }), { heartbeat });
+    t.same(
+      searchesOf('depth three pages')
+        .map((r) => Number(r.query.start ?? 0))
+        .sort((a, b) => a - b),
+      [0, 10, 20],
+      'depth 30: three pages, and none past them even in flight',
+    );
+    const organic = three.result?.organic_results ?? [];
+    t.ok(organic.length > 20 && organic.length <= 30, `at most 30 results (${organic.length})`);
+    t.same(
+      organic.map((r) => r.position),
+      organic.map((_, i) => i + 1),
+    );
+    const trimmed = await crawler.crawl(jobFor({ keyword: 'depth trimmed', depth: 15 }), { heartbeat });
+    t.equal(searchesOf('depth trimmed').length, 2, 'depth 15: two pages');
+    t.ok((trimmed.result?.organic_results.length ?? 0) <= 15, 'trimmed to the depth');
+  });
+
   t.test('stops at the page where stop_domain first appears', async (t) => {
     fresh();
     const outcome = await crawler.crawl(jobFor({ keyword: 'folders', stop_domain: 'amazon.com' }), { heartbeat });
@@ -75,6 +102,7 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     );
     t.equal(outcome.pages.length, 4);
     t.ok(outcome.result?.organic_results.some((r) => r.link?.includes('amazon.com')));
+    t.equal(outcome.exhausted, true, 'a deeper crawl would have stopped there too');
   });
 
   t.test('a news tab (tbm=nws) pages on through its articles, which are not organic results', async (t) => {
@@ -117,6 +145,7 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
 
     t.equal(outcome.pages.length, 2);
     t.equal(outcome.result?.organic_results.length, 10);
+    t.equal(outcome.exhausted, true, 'all Google had: it answers any depth');
   });
 
   t.test('ends at a page whose pager has no "Next" link', async (t) => {
@@ -199,6 +228,7 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     google.setMode({ trouble: { kind: 'sorry_redirect' }, fromStart: 30, query: 'blocked on' });
     const outcome = await crawler.crawl(jobFor({ keyword: 'blocked on' }), { heartbeat });
     t.equal(outcome.status, 'partial');
+    t.equal(outcome.exhausted, false, 'a partial crawl stopped for a failure, not for want of results');
     t.equal(outcome.pages.length, 3);
     t.same(
       outcome.pages.map((p) => p.start),

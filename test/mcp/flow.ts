@@ -74,6 +74,11 @@ export const checkTools = async (t: Test, client: Client) => {
     'mobile',
     'tablet',
   ]);
+  t.match(
+    (byName.serp_search.inputSchema.properties as Record<string, unknown>).depth,
+    { type: 'integer', minimum: 10, maximum: 100, default: 100, description: /results wanted/ },
+    'serp_search takes depth, as /v1 does',
+  );
 };
 
 /** positions 1..N, each a title and a link: what an agent reads */
@@ -112,6 +117,9 @@ export const agentFlow = async (t: Test, client: Client, keyword: string) => {
   const again = await call(client, 'serp_search', { keyword, location: 'Austin, Texas, United States' });
   t.match(again.structuredContent, { status: 'done', cached: true }, 'an identical search is served from cache');
   t.match(textOf(again), /served from cache, no quota used/);
+  const shallow = await call(client, 'serp_search', { keyword, location: 'Austin, Texas, United States', depth: 10 });
+  t.match(shallow.structuredContent, { status: 'done', cached: true }, 'depth 10: the cached top 100 answers it');
+  t.same(shallow.structuredContent!.result.organic_results, compact.organic_results.slice(0, 10), 'its top 10');
 
   const queued = await call(client, 'serp_search', { keyword: `${keyword} two`, wait: false, device: 'mobile' });
   t.match(queued.structuredContent, { status: 'queued', cached: false, next: /serp_get_results/ });
@@ -166,6 +174,9 @@ export const errorFlow = async (t: Test, client: Client, quotaClient: Client, ra
   const typo = await call(client, 'serp_search', { q: 'coffee' });
   t.equal(typo.isError, true);
   t.match(textOf(typo), /keyword/);
+  const shallow = await call(client, 'serp_search', { keyword: 'x', depth: 5 });
+  t.equal(shallow.isError, true, 'a depth under 10 is refused');
+  t.match(textOf(shallow), /depth must be at least 10/);
   const both = await call(client, 'serp_search', { keyword: 'x', lat: 30 });
   t.equal(both.isError, true, "the submit body's cross-field rules hold too");
   t.match(textOf(both), /lat and lon must be given together/);

@@ -13,6 +13,11 @@ t.test('cache key › one key for one question to Google', async (t) => {
   );
   t.equal(key({ keyword: 'coffee', location: 'Austin, Texas, United States', no_cache: true }), base, 'no_cache');
   t.equal(key({ keyword: 'coffee', location: 'Austin, Texas, United States', device: 'desktop' }), base, 'defaults');
+  t.equal(
+    key({ keyword: 'coffee', location: 'Austin, Texas, United States', depth: 10 }),
+    base,
+    'depth: a deeper cached result answers a shallower search, so both share the key',
+  );
   t.not(key({ keyword: 'Coffee', location: 'Austin, Texas, United States' }), base, 'the keyword’s case is Google’s');
   t.not(key({ keyword: 'coffee', location: 'Austin, Texas, United States', device: 'mobile' }), base, 'device');
   t.not(key({ keyword: 'coffee', location: 'Dallas, Texas, United States' }), base, 'another place');

@@ -153,3 +153,31 @@ t.test('no quota: the run is recorded skipped with the reason; a revoked key sto
   t.equal(s.core.queries.monitors.completedRuns(m.monitorId, 10).length, 1, 'a revoked key: no new run');
   t.equal(sched.due(), 0, 'and nothing counts as due');
 });
+
+t.test("a run's searches ask for the monitor's depth, so the crawl fetches no more pages than it needs", async (t) => {
+  const s = await setup(t, 'starter');
+  await s.monitors.create(s.key, {
+    name: 'top 20',
+    keywords: ['a', 'b'],
+    domains: ['example.com'],
+    schedule: 'hourly',
+    depth: 20,
+    backfill: false,
+    device: 'desktop',
+  } as never);
+  const sched = s.scheduler();
+  for (let sec = 0; sec < 120; sec += 5) {
+    s.set(new Date(Date.parse('2026-03-02T10:20:00.000Z') + sec * 1000).toISOString());
+    await sched.tick();
+    await s.settle();
+  }
+  const jobs = (await s.submitted()) as Array<{ request: { keyword: string; depth?: number; no_cache?: boolean } }>;
+  t.same(
+    jobs.map((j) => [j.request.keyword, j.request.depth, j.request.no_cache]),
+    [
+      ['a', 20, true],
+      ['b', 20, true],
+    ],
+    'each keyword once, at depth 20, fresh',
+  );
+});

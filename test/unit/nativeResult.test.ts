@@ -34,6 +34,8 @@ const doc = (organic: number, news: number): SearchResultDoc => ({
   pages: [],
   rawHtmlRef: { key: 'raw/x.html', sha256: 'x', bytes: 1 },
   parserVersion: '1.4.0',
+  depth: 100,
+  exhausted: false,
   completedAt: at,
 });
 
@@ -52,6 +54,19 @@ t.test('nativeResult › start pages through the ranked list, ten at a time', as
     [11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
     'a news tab pages through its articles',
   );
+});
+
+t.test('nativeResult › a search answered from a deeper crawl gets the top `depth` of it', async (t) => {
+  const cached = { ...job({ keyword: 'coffee', depth: 10 }), cached: true, sourceJobId: 'fedcba9876543210fedcba98' };
+  const shallow = nativeResult(cached, doc(95, 0));
+  t.same(
+    shallow.organic_results.map((r) => r.position),
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+  );
+  t.equal(shallow.search_metadata.parameters.depth, 10, 'depth is echoed in search_metadata.parameters');
+  t.equal(nativeResult(job({ keyword: 'coffee' }), doc(95, 0)).organic_results.length, 95, 'default depth: 100');
+  const old = { ...job({ keyword: 'coffee' }), request: { keyword: 'coffee' } as JobStatusDoc['request'] };
+  t.equal(nativeResult(old, doc(95, 0)).search_metadata.parameters.depth, 100, 'a job from before depth: 100');
 });
 
 t.test(

@@ -1,4 +1,5 @@
 import type { SerpResult } from '../../../contracts/result.js';
+import { depthOf, MAX_DEPTH } from '../../../contracts/search.js';
 import { compatSearchParameters, serpApiTimestamp, toCompat } from '../../../parser/index.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
@@ -18,9 +19,12 @@ export const EMPTY_RESULTS = "Google hasn't returned any results for this query.
 export interface CompatPage {
   /** offset into the merged organic results */
   start: number;
-  /** how many from `start` (1–100) */
+  /** how many from `start` (1–100; 10 when the client gives none, Google's page) */
   num: number;
 }
+
+/** The depth a compat request crawls: what its page needs, `start` + `num`, within the top 100 (docs/depth.md). */
+export const depthForPage = (page: CompatPage): number => Math.min(MAX_DEPTH, page.start + page.num);
 
 export interface CompatLinkSettings extends LinkSettings {
   baseUrl: string;
@@ -68,16 +72,21 @@ const pageLink = (links: CompatLinkSettings, jobId: string, start: number, num: 
 
 /**
  * SerpApi's `serpapi_pagination` and `pagination` over the merged result: pages of `num` from `start`, as absolute
- * links on this service. They carry `search_id`, so following one slices this same result (no crawl, no quota).
+ * links on this service. They carry `search_id`, so following one slices this same result (no crawl, no quota) as
+ * far as it goes; `more` says Google has results past `total` that a deeper crawl would fetch, so `next` is offered
+ * there too (following it crawls, docs/depth.md). `next` starts right after the last result shown: a first page
+ * of nine leaves no tenth result unseen.
  */
-const paginationOf = (links: CompatLinkSettings, jobId: string, total: number, page: CompatPage) => {
+const paginationOf = (links: CompatLinkSettings, jobId: string, total: number, more: boolean, page: CompatPage) => {
   const current = Math.floor(page.start / page.num) + 1;
-  const pages = Math.max(1, Math.ceil(total / page.num));
+  const reach = more ? MAX_DEPTH : total;
+  const pages = Math.max(1, Math.ceil(reach / page.num));
   const other: Record<string, string> = {};
   for (let p = 1; p <= pages; p++)
     if (p !== current) other[String(p)] = pageLink(links, jobId, (p - 1) * page.num, page.num);
-  const nextStart = page.start + page.num;
-  const next = nextStart < total ? pageLink(links, jobId, nextStart, page.num) : undefined;
+  const shown = Math.max(0, Math.min(total, page.start + page.num) - page.start);
+  const nextStart = page.start + shown;
+  const next = shown > 0 && nextStart < reach ? pageLink(links, jobId, nextStart, page.num) : undefined;
   const previous = page.start > 0 ? pageLink(links, jobId, Math.max(0, page.start - page.num), page.num) : undefined;
   return {
     serpapi_pagination: {
@@ -91,7 +100,7 @@ const paginationOf = (links: CompatLinkSettings, jobId: string, total: number, p
 };
 
 /**
- * A finished search in SerpApi's envelope: the merged top-100 sliced to `page`, `search_metadata` with absolute
+ * A finished search in SerpApi's envelope: its merged top `depth` sliced to `page`, `search_metadata` with absolute
  * endpoints on this service, `search_information` and pagination; an empty result gets SerpApi's top-level `error`.
  */
 export const compatDone = (
@@ -102,6 +111,10 @@ export const compatDone = (
 ): Record<string, unknown> => {
   const native = nativeResult(job, doc);
   const all = native.organic_results;
+  // Google has more past this search's own results when its crawl stopped at its depth, or when it is a cache
+  // answer cut from a deeper crawl; never past the top 100
+  const depth = depthOf(job.request);
+  const more = depth < MAX_DEPTH && (doc.result.organic_results.length > all.length || !doc.exhausted);
   const out = toCompat({ ...native, organic_results: all.slice(page.start, page.start + page.num) });
   const raw = signRawLink(links.linkSecret, links.baseUrl, job.jobId, links.presignTtlS);
   const meta = out.search_metadata as Record<string, unknown>;
@@ -127,6 +140,6 @@ export const compatDone = (
         : 'Results for exact spelling',
     };
   }
-  Object.assign(out, paginationOf(links, job.jobId, all.length, page));
+  Object.assign(out, paginationOf(links, job.jobId, all.length, more, page));
   return out;
 };

@@ -1,5 +1,6 @@
 import type { TargetingUsed } from '../../../contracts/events.js';
 import type { SerpResult, TargetingMetadata } from '../../../contracts/result.js';
+import { depthOf } from '../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
 
@@ -22,11 +23,16 @@ const costMetadata = (job: JobStatusDoc, doc: SearchResultDoc) => {
   return doc.blocks !== undefined ? { blocked: doc.blocks } : {};
 };
 
-/** The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. */
+/**
+ * The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. A
+ * search answered from a deeper cached crawl gets the top `depth` of it, as its own crawl would have (docs/depth.md).
+ */
 export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: number): SerpResult => {
   const { request } = job;
   const page = <T>(list: T[]) => (start === undefined ? list : list.slice(start, start + 10));
-  const organic = page(doc.result.organic_results);
+  const all = doc.result.organic_results;
+  const depth = depthOf(request);
+  const organic = page(all.length > depth ? all.slice(0, depth) : all);
   // a news tab ranks its articles, not organic results: `start` pages through them the same way
   const news = doc.result.serp_features.news_results;
   const serpFeatures =
@@ -48,7 +54,7 @@ export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: nu
       // a cached job's doc is its source's, so the targeting is the one the source crawl used
       ...(doc.targeting ? { targeting: publicTargeting(doc.targeting) } : {}),
       ...costMetadata(job, doc),
-      parameters: { ...request },
+      parameters: { ...request, depth },
       information: doc.result.information,
     },
     organic_results: organic,

@@ -6,6 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import pLimit from 'p-limit';
 import pRetry, { AbortError } from 'p-retry';
 import pThrottle from 'p-throttle';
+import { MAX_DEPTH, MIN_DEPTH } from '../../../contracts/search.js';
 import { createV1Client, type V1Client, V1Error } from '../../client/v1Client.js';
 import { loadCliClientEnv } from '../../config/clients.js';
 import { type BatchProgress, donePerMinute, progressLine, submitsPerMinute, summaryLine } from '../progress.js';
@@ -34,7 +35,16 @@ interface SearchFlags {
   device?: string;
   gl?: string;
   hl?: string;
+  depth?: number;
 }
+
+/** --depth: results wanted, as /v1 takes it (docs/depth.md) */
+const depthArg = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < MIN_DEPTH || n > MAX_DEPTH)
+    throw new InvalidArgumentError(`--depth must be a whole number of results from ${MIN_DEPTH} to ${MAX_DEPTH}`);
+  return n;
+};
 
 const clientOf = (o: ClientFlags) => {
   const env = loadCliClientEnv();
@@ -51,6 +61,7 @@ const bodyOf = (keyword: string, o: SearchFlags) => ({
   ...(o.device ? { device: o.device } : {}),
   ...(o.gl ? { gl: o.gl } : {}),
   ...(o.hl ? { hl: o.hl } : {}),
+  ...(o.depth !== undefined ? { depth: o.depth } : {}),
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -107,7 +118,12 @@ export const registerSearchCommands = (program: Command) => {
       .option('--location <name>', 'e.g. "Austin, Texas, United States"')
       .addOption(new Option('--device <device>').choices(['desktop', 'mobile', 'tablet']))
       .option('--gl <country>', 'Google country code')
-      .option('--hl <language>', 'Google interface language');
+      .option('--hl <language>', 'Google interface language')
+      .option(
+        '--depth <n>',
+        `organic results wanted, ${MIN_DEPTH}-${MAX_DEPTH} (default ${MAX_DEPTH}); 10 is one Google page, the cheapest`,
+        depthArg,
+      );
 
   clientOptions(program.command('search <keyword>'))
     .description('search one keyword on a running service and print the result (waits for it)')

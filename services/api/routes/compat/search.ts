@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CompatError, CompatResult, CompatSearchQuery } from '../../../../contracts/compat.js';
-import { GOOGLE_PASS_THROUGH, type SearchRequest, SubmitSearchBody } from '../../../../contracts/search.js';
+import { depthOf, GOOGLE_PASS_THROUGH, type SearchRequest, SubmitSearchBody } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError, clip } from '../../errors.js';
@@ -13,6 +13,7 @@ import {
   compatDone,
   compatFailed,
   compatProcessing,
+  depthForPage,
 } from '../../render/compat.js';
 import { publicFailureDetail } from '../../render/failure.js';
 import { answerKey } from '../../render/stored.js';
@@ -49,9 +50,13 @@ const int = (query: Record<string, string>, name: string, min: number, max: numb
 /** Our names for SerpApi's, where they differ; a validation message names the client's parameter. */
 const theirName: Record<string, string> = { keyword: 'q', engine_domain: 'google_domain' };
 
-const page = (query: Record<string, string>): CompatPage => ({
-  start: int(query, 'start', 0, 99, 0, ' (the top 100 are merged into one result)'),
-  num: int(query, 'num', 1, 100, 100, ''),
+/**
+ * SerpApi's page: `start` into the merged top 100, `num` results from there: 10 by default on `/search` (Google's
+ * page), the whole stored search by default when it is fetched by id.
+ */
+const page = (query: Record<string, string>, num = 10): CompatPage => ({
+  start: int(query, 'start', 0, 99, 0, ' (an offset into the top 100)'),
+  num: int(query, 'num', 1, 100, num, ' (results in the answer; 100 gives the merged top 100 at once)'),
 });
 
 interface ParsedSearch {
@@ -106,7 +111,9 @@ const parseSearch = (query: Record<string, string>, opts: CompatOptions): Parsed
     throw bad(`${theirName[field] ?? field}: ${issue?.message ?? 'invalid'}`);
   }
   const { async: _a, ...request } = parsed.data;
-  return { request, async: isAsync, output, page: page(query) };
+  const at = page(query);
+  // the crawl goes as deep as this page needs: a first page is one Google request (docs/depth.md)
+  return { request: { ...request, depth: depthForPage(at) }, async: isAsync, output, page: at };
 };
 
 /** The request as pagination links repeat it: SerpApi's names, never the key. */
@@ -189,7 +196,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     tags: ['compat'],
     summary,
     description:
-      "SerpApi's `GET /search`: synchronous unless `async=true`. The merged top 100 comes in one answer (`num` and `start` slice it); pagination links page through the same result with no new crawl or quota. Unknown parameters are ignored.",
+      "SerpApi's `GET /search`: synchronous unless `async=true`. Without `num`, Google's first page (10 results) and `serpapi_pagination.next`; `num` up to 100 gives the merged top `num` in one answer. The crawl goes `start` + `num` deep; pagination links page through the same stored search with no crawl or quota as far as it goes, and past it are a new search. This key's identical search answered from cache comes back under the same id. Unknown parameters are ignored.",
     security: compatSecurity,
     querystring: CompatSearchQuery,
     response: {
@@ -202,10 +209,19 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     },
   });
 
+  /**
+   * Whether a finished search of this key's answers a page that needs `depth` results: its own depth does, and so
+   * does a crawl that ended before its depth (the last page, stop_domain found), which holds all Google had.
+   */
+  const reaches = (job: JobStatusDoc, depth: number) => {
+    if (depthOf(job.request) >= depth) return true;
+    return job.sourceJobId === undefined && opts.resultOf(job)?.exhausted === true;
+  };
+
   const search = async (req: FastifyRequest, reply: FastifyReply) => {
     const query = flat(req.query);
     const parsed = parseSearch(query, opts);
-    // a pagination link: the same search of this key's, sliced again (no crawl, no quota)
+    // a pagination link: the same search of this key's, sliced again (no crawl, no quota) when it goes that deep
     if (query.search_id) {
       const job = await ownJob(req, query.search_id);
       if (job && job.request.keyword === parsed.request.keyword && terminalStatuses.has(job.status)) {
@@ -216,14 +232,22 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
             'SERP_JOB_EXPIRED',
             'The search expired and has been deleted from the archive: run it again without search_id.',
           );
-        return answer(req, reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
+        if (job.status === 'failed' || reaches(job, depthOf(parsed.request)))
+          return answer(req, reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
+        // shallower than this page needs: a search of its own below (the cache, else a crawl), docs/depth.md
       }
     }
     const out = await opts.searches.submit(req.apiKey!, parsed.request, { correlationId: req.id });
     req.submittedJobId = out.jobId;
-    const job = parsed.async
-      ? await opts.searches.jobDoc(out.jobId)
-      : await waitForEnd(opts.searches, out.jobId, opts.syncTimeoutMs);
+    // This key's own search answered from cache is that search again, id and all, as SerpApi replays it; the hit is
+    // still recorded as a free job of its own (docs/depth.md). Another key's (SERP_CACHE_SCOPE=shared) stays apart.
+    const replayed = out.sourceJobId ? await opts.searches.jobDoc(out.sourceJobId) : undefined;
+    const job =
+      replayed && replayed.keyId === req.apiKey!.keyId
+        ? replayed
+        : parsed.async
+          ? await opts.searches.jobDoc(out.jobId)
+          : await waitForEnd(opts.searches, out.jobId, opts.syncTimeoutMs);
     if (!job) throw new ApiError(500, 'SERP_COMPAT_LOST', 'the search was accepted but cannot be read back');
     return answer(req, reply, job, { page: parsed.page, output: parsed.output, failedStatus: 503 });
   };
@@ -276,7 +300,8 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       const source = await sourceOf(opts.searches, job);
       if (isGone(job, source, opts.retentionDays))
         throw new ApiError(410, 'SERP_JOB_EXPIRED', 'The search expired and has been deleted from the archive.');
-      const at = page(query);
+      // the search as it was asked: a compat search's depth is its start + num, a /v1 search's its own depth
+      const at = page(query, depthOf(job.request));
       const storeAs = answerKey(job.jobId, `compat-archive|${at.start}|${at.num}`, source, true);
       return answer(req, reply, job, { page: at, output, failedStatus: 200, storeAs });
     },
