@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -22,6 +22,7 @@ import { createSessionPool } from '../../services/crawler/sessions.js';
 import type { ResolvedTargeting } from '../../services/crawler/targeting.js';
 import { joinMembers, serialiseDoc } from '../../services/knownJson.js';
 import type { BlobWriter } from '../../services/ports/blobStore.js';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
 import { FAST_LIMITS, jobFor } from '../support/crawlerHarness.js';
 import { AIO_QUERY, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -214,16 +215,15 @@ t.test('a thread that dies fails the crawls it holds, and the next crawl starts 
   );
 });
 
-const CHROMIUM = '/usr/bin/chromium';
 t.test(
   'the browser fetcher runs on the crawl thread: real Chromium keeps the AI Overview',
-  { skip: fixturesMissing() ?? (existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM}`) },
+  { skip: fixturesMissing() ?? chromiumMissing() },
   async (t) => {
     const google = await startFakeGoogle({ aioDelayMs: 500 });
     t.teardown(() => google.close());
     const threaded = createThreadedCrawler({
       fetcher: 'browser',
-      chromiumPath: CHROMIUM,
+      chromiumPath,
       googleOrigin: google.origin,
       proxyUrls: [],
       limits: { ...FAST_LIMITS, maxPages: 1, pageTimeoutMs: 15_000 },

@@ -2,19 +2,17 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import t from 'tap';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, startStack, submit } from '../support/service.js';
 
 /**
- * The admin dashboard in Debian's Chromium (playwright-core), against a real service on a listening port: sign in,
+ * The admin dashboard in Chromium (playwright-core), against a real service on a listening port: sign in,
  * a wrong token, mint (the key works on /v1 at once), change limits (the next request obeys them), revoke with a
  * confirmation (401 on the key's next call), the per-key and service views, CSRF and CSP. Screenshots of each screen
  * are written to test/.artifacts/dashboard/ (kept, not committed).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const noChromium = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
-if (noChromium && process.env.CI === 'true') throw new Error(`${noChromium}: CI requires it`);
-const skip = fixturesMissing() ?? noChromium;
+const skip = fixturesMissing() ?? chromiumMissing();
 
 const ADMIN_TOKEN = 'dashboard-test-admin-token-0123456789';
 const SHOTS = join(import.meta.dirname, '..', '.artifacts', 'dashboard');
@@ -23,7 +21,7 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
   mkdirSync(SHOTS, { recursive: true });
   const stack = await startStack(t, { env: { SERP_ADMIN_TOKEN: ADMIN_TOKEN } });
   const base = stack.svc.url;
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser: Browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
   t.teardown(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page: Page = await context.newPage();
