@@ -85,6 +85,32 @@ export const requestsPerSecond = (r: autocannon.Result): Figure => ({
 export const autocannonRow = (name: string, r: autocannon.Result, width = 44): string =>
   `${name.padEnd(width)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(5)} ms   non-2xx ${r.non2xx}   errors ${r.errors + r.timeouts}`;
 
+/**
+ * How a finished job counts: done or not (a failed or partial job, or one still running at the deadline, is counted
+ * as not done, never as done), and the pages it fetched, from its metadata (`pages_fetched`).
+ */
+export const jobOutcome = async (
+  url: string,
+  key: string,
+  jobId: string,
+  timeoutMs: number,
+): Promise<{ done: boolean; status: string; pages: number }> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${url}/v1/search/${jobId}?output=json`, { headers: { 'x-api-key': key } });
+    if (res.status === 202 && Date.now() < deadline) {
+      await res.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    const body = (await res.json().catch(() => ({}))) as {
+      search_metadata?: { status?: string; pages_fetched?: number };
+    };
+    const status = res.status === 200 ? (body.search_metadata?.status ?? 'unknown') : `HTTP ${res.status}`;
+    return { done: status === 'done', status, pages: body.search_metadata?.pages_fetched ?? 0 };
+  }
+};
+
 /** The machine's load as one line, to print beside figures measured on a shared machine. */
 export const machineNote = (): string =>
   `load average ${loadavg()[0]?.toFixed(1)} (1 min) on ${availableParallelism()} cores`;

@@ -2,7 +2,7 @@
  * Location search benchmark: the shipped geotargets index (binary search over the sorted words of every canonical
  * name, typo pass only when prefixes find too little) against a linear scan that applies the same match rules to
  * every target and sorts the hits the same way, in the same run, over the same queries. Also the index's build time
- * (paid once at start). It asserts nothing.
+ * (paid once at start), in two rounds with the first side alternated (compare.ts). It asserts nothing.
  *
  *   npx tsx test/bench/locations.ts [--rounds 200]
  */
@@ -16,6 +16,7 @@ import {
   parseGeotargets,
   shippedGeotargetsPath,
 } from '../../services/geo/geotargets.js';
+import { alternate, printRatio } from './compare.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' } } });
 const rounds = Number(values.rounds);
@@ -61,17 +62,24 @@ const time = (fn: (q: string) => unknown) => {
   for (let r = 0; r < rounds; r++) for (const q of QUERIES) fn(q);
   return (performance.now() - start) / (rounds * QUERIES.length);
 };
-// alternate twice so neither side gets only the warm or only the cold half
-const indexed: number[] = [];
-const scanned: number[] = [];
-for (let i = 0; i < 2; i++) {
-  indexed.push(time((q) => index.search(q, 10)));
-  scanned.push(time((q) => scan(q, 10)));
-}
+// two rounds, the first side alternated, so neither gets only the warm or only the cold half
+const sides = await alternate(2, {
+  indexed: async () => time((q) => index.search(q, 10)),
+  scanned: async () => time((q) => scan(q, 10)),
+});
+const [indexed, scanned] = [sides.indexed, sides.scanned];
 const ms = (xs: number[]) => Math.min(...xs);
 console.log(`# locations: ${targets.length} targets, index built in ${buildMs.toFixed(0)} ms (once, at start)`);
 console.log('| search | ms per query (best of 2) | queries/s |');
 console.log('|---|---|---|');
 console.log(`| shipped index | ${ms(indexed).toFixed(3)} | ${Math.round(1000 / ms(indexed))} |`);
 console.log(`| linear scan (baseline) | ${ms(scanned).toFixed(3)} | ${Math.round(1000 / ms(scanned))} |`);
-console.log(`ratio: index ${(ms(scanned) / ms(indexed)).toFixed(1)}× faster than the scan`);
+// pure CPU over the same queries: nothing here can fail without throwing
+printRatio(
+  'ratio, scan time / index time (the index is this many times faster)',
+  { value: ms(scanned), failures: 0 },
+  {
+    value: ms(indexed),
+    failures: 0,
+  },
+);
