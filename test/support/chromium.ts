@@ -3,7 +3,7 @@ import { findChromium } from '../../services/compose/fetcherCheck.js';
 
 /**
  * The Chromium the service would start, found the way its configuration finds it: SERP_CHROMIUM_PATH, else
- * /usr/bin/chromium, else a Chromium or Chrome on PATH (docs/configuration.md).
+ * /usr/bin/chromium, else a Chromium or Chrome on PATH (docs/testing.md).
  */
 export const chromiumPath: string | undefined = findChromium(loadConfig(process.env).chromiumPath);
 
