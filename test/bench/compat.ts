@@ -68,8 +68,8 @@ try {
     sides: { compat: autocannon.Result[]; v1: autocannon.Result[] },
   ) => {
     sides.compat.forEach((r, i) => {
-      console.log(autocannonRow(`round ${i + 1}: ${names[0]}`, r));
-      console.log(autocannonRow(`round ${i + 1}: ${names[1]}`, sides.v1[i]!));
+      console.log(autocannonRow(`round ${i + 1}: ${names[0]}`, r, 52));
+      console.log(autocannonRow(`round ${i + 1}: ${names[1]}`, sides.v1[i]!, 52));
     });
     printRatio(
       `${what}, compat / v1 throughput`,

@@ -84,7 +84,7 @@ const timeJob = async (
   });
   const { job_id } = (await res.json()) as { job_id: string };
   for (;;) {
-    const poll = await fetch(`${url}/v1/search/${job_id}`, { headers: { 'x-api-key': key } });
+    const poll = await fetch(`${url}/v1/search/${job_id}?output=json`, { headers: { 'x-api-key': key } });
     if (poll.status !== 202) {
       const ms = performance.now() - t0;
       const meta = ((await poll.json().catch(() => ({}))) as { search_metadata?: { status?: string } }).search_metadata;
