@@ -6,7 +6,8 @@
  *    against the baseline an agent without MCP would run, `GET /v1/search/{id}?output=json` with fetch + JSON.parse,
  *    sequential calls, alternated over two rounds (the first side changes each round).
  * 3. One waited search (a fresh keyword): `serp_search` with wait=true against the fastest a client of /v1 can do,
- *    `POST /v1/search` with `async: false` (the service waits in-process, no poll interval), three each, alternated.
+ *    `POST /v1/search?output=json` with `async: false` (the service waits in-process, no poll interval), three each,
+ *    alternated.
  * No ratio is printed when a side had a failed call or a search that did not end done (compare.ts).
  * Run: npx tsx test/bench/mcp.ts [calls]
  */
@@ -166,7 +167,12 @@ try {
     },
     sync: async (i): Promise<Figure> => {
       const t0 = performance.now();
-      const res = await submit(svc.url, key, { keyword: `sync ${i}`, async: false });
+      // output=json: the results themselves, as serp_search returns them (the default answer is the raw-HTML link)
+      const res = await fetch(`${svc.url}/v1/search?output=json`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ keyword: `sync ${i}`, async: false }),
+      });
       const body = (await res.json()) as { search_metadata?: { status?: string } };
       const ok = res.status === 200 && body.search_metadata?.status === 'done';
       return { value: performance.now() - t0, failures: ok ? 0 : 1 };
