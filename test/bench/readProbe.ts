@@ -2,8 +2,8 @@
  * The read probe of `readUnderCrawl.ts`, in a process of its own: reads `url` at a fixed rate (`RATE` a second,
  * default 200) until standard input closes, each read a request of its own sent on schedule whether or not the ones
  * before it have answered, then prints each read's milliseconds (sent to answer read in full) as JSON
- * (`{ times, bytes, failures }`, bytes: the average answer; failures: reads that were not a 200 or did not complete,
- * kept out of `times`) on the line after `probing`. Its own event loop does nothing else,
+ * (`{ times, bytes, failures, failureKinds }`, bytes: the average answer; failures: reads that were not a 200 or
+ * did not complete, kept out of `times`, counted by kind) on the line after `probing`. Its own event loop does nothing else,
  * so what it times is the service, not the bench's load driver (submits and polls) or the probe's neighbours.
  *
  * Open loop, not readers back to back: readers that wait for their answer before sending the next saturate the
@@ -32,6 +32,8 @@ let bytes = 0;
 // are kept alive and as many as the reads in flight, so a read never waits for another's socket.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 let failures = 0;
+/** what the failed reads were: `HTTP 503`, `ECONNRESET`, … and how many of each */
+const failureKinds: Record<string, number> = {};
 const readOnce = () =>
   new Promise<void>((done, fail) => {
     const req = http.get(url, { agent, headers: { 'x-api-key': key } }, (res) => {
@@ -56,8 +58,10 @@ while (!stop) {
     () => {
       times.push(performance.now() - t0);
     },
-    () => {
+    (err: NodeJS.ErrnoException) => {
       failures += 1;
+      const kind = err.code ?? err.message;
+      failureKinds[kind] = (failureKinds[kind] ?? 0) + 1;
     },
   );
   inFlight.add(read);
@@ -67,4 +71,4 @@ while (!stop) {
 }
 await Promise.all(inFlight);
 agent.destroy();
-process.stdout.write(JSON.stringify({ times, bytes: bytes / Math.max(1, times.length), failures }));
+process.stdout.write(JSON.stringify({ times, bytes: bytes / Math.max(1, times.length), failures, failureKinds }));

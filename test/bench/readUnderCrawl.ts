@@ -84,12 +84,14 @@ const probe = async (url: string, key: string, phase: () => Promise<unknown>) =>
   child.stdin.end();
   const [code] = (await exited) as [number | null];
   if (code !== 0) throw new Error(`read probe exited with ${code}`);
-  const { times, bytes, failures } = JSON.parse(out.slice(out.indexOf('\n') + 1)) as {
+  const { times, bytes, failures, failureKinds } = JSON.parse(out.slice(out.indexOf('\n') + 1)) as {
     times: number[];
     bytes: number;
     failures: number;
+    failureKinds: Record<string, number>;
   };
   probeBytes = bytes;
+  if (failures) console.log(`  failed reads: ${JSON.stringify(failureKinds)}`);
   return { times, failures };
 };
 
