@@ -17,4 +17,8 @@ export const errorCodes = {
   jobNotFound: 'SERP_JOB_NOT_FOUND',
   jobExists: 'SERP_JOB_EXISTS',
   jobNotTerminal: 'SERP_JOB_NOT_TERMINAL',
+  monitorNotFound: 'SERP_MONITOR_NOT_FOUND',
+  monitorInvalid: 'SERP_MONITOR_INVALID',
+  monitorLimit: 'SERP_MONITOR_LIMIT',
+  runNotFound: 'SERP_MONITOR_RUN_NOT_FOUND',
 } as const;

@@ -1,8 +1,8 @@
 /**
- * `/v1` read latency while crawls run: a service on a listening port crawls a burst of jobs from the fake Google
- * origin while a probe reads a finished result (`GET /v1/search/{id}?output=json`) at a fixed rate; the same probe
- * runs first on the idle service. Each configuration is a fresh process on a fresh data directory with the same jobs,
- * and the configurations alternate which runs first, round by round (compare.ts):
+ * `/v1` read latency while crawls run (docs/benchmarks.md#reads-under-crawl): a service on a listening port crawls a
+ * burst of jobs from the fake Google origin while a probe reads a finished result (`GET /v1/search/{id}?output=json`)
+ * at a fixed rate; the same probe runs first on the idle service. Each configuration is a fresh process on a fresh
+ * data directory with the same jobs, and the configurations alternate which runs first, round by round (compare.ts):
  *  - `loop`: pages parsed on the event loop (SERP_PIPELINE_THREAD=0 SERP_PARSE_THREADS=0), what the service did
  *    before the parse pool; its crawl is a different load (no parse threads), shown by its pages per second;
  *  - `pool`: the parse pool with the write side on the event loop (SERP_PIPELINE_THREAD=0);
@@ -21,15 +21,15 @@
  * The service is the build, as `npm start` runs it (`node bin/serp-api.js serve`): `tsc -p tsconfig.build.json` in
  * `--root` first, skipped with `--no-build`; `--root DIR` measures another checkout's build, for a before/after.
  * (Run from the sources through tsx, the service also carries the loader and every module's source map.)
- * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--modes …] [--root DIR] [--no-build]`. Prints figures only; never
- * asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--modes …] [--root DIR] [--no-build]`. Prints figures only;
+ * never asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../services/compose/config.js';
+import { loadConfig } from '../../services/config/config.js';
 import { startBuiltService } from '../support/builtService.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';

@@ -1,6 +1,7 @@
 /**
- * Distributed mode at scale, on a real three-node nats-server cluster on loopback. Three comparisons, each of the
- * same work on both sides, sides alternated round by round, no ratio when a side had a failure (compare.ts):
+ * Distributed mode at scale (docs/benchmarks.md#distributed-mode), on a real three-node nats-server cluster on
+ * loopback. Three comparisons, each of the same work on both sides, sides alternated round by round, no ratio when a
+ * side had a failure (compare.ts):
  *
  * 1. Crawl throughput by crawler processes at the same total concurrency: N crawler processes at 2 requests each
  *    (N = 2, 4: 4 and 8 requests in flight) against one crawler process at 2N, the same jobs from the fake origin
@@ -20,12 +21,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createJetStreamEventStore } from '../../services/adapters/eventStore/jetstream.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
-import { type LocalCluster, startLocalCluster } from '../../services/compose/cluster.js';
-import { startNatsServers } from '../../services/compose/natsServer.js';
+import { type LocalCluster, startLocalCluster } from '../../services/cli/dev/cluster.js';
+import { startNatsServers } from '../../services/cli/dev/natsServer.js';
 import type { EventStore } from '../../services/ports/eventStore.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { natsConnect } from '../support/nats.js';
-import { cli, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { cli, removeDir, startService, submit, tempDataDir, UNPACED } from '../support/service.js';
 import { alternate, type Figure, jobOutcome, machineNote, printRatio, total } from './compare.js';
 
 const jobsPerRound = Number(process.argv[2] ?? 16);
@@ -60,6 +61,7 @@ const startCluster = (crawlers: number) =>
     env: {
       SERP_GOOGLE_ORIGIN: google.origin,
       SERP_FETCHER: 'http',
+      ...UNPACED,
       SERP_CRAWLER_CONCURRENCY: String(PER_PROCESS),
       SERP_LOG_LEVEL: 'warn',
     },

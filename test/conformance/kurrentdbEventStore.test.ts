@@ -10,8 +10,8 @@ t.test('KurrentDbEventStore › positions map exactly or not at all', async (t) 
 });
 
 // No KurrentDB/EventStoreDB server can run on this project's machines (no package, no container engine, no .NET):
-// the suite runs when SERP_KURRENTDB_URL names one, e.g. kurrentdb://127.0.0.1:2113?tls=false. The skip is listed in
-// test/skips.json (docs/testing.md).
+// the suite runs when SERP_KURRENTDB_URL names one, e.g. kurrentdb://127.0.0.1:2113?tls=false (docs/distributed.md).
+// The skip is listed in test/skips.json (docs/testing.md).
 const url = process.env.SERP_KURRENTDB_URL;
 t.test(
   'KurrentDbEventStore › conformance',

@@ -3,8 +3,8 @@ import { getPriority } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { parse } from '../../parser/index.js';
-import { BACKGROUND_NICE } from '../../services/crawler/nice.js';
-import { createParsePool, inlineParser, MAX_PAGE_TAGS } from '../../services/crawler/parsePool.js';
+import { BACKGROUND_NICE } from '../../services/runtime/nice.js';
+import { createParsePool, inlineParser, MAX_PAGE_TAGS } from '../../services/runtime/parsePool.js';
 import { DEFAULT_PAGES } from '../support/fakeGoogle.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 

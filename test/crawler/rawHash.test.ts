@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { BACKGROUND_NICE } from '../../services/crawler/nice.js';
-import { createHashThread, inlineHashing } from '../../services/crawler/rawHash.js';
+import { inlineHashing } from '../../services/crawler/rawHash.js';
+import { createHashThread } from '../../services/runtime/hashThread.js';
+import { BACKGROUND_NICE } from '../../services/runtime/nice.js';
 
 const pages = () =>
   Array.from({ length: 4 }, (_, i) => ({

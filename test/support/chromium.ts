@@ -1,5 +1,5 @@
-import { loadConfig } from '../../services/compose/config.js';
 import { findChromium } from '../../services/compose/fetcherCheck.js';
+import { loadConfig } from '../../services/config/config.js';
 
 /**
  * The Chromium the service would start, found the way its configuration finds it: SERP_CHROMIUM_PATH, else
