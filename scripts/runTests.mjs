@@ -1,34 +1,112 @@
 #!/usr/bin/env node
-// Runs the whole suite with tap and ends with the one line CI reads: "N passed, N failed, N skipped".
-// Counts every assertion at every depth, so a file that runs no assertion shows up as 0, never as a pass.
+// Runs the suite with tap and ends with the one line CI reads: "N passed, N failed, N skipped" (docs/testing.md).
+//
+// Only leaf assertions count: a subtest's closing `ok` line sums up its children and is not a pass of its own (a
+// failing one counts once, and only when none of its children failed). Skips and todos count as skipped.
+// Under CI=true two more things fail the run, each listed by name: a file or subtest that ran no assertion, and a
+// skip that the allow-list (test/skips.json, or `--skips FILE`) does not name with its reason.
+//
+//   node scripts/runTests.mjs [--skips FILE] [tap arguments and files…]
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Parser } from 'tap-parser';
 
-const args = process.argv.slice(2);
-const child = spawn('npx', ['tap', '--reporter=tap', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+const argv = process.argv.slice(2);
+const skipsAt = argv.indexOf('--skips');
+const skipsFile = skipsAt === -1 ? 'test/skips.json' : argv[skipsAt + 1];
+const tapArgs = skipsAt === -1 ? argv : [...argv.slice(0, skipsAt), ...argv.slice(skipsAt + 2)];
+const ci = process.env.CI === 'true';
+
+/** "file › test › sub-test" → the reason it may skip, from the allow-list */
+const loadAllowed = (file) => {
+  const { skips } = JSON.parse(readFileSync(file, 'utf8'));
+  const allowed = new Map();
+  for (const s of skips) {
+    if (!s.file || !s.reason)
+      throw new Error(`${file}: every skip names its file and its reason: ${JSON.stringify(s)}`);
+    allowed.set([s.file, ...(s.test ? [s.test] : [])].join(' › '), s.reason);
+  }
+  return allowed;
+};
+const allowed = loadAllowed(skipsFile);
+
 const counts = { pass: 0, fail: 0, skip: 0 };
 const failures = [];
+const empty = [];
+const skipped = [];
 
-const watch = (parser, path, isRoot = false) => {
+/** One test (file or subtest): how many leaf assertions and failures its whole subtree holds. */
+const node = (parent) => ({ parent, leaves: 0, failures: 0 });
+const addLeaf = (at, failed) => {
+  for (let n = at; n; n = n.parent) {
+    n.leaves += 1;
+    if (failed) n.failures += 1;
+  }
+};
+
+const recordSkip = (at, path, res) => {
+  const name = path.join(' › ');
+  const reason = typeof (res.skip || res.todo) === 'string' ? res.skip || res.todo : '';
+  const listed = allowed.has(name);
+  skipped.push({ name, reason, listed });
+  if (ci && !listed) {
+    counts.fail += 1;
+    addLeaf(at, true);
+    failures.push(`${name}: skipped (${reason || 'no reason'}) but not listed in ${skipsFile}`);
+  } else {
+    counts.skip += 1;
+    addLeaf(at, false);
+  }
+};
+
+const watch = (parser, path, at) => {
+  let lastChild;
+  parser.on('child', (c) => {
+    lastChild = node(at);
+    watch(c, [...path, c.name], lastChild);
+  });
   parser.on('assert', (res) => {
-    if (res.skip || res.todo) counts.skip++;
-    else if (res.ok) counts.pass += isRoot ? 0 : 1;
-    else {
-      counts.fail++;
-      failures.push([...path, res.name].join(' › '));
+    const here = [...path, res.name];
+    const child = res.closingTestPoint ? lastChild : undefined;
+    if (res.skip === 'no tests found' && child?.leaves === 0) {
+      empty.push(here.join(' › '));
+    } else if (res.skip || res.todo) {
+      recordSkip(at, here, res);
+    } else if (!res.closingTestPoint) {
+      counts[res.ok ? 'pass' : 'fail'] += 1;
+      addLeaf(at, !res.ok);
+      if (!res.ok) failures.push(here.join(' › '));
+    } else if (!res.ok && child && child.failures === 0) {
+      // the subtest failed for a reason none of its assertions carries (a plan mismatch, a crashed process)
+      counts.fail += 1;
+      addLeaf(at, true);
+      failures.push(here.join(' › '));
+    } else if (res.ok && child && child.leaves === 0) {
+      empty.push(here.join(' › '));
     }
   });
-  parser.on('child', (c) => watch(c, [...path, c.name]));
 };
+
 const root = new Parser();
-watch(root, [], true);
+watch(root, [], undefined);
+const child = spawn('npx', ['tap', '--reporter=tap', ...tapArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
   root.write(chunk);
 });
 child.on('close', (code) => {
   root.end();
+  if (ci) {
+    for (const name of empty) failures.push(`${name}: no assertions`);
+    counts.fail += empty.length;
+  } else if (empty.length) {
+    console.log(`\nNo assertions (a failure under CI=true):\n${empty.map((e) => `  - ${e}`).join('\n')}`);
+  }
+  if (skipped.length) {
+    const line = (s) => `  - ${s.name}: ${s.reason || 'no reason'}${s.listed ? '' : ` (not in ${skipsFile})`}`;
+    console.log(`\nSkipped:\n${skipped.map(line).join('\n')}`);
+  }
   if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
   console.log(`\n${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped`);
-  process.exit(code ?? 1);
+  process.exit(code === 0 ? (counts.fail > 0 ? 1 : 0) : (code ?? 1));
 });

@@ -1,10 +1,11 @@
 // Appends per second on the SQLite event store: one writer waiting for each fsync, against 50 concurrent writers whose
-// appends group-commit. Prints figures; asserts nothing (timings depend on the disk).
-// Run: npx tsx test/bench/eventStore.ts [seconds per run, default 3]
+// appends group-commit, over two rounds with the first side alternated (compare.ts). Prints figures; asserts nothing
+// (timings depend on the disk). Run: npx tsx test/bench/eventStore.ts [seconds per run, default 3]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
+import { alternate, machineNote, printRatio, total } from './compare.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const event = {
@@ -37,12 +38,16 @@ const run = async (writers: number) => {
   }
 };
 
-const results = [await run(1), await run(50)];
-console.log(`SQLite event store, WAL + synchronous=FULL, ${seconds} s per run, one event per append, ${os.tmpdir()}`);
+const sides = await alternate(2, { one: () => run(1), fifty: () => run(50) });
+console.log(
+  `SQLite event store, WAL + synchronous=FULL, ${seconds} s per run, one event per append, ${os.tmpdir()}; ${machineNote()}`,
+);
 console.log('writers  appends/s  appends  commits  appends/commit');
-for (const r of results) {
+for (const r of [...sides.one, ...sides.fifty]) {
   console.log(
     `${String(r.writers).padStart(7)}  ${r.perSecond.toFixed(0).padStart(9)}  ${String(r.appends).padStart(7)}  ${String(r.commits).padStart(7)}  ${r.perCommit.toFixed(1).padStart(14)}`,
   );
 }
-console.log(`group commit speed-up: ${(results[1].perSecond / results[0].perSecond).toFixed(1)}x`);
+// an append that fails throws and ends the run: a figure here has no failures under it
+const figure = (runs: { perSecond: number }[]) => total(runs.map((r) => ({ value: r.perSecond, failures: 0 })));
+printRatio('group commit speed-up, 50 writers / 1 writer', figure(sides.fifty), figure(sides.one));

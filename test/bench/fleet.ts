@@ -10,13 +10,14 @@
  *
  * Per side: searches done / failed / unfinished, throughput against what the pool allows (P × L a window), the share
  * of requests that reached an address banned at that moment, and Google requests per successful search (all
- * requests the origin saw: result pages, challenge pages and reloads, session openings, /sorry/). Ratios are printed
- * only when neither side failed a search. `--fetcher http` runs without the challenge (a plain HTTP client cannot
- * pass it) and without Chromium.
+ * requests the origin saw: result pages, challenge pages and reloads, session openings, /sorry/). The paced/unpaced
+ * ratio is printed only when neither side failed, left unfinished or ended partial a search (compare.ts).
+ * `--fetcher http` runs without the challenge (a plain HTTP client cannot pass it) and without Chromium.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { alternate, type Figure, printRatio } from './compare.js';
 
 const positive = (v: string) => {
   const n = Number(v);
@@ -42,6 +43,8 @@ const idealMs = (opts.searches / allowedPerMin) * 60_000;
 interface Side {
   name: 'paced' | 'unpaced';
   done: number;
+  /** searches that ended partial (a one-page search should not): shown apart, and no ratio with any */
+  partial: number;
   failed: Record<string, number>;
   unfinished: number;
   elapsedMs: number;
@@ -137,7 +140,8 @@ const runSide = async (name: Side['name']): Promise<Side> => {
       bans: number;
       tokens: number;
     };
-    const done = [...ended.values()].filter((e) => e.status === 'done' || e.status === 'partial');
+    const done = [...ended.values()].filter((e) => e.status === 'done');
+    const partial = [...ended.values()].filter((e) => e.status === 'partial').length;
     const failed: Record<string, number> = {};
     for (const e of ended.values()) {
       if (e.status === 'done' || e.status === 'partial') continue;
@@ -151,6 +155,7 @@ const runSide = async (name: Side['name']): Promise<Side> => {
     return {
       name,
       done: done.length,
+      partial,
       failed,
       unfinished: jobs.length - ended.size,
       elapsedMs: (done.length ? Math.max(...done.map((e) => e.at)) : Date.now()) - started,
@@ -173,6 +178,7 @@ const row = (s: Side) => {
   return {
     side: s.name,
     'done %': pct(s.done / opts.searches),
+    partial: s.partial,
     failed: failed ? JSON.stringify(s.failed) : '0',
     unfinished: s.unfinished,
     'time s': (s.elapsedMs / 1000).toFixed(0),
@@ -188,22 +194,17 @@ const row = (s: Side) => {
 console.log(
   `fleet: ${opts.proxies} proxies × ${opts.limit} requests per ${windowMs / 1000} s window (pool ${allowedPerMin.toFixed(0)} searches/min), ${opts.searches} one-page searches at once, fetcher ${opts.fetcher}; ideal ${(idealMs / 1000).toFixed(0)} s`,
 );
-const results: Side[] = [];
-for (let round = 0; round < opts.rounds; round++) {
-  const order: Side['name'][] = round % 2 === 0 ? ['paced', 'unpaced'] : ['unpaced', 'paced'];
-  for (const side of order) {
-    const r = await runSide(side);
-    results.push(r);
-    console.log(JSON.stringify(row(r)));
-  }
-}
-console.table(results.map(row));
-const clean = (s: Side) => s.unfinished === 0 && Object.keys(s.failed).length === 0;
-const paced = results.filter((r) => r.name === 'paced');
-const unpaced = results.filter((r) => r.name === 'unpaced');
-if (paced.every(clean) && unpaced.every(clean)) {
-  const rate = (s: Side[]) => s.reduce((n, r) => n + r.done / r.elapsedMs, 0) / s.length;
-  console.log(`throughput paced/unpaced: ${(rate(paced) / rate(unpaced)).toFixed(2)}x`);
-} else {
-  console.log('no paced/unpaced ratio: a side failed or left searches unfinished (see the table)');
-}
+const sides = await alternate(
+  opts.rounds,
+  { paced: () => runSide('paced'), unpaced: () => runSide('unpaced') },
+  (_, r) => {
+    for (const side of [r.paced, r.unpaced]) console.log(JSON.stringify(row(side)));
+  },
+);
+console.table([...sides.paced, ...sides.unpaced].map(row));
+/** searches done per minute, averaged over a side's rounds; every failed, partial or unfinished search a failure */
+const throughput = (s: Side[]): Figure => ({
+  value: s.reduce((n, r) => n + r.done / (r.elapsedMs / 60_000), 0) / s.length,
+  failures: s.reduce((n, r) => n + Object.values(r.failed).reduce((a, b) => a + b, 0) + r.partial + r.unfinished, 0),
+});
+printRatio('throughput paced / unpaced', throughput(sides.paced), throughput(sides.unpaced), ['paced', 'unpaced']);

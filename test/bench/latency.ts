@@ -2,12 +2,14 @@
  * Latency benchmark (docs/benchmarks.md#parallel-result-pages): how long one top-100 job takes, submit to done, through
  * the whole embedded service (POST /v1/search over a real socket, events, queue, crawl, parse, projections; done = GET
  * /v1/search/{id} says so), one job at a time against the fake Google origin with a fixed latency per page. Two
- * settings in the same run, alternated job by job so both see the same machine:
+ * settings in the same run, alternated job by job so both see the same machine, the first changing each round
+ * (compare.ts):
  *  - `one by one` (the baseline, the crawler before parallel pages): SERP_PAGES_IN_FLIGHT=1
  *  - `parallel`: the default (page 1 alone, then five pages at once)
  * Three searches per setting: a full ten pages, a result set that ends on page 4 (the no-results page at start=30),
  * and a stop_domain that first shows on page 4. It prints the median time, the origin requests per job (how many
- * pages past the answer were asked for) and the ratio. It asserts nothing.
+ * pages past the answer were asked for) and the ratio, none when a job of either setting did not end done. It
+ * asserts nothing.
  *
  *   npx tsx test/bench/latency.ts [--latency 300,1000] [--rounds 3]
  */
@@ -20,6 +22,7 @@ import { loadConfig } from '../../services/config/config.js';
 import { DEFAULT_PAGES, type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { UNPACED } from '../support/service.js';
+import { alternate, ratio } from './compare.js';
 
 const { values } = parseArgs({
   options: {
@@ -70,8 +73,12 @@ const startService = async (google: FakeGoogle, pagesInFlight: number) => {
   };
 };
 
-/** submit, then poll every 10 ms until the job is terminal: the time a client waits */
-const timeJob = async (url: string, key: string, body: Record<string, unknown>): Promise<number> => {
+/** submit, then poll every 10 ms until the job is terminal: the time a client waits, and whether it ended done */
+const timeJob = async (
+  url: string,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<{ ms: number; done: boolean }> => {
   const t0 = performance.now();
   const res = await fetch(`${url}/v1/search`, {
     method: 'POST',
@@ -80,9 +87,13 @@ const timeJob = async (url: string, key: string, body: Record<string, unknown>):
   });
   const { job_id } = (await res.json()) as { job_id: string };
   for (;;) {
-    const poll = await fetch(`${url}/v1/search/${job_id}`, { headers: { 'x-api-key': key } });
+    const poll = await fetch(`${url}/v1/search/${job_id}?output=json`, { headers: { 'x-api-key': key } });
+    if (poll.status !== 202) {
+      const ms = performance.now() - t0;
+      const meta = ((await poll.json().catch(() => ({}))) as { search_metadata?: { status?: string } }).search_metadata;
+      return { ms, done: poll.status === 200 && meta?.status === 'done' };
+    }
     await poll.arrayBuffer();
-    if (poll.status !== 202) return performance.now() - t0;
     await new Promise((r) => setTimeout(r, 10));
   }
 };
@@ -107,25 +118,26 @@ for (const latencyMs of latencies) {
   const google = await startFakeGoogle({ latencyMs, queries: { short: DEFAULT_PAGES.slice(0, 3) } });
   const services = await Promise.all(modes.map((m) => startService(google, m.pagesInFlight)));
   for (const search of SEARCHES) {
-    const times: number[][] = modes.map(() => []);
-    const requests: number[][] = modes.map(() => []);
-    const aborted: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      for (let m = 0; m < modes.length; m++) {
-        const { svc, key } = services[m]!;
-        google.requests.length = 0;
-        times[m]!.push(await timeJob(svc.url, key, search.body));
-        // an aborted page's close reaches the origin a moment after the job is done
-        await new Promise((r) => setTimeout(r, 50));
-        const searches = google.searches();
-        requests[m]!.push(searches.length);
-        if (m === 1) aborted.push(searches.filter((r) => r.aborted).length);
-      }
-    }
-    const [seq, par] = times.map(median) as [number, number];
+    /** one job of mode `m`: its time, whether it ended done, the origin requests it made and how many were aborted */
+    const one = async (m: number) => {
+      const { svc, key } = services[m]!;
+      google.requests.length = 0;
+      const job = await timeJob(svc.url, key, search.body);
+      // an aborted page's close reaches the origin a moment after the job is done
+      await new Promise((r) => setTimeout(r, 50));
+      const searches = google.searches();
+      return { ...job, requests: searches.length, aborted: searches.filter((r) => r.aborted).length };
+    };
+    const sides = await alternate(rounds, { seq: () => one(0), par: () => one(1) });
+    const figure = (runs: typeof sides.seq) => ({
+      value: median(runs.map((r) => r.ms)),
+      failures: runs.filter((r) => !r.done).length,
+    });
+    const [seq, par] = [figure(sides.seq), figure(sides.par)];
+    const requests = (runs: typeof sides.seq) => median(runs.map((r) => r.requests));
     console.log(
-      `| ${latencyMs} ms | ${search.name} | ${(seq / 1000).toFixed(2)} | ${(par / 1000).toFixed(2)} | ` +
-        `${(seq / par).toFixed(2)}× | ${median(requests[0]!)} → ${median(requests[1]!)} (${median(aborted)}) |`,
+      `| ${latencyMs} ms | ${search.name} | ${(seq.value / 1000).toFixed(2)} | ${(par.value / 1000).toFixed(2)} | ` +
+        `${ratio(seq, par, ['one by one', 'parallel'])} | ${requests(sides.seq)} → ${requests(sides.par)} (${median(sides.par.map((r) => r.aborted))}) |`,
     );
   }
   await Promise.all(services.map((s) => s.close()));

@@ -1,5 +1,6 @@
 /**
- * Location benchmark, two parts, each against its baseline in the same run over the same inputs:
+ * Location benchmark, two parts, each against its baseline in the same run over the same inputs, in two rounds with
+ * the first side alternated (compare.ts):
  * - search: the shipped geotargets index (binary search over the sorted words of every canonical name, typo pass
  *   only when prefixes find too little) against a linear scan that applies the same match rules to every target and
  *   sorts the hits the same way;
@@ -23,6 +24,7 @@ import {
   shippedGeotargetsPath,
 } from '../../services/geo/geotargets.js';
 import { createLocationMatcher } from '../../services/geo/resolve.js';
+import { alternate, printRatio } from './compare.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' } } });
 const rounds = Number(values.rounds);
@@ -80,13 +82,12 @@ const time = (fn: (q: string) => unknown) => {
   for (let r = 0; r < rounds; r++) for (const q of QUERIES) fn(q);
   return (performance.now() - start) / (rounds * QUERIES.length);
 };
-// alternate twice so neither side gets only the warm or only the cold half
-const indexed: number[] = [];
-const scanned: number[] = [];
-for (let i = 0; i < 2; i++) {
-  indexed.push(time((q) => index.search(q, 10)));
-  scanned.push(time((q) => scan(q, 10)));
-}
+// two rounds, the first side alternated, so neither gets only the warm or only the cold half
+const sides = await alternate(2, {
+  indexed: async () => time((q) => index.search(q, 10)),
+  scanned: async () => time((q) => scan(q, 10)),
+});
+const [indexed, scanned] = [sides.indexed, sides.scanned];
 const ms = (xs: number[]) => Math.min(...xs);
 console.log(
   `# locations: ${targets.length} targets, index built in ${buildMs.toFixed(0)} ms here; a fresh process loads the shipped index in ${start.ms.toFixed(0)} ms and keeps ${start.mb.toFixed(1)} MB (once, at start)`,
@@ -95,7 +96,15 @@ console.log('| search | ms per query (best of 2) | queries/s |');
 console.log('|---|---|---|');
 console.log(`| shipped index | ${ms(indexed).toFixed(3)} | ${Math.round(1000 / ms(indexed))} |`);
 console.log(`| linear scan (baseline) | ${ms(scanned).toFixed(3)} | ${Math.round(1000 / ms(scanned))} |`);
-console.log(`ratio: index ${(ms(scanned) / ms(indexed)).toFixed(1)}× faster than the scan`);
+// pure CPU over the same queries: nothing here can fail without throwing
+printRatio(
+  'ratio, scan time / index time (the index is this many times faster)',
+  { value: ms(scanned), failures: 0 },
+  {
+    value: ms(indexed),
+    failures: 0,
+  },
+);
 
 // resolution: every form of a few places, as people and clients write them
 const FORMS = [
@@ -135,12 +144,11 @@ const timeResolve = (fn: (q: string) => unknown, names: string[]) => {
   for (let r = 0; r < rounds; r++) for (const q of names) fn(q);
   return (performance.now() - start) / (rounds * names.length);
 };
-const now: number[] = [];
-const before: number[] = [];
-for (let i = 0; i < 2; i++) {
-  now.push(timeResolve((q) => matcher.resolve(q), bothResolve));
-  before.push(timeResolve(previous, bothResolve));
-}
+const resolving = await alternate(2, {
+  now: async () => timeResolve((q) => matcher.resolve(q), bothResolve),
+  before: async () => timeResolve(previous, bothResolve),
+});
+const [now, before] = [resolving.now, resolving.before];
 const resolvedBy = (fn: (q: string) => unknown) => FORMS.filter((f) => fn(f)).length;
 console.log('');
 console.log(
@@ -149,4 +157,9 @@ console.log(
 console.log('|---|---|---|');
 console.log(`| resolver (every surface) | ${ms(now).toFixed(3)} | ${resolvedBy((q) => matcher.resolve(q))} |`);
 console.log(`| previous resolver (baseline) | ${ms(before).toFixed(3)} | ${resolvedBy(previous)} |`);
-console.log(`ratio: resolver ${(ms(before) / ms(now)).toFixed(1)}× the previous one's speed on the names both resolve`);
+// pure CPU over the same names: nothing here can fail without throwing
+printRatio(
+  "ratio, previous resolver's time / resolver's time, on the names both resolve",
+  { value: ms(before), failures: 0 },
+  { value: ms(now), failures: 0 },
+);

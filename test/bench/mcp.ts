@@ -4,9 +4,11 @@
  *    compact view (its structured JSON and its text rendering), in bytes and estimated tokens (bytes / 4).
  * 2. Reading a finished job: `serp_get_results` through `serp-api-mcp` on stdio (the SDK's client), compact and full,
  *    against the baseline an agent without MCP would run, `GET /v1/search/{id}?output=json` with fetch + JSON.parse,
- *    sequential calls, alternated over two rounds.
+ *    sequential calls, alternated over two rounds (the first side changes each round).
  * 3. One waited search (a fresh keyword): `serp_search` with wait=true against the fastest a client of /v1 can do,
- *    `POST /v1/search` with `async: false` (the service waits in-process, no poll interval).
+ *    `POST /v1/search?output=json` with `async: false` (the service waits in-process, no poll interval), three each,
+ *    alternated.
+ * No ratio is printed when a side had a failed call or a search that did not end done (compare.ts).
  * Run: npx tsx test/bench/mcp.ts [calls]
  */
 import { dirname, join } from 'node:path';
@@ -18,6 +20,7 @@ import { compactResult, compactText } from '../../services/mcp/compact.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 import { cli, pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { alternate, type Figure, machineNote, medianOf, printRatio, quantile } from './compare.js';
 
 const calls = Number(process.argv[2] ?? 200);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -27,10 +30,6 @@ if (missing) {
   process.exit(0);
 }
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
-};
 const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
 const tokens = (n: number) => `~${Math.round(n / 4).toLocaleString('en')} tok`;
 
@@ -115,50 +114,83 @@ try {
   clients.push(client);
 
   // 2. reading a finished job
-  const timeCalls = async (fn: (i: number) => Promise<unknown>) => {
+  const timeCalls = async (fn: (i: number) => Promise<boolean>): Promise<Figure> => {
+    let failures = 0;
     const started = performance.now();
-    for (let i = 0; i < calls; i++) await fn(i);
-    return (performance.now() - started) / calls;
+    for (let i = 0; i < calls; i++) if (!(await fn(i))) failures++;
+    return { value: (performance.now() - started) / calls, failures };
   };
-  const direct = () =>
-    timeCalls(async (i) => {
-      const res = await fetch(`${svc.url}/v1/search/${jobIds[i % jobIds.length]}?output=json`, { headers });
-      return res.json();
-    });
-  const viaMcp = (mode: 'compact' | 'full') =>
-    timeCalls((i) =>
-      client.callTool({ name: 'serp_get_results', arguments: { job_id: jobIds[i % jobIds.length], mode } }),
-    );
-  const rounds: Array<{ direct: number; compact: number; full: number }> = [];
-  for (let round = 0; round < 2; round++) {
-    rounds.push({ direct: await direct(), compact: await viaMcp('compact'), full: await viaMcp('full') });
-  }
-  console.log(`\nReading a finished job, ${calls} sequential calls per run, two rounds (ms per call)`);
-  for (const [i, r] of rounds.entries()) {
-    console.log(
-      `  round ${i + 1}: GET /v1 + JSON.parse ${r.direct.toFixed(2)}   MCP compact ${r.compact.toFixed(2)} (${(r.direct / r.compact).toFixed(2)}x)   MCP full ${r.full.toFixed(2)} (${(r.direct / r.full).toFixed(2)}x)`,
-    );
-  }
-
-  // 3. one waited search, three fresh keywords each way
-  const waited: number[] = [];
-  const sync: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    let t0 = performance.now();
-    const r = await client.callTool({ name: 'serp_search', arguments: { keyword: `waited ${i}` } });
-    waited.push(performance.now() - t0);
-    if (r.isError) throw new Error(JSON.stringify(r.content));
-    t0 = performance.now();
-    const res = await submit(svc.url, key, { keyword: `sync ${i}`, async: false });
-    await res.json();
-    sync.push(performance.now() - t0);
-  }
-  const med = (xs: number[]) => quantile(xs, 0.5);
-  console.log('\nOne waited search, fresh keyword, fake origin (median of 3)');
-  console.log(`  serp_search wait=true (polls /v1 every 1.5-2 s)   ${med(waited).toFixed(0)} ms`);
-  console.log(`  POST /v1/search async:false (waits in-process)    ${med(sync).toFixed(0)} ms`);
+  const reading = await alternate(2, {
+    direct: () =>
+      timeCalls(async (i) => {
+        const res = await fetch(`${svc.url}/v1/search/${jobIds[i % jobIds.length]}?output=json`, { headers });
+        await res.json();
+        return res.status === 200;
+      }),
+    compact: () =>
+      timeCalls(async (i) => {
+        const r = await client.callTool({
+          name: 'serp_get_results',
+          arguments: { job_id: jobIds[i % jobIds.length], mode: 'compact' },
+        });
+        return !r.isError;
+      }),
+    full: () =>
+      timeCalls(async (i) => {
+        const r = await client.callTool({
+          name: 'serp_get_results',
+          arguments: { job_id: jobIds[i % jobIds.length], mode: 'full' },
+        });
+        return !r.isError;
+      }),
+  });
   console.log(
-    `  ratio ${(med(sync) / med(waited)).toFixed(2)}x: the gap is the poll interval; against live Google a search takes 5-30 s`,
+    `\nReading a finished job, ${calls} sequential calls per run, two rounds, first side alternated (ms per call); ${machineNote()}`,
+  );
+  reading.direct.forEach((direct, i) => {
+    const [compact, full] = [reading.compact[i]!, reading.full[i]!];
+    console.log(
+      `  round ${i + 1}: GET /v1 + JSON.parse ${direct.value.toFixed(2)}   MCP compact ${compact.value.toFixed(2)}   MCP full ${full.value.toFixed(2)}   (failures ${direct.failures}/${compact.failures}/${full.failures})`,
+    );
+  });
+  const direct = medianOf(reading.direct);
+  printRatio('  time per call, MCP compact / GET /v1 + JSON.parse', medianOf(reading.compact), direct, ['MCP', '/v1']);
+  printRatio('  time per call, MCP full / GET /v1 + JSON.parse', medianOf(reading.full), direct, ['MCP', '/v1']);
+
+  // 3. one waited search, a fresh keyword each time, the first side alternated
+  const waited = await alternate(3, {
+    mcp: async (i): Promise<Figure> => {
+      const t0 = performance.now();
+      const r = await client.callTool({ name: 'serp_search', arguments: { keyword: `waited ${i}` } });
+      const status = (r.structuredContent as { status?: string } | undefined)?.status;
+      return { value: performance.now() - t0, failures: r.isError || status !== 'done' ? 1 : 0 };
+    },
+    sync: async (i): Promise<Figure> => {
+      const t0 = performance.now();
+      // output=json: the results themselves, as serp_search returns them (the default answer is the raw-HTML link)
+      const res = await fetch(`${svc.url}/v1/search?output=json`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ keyword: `sync ${i}`, async: false }),
+      });
+      const body = (await res.json()) as { search_metadata?: { status?: string } };
+      const ok = res.status === 200 && body.search_metadata?.status === 'done';
+      return { value: performance.now() - t0, failures: ok ? 0 : 1 };
+    },
+  });
+  const [mcp, sync] = [medianOf(waited.mcp), medianOf(waited.sync)];
+  console.log('\nOne waited search, fresh keyword, fake origin (median of 3, first side alternated)');
+  console.log(
+    `  serp_search wait=true (polls /v1 every 1.5-2 s)   ${mcp.value.toFixed(0)} ms (failures ${mcp.failures})`,
+  );
+  console.log(
+    `  POST /v1/search async:false (waits in-process)    ${sync.value.toFixed(0)} ms (failures ${sync.failures})`,
+  );
+  printRatio(
+    '  time, async:false / serp_search (the gap is the poll interval; against live Google a search takes 5-30 s)',
+    sync,
+    mcp,
+    ['async:false', 'serp_search'],
   );
 } finally {
   for (const c of clients) await c.close();

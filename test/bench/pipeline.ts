@@ -5,11 +5,13 @@
  *    its own: POST /v1/search over a real socket, SearchSubmitted on the SQLite event store, dispatcher, in-process
  *    queue, crawl worker, parse threads, raw HTML to the blob store, CrawlCompleted, projections. Done = the admin
  *    API lists the job as finished. Its RSS is read from /proc: the service's alone (every thread of it).
- *  - `crawl only` (the baseline): the same crawler with the same parse threads and the same requests at once, and the
- *    same blob store, with no events, queue or API, in this process (so its RSS is this script's, under tsx).
+ *  - `crawl only` (the baseline): the same crawler with the same parse threads (the service's default count, which
+ *    both sides are given explicitly) and the same requests at once, and the same blob store, with no events, queue
+ *    or API, in this process (so its RSS is this script's, under tsx).
  * Reports jobs/s, pages/s, p50/p99 submit-to-done, peak RSS (with the service's JS heap and the buffers outside it at
  * that moment, from its metrics, and the kernel's own high-water mark), disk used, and the service/crawl-only
- * throughput ratio (what the event-sourced plumbing costs). The fake Google runs as a process of its own
+ * throughput ratio (what the event-sourced plumbing costs; none when a job of either side did not end done). Which
+ * side runs first alternates from one concurrency setting to the next (compare.ts). The fake Google runs as a process of its own
  * (`scripts/fake-google.ts`), as Google would: its pages and sockets are not the crawler's memory or CPU. Builds the
  * service first (`tsc -p tsconfig.build.json` in `--root`, skipped with `--no-build`); `--root` runs another
  * checkout's build, for a before/after. Linux only (/proc). It asserts nothing (docs/style.md#tests).
@@ -21,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
@@ -33,6 +35,7 @@ import { startBuiltService } from '../support/builtService.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
+import { alternate, machineNote, printRatio } from './compare.js';
 
 const { values } = parseArgs({
   options: {
@@ -101,12 +104,12 @@ const run = async (concurrency: number) => {
   const google = await startFakeGoogleProcess(latencyMs);
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-'));
   const blobs = createFsBlobStore(dir);
-  // what the service's crawler has: a parse thread per core and `concurrency` requests at once to the one route
+  // what the service's crawler has: its parse threads and `concurrency` requests at once to the one route
   const { crawler } = httpCrawlerFor(google.origin, {
     limits: { pageTimeoutMs: 30_000 },
     pool: { maxInFlightPerRoute: concurrency },
     // as the service composes it (services/compose/crawler.ts): the parse pool, and the raw HTML's hash on a thread
-    deps: { parser: createParsePool(availableParallelism()), hashing: createHashThread() },
+    deps: { parser: createParsePool(parseThreads), hashing: createHashThread() },
   });
   const sampler = rssSampler();
   const messages = Array.from({ length: jobs }, (_, i) => jobFor({ keyword: `bench ${i}` }));
@@ -193,7 +196,12 @@ const runService = async (concurrency: number) => {
     svc = await startBuiltService(
       root,
       dir,
-      { SERP_GOOGLE_ORIGIN: google.origin, SERP_CRAWLER_CONCURRENCY: String(concurrency), SERP_ADMIN_TOKEN: token },
+      {
+        SERP_GOOGLE_ORIGIN: google.origin,
+        SERP_CRAWLER_CONCURRENCY: String(concurrency),
+        SERP_ADMIN_TOKEN: token,
+        SERP_PARSE_THREADS: String(parseThreads),
+      },
       nodeArgs,
     );
     const { url, child } = svc;
@@ -296,7 +304,10 @@ const runService = async (concurrency: number) => {
 
 // the crawl-only baseline runs in this process: it bounds its heap's growth as `serve` does, so it pays the same
 // collections the service pays
-boundHeapGrowth(loadConfig(process.env).heapGrowingPercent);
+const serviceDefaults = loadConfig(process.env);
+boundHeapGrowth(serviceDefaults.heapGrowingPercent);
+/** the service's parse threads by default (one per core but the pipeline thread's), given to both sides */
+const parseThreads = serviceDefaults.parseThreads;
 
 const reason = fixturesMissing();
 if (reason) {
@@ -305,17 +316,23 @@ if (reason) {
 }
 if (!values['no-build'])
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: resolve(root), stdio: 'inherit' });
-console.log(`# pipeline: ${jobs} jobs x 10 pages, ${latencyMs} ms per page, concurrency ${settings.join(' and ')}`);
+console.log(
+  `# pipeline: ${jobs} jobs x 10 pages, ${latencyMs} ms per page, concurrency ${settings.join(' and ')}, ${parseThreads} parse threads on both sides; ${machineNote()}`,
+);
 console.log(
   `# latency bound: ${settings.map((c) => `${((c * 1000) / (10 * latencyMs)).toFixed(1)} jobs/s at ${c}`).join(', ')}`,
 );
 const rows = [];
-for (const c of settings) {
-  const service = await runService(c);
-  const baseline = await run(c);
+for (const [i, c] of settings.entries()) {
+  const sides = await alternate(1, { service: () => runService(c), baseline: () => run(c) }, undefined, i);
+  const [service, baseline] = [sides.service[0]!, sides.baseline[0]!];
   rows.push(service, baseline);
-  console.log(
-    `# concurrency ${c}: service / crawl-only throughput = ${(Number(service.jobsPerS) / Number(baseline.jobsPerS)).toFixed(2)}`,
+  const figure = (r: { jobsPerS: string; notDone: number }) => ({ value: Number(r.jobsPerS), failures: r.notDone });
+  printRatio(
+    `# concurrency ${c} (${i % 2 === 0 ? 'service' : 'crawl only'} first): service / crawl-only throughput`,
+    figure(service),
+    figure(baseline),
+    ['the service', 'crawl only'],
   );
 }
 console.table(rows);

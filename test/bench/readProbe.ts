@@ -2,7 +2,8 @@
  * The read probe of `readUnderCrawl.ts`, in a process of its own: reads `url` at a fixed rate (`RATE` a second,
  * default 200) until standard input closes, each read a request of its own sent on schedule whether or not the ones
  * before it have answered, then prints each read's milliseconds (sent to answer read in full) as JSON
- * (`{ times, bytes }`, bytes: the average answer) on the line after `probing`. Its own event loop does nothing else,
+ * (`{ times, bytes, failures, failureKinds }`, bytes: the average answer; failures: reads that were not a 200 or
+ * did not complete, kept out of `times`, counted by kind) on the line after `probing`. Its own event loop does nothing else,
  * so what it times is the service, not the bench's load driver (submits and polls) or the probe's neighbours.
  *
  * Open loop, not readers back to back: readers that wait for their answer before sending the next saturate the
@@ -30,33 +31,37 @@ let bytes = 0;
 // ArrayBuffer it assembles), and on two cores the instrument's own CPU is taken from the service it times. Sockets
 // are kept alive and as many as the reads in flight, so a read never waits for another's socket.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+let failures = 0;
+/** what the failed reads were: `HTTP 503`, `ECONNRESET`, … and how many of each */
+const failureKinds: Record<string, number> = {};
 const readOnce = () =>
   new Promise<void>((done, fail) => {
     const req = http.get(url, { agent, headers: { 'x-api-key': key } }, (res) => {
-      if (res.statusCode !== 200) fail(new Error(`probe: HTTP ${res.statusCode}`));
+      const ok = res.statusCode === 200;
       res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
+        if (ok) bytes += chunk.length;
       });
-      res.on('end', done);
+      res.on('end', () => (ok ? done() : fail(new Error(`HTTP ${res.statusCode}`))));
       res.on('error', fail);
     });
     req.on('error', fail);
   });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const inFlight = new Set<Promise<void>>();
-let failed: unknown;
 // the bench starts timing its phase once the probe is running
 process.stdout.write('probing\n');
 const period = 1000 / rate;
 let next = performance.now();
-while (!stop && failed === undefined) {
+while (!stop) {
   const t0 = performance.now();
   const read = readOnce().then(
     () => {
       times.push(performance.now() - t0);
     },
-    (err: unknown) => {
-      failed = err;
+    (err: NodeJS.ErrnoException) => {
+      failures += 1;
+      const kind = err.code ?? err.message;
+      failureKinds[kind] = (failureKinds[kind] ?? 0) + 1;
     },
   );
   inFlight.add(read);
@@ -66,5 +71,4 @@ while (!stop && failed === undefined) {
 }
 await Promise.all(inFlight);
 agent.destroy();
-if (failed !== undefined) throw failed;
-process.stdout.write(JSON.stringify({ times, bytes: bytes / Math.max(1, times.length) }));
+process.stdout.write(JSON.stringify({ times, bytes: bytes / Math.max(1, times.length), failures, failureKinds }));

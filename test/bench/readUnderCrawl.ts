@@ -1,12 +1,17 @@
 /**
- * `/v1` read latency while crawls run (docs/benchmarks.md#reads-under-crawl): a service on a listening port crawls a burst of jobs from
- * the fake Google origin while a probe reads a finished result (`GET /v1/search/{id}?output=json`) at a fixed rate;
- * the same probe runs first on the idle service. Three configurations, alternated over rounds, each a fresh process
- * on a fresh data directory with the same load: pages parsed on the event loop (SERP_PIPELINE_THREAD=0
- * SERP_PARSE_THREADS=0, the baseline: what the service did before the parse pool), the parse pool with the write side on
- * the event loop (SERP_PIPELINE_THREAD=0, the default until the pipeline thread), and the whole write side on a
- * thread of its own (the pipeline thread, the default: one parse thread fewer). Prints p50 / p99 idle and under crawl,
- * and p99 under crawl ÷ p99 idle. `--modes loop,pool,pipeline-thread` runs some of them.
+ * `/v1` read latency while crawls run (docs/benchmarks.md#reads-under-crawl): a service on a listening port crawls a
+ * burst of jobs from the fake Google origin while a probe reads a finished result (`GET /v1/search/{id}?output=json`)
+ * at a fixed rate; the same probe runs first on the idle service. Each configuration is a fresh process on a fresh
+ * data directory with the same jobs, and the configurations alternate which runs first, round by round (compare.ts):
+ *  - `loop`: pages parsed on the event loop (SERP_PIPELINE_THREAD=0 SERP_PARSE_THREADS=0), what the service did
+ *    before the parse pool; its crawl is a different load (no parse threads), shown by its pages per second;
+ *  - `pool`: the parse pool with the write side on the event loop (SERP_PIPELINE_THREAD=0);
+ *  - `pipeline-thread`: the write side on a thread of its own (the default).
+ * Equal load: `pool` and `pipeline-thread` get the same parse threads, the service's default count (one per core
+ * but the pipeline thread's), so that "under crawl" is the same crawl for both; each mode's crawl rate (pages per
+ * second, from the jobs' own metadata) is printed beside its p99 so a reader sees the load each read was under.
+ * Prints p50 / p99 idle and under crawl, p99 under crawl ÷ p99 idle per mode, and pipeline-thread ÷ pool under
+ * crawl; no ratio where a read failed or a job did not end done. `--modes loop,pool,pipeline-thread` runs some.
  *
  * The probe (readProbe.ts) runs in a process of its own with node:http, and is open loop: 200 reads a second, each
  * sent on schedule whether or not the ones before it have answered. Its first form, four readers back to back,
@@ -21,14 +26,15 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../../services/config/config.js';
 import { startBuiltService } from '../support/builtService.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { pollJob, removeDir, submit, tempDataDir } from '../support/service.js';
+import { removeDir, submit, tempDataDir } from '../support/service.js';
+import { alternate, type Figure, jobOutcome, machineNote, printRatio, quantile } from './compare.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -49,11 +55,6 @@ if (missing) {
 const ADMIN = 'read-under-crawl-bench-admin-token';
 if (!values['no-build']) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
-
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
-};
 
 const PROBE = new URL('./readProbe.ts', import.meta.url);
 /** reads a second: a busy client's polling, well under what the idle service answers (~9,000 a second here) */
@@ -83,9 +84,15 @@ const probe = async (url: string, key: string, phase: () => Promise<unknown>) =>
   child.stdin.end();
   const [code] = (await exited) as [number | null];
   if (code !== 0) throw new Error(`read probe exited with ${code}`);
-  const { times, bytes } = JSON.parse(out.slice(out.indexOf('\n') + 1)) as { times: number[]; bytes: number };
+  const { times, bytes, failures, failureKinds } = JSON.parse(out.slice(out.indexOf('\n') + 1)) as {
+    times: number[];
+    bytes: number;
+    failures: number;
+    failureKinds: Record<string, number>;
+  };
   probeBytes = bytes;
-  return times;
+  if (failures) console.log(`  failed reads: ${JSON.stringify(failureKinds)}`);
+  return { times, failures };
 };
 
 const run = async (modeEnv: Record<string, string>, round: number) => {
@@ -112,7 +119,8 @@ const run = async (modeEnv: Record<string, string>, round: number) => {
       })
     ).json()) as { key: string };
     const first = (await (await submit(svc.url, key, { keyword: 'coffee' })).json()) as { job_id: string };
-    await pollJob(svc.url, key, first.job_id);
+    const ready = await jobOutcome(svc.url, key, first.job_id, 60_000);
+    if (!ready.done) throw new Error(`the search the probe reads ended ${ready.status}`);
     const target = `${svc.url}/v1/search/${first.job_id}?output=json`;
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     await probe(target, key, () => sleep(1_000)); // warm-up
@@ -120,6 +128,8 @@ const run = async (modeEnv: Record<string, string>, round: number) => {
     const idle = await probe(target, key, () => sleep(8_000));
 
     let seconds = 0;
+    let pages = 0;
+    let notDone = 0;
     const load = async () => {
       const t0 = Date.now();
       const ids = await Promise.all(
@@ -128,11 +138,15 @@ const run = async (modeEnv: Record<string, string>, round: number) => {
           return ((await res.json()) as { job_id: string }).job_id;
         }),
       );
-      for (const id of ids) await (await pollJob(svc.url, key, id, 'json', 300_000)).arrayBuffer();
+      for (const id of ids) {
+        const job = await jobOutcome(svc.url, key, id, 300_000);
+        pages += job.pages;
+        if (!job.done) notDone += 1;
+      }
       seconds = (Date.now() - t0) / 1000;
     };
     const busy = await probe(target, key, load);
-    return { idle, busy, seconds };
+    return { idle, busy, seconds, pages, notDone };
   } finally {
     // a drain, not kill -9: a --cpu-prof profile is written on the way out
     const exited = once(svc.child, 'exit');
@@ -144,6 +158,8 @@ const run = async (modeEnv: Record<string, string>, round: number) => {
   }
 };
 
+/** the service's parse threads by default, given to every mode that parses on threads: the same crawl load */
+const parseThreads = loadConfig(process.env).parseThreads;
 const allModes: { key: string; name: string; env: Record<string, string> }[] = [
   {
     key: 'loop',
@@ -152,39 +168,68 @@ const allModes: { key: string; name: string; env: Record<string, string> }[] = [
   },
   {
     key: 'pool',
-    name: 'parse pool, a thread per core (SERP_PIPELINE_THREAD=0)',
-    env: { SERP_PIPELINE_THREAD: '0', SERP_PARSE_THREADS: String(availableParallelism()) },
+    name: `parse pool, write side on the event loop (SERP_PIPELINE_THREAD=0 SERP_PARSE_THREADS=${parseThreads})`,
+    env: { SERP_PIPELINE_THREAD: '0', SERP_PARSE_THREADS: String(parseThreads) },
   },
   {
     key: 'pipeline-thread',
-    name: 'pipeline thread and one parse thread fewer (the default)',
-    env: { SERP_PARSE_THREADS: String(Math.max(1, availableParallelism() - 1)), SERP_PIPELINE_THREAD: '1' },
+    name: `pipeline thread, the default (SERP_PARSE_THREADS=${parseThreads})`,
+    env: { SERP_PIPELINE_THREAD: '1', SERP_PARSE_THREADS: String(parseThreads) },
   },
 ];
 const wanted = values.modes.split(',').map((m) => m.trim());
 const modes = allModes.filter((m) => wanted.includes(m.key));
 if (modes.length === 0) throw new Error(`--modes takes some of ${allModes.map((m) => m.key).join(',')}`);
-const sums = new Map<string, { idle: number[]; busy: number[]; seconds: number }>();
-for (let r = 0; r < rounds; r++) {
-  for (const m of r % 2 === 0 ? modes : [...modes].reverse()) {
-    const f = await run(m.env, r);
-    const acc = sums.get(m.name) ?? { idle: [], busy: [], seconds: 0 };
-    acc.idle.push(...f.idle);
-    acc.busy.push(...f.busy);
-    acc.seconds += f.seconds;
-    sums.set(m.name, acc);
-    console.log(
-      `round ${r + 1}, ${m.name}: idle p99 ${quantile(f.idle, 0.99).toFixed(1)} ms, under crawl p99 ${quantile(f.busy, 0.99).toFixed(1)} ms (${jobs} jobs in ${f.seconds.toFixed(1)} s)`,
-    );
-  }
-}
-console.log(
-  `\n${jobs} jobs of ten pages, crawler concurrency 8, reads of ${(probeBytes / 1024).toFixed(0)} kB at ${PROBE_RATE} a second; ${rounds} rounds`,
+
+type Run = Awaited<ReturnType<typeof run>>;
+const results = await alternate(
+  rounds,
+  Object.fromEntries(modes.map((m) => [m.key, (round: number) => run(m.env, round)])) as Record<
+    string,
+    (round: number) => Promise<Run>
+  >,
+  (round, byMode) => {
+    for (const m of modes) {
+      const f = byMode[m.key]!;
+      console.log(
+        `round ${round + 1}, ${m.key}: idle p99 ${quantile(f.idle.times, 0.99).toFixed(1)} ms, under crawl p99 ${quantile(f.busy.times, 0.99).toFixed(1)} ms, crawl ${(f.pages / f.seconds).toFixed(1)} pages/s (${jobs} jobs in ${f.seconds.toFixed(1)} s, ${f.notDone} not done, ${f.idle.failures + f.busy.failures} failed reads)`,
+      );
+    }
+  },
 );
-for (const [name, f] of sums) {
-  const idle99 = quantile(f.idle, 0.99);
-  const busy99 = quantile(f.busy, 0.99);
+
+console.log(
+  `\n${jobs} jobs of ten pages, crawler concurrency 8, reads of ${(probeBytes / 1024).toFixed(0)} kB at ${PROBE_RATE} a second; ${rounds} rounds, first mode alternated; ${machineNote()}`,
+);
+/** a mode's reads over all its rounds: p99 as the figure; failed reads (and, under crawl, jobs not done) as failures */
+const summary = (key: string) => {
+  const runs = results[key]!;
+  const idle = runs.flatMap((r) => r.idle.times);
+  const busy = runs.flatMap((r) => r.busy.times);
+  const idleFailures = runs.reduce((n, r) => n + r.idle.failures, 0);
+  const busyFailures = runs.reduce((n, r) => n + r.busy.failures + r.notDone, 0);
+  const pagesPerS = runs.reduce((n, r) => n + r.pages, 0) / runs.reduce((n, r) => n + r.seconds, 0);
+  return {
+    idle,
+    busy,
+    pagesPerS,
+    idle99: { value: quantile(idle, 0.99), failures: idleFailures } satisfies Figure,
+    busy99: { value: quantile(busy, 0.99), failures: busyFailures } satisfies Figure,
+  };
+};
+for (const m of modes) {
+  const f = summary(m.key);
   console.log(
-    `${name}: idle p50 ${quantile(f.idle, 0.5).toFixed(1)} / p99 ${idle99.toFixed(1)} ms; under crawl p50 ${quantile(f.busy, 0.5).toFixed(1)} / p99 ${busy99.toFixed(1)} ms: p99 ${(busy99 / idle99).toFixed(2)}x idle; crawl ${(f.seconds / rounds).toFixed(1)} s`,
+    `${m.name}:\n  idle p50 ${quantile(f.idle, 0.5).toFixed(1)} / p99 ${f.idle99.value.toFixed(1)} ms; under crawl p50 ${quantile(f.busy, 0.5).toFixed(1)} / p99 ${f.busy99.value.toFixed(1)} ms at ${f.pagesPerS.toFixed(1)} pages/s crawled`,
+  );
+  printRatio('  p99 under crawl / p99 idle', f.busy99, f.idle99, ['under crawl', 'idle']);
+}
+if (results.pool && results['pipeline-thread']) {
+  const [pool, pipeline] = [summary('pool'), summary('pipeline-thread')];
+  printRatio(
+    `p99 under crawl, pipeline thread / pool, at the same ${parseThreads} parse thread(s) (crawl ${pipeline.pagesPerS.toFixed(1)} vs ${pool.pagesPerS.toFixed(1)} pages/s)`,
+    pipeline.busy99,
+    pool.busy99,
+    ['pipeline thread', 'pool'],
   );
 }

@@ -2,9 +2,9 @@
  * Event and replay cost (docs/benchmarks.md#event-log-and-replay): the same N finished jobs recorded two ways, as
  * earlier versions wrote them (the parsed result inside `CrawlCompleted`) and as they are written now (the result in
  * the blob store, the event holding its reference). Prints the event log's bytes per job and `projections rebuild`
- * events/s and jobs/s for both, alternated over rounds, with the ratio. Both rebuilds produce the same read models: the
- * reference path pays its blob reads and gunzips, the inline path its larger rows. `npx tsx test/bench/replay.ts [jobs]
- * [rounds]`. Prints figures only; never asserts a time.
+ * events/s and jobs/s for both, alternated over rounds (the first side changes each round, compare.ts), with the
+ * ratio. Both rebuilds produce the same read models: the reference path pays its blob reads and gunzips, the inline
+ * path its larger rows. `npx tsx test/bench/replay.ts [jobs] [rounds]`. Prints figures only; never asserts a time.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { putResult, resultBlobKey } from '../../services/application/resultBlobs
 import type { BlobStore } from '../../services/ports/blobStore.js';
 import { rebuildReadModels } from '../../services/projector/projector.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
+import { alternate, machineNote, printRatio } from './compare.js';
 
 const jobs = Number(process.argv[2] ?? 300);
 const rounds = Number(process.argv[3] ?? 2);
@@ -118,21 +119,34 @@ try {
   );
   const sums = { inline: 0, ref: 0 };
   let events = 0;
-  for (let r = 0; r < rounds; r++) {
-    const a = await rebuild(inlineDir, undefined);
-    const b = await rebuild(refDir, createFsBlobStore(join(refDir, 'blobs')));
-    if (a.docs !== b.docs) throw new Error(`the two rebuilds differ: ${a.docs} vs ${b.docs} documents`);
-    events = a.events;
-    sums.inline += a.ms;
-    sums.ref += b.ms;
-    console.log(
-      `round ${r + 1}: inline ${((a.events / a.ms) * 1000).toFixed(0)} events/s, by reference ${((b.events / b.ms) * 1000).toFixed(0)} events/s`,
-    );
-  }
+  /** rebuilds that did not produce the other side's read models: not the same work */
+  let differing = 0;
+  await alternate(
+    rounds,
+    {
+      inline: () => rebuild(inlineDir, undefined),
+      ref: () => rebuild(refDir, createFsBlobStore(join(refDir, 'blobs'))),
+    },
+    (r, { inline: a, ref: b }) => {
+      if (a.docs !== b.docs || a.events !== b.events) differing += 1;
+      events = a.events;
+      sums.inline += a.ms;
+      sums.ref += b.ms;
+      console.log(
+        `round ${r + 1} (${r % 2 === 0 ? 'inline' : 'by reference'} first): inline ${((a.events / a.ms) * 1000).toFixed(0)} events/s, by reference ${((b.events / b.ms) * 1000).toFixed(0)} events/s${a.docs !== b.docs ? ` (the rebuilds differ: ${a.docs} vs ${b.docs} documents)` : ''}`,
+      );
+    },
+  );
   const inlineRate = (events * rounds * 1000) / sums.inline;
   const refRate = (events * rounds * 1000) / sums.ref;
   console.log(
-    `projections rebuild: inline ${inlineRate.toFixed(0)} events/s (${((jobs * rounds * 1000) / sums.inline).toFixed(0)} jobs/s), by reference ${refRate.toFixed(0)} events/s (${((jobs * rounds * 1000) / sums.ref).toFixed(0)} jobs/s): ${(refRate / inlineRate).toFixed(2)}x`,
+    `projections rebuild: inline ${inlineRate.toFixed(0)} events/s (${((jobs * rounds * 1000) / sums.inline).toFixed(0)} jobs/s), by reference ${refRate.toFixed(0)} events/s (${((jobs * rounds * 1000) / sums.ref).toFixed(0)} jobs/s); ${machineNote()}`,
+  );
+  printRatio(
+    'by reference / inline events per second',
+    { value: refRate, failures: differing },
+    { value: inlineRate, failures: differing },
+    ['by reference', 'inline'],
   );
 } finally {
   rmSync(base, { recursive: true, force: true });

@@ -2,9 +2,11 @@
  * Submits per second of two builds of the service, alternated in one run (docs/benchmarks.md#submits): each round
  * starts a fresh `serve` of build A and of build B on fresh data directories against a fake Google that never answers
  * (so crawls park and the run measures the API, the event store and the projections), fires autocannon at `POST
- * /v1/search` (32 connections, new keywords, `no_cache`), and reads the service's CPU time from /proc. Prints each
- * round and the medians of A/B submits per second and B/A CPU per submit: a change's effect when the machine's speed
- * drifts from minute to minute. Linux only (/proc). Prints figures only; never asserts a time.
+ * /v1/search` (32 connections, new keywords, `no_cache`), and reads the service's CPU time from /proc. Which build
+ * goes first alternates round by round. Prints each round and median A / median B submits per second and median B /
+ * median A CPU per submit (none when either side had a non-2xx answer or an error, compare.ts): a change's effect
+ * when the machine's speed drifts from minute to minute. Linux only (/proc). Prints figures only; never asserts a
+ * time.
  *
  *   npm run build                                      # build A: this checkout
  *   git worktree add ../prev <commit> && ln -s "$PWD/node_modules" ../prev/ && (cd ../prev && npx tsc -p
@@ -21,6 +23,7 @@ import autocannon from 'autocannon';
 import { startBuiltService } from '../support/builtService.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { cli, removeDir, tempDataDir } from '../support/service.js';
+import { alternate, machineNote, medianOf, printRatio } from './compare.js';
 
 const [rootA, rootB, roundsArg, secondsArg] = process.argv.slice(2);
 if (!rootA || !rootB) {
@@ -91,6 +94,7 @@ const once = async (root: string, nodeArgs: string[], env: Record<string, string
       perS: res.requests.average,
       cpuUsPerSubmit: ((cpuMs(child.pid!) - before) * 1000) / Math.max(1, res.requests.total),
       non2xx: res.non2xx,
+      failures: res.non2xx + res.errors + res.timeouts,
     };
   } finally {
     await svc.kill();
@@ -98,28 +102,21 @@ const once = async (root: string, nodeArgs: string[], env: Record<string, string
   }
 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-const speed: number[] = [];
-const cpu: number[] = [];
-for (let i = 0; i < rounds; i++) {
-  // alternate who goes first, so neither always meets the warmer machine
-  let a: Awaited<ReturnType<typeof once>>;
-  let b: Awaited<ReturnType<typeof once>>;
-  if (i % 2 === 0) {
-    a = await once(rootA, nodeArgsOf('A'), envOf('A'));
-    b = await once(rootB, nodeArgsOf('B'), envOf('B'));
-  } else {
-    b = await once(rootB, nodeArgsOf('B'), envOf('B'));
-    a = await once(rootA, nodeArgsOf('A'), envOf('A'));
-  }
-  speed.push(a.perS / b.perS);
-  cpu.push(b.cpuUsPerSubmit / a.cpuUsPerSubmit);
-  console.log(
-    `round ${i + 1}: A ${a.perS.toFixed(0)}/s ${a.cpuUsPerSubmit.toFixed(0)} µs CPU/submit (non-2xx ${a.non2xx}) | B ${b.perS.toFixed(0)}/s ${b.cpuUsPerSubmit.toFixed(0)} µs CPU/submit (non-2xx ${b.non2xx})`,
-  );
-}
-console.log(
-  `\nA = ${rootA}, B = ${rootB}, ${rounds} rounds of ${seconds} s: median A/B submits/s ${median(speed).toFixed(2)}, median B/A CPU per submit ${median(cpu).toFixed(2)}`,
+const sides = await alternate(
+  rounds,
+  {
+    a: () => once(rootA, nodeArgsOf('A'), envOf('A')),
+    b: () => once(rootB, nodeArgsOf('B'), envOf('B')),
+  },
+  (i, { a, b }) =>
+    console.log(
+      `round ${i + 1} (${i % 2 === 0 ? 'A' : 'B'} first): A ${a.perS.toFixed(0)}/s ${a.cpuUsPerSubmit.toFixed(0)} µs CPU/submit (non-2xx ${a.non2xx}) | B ${b.perS.toFixed(0)}/s ${b.cpuUsPerSubmit.toFixed(0)} µs CPU/submit (non-2xx ${b.non2xx})`,
+    ),
 );
+const speed = (side: typeof sides.a) => medianOf(side.map((r) => ({ value: r.perS, failures: r.failures })));
+const cpu = (side: typeof sides.a) => medianOf(side.map((r) => ({ value: r.cpuUsPerSubmit, failures: r.failures })));
+console.log(`\nA = ${rootA}, B = ${rootB}, ${rounds} rounds of ${seconds} s; ${machineNote()}`);
+printRatio('median A / median B submits per second', speed(sides.a), speed(sides.b));
+printRatio('median B / median A CPU per submit', cpu(sides.b), cpu(sides.a), ['B', 'A']);
 await google.close();
 process.exit(0);

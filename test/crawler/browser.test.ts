@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import t from 'tap';
 import { createBrowserFetcher } from '../../services/adapters/fetcher/browser.js';
 import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
 import { createCrawler } from '../../services/crawler/crawl.js';
 import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
 import { FAST_LIMITS, jobFor } from '../support/crawlerHarness.js';
 import { AIO_QUERY, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -13,15 +13,13 @@ import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 /** the outcome's raw HTML as text */
 const rawText = (o: { raw?: PackedRaw }) => (o.raw ? unpackRaw(o.raw) : undefined);
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip =
-  fixturesMissing() ?? (existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+const skip = fixturesMissing() ?? chromiumMissing();
 
 t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
   const google = await startFakeGoogle({ aioDelayMs: 1_000 });
   t.teardown(() => google.close());
   const browser = createBrowserFetcher({
-    executablePath: CHROMIUM,
+    executablePath: chromiumPath,
     aioWaitMs: 6_000,
     extraArgs: [CHROMIUM_LOOPBACK_ARG],
   });

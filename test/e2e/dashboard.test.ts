@@ -2,20 +2,18 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import t from 'tap';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 import { pollJob, startStack, submit } from '../support/service.js';
 
 /**
- * The admin dashboard in Debian's Chromium (playwright-core), against a real service on a listening port: sign in,
+ * The admin dashboard in Chromium (playwright-core), against a real service on a listening port: sign in,
  * a wrong token, mint (the key works on /v1 at once), change limits (the next request obeys them), revoke with a
  * confirmation (401 on the key's next call), the per-key and service views, CSRF and CSP. Screenshots of each screen
  * are written to test/.artifacts/dashboard/ (kept, not committed).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const noChromium = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
-if (noChromium && process.env.CI === 'true') throw new Error(`${noChromium}: CI requires it`);
-const skip = fixturesMissing() ?? noChromium;
+const skip = fixturesMissing() ?? chromiumMissing();
 
 const ADMIN_TOKEN = 'dashboard-test-admin-token-0123456789';
 const SHOTS = join(import.meta.dirname, '..', '.artifacts', 'dashboard');
@@ -25,7 +23,7 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
   const stack = await startStack(t, { env: { SERP_ADMIN_TOKEN: ADMIN_TOKEN } });
   const base = stack.svc.url;
   const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: chromiumPath,
     args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG],
   });
   t.teardown(() => browser.close());

@@ -58,11 +58,10 @@ t.test('metrics › counters from the event log, whatever process appended', asy
   t.equal(sample(text, 'serp_cache_hits_total'), 0, 'events before the start are not counted');
 });
 
-const missing = fixturesMissing('serp');
-if (missing) {
-  console.log(`# skipping: ${missing}`);
-} else {
-  t.test('metrics › /metrics behind the admin token; the counters move; one log line per request', async (t) => {
+t.test(
+  'metrics › /metrics behind the admin token; the counters move; one log line per request',
+  { skip: fixturesMissing('serp') },
+  async (t) => {
     const adminToken = `adm_${randomBytes(16).toString('hex')}`;
     const stack = await startStack(t, { env: { SERP_ADMIN_TOKEN: adminToken, SERP_LOG_LEVEL: 'info' } });
     const url = stack.svc.url;
@@ -139,5 +138,5 @@ if (missing) {
       "Fastify's own two lines per request are off",
     );
     t.notMatch(stack.svc.stderr(), /FSTDEP/, 'and no Fastify deprecation is on stderr (FSTDEP023 was)');
-  });
-}
+  },
+);

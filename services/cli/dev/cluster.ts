@@ -17,6 +17,8 @@ export interface ClusterProcess {
   port: number;
   url: string;
   dataDir: string;
+  /** this process's own variables over the cluster's (e.g. a crawler's SERP_CRAWLER_CONCURRENCY) */
+  env?: NodeJS.ProcessEnv;
   child?: ChildProcess;
   /** stderr lines, kept for a test to show when something fails */
   log: string[];
@@ -28,8 +30,8 @@ export interface LocalCluster {
   apiUrls: string[];
   adminToken: string;
   env: NodeJS.ProcessEnv;
-  /** starts one more process of the given roles (e.g. a crawler added under load) */
-  add(roles: string, name?: string): Promise<ClusterProcess>;
+  /** starts one more process of the given roles (e.g. a crawler added under load), with variables of its own */
+  add(roles: string, name?: string, env?: NodeJS.ProcessEnv): Promise<ClusterProcess>;
   /** SIGKILL (default) or SIGTERM a process and wait for it to exit */
   kill(p: ClusterProcess, signal?: NodeJS.Signals): Promise<void>;
   /** starts a stopped process again on its port and data */
@@ -110,7 +112,7 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
     const child = spawn(
       command[0],
       [...command.slice(1), 'serve', '--role', p.roles, '--port', String(p.port), '--data', p.dataDir],
-      { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: repoRoot },
+      { env: { ...env, ...p.env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: repoRoot },
     );
     const onData = (chunk: string) => {
       for (const line of chunk.split('\n')) {
@@ -127,7 +129,7 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
     p.child = child;
   };
 
-  const add = async (roles: string, name?: string) => {
+  const add = async (roles: string, name?: string, own?: NodeJS.ProcessEnv) => {
     const port = await portFor();
     const n = name ?? `${roles.replace(/,/g, '+')}-${processes.filter((q) => q.roles === roles).length + 1}`;
     const p: ClusterProcess = {
@@ -136,6 +138,7 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
       port,
       url: `http://127.0.0.1:${port}`,
       dataDir: join(options.dir, n),
+      env: own,
       log: [],
     };
     processes.push(p);
