@@ -1,8 +1,16 @@
 import type { AiOverview } from '../contracts/result.js';
 import { callBefore, fragmentOf, unescapeJs } from './deferred.js';
-import { hasClass, spacedText, textOf } from './dom.js';
-import { decodeAttribute, decodeText, type HTMLElement } from './html.js';
-import { closest, qs, qsa } from './select.js';
+import {
+  closest,
+  decodeAttribute,
+  decodeText,
+  type HTMLElement,
+  hasClass,
+  qs,
+  qsa,
+  spacedText,
+  textOf,
+} from './dom/index.js';
 
 /**
  * The AI overview in both markups that the fixtures show: 2024–25 (`.YzCcne` container, `.WaaZC`/`.rPeykc`
