@@ -17,4 +17,5 @@ export const errorCodes = {
   jobNotFound: 'SERP_JOB_NOT_FOUND',
   jobExists: 'SERP_JOB_EXISTS',
   jobNotTerminal: 'SERP_JOB_NOT_TERMINAL',
+  eventInvalid: 'SERP_EVENT_INVALID',
 } as const;
