@@ -1,3 +1,5 @@
+import { adminSessionsProjection } from './adminSessions/adminSessions.js';
+import { adminSessionsQueries } from './adminSessions/queries.js';
 import { apiKeysProjection } from './apiKeys/apiKeys.js';
 import { apiKeysQueries } from './apiKeys/queries.js';
 import { hourlyOutcomesProjection } from './dashboard/hourlyOutcomes.js';
@@ -17,8 +19,9 @@ import { usageCountersProjection } from './usageCounters/usageCounters.js';
  * The read models' shape: bumped whenever a projection changes what it writes (a new view, a new lookup), so that a
  * data directory written by an older version is rebuilt from the log once at start (services/projector).
  * 2: jobStatus finds a key's ended jobs by lookup; keyDaily and hourlyOutcomes (the admin dashboard); SearchPurged.
+ * 3: adminSessions (dashboard sessions, server-side).
  */
-export const READ_MODELS_VERSION = 2;
+export const READ_MODELS_VERSION = 3;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -29,6 +32,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   resultCacheProjection,
   keyDailyProjection,
   hourlyOutcomesProjection,
+  adminSessionsProjection,
 ] as Projection<unknown>[];
 
 /** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */
@@ -39,5 +43,6 @@ export const readModelQueries = (docs: DocReader) => ({
   usage: usageCountersQueries(docs),
   keys: apiKeysQueries(docs),
   dashboard: dashboardQueries(docs),
+  adminSessions: adminSessionsQueries(docs),
 });
 export type ReadModelQueries = ReturnType<typeof readModelQueries>;

@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { CompatError } from '../../contracts/compat.js';
 import { ErrorBody } from '../../contracts/errors.js';
 import type { ReadModelQueries } from '../../projections/index.js';
+import type { AdminSessionCommands } from '../application/adminSessions.js';
 import type { KeyCommands } from '../application/keys.js';
 import type { SearchService } from '../application/searches.js';
 import type { Config } from '../compose/config.js';
@@ -14,7 +15,7 @@ import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
-import { documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
+import { documentThrottled, documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
 import type { RenderDeps } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -28,11 +29,13 @@ import { v1Routes } from './routes/v1/index.js';
 /** Everything the HTTP surfaces need, built by a composition root (services/compose). */
 export interface AppDeps {
   config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl'> &
-    Partial<Pick<Config, 'authFailuresPerMin' | 'tiers'>>;
+    Partial<Pick<Config, 'authFailuresPerMin' | 'tiers' | 'rawPerAddressPerMin'>>;
   secrets: Secrets;
   queries: ReadModelQueries;
   searches: SearchService;
   keys: KeyCommands;
+  /** dashboard sessions, kept in the log */
+  adminSessions: AdminSessionCommands;
   blobStore: BlobStore;
   rateLimiter: RateLimiter;
   /** resolves once the read models include `position` */
@@ -164,17 +167,20 @@ export const app = fp<AppDeps>(
       openapi: openapi(deps.config.publicBaseUrl ?? '/'),
       transform: jsonSchemaTransform,
     });
+    // the per-address ceiling on credential failures and the raw link's ceiling answer 429 on these routes
+    documentThrottled(fastify, (url) => (/^\/(v1|admin|metrics|raw|mcp)\b/.test(url) ? ErrorBody : undefined));
     const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper, deps.catchUp);
     const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
+    const adminGuard = createAdminGuard(deps.secrets.adminToken, authFailures);
     await fastify.register(metaRoutes);
-    await fastify.register(metricsRoute, {
-      guard: createAdminGuard(deps.secrets.adminToken),
-      registry: metrics.registry,
-    });
+    await fastify.register(metricsRoute, { guard: adminGuard, registry: metrics.registry });
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,
       queries: deps.queries,
       blobStore: deps.blobStore,
+      limiter: deps.rateLimiter,
+      authFailures,
+      perAddressPerMin: deps.config.rawPerAddressPerMin ?? 60,
     });
     // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
     const stored = createStoredAnswers();
@@ -234,10 +240,13 @@ export const app = fp<AppDeps>(
       inject,
     });
     await fastify.register(adminRoutes, {
-      guard: createAdminGuard(deps.secrets.adminToken),
+      guard: adminGuard,
       adminToken: deps.secrets.adminToken,
       queries: deps.queries,
       keys: deps.keys,
+      sessions: deps.adminSessions,
+      authFailures,
+      catchUp: deps.catchUp,
       tiers: deps.config.tiers ?? {},
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),

@@ -121,6 +121,15 @@ export const documentUnavailable = (app: FastifyInstance, bodyFor: (url: string)
   });
 };
 
+/** Routes whose answers a scope-wide hook can refuse with 429 (a per-address ceiling) say so in the OpenAPI. */
+export const documentThrottled = (app: FastifyInstance, bodyFor: (url: string) => unknown) => {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    const body = bodyFor(route.url);
+    if (response && body && !response[429] && !response['4xx']) response[429] = body;
+  });
+};
+
 export const installErrorHandler = (app: FastifyInstance) => {
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';

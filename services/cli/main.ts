@@ -49,17 +49,23 @@ program
   .option('--data <dir>', 'data directory (SERP_DATA_DIR, default ./.data)')
   .option('--role <roles>', 'distributed mode: api, crawler, dispatcher, projector, or a comma list of them')
   .action(async (o: { port?: number; host?: string; data?: string; role?: string }) => {
-    const config = loadConfig(process.env, { port: o.port, dataDir: o.data, host: o.host });
-    boundHeapGrowth(config.heapGrowingPercent);
-    if (o.role !== undefined) {
-      let dist: ReturnType<typeof loadDistributedConfig>;
+    // every problem of the settings is reported at once, one line each, whichever loader found it
+    const problems = new Set<string>();
+    const settings = <T>(load: () => T): T | undefined => {
       try {
-        dist = loadDistributedConfig(process.env, parseRoles(o.role));
+        return load();
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
-        for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
-        process.exit(2);
+        for (const problem of err.problems) problems.add(problem);
+        return undefined;
       }
+    };
+    const config = settings(() => loadConfig(process.env, { port: o.port, dataDir: o.data, host: o.host }));
+    const dist =
+      o.role === undefined ? undefined : settings(() => loadDistributedConfig(process.env, parseRoles(o.role ?? '')));
+    if (problems.size > 0 || !config) throw new ConfigError([...problems]);
+    boundHeapGrowth(config.heapGrowingPercent);
+    if (dist) {
       // distributed mode's clients (NATS, KurrentDB's gRPC) load only here: an embedded service never holds them
       const { startDistributed } = await import('../compose/distributed.js');
       const svc = await startDistributed(config, dist);
@@ -86,6 +92,11 @@ registerParseCommand(program);
 registerReparseCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
+  // a setting that cannot work (a short secret, in any mode): one line each, exit 2, as distributed mode says it
+  if (err instanceof ConfigError) {
+    for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
+    process.exit(2);
+  }
   console.error(`serp-api: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { ServerTimeouts } from '../api/server.js';
+import { ConfigError } from './distributedConfig.js';
 
 /** Tier defaults (DESIGN.md §4); SERP_TIERS (JSON) overrides or adds tiers. */
 export const defaultTiers: Record<string, { monthlyQuota: number; rateLimitPerMin: number }> = {
@@ -71,6 +72,15 @@ export interface Config {
   timeouts: ServerTimeouts;
   /** SERP_AUTH_FAILURES_PER_MIN: bad or missing keys one client IP may send a minute before 429 (default 30) */
   authFailuresPerMin: number;
+  /** SERP_RAW_PER_ADDRESS_PER_MIN: requests to signed raw-HTML links one client IP may send a minute (default 60) */
+  rawPerAddressPerMin: number;
+  /**
+   * SERP_PARSE_TIMEOUT_MS: how long one page may take to parse on a parse thread before the thread is ended and
+   * replaced and the page fails as `parse_timeout` (default 10,000; pages take milliseconds)
+   */
+  parseTimeoutMs: number;
+  /** SERP_CACHE_SCOPE: `key` (default) answers a search from a cached result of the same key only; `shared`, any key's */
+  cacheScope: 'key' | 'shared';
 }
 
 const int = (v: string | undefined, fallback: number, name: string) => {
@@ -80,16 +90,32 @@ const int = (v: string | undefined, fallback: number, name: string) => {
   return n;
 };
 
+/** The secrets a deployment may set; each at least 16 characters in every mode (the generated ones are 43). */
+export const SECRET_VARIABLES = ['SERP_KEY_PEPPER', 'SERP_ADMIN_TOKEN', 'SERP_LINK_SECRET'] as const;
+export const MIN_SECRET_LENGTH = 16;
+
+/** One line per secret that is too short to stand a guess, in distributed mode's words (docs/security.md). */
+export const shortSecrets = (env: NodeJS.ProcessEnv): string[] =>
+  SECRET_VARIABLES.filter((name) => (env[name] ?? '') !== '' && (env[name] as string).length < MIN_SECRET_LENGTH).map(
+    (name) => `${name} must be at least ${MIN_SECRET_LENGTH} characters`,
+  );
+
 /** The only place that reads process.env (STYLE.md); flags from the CLI win over the environment. */
 export const loadConfig = (
   env: NodeJS.ProcessEnv = process.env,
   overrides: Partial<Pick<Config, 'port' | 'dataDir' | 'host'>> = {},
 ): Config => {
+  const short = shortSecrets(env);
+  if (short.length > 0) throw new ConfigError(short);
   const fetcher = env.SERP_FETCHER ?? 'auto';
   if (fetcher !== 'http' && fetcher !== 'browser' && fetcher !== 'auto') {
     throw new Error(`SERP_FETCHER must be http, browser or auto, got "${fetcher}"`);
   }
   const tiers = { ...defaultTiers, ...(env.SERP_TIERS ? Tiers.parse(JSON.parse(env.SERP_TIERS)) : {}) };
+  const cacheScope = env.SERP_CACHE_SCOPE || 'key';
+  if (cacheScope !== 'key' && cacheScope !== 'shared') {
+    throw new Error(`SERP_CACHE_SCOPE must be key or shared, got "${cacheScope}"`);
+  }
   const crawlerConcurrency = int(env.SERP_CRAWLER_CONCURRENCY, 8, 'SERP_CRAWLER_CONCURRENCY') || 1;
   const crawlThread = int(env.SERP_CRAWL_THREAD, 0, 'SERP_CRAWL_THREAD') > 0;
   // the pipeline thread is the default; the crawl thread is the other layout (the projector on the event loop), so
@@ -144,5 +170,8 @@ export const loadConfig = (
       keepAliveTimeoutMs: int(env.SERP_KEEP_ALIVE_TIMEOUT_MS, 5_000, 'SERP_KEEP_ALIVE_TIMEOUT_MS') || 5_000,
     },
     authFailuresPerMin: int(env.SERP_AUTH_FAILURES_PER_MIN, 30, 'SERP_AUTH_FAILURES_PER_MIN') || 30,
+    rawPerAddressPerMin: int(env.SERP_RAW_PER_ADDRESS_PER_MIN, 60, 'SERP_RAW_PER_ADDRESS_PER_MIN') || 60,
+    parseTimeoutMs: int(env.SERP_PARSE_TIMEOUT_MS, 10_000, 'SERP_PARSE_TIMEOUT_MS') || 10_000,
+    cacheScope,
   };
 };

@@ -224,13 +224,30 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
     t.notOk(signIn.headers.get('set-cookie')?.includes('serp_admin='), 'and signs no one in');
   });
 
-  await t.test('signs out', async (t) => {
+  await t.test('signs out, and the session ends on the server: its cookie, replayed, is refused', async (t) => {
+    const copied = (await context.cookies())
+      .filter((c) => c.name === 'serp_admin' || c.name === '_csrf')
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
+    const csrf = await page.locator('meta[name="csrf-token"]').getAttribute('content');
+    t.equal((await fetch(`${base}/admin/api/keys`, { headers: { cookie: copied } })).status, 200, 'before: signed in');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
     t.notOk(
       (await context.cookies()).some((c) => c.name === 'serp_admin'),
       'the session cookie is gone',
     );
+    t.equal(
+      (await fetch(`${base}/admin/api/keys`, { headers: { cookie: copied } })).status,
+      401,
+      'the copied cookie lists no keys',
+    );
+    const mint = await fetch(`${base}/admin/api/keys`, {
+      method: 'POST',
+      headers: { cookie: copied, 'x-csrf-token': csrf ?? '', 'content-type': 'application/json' },
+      body: JSON.stringify({ tier: 'free' }),
+    });
+    t.equal(mint.status, 401, 'and mints none');
   });
 
   t.same(cspViolations, [], 'no CSP violation on any page');

@@ -36,6 +36,7 @@ export const buildTestApp = async (
     queries: core.queries,
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
+    cacheScope: config.cacheScope,
   });
   const app = await createServer(
     {
@@ -44,6 +45,7 @@ export const buildTestApp = async (
       queries: core.queries,
       searches,
       keys: core.keys,
+      adminSessions: core.adminSessions,
       blobStore: core.blobStore,
       rateLimiter,
       projected: (position) => core.projector.waitFor(position),

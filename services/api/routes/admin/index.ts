@@ -4,12 +4,13 @@ import fastifyFormbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Limits } from '../../../../domain/apiKey/apiKey.js';
 import type { ReadModelQueries } from '../../../../projections/index.js';
+import type { AdminSessionCommands } from '../../../application/adminSessions.js';
 import type { KeyCommands } from '../../../application/keys.js';
 import type { Metrics } from '../../../metrics/metrics.js';
-import type { AdminGuard } from '../../auth.js';
+import type { AdminGuard, AuthFailureGate } from '../../auth.js';
 import { dashboardRoutes } from './dashboard.js';
 import { keyRoutes } from './keys.js';
-import { adminCookieSecret, cookieOptions, hasSession } from './session.js';
+import { adminCookieSecret, cookieOptions, createSessionCheck } from './session.js';
 import { uiRoutes } from './ui.js';
 
 export interface AdminOptions {
@@ -17,6 +18,11 @@ export interface AdminOptions {
   adminToken: string;
   queries: ReadModelQueries;
   keys: KeyCommands;
+  sessions: AdminSessionCommands;
+  /** wrong admin tokens count against the per-address ceiling of authentication failures */
+  authFailures: AuthFailureGate;
+  /** distributed mode: waits until the read models hold the shared log's head (a session started elsewhere) */
+  catchUp?: () => Promise<void>;
   /** the tiers a key can be minted in */
   tiers: Record<string, Omit<Limits, 'tier'>>;
   /** resolves once the read models include `position` (admin writes answer only then) */
@@ -37,22 +43,30 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) =
   await app.register(fastifyCookie, { secret: adminCookieSecret(opts.adminToken) });
   await app.register(fastifyCsrf, { cookieOpts: cookieOptions, logLevel: 'info' });
   const csrfProtection = app.csrfProtection;
+  const hasSession = createSessionCheck(opts.queries, opts.catchUp);
 
   await app.register(async (ui) => {
     // form posts (sign in, sign out) are parsed here only: the json api stays json
     await ui.register(fastifyFormbody, { bodyLimit: 8 * 1024 });
-    await ui.register(uiRoutes, { adminToken: opts.adminToken, csrfProtection });
+    await ui.register(uiRoutes, {
+      adminToken: opts.adminToken,
+      csrfProtection,
+      hasSession,
+      sessions: opts.sessions,
+      authFailures: opts.authFailures,
+      projected: opts.projected,
+    });
   });
 
   await app.register(
     async (api) => {
       const byCookie = new WeakSet<FastifyRequest>();
       api.addHook('onRequest', async (req) => {
-        if (!req.headers.authorization && hasSession(req)) {
+        if (!req.headers.authorization && (await hasSession(req))) {
           byCookie.add(req);
           return;
         }
-        opts.guard(req);
+        await opts.guard(req);
       });
       api.addHook('preHandler', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
         if (!byCookie.has(req) || SAFE.has(req.method)) return done();
