@@ -28,8 +28,12 @@ const randomHex6 = () => {
 /** 24 lowercase hex characters, time-ordered: 12 of milliseconds, 12 random (a SerpApi-shaped id). */
 export const newJobId = (now = Date.now()) => now.toString(16).padStart(12, '0').slice(-12) + randomHex6();
 
-/** Members that change what Google is asked; `async` and `no_cache` change only how we answer. */
-export const cacheKeyOf = (request: SearchRequest) => {
+/**
+ * Members that change what Google is asked; `async` and `no_cache` change only how we answer. With `keyId` (the
+ * cache scoped per key, SERP_CACHE_SCOPE=key, the default) the key is part of it: one key's cached search never
+ * answers another key, which would tell that key what the first one searched (docs/security.md).
+ */
+export const cacheKeyOf = (request: SearchRequest, keyId?: string) => {
   const { no_cache: _n, ...fields } = request;
   // "Austin, Texas, United States" and "austin,texas,united states" target the same place
   const rest = fields.location
@@ -45,6 +49,7 @@ export const cacheKeyOf = (request: SearchRequest) => {
     .sort()
     .map((k) => [k, rest[k as keyof typeof rest]])
     .filter(([, v]) => v !== undefined);
+  if (keyId !== undefined) canonical.push(['\u0000key', keyId]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 };
 
@@ -60,6 +65,8 @@ export const createSearchService = (deps: {
   queries: ReadModelQueries;
   handle: CommandHandler;
   cacheTtlS: number;
+  /** SERP_CACHE_SCOPE: whose cached results may answer a search, the same key's (default) or any key's */
+  cacheScope?: 'key' | 'shared';
   now?: () => Date;
   /**
    * resolves once the read models hold this process's own appends so far (bounded): where they are projected on
@@ -100,7 +107,7 @@ export const createSearchService = (deps: {
     async submit(key: ApiKeyDoc, request: SearchRequest, ctx: CommandContext): Promise<SubmitOutcome> {
       const at = now();
       const jobId = newJobId(at.getTime());
-      const cacheKey = cacheKeyOf(request);
+      const cacheKey = cacheKeyOf(request, deps.cacheScope === 'shared' ? undefined : key.keyId);
       const submission = {
         jobId,
         keyId: key.keyId,
