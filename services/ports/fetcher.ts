@@ -29,6 +29,8 @@ export interface FetchedPage {
   fetchedAt: string;
   /** cookies the session holds after this fetch */
   cookies?: string;
+  /** a redirect the fetcher did not follow (another origin than the one asked): where it led */
+  redirectedTo?: string;
 }
 
 export interface Fetcher {
