@@ -27,6 +27,8 @@ export interface CrawlerSetup {
   routeMaxInFlight?: number;
   /** SERP_PARSE_THREADS: worker threads that parse pages (0: on the event loop) */
   parseThreads?: number;
+  /** SERP_PARSE_TIMEOUT_MS: a page's parse deadline on a parse thread */
+  parseTimeoutMs?: number;
 }
 
 /**
@@ -70,7 +72,12 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
       setup.resolveTargeting ?? (setup.locations ? createTargetingResolver(setup.locations) : undefined),
     limits: setup.limits,
     // with the parse pool the event loop only moves bytes: the raw HTML's hash goes to a thread too
-    ...(setup.parseThreads ? { parser: createParsePool(setup.parseThreads), hashing: createHashThread() } : {}),
+    ...(setup.parseThreads
+      ? {
+          parser: createParsePool(setup.parseThreads, { timeoutMs: setup.parseTimeoutMs }),
+          hashing: createHashThread(),
+        }
+      : {}),
   });
 };
 
@@ -86,6 +93,7 @@ export const crawlerFromConfig = async (
     | 'pagesInFlight'
     | 'stopDomainPagesInFlight'
     | 'parseThreads'
+    | 'parseTimeoutMs'
     | 'crawlThread'
   >,
   /** the process's location resolver, or how another thread's resolves a request (the pipeline thread's) */
@@ -100,6 +108,7 @@ export const crawlerFromConfig = async (
     proxyUrls: config.proxyUrls,
     routeMaxInFlight: config.routeMaxInFlight,
     parseThreads: config.parseThreads,
+    parseTimeoutMs: config.parseTimeoutMs,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   };
   const crawler = config.crawlThread
