@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import t from 'tap';
 import { parseDocument } from '../../parser/dom/index.js';
-import { createTokenizer, isNameChar, newMarkup } from '../../parser/dom/tokenizer.js';
+import { isNameChar, newMarkup, nextToken, tokenizerFor } from '../../parser/dom/tokenizer.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 import { plainSnippet, snippet } from './malformed.js';
 import type { Timed } from './timingWorker.js';
@@ -29,9 +29,9 @@ const byPattern = (html: string): string[] => {
 
 const byTokenizer = (html: string): string[] => {
   const out: string[] = [];
-  const tokens = createTokenizer(html);
+  const page = tokenizerFor(html);
   const m = newMarkup();
-  for (let pos = 0; tokens.next(pos, m); pos = m.end) {
+  for (let pos = 0; nextToken(page, pos, m); pos = m.end) {
     const from = m.start + 1 + m.leadingSlash.length + m.tagName.length;
     const attrs = html.slice(from, from + m.attributesLength);
     out.push(JSON.stringify([m.start, m.end, m.leadingSlash, m.tagName, attrs, m.closingSlash]));
