@@ -1,10 +1,41 @@
 import { z } from 'zod';
 
 /**
- * SerpApi's envelope as the compat answers carry it (docs/serpapi-reference.md §2), for documentation and generated
+ * SerpApi's envelope as the compat answers carry it (docs/compat.md#envelope), for documentation and generated
  * clients: the named blocks are typed, and each SERP feature (`related_questions`, `top_stories`, …) comes at the top
  * level under its own name. Answers are sent pre-serialised, so this schema never re-validates a result.
  */
+const block = (what: string) => z.record(z.string(), z.unknown()).optional().describe(what);
+const list = (what: string) => z.array(z.record(z.string(), z.unknown())).optional().describe(what);
+
+/**
+ * Every SERP feature the parser can report, under SerpApi's name (or one of ours where SerpApi has none), each at the
+ * top level of a compat answer and only when the page has it (docs/parser.md). A name the parser starts to emit must
+ * be added here: test/api/resultSchema.test.ts validates every fixture page's answers against the served schema.
+ */
+export const COMPAT_FEATURES = {
+  answer_box: block('the answer above the results (featured snippet, definition, calculator, …)'),
+  knowledge_graph: block('the knowledge panel: title, type, description, source, facts under their labels'),
+  other_knowledge_graphs: list('further panels on the page (a name of ours): each read like knowledge_graph'),
+  related_questions: list('People also ask'),
+  local_results: block('the local pack: places, more_locations_link'),
+  ads: list('text ads, top and bottom'),
+  shopping_results: list('product listing ads'),
+  immersive_products: list('the product grid'),
+  top_stories: list('Top stories'),
+  inline_videos: list('videos and short videos'),
+  inline_images: list('the image pack: title (alt text), source page, thumbnail'),
+  perspectives: list('Perspectives / What people are saying'),
+  discussions_and_forums: list('Discussions and forums'),
+  jobs_results: list('Jobs'),
+  recipes_results: list('Recipes'),
+  twitter_results: block("an X (Twitter) account's card and posts"),
+  news_results: list('the news tab: articles (tbm=nws)'),
+  buying_guide: block('the buying guide (a name of ours)'),
+  related_searches: list('Related searches'),
+  filters: list('the filter chips above the results'),
+};
+
 export const CompatResult = z
   .object({
     search_metadata: z
@@ -23,6 +54,15 @@ export const CompatResult = z
     search_information: z.record(z.string(), z.unknown()).optional(),
     organic_results: z.array(z.record(z.string(), z.unknown())).optional(),
     ai_overview: z.record(z.string(), z.unknown()).optional(),
+    ...COMPAT_FEATURES,
+    pagination: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("Google's page navigation as SerpApi gives it: current, next, other_pages"),
+    serpapi_pagination: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('the same links on this service (follow `next` for the next page)'),
     error: z.string().optional().describe('why there are no results (a failed or empty search)'),
   })
   .describe("SerpApi's names and envelope; each SERP feature comes at the top level under its own name");
@@ -34,7 +74,7 @@ export const CompatError = z.object({ error: z.string(), detail: z.string() });
 const text = (description: string) => z.string().optional().describe(description);
 
 /**
- * `GET /search` under SerpApi's parameter names (docs/serpapi-reference.md §1). Documentation: the route reads the
+ * `GET /search` under SerpApi's parameter names (docs/compat.md#parameters). Documentation: the route reads the
  * query leniently itself, so unknown parameters (`source`, `json_restrictor`, …) are ignored, not refused.
  */
 export const CompatSearchQuery = z.object({
@@ -106,5 +146,9 @@ export const CompatLocation = z.object({
   canonical_name: z.string(),
   country_code: z.string(),
   target_type: z.string(),
-  reach: z.number().describe('targets below this place (Google publishes no audience size)'),
+  reach: z
+    .number()
+    .describe(
+      'people: the GeoNames population of a city, the sum of its cities for a region or country; 0 when unknown',
+    ),
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ParsedSerp } from './result.js';
 import { SearchRequest } from './search.js';
 
-/** Event names are contracts: never renamed, only added (DESIGN.md §3). Dates are ISO strings. */
+/** Event names are contracts: never renamed, only added (docs/design.md#streams-and-events). Dates are ISO strings. */
 const iso = z.string();
 
 export const Tier = z.string().min(1);
@@ -58,9 +58,9 @@ export const PageFetched = z.object({
 export type PageFetched = z.infer<typeof PageFetched>;
 
 /**
- * The targeting a crawl used (DESIGN.md §6): the geotarget's canonical name when a `location` was resolved, the
- * gl / hl / uule sent to Google (explicit request values or the location's), the Google domain asked (also when
- * SERP_GOOGLE_ORIGIN replaced the origin) and the device impersonated.
+ * The targeting a crawl used (docs/decisions.md#searches-and-the-cache): the geotarget's canonical name when a
+ * `location` was resolved, the gl / hl / uule sent to Google (explicit request values or the location's), the Google
+ * domain asked (also when SERP_GOOGLE_ORIGIN replaced the origin) and the device impersonated.
  */
 export const TargetingUsed = z.object({
   location: z.string().optional(),
@@ -71,6 +71,36 @@ export const TargetingUsed = z.object({
   device: z.string(),
 });
 export type TargetingUsed = z.infer<typeof TargetingUsed>;
+
+/**
+ * A route's share of one crawl's cost, and how the route stood when the crawl ended (docs/fleet.md): the route is
+ * `proxy-N` (its place in SERP_PROXY_URLS) or `direct`, the proxy its host:port (never its credentials).
+ */
+export const RouteCost = z.object({
+  route: z.string(),
+  proxy: z.string().optional(),
+  requests: z.number().int().nonnegative(),
+  blocked: z.number().int().nonnegative(),
+  /** the pace it was allowed, requests a minute (absent with pacing off) */
+  rpm: z.number().nonnegative().optional(),
+  /** cooling down until then after a block */
+  coolUntil: iso.optional(),
+});
+export type RouteCost = z.infer<typeof RouteCost>;
+
+/**
+ * What one crawl cost in Google requests: every request (redirects followed, a challenge's reload, a session's
+ * visit to the home page), those answered with a block, those the browser made (the rest went over plain HTTP),
+ * and the bytes they brought.
+ */
+export const CrawlCost = z.object({
+  requests: z.number().int().nonnegative(),
+  blocked: z.number().int().nonnegative(),
+  browserPages: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  routes: z.array(RouteCost),
+});
+export type CrawlCost = z.infer<typeof CrawlCost>;
 
 export const SearchSubmitted = z.object({
   type: z.literal('SearchSubmitted'),
@@ -84,6 +114,8 @@ export const SearchSubmitted = z.object({
     /** the usage month the reservation was taken in, so a release goes to the same stream */
     month: z.string(),
     submittedAt: iso,
+    /** added later: the monitor run this job searches one keyword of (docs/rank-tracking.md) */
+    monitor: z.object({ monitorId: z.string(), runId: z.string() }).optional(),
   }),
 });
 export const SearchAnsweredFromCache = z.object({
@@ -110,6 +142,8 @@ export const CrawlCompleted = z.object({
     blocks: z.number().int().nonnegative(),
     /** added later: events recorded before it have none */
     targeting: TargetingUsed.optional(),
+    /** added later: what the crawl cost (events recorded before it have `blocks` only) */
+    cost: CrawlCost.optional(),
     completedAt: iso,
   }),
 });
@@ -126,6 +160,8 @@ export const CrawlFailure = z.object({
     'SERP_CRAWL_BAD_REQUEST',
     'SERP_CRAWL_UNEXPECTED',
     'SERP_CRAWL_EXHAUSTED',
+    /** added later: every route was cooling down after blocks for longer than a job waits (kind `no_route`) */
+    'SERP_CRAWL_NO_ROUTE',
   ]),
   kind: z.string().optional(),
   httpStatus: z.number().int().optional(),
@@ -142,6 +178,8 @@ export const CrawlFailed = z.object({
     reason: z.string(),
     /** added later: events recorded before it have the reason text only */
     failure: CrawlFailure.optional(),
+    /** added later: what the failed attempt cost */
+    cost: CrawlCost.optional(),
     final: z.boolean(),
     failedAt: iso,
   }),
@@ -159,7 +197,8 @@ export const SearchReparsed = z.object({
 });
 /**
  * Past SERP_RETENTION_DAYS a job's raw HTML and results are deleted from the blob store and its read-model rows
- * dropped (issue 13). The event stays, as the audit record that the job ran and what it was charged.
+ * dropped (docs/operations.md#retention). The event stays, as the audit record that the job ran and what it was
+ * charged.
  */
 export const SearchPurged = z.object({
   type: z.literal('SearchPurged'),
@@ -169,6 +208,150 @@ export const SearchPurged = z.object({
     /** the blob keys deleted (raw HTML, results) */
     blobs: z.array(z.string()),
     purgedAt: iso,
+  }),
+});
+
+/** A monitor's schedule as recorded: a preset, or a five-field cron in an IANA time zone. */
+const RecordedSchedule = z.union([
+  z.enum(['hourly', 'daily', 'weekly']),
+  z.object({ cron: z.string(), timezone: z.string() }),
+]);
+
+/** The `/v1/search` targeting a monitor searches every keyword with (defaults applied). */
+export const MonitorSearch = z.object({
+  location: z.string().optional(),
+  uule: z.string().optional(),
+  lat: z.number().optional(),
+  lon: z.number().optional(),
+  radius: z.number().optional(),
+  device: z.enum(['desktop', 'mobile', 'tablet']),
+  gl: z.string().optional(),
+  hl: z.string().optional(),
+  engine_domain: z.string().optional(),
+});
+export type MonitorSearch = z.infer<typeof MonitorSearch>;
+
+/** Rank tracking (docs/rank-tracking.md): a monitor's own stream holds its configuration and nothing per run. */
+export const MonitorCreated = z.object({
+  type: z.literal('MonitorCreated'),
+  data: z.object({
+    monitorId: z.string(),
+    keyId: z.string(),
+    name: z.string(),
+    keywords: z.array(z.string()),
+    domains: z.array(z.string()),
+    search: MonitorSearch,
+    depth: z.number().int(),
+    schedule: RecordedSchedule,
+    ctrCurve: z.array(z.number()).optional(),
+    backfill: z.boolean(),
+    createdAt: iso,
+  }),
+});
+export const MonitorChanged = z.object({
+  type: z.literal('MonitorChanged'),
+  data: z.object({
+    monitorId: z.string(),
+    name: z.string().optional(),
+    keywordsAdded: z.array(z.string()).optional(),
+    keywordsRemoved: z.array(z.string()).optional(),
+    domainsAdded: z.array(z.string()).optional(),
+    domainsRemoved: z.array(z.string()).optional(),
+    schedule: RecordedSchedule.optional(),
+    paused: z.boolean().optional(),
+    depth: z.number().int().optional(),
+    /** null: back to the default curve */
+    ctrCurve: z.array(z.number()).nullable().optional(),
+    changedAt: iso,
+  }),
+});
+export const MonitorDeleted = z.object({
+  type: z.literal('MonitorDeleted'),
+  data: z.object({ monitorId: z.string(), deletedAt: iso }),
+});
+
+/**
+ * A run searches each of `keywords` once, the i-th submitted at `startAt + i × intervalMs` (spread over the slot and
+ * paced under the key's rate) as the job `jobIdOf(runId, keyword, submit time)`; a backfill run instead names the
+ * stored jobs it reads (`sources`). Its own stream (`monitorRun-<runId>`): a scheduled run's id is derived from the
+ * monitor and the slot, so two dispatchers that see the same slot decide one run.
+ */
+export const MonitorRunStarted = z.object({
+  type: z.literal('MonitorRunStarted'),
+  data: z.object({
+    runId: z.string(),
+    monitorId: z.string(),
+    keyId: z.string(),
+    trigger: z.enum(['schedule', 'manual', 'backfill']),
+    /** the scheduled slot (its firing time), for trigger schedule */
+    slot: iso.optional(),
+    keywords: z.array(z.string()),
+    domains: z.array(z.string()),
+    search: MonitorSearch,
+    depth: z.number().int(),
+    noCache: z.boolean(),
+    startAt: iso,
+    intervalMs: z.number().nonnegative(),
+    /** backfill: the stored job each keyword's check reads, in the order of `keywords` (a keyword may repeat) */
+    sources: z.array(z.string()).optional(),
+    startedAt: iso,
+  }),
+});
+
+/** One domain in one search: its best organic position within the monitor's depth, its URL, the features citing it. */
+export const DomainRank = z.object({
+  domain: z.string(),
+  position: z.number().int().positive().optional(),
+  url: z.string().optional(),
+  features: z.array(z.string()),
+});
+export type DomainRank = z.infer<typeof DomainRank>;
+
+/** A keyword of a run was searched: the derived positions (they outlive the result at retention) or the failure. */
+export const MonitorKeywordChecked = z.object({
+  type: z.literal('MonitorKeywordChecked'),
+  data: z.object({
+    runId: z.string(),
+    monitorId: z.string(),
+    keyword: z.string(),
+    jobId: z.string(),
+    /** when the search's pages were fetched (a backfilled search's own crawl time) */
+    checkedAt: iso,
+    ok: z.boolean(),
+    /** why the search failed: captcha, js_challenge, timeout, … (never a position) */
+    failure: z.string().optional(),
+    ranks: z.array(DomainRank),
+    recordedAt: iso,
+  }),
+});
+export const MonitorKeywordsSkipped = z.object({
+  type: z.literal('MonitorKeywordsSkipped'),
+  data: z.object({
+    runId: z.string(),
+    monitorId: z.string(),
+    keywords: z.array(z.string()),
+    /** quota_exhausted, key_revoked, monitor_deleted, monitor_paused */
+    reason: z.string(),
+    skippedAt: iso,
+  }),
+});
+/**
+ * Every keyword of the run is checked or skipped: the per-run step the changes of that run (and alerts on them) are
+ * computed after (docs/rank-tracking.md).
+ */
+export const MonitorRunCompleted = z.object({
+  type: z.literal('MonitorRunCompleted'),
+  data: z.object({
+    runId: z.string(),
+    monitorId: z.string(),
+    keyId: z.string(),
+    trigger: z.enum(['schedule', 'manual', 'backfill']),
+    checked: z.number().int(),
+    failed: z.number().int(),
+    skipped: z.number().int(),
+    /** the first skip's reason when keywords were skipped */
+    skipReason: z.string().optional(),
+    completedAt: iso,
   }),
 });
 
@@ -199,6 +382,13 @@ export const DomainEvent = z.discriminatedUnion('type', [
   CrawlFailed,
   SearchReparsed,
   SearchPurged,
+  MonitorCreated,
+  MonitorChanged,
+  MonitorDeleted,
+  MonitorRunStarted,
+  MonitorKeywordChecked,
+  MonitorKeywordsSkipped,
+  MonitorRunCompleted,
   AdminSessionStarted,
   AdminSessionEnded,
 ]);
@@ -209,5 +399,7 @@ export const streams = {
   apiKey: (keyId: string) => `apiKey-${keyId}`,
   usage: (keyId: string, month: string) => `usage-${keyId}-${month}`,
   searchJob: (jobId: string) => `searchJob-${jobId}`,
+  monitor: (monitorId: string) => `monitor-${monitorId}`,
+  monitorRun: (runId: string) => `monitorRun-${runId}`,
   adminSession: (sessionHash: string) => `adminSession-${sessionHash}`,
 } as const;

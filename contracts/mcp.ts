@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { crossFieldRules, JobStatus, OutputFormat, SearchParameters, UsageResponse } from './search.js';
 
 /**
- * The MCP tools' inputs and outputs (issue 11). Inputs mirror `/v1`: `serp_search` is the submit body's own schema
- * (same names, limits and messages) plus what only an agent needs; `/v1` still validates what the tool forwards.
+ * The MCP tools' inputs and outputs (docs/mcp.md#tools). Inputs mirror `/v1`: `serp_search` is the submit body's own
+ * schema (same names, limits and messages) plus what only an agent needs; `/v1` still validates what the tool forwards.
  */
 
 /** How much of a result a tool returns: agents drown in 50–150 kB bodies, so `compact` is the default. */
@@ -105,3 +105,37 @@ export const JobOutcome = z.object({
 export type JobOutcome = z.infer<typeof JobOutcome>;
 
 export const SerpUsageOutput = UsageResponse;
+
+/** `serp_rank_history` (docs/rank-tracking.md): a monitor by id, or a keyword and domain across the key's monitors. */
+export const SerpRankHistoryInput = z
+  .object({
+    monitor_id: z.string().max(200).optional().describe('a monitor of this key (GET /v1/monitors lists them)'),
+    keyword: z.string().max(2048).optional().describe('only this keyword (required without monitor_id)'),
+    domain: z
+      .string()
+      .max(300)
+      .optional()
+      .describe('only this tracked domain, e.g. example.com (required without monitor_id)'),
+    from: z.string().max(40).optional().describe('ISO date or instant'),
+    to: z.string().max(40).optional().describe('ISO date or instant'),
+  })
+  .strict()
+  .refine((v) => v.monitor_id !== undefined || (v.keyword !== undefined && v.domain !== undefined), {
+    message: 'give monitor_id, or keyword and domain',
+  });
+export type SerpRankHistoryInput = z.infer<typeof SerpRankHistoryInput>;
+
+export const SerpRankHistoryOutput = z.object({
+  series: z.array(
+    z.object({
+      monitor_id: z.string(),
+      keyword: z.string(),
+      domain: z.string(),
+      best: z.number().int().nullable().describe('best position in these points'),
+      points: z
+        .array(z.tuple([z.string(), z.union([z.number().int(), z.literal('not_ranked'), z.literal('failed')])]))
+        .describe('[checked_at, position | "not_ranked" | "failed"], oldest first'),
+    }),
+  ),
+});
+export type SerpRankHistoryOutput = z.infer<typeof SerpRankHistoryOutput>;

@@ -27,7 +27,7 @@ const shortText = (max: number) => z.string().trim().min(1).max(max);
 
 /**
  * Every targeting and Google parameter a search accepts, shared by the native body, the compat query
- * and the MCP search tool. Field limits are DESIGN.md §4's.
+ * and the MCP search tool. Field limits: docs/decisions.md#validation-and-limits.
  */
 export const SearchParameters = z.object({
   keyword: z
@@ -133,7 +133,11 @@ export const SearchParameters = z.object({
 });
 
 /** lat/lon, location/uule and radius rules across fields: the native body, the compat query and the MCP tool. */
-export const crossFieldRules = <T extends z.ZodType<z.infer<typeof SearchParameters>>>(schema: T) =>
+export const crossFieldRules = <
+  T extends z.ZodType<Pick<z.infer<typeof SearchParameters>, 'location' | 'uule' | 'lat' | 'lon' | 'radius'>>,
+>(
+  schema: T,
+) =>
   schema.superRefine((v, ctx) => {
     if (v.location && v.uule) {
       ctx.addIssue({ code: 'custom', path: ['uule'], message: 'give either location or uule, not both' });

@@ -5,9 +5,14 @@ import { apiKeysQueries } from './apiKeys/queries.js';
 import { hourlyOutcomesProjection } from './dashboard/hourlyOutcomes.js';
 import { keyDailyProjection } from './dashboard/keyDaily.js';
 import { dashboardQueries } from './dashboard/queries.js';
+import { routeHealthProjection } from './dashboard/routeHealth.js';
 import { jobStatusProjection } from './jobStatus/jobStatus.js';
 import { jobStatusQueries } from './jobStatus/queries.js';
+import { monitorRunsProjection, monitorScheduleProjection, monitorsProjection } from './monitors/monitors.js';
+import { monitorQueries } from './monitors/queries.js';
 import type { DocReader, Projection } from './projection.js';
+import { rankHistoryQueries } from './rankHistory/queries.js';
+import { rankBestProjection, rankHistoryProjection } from './rankHistory/rankHistory.js';
 import { resultCacheQueries } from './resultCache/queries.js';
 import { resultCacheProjection } from './resultCache/resultCache.js';
 import { searchResultsQueries } from './searchResults/queries.js';
@@ -19,9 +24,11 @@ import { usageCountersProjection } from './usageCounters/usageCounters.js';
  * The read models' shape: bumped whenever a projection changes what it writes (a new view, a new lookup), so that a
  * data directory written by an older version is rebuilt from the log once at start (services/projector).
  * 2: jobStatus finds a key's ended jobs by lookup; keyDaily and hourlyOutcomes (the admin dashboard); SearchPurged.
- * 3: adminSessions (dashboard sessions, server-side).
+ * 3: rank tracking (monitors, monitorSchedule, monitorRuns, rankHistory, rankBest); jobStatus keeps a job's monitor.
+ * 4: routeHealth (the dashboard's routes); searchResults keeps each crawl's blocks and cost.
+ * 5: adminSessions (dashboard sessions, server-side).
  */
-export const READ_MODELS_VERSION = 3;
+export const READ_MODELS_VERSION = 5;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -32,6 +39,12 @@ export const allProjections: readonly Projection<unknown>[] = [
   resultCacheProjection,
   keyDailyProjection,
   hourlyOutcomesProjection,
+  monitorsProjection,
+  monitorScheduleProjection,
+  monitorRunsProjection,
+  rankHistoryProjection,
+  rankBestProjection,
+  routeHealthProjection,
   adminSessionsProjection,
 ] as Projection<unknown>[];
 
@@ -43,6 +56,8 @@ export const readModelQueries = (docs: DocReader) => ({
   usage: usageCountersQueries(docs),
   keys: apiKeysQueries(docs),
   dashboard: dashboardQueries(docs),
+  monitors: monitorQueries(docs),
+  ranks: rankHistoryQueries(docs),
   adminSessions: adminSessionsQueries(docs),
 });
 export type ReadModelQueries = ReturnType<typeof readModelQueries>;

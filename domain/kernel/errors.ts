@@ -18,4 +18,8 @@ export const errorCodes = {
   jobExists: 'SERP_JOB_EXISTS',
   jobNotTerminal: 'SERP_JOB_NOT_TERMINAL',
   eventInvalid: 'SERP_EVENT_INVALID',
+  monitorNotFound: 'SERP_MONITOR_NOT_FOUND',
+  monitorInvalid: 'SERP_MONITOR_INVALID',
+  monitorLimit: 'SERP_MONITOR_LIMIT',
+  runNotFound: 'SERP_MONITOR_RUN_NOT_FOUND',
 } as const;

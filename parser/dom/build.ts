@@ -1,6 +1,5 @@
 import { forgetPage, KEY, keyAttributes, splitClasses } from './attributes.js';
-import { HTMLDocument } from './document.js';
-import { append, HTMLElement, HTMLText } from './nodes.js';
+import { append, HTMLDocument, HTMLElement, HTMLText } from './nodes.js';
 import { repairUnclosed } from './repair.js';
 import { CLOSED_BY_CLOSING, CLOSED_BY_OPENING, P_NOT_CLOSED_BY, tagInfo, VOID } from './rules.js';
 import { newMarkup, nextToken, tokenizerFor } from './tokenizer.js';

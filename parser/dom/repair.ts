@@ -1,5 +1,4 @@
-import type { HTMLDocument } from './document.js';
-import { append, dropChildren, type HTMLElement, type HTMLNode } from './nodes.js';
+import { append, dropChildren, type HTMLDocument, type HTMLElement, type HTMLNode } from './nodes.js';
 
 /**
  * Elements still open when the page ends, repaired as node-html-parser repairs them: their children move up to the

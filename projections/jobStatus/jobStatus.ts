@@ -23,6 +23,8 @@ export interface JobStatusDoc {
   /** the final failure's code and kind; absent for failures recorded before CrawlFailed carried them */
   failure?: CrawlFailure;
   parserVersion?: string;
+  /** the monitor run this job searches a keyword of (docs/rank-tracking.md) */
+  monitor?: { monitorId: string; runId: string };
   /** only on a doc folded from the stream of a job retention purged (the read model has no row for it) */
   purgedAt?: string;
 }
@@ -36,8 +38,9 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
   idOf: (e) => (e.streamName.startsWith('searchJob-') ? (e.data as { jobId: string }).jobId : undefined),
   evolve(doc, e) {
     if (e.type === 'SearchSubmitted') {
-      const { jobId, keyId, request, cacheKey, month, charged, submittedAt } = e.data;
+      const { jobId, keyId, request, cacheKey, month, charged, submittedAt, monitor } = e.data;
       return {
+        ...(monitor ? { monitor } : {}),
         jobId,
         keyId,
         status: 'queued',

@@ -11,6 +11,8 @@ export const jobStatusQueries = (docs: DocReader) => ({
     const ended = docs.listByLookup<JobStatusDoc>(jobStatusProjection.name, `key:${keyId}`, { last: limit });
     return [...open, ...ended].sort((a, b) => (a.jobId < b.jobId ? 1 : -1)).slice(0, limit);
   },
+  /** every ended job of the key that retention has not purged (a monitor's backfill looks among them) */
+  endedOfKey: (keyId: string) => docs.listByLookup<JobStatusDoc>(jobStatusProjection.name, `key:${keyId}`),
   /** jobs with `after` < id < `before` (ids are time-ordered: the retention sweep's pages of old jobs) */
   between: (after: string, before: string, limit: number) =>
     docs.listBetween<JobStatusDoc>(jobStatusProjection.name, after, before, limit),

@@ -8,14 +8,20 @@ import { ErrorBody } from '../../contracts/errors.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { AdminSessionCommands } from '../application/adminSessions.js';
 import type { KeyCommands } from '../application/keys.js';
+import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
-import type { Config } from '../compose/config.js';
-import type { Secrets } from '../compose/secrets.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
-import { documentThrottled, documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
+import {
+  documentRequestErrors,
+  documentThrottled,
+  documentUnavailable,
+  installErrorHandler,
+  installMethodNotAllowed,
+} from './errors.js';
+import type { ApiOptions, ApiSecrets } from './options.js';
 import type { RenderDeps } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -28,9 +34,8 @@ import { v1Routes } from './routes/v1/index.js';
 
 /** Everything the HTTP surfaces need, built by a composition root (services/compose). */
 export interface AppDeps {
-  config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl'> &
-    Partial<Pick<Config, 'authFailuresPerMin' | 'tiers' | 'rawPerAddressPerMin'>>;
-  secrets: Secrets;
+  config: ApiOptions;
+  secrets: ApiSecrets;
   queries: ReadModelQueries;
   searches: SearchService;
   keys: KeyCommands;
@@ -47,12 +52,16 @@ export interface AppDeps {
   catchUp?: () => Promise<void>;
   /** undefined when the location is unknown; the api answers 422 then */
   resolveLocation?: (name: string) => unknown;
+  /** the closest places to a location that did not resolve (the 422's "did you mean") */
+  suggestLocations?: (name: string, limit: number) => string[];
   /** location search and lookup by Google id (compat /locations.json and `location=<id>`) */
   locations?: CompatOptions['locations'];
   /** the service's version, as the MCP server names itself */
   version?: string;
   /** a finished result's answer rendered on the pipeline thread (RenderDeps.renderElsewhere); absent: here */
   renderElsewhere?: RenderDeps['renderElsewhere'];
+  /** rank tracking's commands (docs/rank-tracking.md): the /v1/monitors routes exist only with it */
+  monitors?: MonitorService;
   /** Prometheus metrics (served at /metrics behind the admin token); the app makes its own HTTP-only ones without */
   metrics?: Metrics;
 }
@@ -68,6 +77,10 @@ const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => 
   servers: [{ url: serverUrl, description: 'this service (SERP_PUBLIC_BASE_URL, else its listening address)' }],
   tags: [
     { name: 'native', description: 'The native API under /v1: submit, poll, usage' },
+    {
+      name: 'rank tracking',
+      description: 'Monitors that search keywords on a schedule; position history, visibility and changes',
+    },
     { name: 'admin', description: 'Key management, behind SERP_ADMIN_TOKEN' },
     { name: 'meta', description: 'Keyless documents: health, this schema, llms.txt' },
     { name: 'mcp', description: 'The MCP tools (serp_search, serp_get_results, serp_usage) over Streamable HTTP' },
@@ -141,6 +154,7 @@ export const app = fp<AppDeps>(
         'request',
       );
     });
+    documentRequestErrors(fastify, ErrorBody);
     // the routes that read or write a store may answer 503 in a distributed deployment: say so in the OpenAPI
     documentUnavailable(fastify, (url) =>
       /^\/(v1|admin|raw)\b/.test(url)
@@ -173,7 +187,7 @@ export const app = fp<AppDeps>(
     const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
     const adminGuard = createAdminGuard(deps.secrets.adminToken, authFailures);
     await fastify.register(metaRoutes);
-    await fastify.register(metricsRoute, { guard: adminGuard, registry: metrics.registry });
+    await fastify.register(metricsRoute, { guard: adminGuard, metrics });
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,
       queries: deps.queries,
@@ -202,6 +216,9 @@ export const app = fp<AppDeps>(
       syncTimeoutMs: deps.config.syncTimeoutMs,
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,
+      suggestLocations: deps.suggestLocations,
+      queries: deps.queries,
+      monitors: deps.monitors,
     });
     await fastify.register(compatRoutes, {
       searches: deps.searches,
@@ -216,6 +233,7 @@ export const app = fp<AppDeps>(
       syncTimeoutMs: deps.config.syncTimeoutMs,
       retentionDays: deps.config.retentionDays,
       resolveLocation: deps.resolveLocation,
+      suggestLocations: deps.suggestLocations,
       locations: deps.locations,
     });
     const inject: McpRouteOptions['inject'] = async (request, remoteAddress) => {

@@ -90,9 +90,9 @@ export const keyCheck =
   };
 
 /**
- * A ceiling on bad or missing credentials per client IP (API keys, the admin token, signed links): past `perMinute`
- * failures the IP gets 429 for the rest of the window on every request, good credentials or not, so guessing is
- * slowed to `perMinute` guesses a minute (docs/security.md).
+ * A ceiling on bad or missing credentials per client IP (API keys, the admin token, signed links;
+ * docs/security.md#credentials): past `perMinute` failures the IP gets 429 for the rest of the window on every
+ * request, good credentials or not, so guessing is slowed to `perMinute` guesses a minute.
  */
 export const createAuthFailureGate = (limiter: RateLimiter, perMinute: number, now = Date.now) => {
   const blockedUntil = new Map<string, number>();

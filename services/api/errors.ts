@@ -23,6 +23,10 @@ const domainStatus: Record<string, number> = {
   [errorCodes.keyExists]: 409,
   [errorCodes.jobNotFound]: 404,
   [errorCodes.jobNotTerminal]: 409,
+  [errorCodes.monitorNotFound]: 404,
+  [errorCodes.monitorInvalid]: 422,
+  [errorCodes.monitorLimit]: 422,
+  [errorCodes.runNotFound]: 404,
 };
 
 interface Issue {
@@ -79,7 +83,7 @@ const patternOf = (url: string) =>
 
 /**
  * Remembers every route as it is added, so that a known path asked with the wrong method is a 405 with `Allow`
- * rather than a 404 (issue 9). Must run before the routes are registered.
+ * rather than a 404 (docs/api.md#errors). Must run before the routes are registered.
  */
 export const installMethodNotAllowed = (app: FastifyInstance) => {
   const list: Array<{ method: string; re: RegExp }> = [];
@@ -97,7 +101,10 @@ const allowedFor = (app: FastifyInstance, path: string): string[] => {
   return [...found].sort();
 };
 
-/** One error handler (STYLE.md): every error becomes `{detail, code}`; only true server faults are 5xx. */
+/**
+ * One error handler (docs/style.md#shapes-we-copy): every error becomes `{detail, code}`; only true server faults are
+ * 5xx.
+ */
 /**
  * A store that could not answer (a distributed deployment re-electing a NATS leader, a KurrentDB node away) or a
  * stream so contended that the command handler gave up: nothing was decided, so the caller may safely retry.
@@ -127,6 +134,25 @@ export const documentThrottled = (app: FastifyInstance, bodyFor: (url: string) =
     const response = route.schema?.response as Record<string, unknown> | undefined;
     const body = bodyFor(route.url);
     if (response && body && !response[429] && !response['4xx']) response[429] = body;
+  });
+};
+
+/**
+ * What any route may answer before its handler runs, documented on each: a body that is not JSON (400), too large
+ * (413) or of another type (415) wherever a body is accepted, and a request its schema refuses (422) wherever one
+ * is checked. The error handler below sends them all as `body` ({detail, code}).
+ */
+export const documentRequestErrors = (app: FastifyInstance, body: unknown) => {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (!response) return;
+    const methods = [route.method].flat();
+    const add = (status: number) => {
+      if (!response[status]) response[status] = body;
+    };
+    if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH')) for (const s of [400, 413, 415]) add(s);
+    const schema = route.schema as { body?: unknown; querystring?: unknown; params?: unknown; headers?: unknown };
+    if ((schema.body || schema.querystring || schema.params || schema.headers) && !route.validatorCompiler) add(422);
   });
 };
 

@@ -1,12 +1,21 @@
 import type { Server } from 'node:http';
-import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
+import Fastify, {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  LogController,
+  type RouteOptions,
+} from 'fastify';
 import { type AppDeps, app } from './app.js';
 import { clip } from './errors.js';
 
 /** Never log a raw key: the compat surface carries it in the query string. */
 const redactUrl = (url: string) => url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
 
-/** How long a client may take to send its request: slow clients must not pin connections (issue 9). */
+/**
+ * How long a client may take to send its request: slow clients must not pin connections
+ * (docs/decisions.md#http-hardening).
+ */
 export interface ServerTimeouts {
   /** the whole request, headers and body (SERP_REQUEST_TIMEOUT_MS, default 30,000) */
   requestTimeoutMs: number;
@@ -95,9 +104,11 @@ export const serverOptions = (options: {
 /** The service's HTTP server: a Fastify instance with the app plugin registered, ready to `listen`. */
 export const createServer = async (
   deps: AppDeps,
-  options: { logLevel: string; logger?: boolean; timeouts?: ServerTimeouts },
+  /** `onRoute`: told of every route as it is added (the contract test checks each is documented) */
+  options: { logLevel: string; logger?: boolean; timeouts?: ServerTimeouts; onRoute?: (route: RouteOptions) => void },
 ): Promise<FastifyInstance> => {
   const server = Fastify(serverOptions(options));
+  if (options.onRoute) server.addHook('onRoute', options.onRoute);
   server.addHook('onRequest', async (req, reply) => {
     if (req.raw.httpVersion === '1.1' && !req.headers.host) {
       return reply.code(400).header('Connection', 'close').send({

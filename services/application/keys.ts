@@ -5,7 +5,7 @@ import type { CommandContext, CommandHandler } from './commandHandler.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** `sk_` + 32 random base62 characters (DESIGN.md §4). */
+/** `sk_` + 32 random base62 characters (docs/decisions.md#keys-secrets-and-admin). */
 export const generateRawKey = () => {
   let s = 'sk_';
   for (let i = 0; i < 32; i++) s += BASE62[randomInt(62)];
@@ -53,7 +53,7 @@ export const createKeyCommands = (deps: {
   const unknownTier = (tier: string) =>
     new KeyInputError('SERP_ADMIN_UNKNOWN_TIER', `unknown tier "${tier}"; known: ${[...tiers.keys()].join(', ')}`);
   return {
-    /** `ctx` carries the request's correlation id into the events' metadata (DESIGN.md §3). */
+    /** `ctx` carries the request's correlation id into the events' metadata (docs/design.md#streams-and-events). */
     async create(input: CreateKeyInput, ctx: CommandContext = {}) {
       const defaults = tiers.get(input.tier);
       if (!defaults) throw unknownTier(input.tier);

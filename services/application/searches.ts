@@ -104,9 +104,18 @@ export const createSearchService = (deps: {
 
   return {
     jobDoc,
-    async submit(key: ApiKeyDoc, request: SearchRequest, ctx: CommandContext): Promise<SubmitOutcome> {
+    /**
+     * `planned`: a monitor's job (docs/rank-tracking.md), whose id was derived in advance so that two dispatchers
+     * submitting it submit one job, and which carries its monitor run.
+     */
+    async submit(
+      key: ApiKeyDoc,
+      request: SearchRequest,
+      ctx: CommandContext,
+      planned?: { jobId: string; monitor: { monitorId: string; runId: string } },
+    ): Promise<SubmitOutcome> {
       const at = now();
-      const jobId = newJobId(at.getTime());
+      const jobId = planned?.jobId ?? newJobId(at.getTime());
       const cacheKey = cacheKeyOf(request, deps.cacheScope === 'shared' ? undefined : key.keyId);
       const submission = {
         jobId,
@@ -115,6 +124,7 @@ export const createSearchService = (deps: {
         cacheKey,
         month: usageMonth(at.toISOString()),
         now: at.toISOString(),
+        ...(planned ? { monitor: planned.monitor } : {}),
       };
       if (!request.no_cache) {
         const hit = queries.cache.byCacheKey(cacheKey);
@@ -127,7 +137,7 @@ export const createSearchService = (deps: {
               sourceJobId: hit.jobId,
               ...submission,
             },
-            { ...ctx, newStream: true },
+            { ...ctx, newStream: !planned },
           );
           return { jobId, status: 'done', cached: true, position: res.position };
         }
@@ -153,7 +163,7 @@ export const createSearchService = (deps: {
           streams.searchJob(jobId),
           searchJobDecider,
           { type: 'SubmitSearch', ...submission },
-          { ...ctx, newStream: true },
+          { ...ctx, newStream: !planned },
         );
       } catch (err) {
         // The job's append failed (a distributed store away for a moment). Its outcome may be unknown: if the job is

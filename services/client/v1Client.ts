@@ -116,6 +116,13 @@ export const createV1Client = (options: V1ClientOptions) => {
       return call('GET', `/v1/search/${encodeURIComponent(jobId)}?${qs}`);
     },
     usage: async () => (await call('GET', '/v1/usage')).body as unknown as UsageResponse,
+    /** GET /v1/monitors */
+    monitors: async () => (await call('GET', '/v1/monitors')).body.monitors as Array<Record<string, unknown>>,
+    /** GET /v1/monitors/{id}, and with `path` one of its reads (`/history?…`, `/visibility`, `/changes`) */
+    monitor: (id: string, path = '') => call('GET', `/v1/monitors/${encodeURIComponent(id)}${path}`),
+    /** POST /v1/monitors, POST /v1/monitors/{id}/runs */
+    createMonitor: (body: Record<string, unknown>) => call('POST', '/v1/monitors', body),
+    runMonitor: (id: string) => call('POST', `/v1/monitors/${encodeURIComponent(id)}/runs`, {}),
   };
 };
 export type V1Client = ReturnType<typeof createV1Client>;

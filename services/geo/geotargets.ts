@@ -13,10 +13,15 @@ export interface Geotarget {
   targetType: string;
   active: boolean;
   /**
-   * targets below this one (a proxy for reach: Google's file has no population), counted from the canonical names:
-   * "Austin,Texas,United States" lies below "Texas,United States" and "United States"
+   * targets below this one, counted from the canonical names: "Austin,Texas,United States" lies below
+   * "Texas,United States" and "United States"
    */
   descendants: number;
+  /**
+   * people: a city's GeoNames population, a region's or a country's the sum of the cities below it that have one; 0
+   * when unknown (docs/locations.md). Google's file has none: scripts/build-locations.ts joins it.
+   */
+  population: number;
 }
 
 export interface GeotargetIndex {
@@ -26,12 +31,17 @@ export interface GeotargetIndex {
   byId(id: number): Geotarget | undefined;
   /**
    * Ranked search for a partial name: exact name, then name prefix, then a word of the canonical name by prefix, then
-   * names one typo away; within each, countries before regions before cities, then by how many targets lie below.
+   * names one typo away; within each, the most populous first (then countries before regions before cities, then by
+   * how many targets lie below).
    */
   search(query: string, limit: number): Geotarget[];
+  /** every target whose name, or the first part of whose canonical name, is `part` (any case and spacing) */
+  byFirstPart(part: string): Geotarget[];
+  /** the most populous active targets, largest first */
+  largest(limit: number): Geotarget[];
 }
 
-export const SHIPPED_FORMAT = 'v1';
+export const SHIPPED_FORMAT = 'v2';
 
 /** "Austin, Texas, United States" and "austin,texas,united states" both find "Austin,Texas,United States". */
 export const lookupKey = (name: string): string =>
@@ -94,7 +104,7 @@ export const parseGeotargets = (text: string): Geotarget[] => {
   };
   for (let i = 1; i < lines.length; i++) {
     const f = lines[i]!.split('\t');
-    if (f.length < 7) continue;
+    if (f.length < 8) continue;
     out.push({
       id: Number(f[0]),
       name: f[1]!,
@@ -104,6 +114,7 @@ export const parseGeotargets = (text: string): Geotarget[] => {
       targetType: intern(f[5]!),
       active: f[6] === '1',
       descendants: 0,
+      population: Number(f[7]) || 0,
     });
   }
   return out;
@@ -284,6 +295,10 @@ const columnsOf = (targets: Geotarget[]) => {
     if (seen === undefined || (!targets[seen]!.active && targets[i]!.active)) byKey.set(key, i);
   });
   const descendants = new Int32Array(n);
+  const population = new Int32Array(n);
+  targets.forEach((t, i) => {
+    population[i] = Math.min(t.population || 0, 0x7fffffff);
+  });
   // Google's current file leaves Parent ID empty: the canonical name's tail names the parent instead
   keys.forEach((key, i) => {
     let tail = key;
@@ -345,6 +360,7 @@ const columnsOf = (targets: Geotarget[]) => {
     ids,
     parentIds,
     descendants,
+    population,
     kinds,
     kindOf,
     names,
@@ -366,8 +382,9 @@ const columnsOf = (targets: Geotarget[]) => {
  * only the targets that hold a matching word; a lookup by name goes through the same words.
  */
 export const indexGeotargets = (targets: Geotarget[]): GeotargetIndex => {
-  const { ids, parentIds, descendants, kinds, kindOf, names, otherKeys, wordless, words, runStart, holding, nameWord } =
-    columnsOf(targets);
+  const columns = columnsOf(targets);
+  const { ids, parentIds, descendants, population, kinds, kindOf, names, otherKeys, wordless, words } = columns;
+  const { runStart, holding, nameWord } = columns;
   const n = ids.length;
   const { canonical } = names;
   const keyOf = (i: number) => otherKeys.get(i) ?? canonical.get(i).toLowerCase();
@@ -390,6 +407,7 @@ export const indexGeotargets = (targets: Geotarget[]): GeotargetIndex => {
       targetType,
       active,
       descendants: descendants[i]!,
+      population: population[i]!,
     };
     // last, where the object index put the parent it found from the canonical name
     if (parentIds[i]! >= 0) t.parentId = parentIds[i]!;
@@ -422,6 +440,7 @@ export const indexGeotargets = (targets: Geotarget[]): GeotargetIndex => {
     const kb = kinds[kindOf[b]!]!;
     return (
       Number(kb.active) - Number(ka.active) ||
+      population[b]! - population[a]! ||
       ka.rank - kb.rank ||
       descendants[b]! - descendants[a]! ||
       canonical.length(a) - canonical.length(b) ||
@@ -429,8 +448,37 @@ export const indexGeotargets = (targets: Geotarget[]): GeotargetIndex => {
     );
   };
 
+  /** the most populous active targets, made once on first use */
+  let byPopulation: Int32Array | undefined;
+
   return {
     size: n,
+    byFirstPart(part) {
+      const key = lookupKey(part);
+      let rarest = -1;
+      for (const w of key.split(/[ ,]+/)) {
+        if (!w) continue;
+        const j = wordIndex(w);
+        if (j < 0) return [];
+        if (rarest < 0 || runStart[j + 1]! - runStart[j]! < runStart[rarest + 1]! - runStart[rarest]!) rarest = j;
+      }
+      if (rarest < 0 || key.includes(',')) return [];
+      const out: Geotarget[] = [];
+      for (let r = runStart[rarest]!; r < runStart[rarest + 1]!; r++) {
+        const i = holding[r]!;
+        const k = keyOf(i);
+        if ((k.startsWith(key) && (k.length === key.length || k[key.length] === ',')) || word(nameWord[i]!) === key)
+          out.push(target(i));
+      }
+      return out;
+    },
+    largest(limit) {
+      byPopulation ??= new Int32Array(n)
+        .map((_, i) => i)
+        .filter((i) => kinds[kindOf[i]!]!.active && population[i]! > 0)
+        .sort(order);
+      return [...byPopulation.subarray(0, Math.max(0, Math.min(limit, 500)))].map(target);
+    },
     byName(name) {
       const i = rowOfKey(lookupKey(name));
       return i < 0 ? undefined : target(i);

@@ -7,6 +7,7 @@ import { privateDir, privateFile } from '../privateFiles.js';
 import { COUNTRIES } from './countries.js';
 import { type Geotarget, lookupKey, shippedGeotargets } from './geotargets.js';
 import { mainLanguageHl } from './language.js';
+import { createLocationMatcher, type LocationMatcher } from './resolve.js';
 import { uuleForName } from './uule.js';
 
 /** A location as the crawler targets it. */
@@ -19,9 +20,14 @@ export interface ResolvedLocation {
 }
 
 export interface LocationResolver {
-  /** undefined when the name is neither a country, nor a geotarget shipped with the product or imported */
+  /**
+   * The place a `location` means, in any of the forms people and clients write (services/geo/resolve.ts,
+   * docs/locations.md); undefined when it is none of them.
+   */
   resolveLocation(name: string): ResolvedLocation | undefined;
-  /** ranked search over the shipped geotargets (empty when the shipped file is missing) */
+  /** the closest places to a location that did not resolve, best first: what a 422 offers instead */
+  suggestLocations(name: string, limit: number): string[];
+  /** ranked search over the shipped geotargets (empty when the shipped file is missing); no query: the largest */
   searchLocations(query: string, limit: number): Geotarget[];
   /** a shipped geotarget by its Google id (Criteria ID) */
   locationById(id: number): Geotarget | undefined;
@@ -204,6 +210,14 @@ export const createLocationResolver = (dataDir?: string, options: LocationResolv
     open(file, identity);
   };
 
+  let matcher: LocationMatcher | null | undefined;
+  const shippedMatcher = (): LocationMatcher | null => {
+    if (matcher !== undefined) return matcher;
+    const index = shippedGeotargets();
+    matcher = index ? createLocationMatcher(index) : null;
+    return matcher;
+  };
+
   refresh();
   return {
     resolveLocation(name) {
@@ -219,13 +233,18 @@ export const createLocationResolver = (dataDir?: string, options: LocationResolv
         checkedAt = Number.NEGATIVE_INFINITY;
       }
       if (row) return toResolved(row.canonicalName, row.countryCode);
-      const target = shippedGeotargets()?.byName(name);
+      const target = shippedMatcher()?.resolve(name);
       if (target) return toResolved(target.canonicalName, target.countryCode);
       const code = countryByName.get(key);
       const country = code ? COUNTRIES[code] : undefined;
       return code && country ? toResolved(country[1], code) : undefined;
     },
-    searchLocations: (query, limit) => shippedGeotargets()?.search(query, limit) ?? [],
+    suggestLocations: (name, limit) => (shippedMatcher()?.suggest(name, limit) ?? []).map((t) => t.canonicalName),
+    searchLocations: (query, limit) => {
+      const index = shippedGeotargets();
+      if (!index) return [];
+      return query.trim() ? index.search(query, limit) : index.largest(limit);
+    },
     locationById: (id) => shippedGeotargets()?.byId(id),
     close() {
       closed = true;

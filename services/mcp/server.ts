@@ -5,6 +5,8 @@ import {
   type JobOutcome,
   JobOutcome as JobOutcomeSchema,
   SerpGetResultsInput,
+  SerpRankHistoryInput,
+  SerpRankHistoryOutput,
   SerpSearchInput,
   SerpUsageOutput,
 } from '../../contracts/mcp.js';
@@ -12,9 +14,10 @@ import type { UsageResponse } from '../../contracts/search.js';
 import type { V1Client } from '../client/v1Client.js';
 import { V1Error } from '../client/v1Client.js';
 import { compactResult, compactText } from './compact.js';
+import { rankHistory, rankHistoryText } from './rankHistory.js';
 
 /**
- * The MCP server (issue 11): three tools over the `/v1` surface, the same for stdio (`serp-api-mcp`) and for
+ * The MCP server (docs/mcp.md): three tools over the `/v1` surface, the same for stdio (`serp-api-mcp`) and for
  * Streamable HTTP at `/mcp`. A cheap factory: `/mcp` builds one per session.
  */
 export interface McpServerOptions {
@@ -226,6 +229,23 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
       guarded(async () => {
         const usage = await client.usage();
         return { content: [{ type: 'text', text: usageText(usage) }], structuredContent: usage as unknown as Obj };
+      }),
+  );
+
+  server.registerTool(
+    'serp_rank_history',
+    {
+      title: 'Rank history',
+      description:
+        'Positions over time from this key\'s rank-tracking monitors: by monitor_id (every keyword and domain), or by keyword and domain across the key\'s monitors. Compact: dates and positions ("not_ranked": searched, absent from the monitor\'s depth; "failed": the search failed, never a position), with the best position. Costs no quota.',
+      inputSchema: SerpRankHistoryInput,
+      outputSchema: SerpRankHistoryOutput,
+      annotations: { title: 'Rank history', readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+    },
+    async (args) =>
+      guarded(async () => {
+        const out = await rankHistory(client, args);
+        return { content: [{ type: 'text', text: rankHistoryText(out) }], structuredContent: out as unknown as Obj };
       }),
   );
 

@@ -5,7 +5,7 @@ import type { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { hashKey } from '../../services/application/keys.js';
 import { putResult, resultBlobKey } from '../../services/application/resultBlobs.js';
-import type { Core } from '../../services/compose/core.js';
+import type { Core } from '../../services/compose/embedded/core.js';
 import { buildTestApp } from '../support/app.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 

@@ -12,9 +12,9 @@ const require = createRequire(import.meta.url);
 const run = promisify(execFile);
 
 /**
- * SerpApi's own clients, unchanged, against the compat surface of a running service (issue 10). They hard-code
- * serpapi.com:443; the README's recipe points them here with an https.Agent whose connection goes to this service
- * over plain HTTP (docs/serpapi-reference.md §6.3–6.4). Everything else is the client's own code.
+ * SerpApi's own clients, unchanged, against the compat surface of a running service. They hard-code
+ * serpapi.com:443; the recipe of docs/compat.md#clients points them here with an https.Agent whose connection goes to
+ * this service over plain HTTP. Everything else is the client's own code.
  */
 const localAgent = (url: string) => {
   const { hostname, port } = new URL(url);
@@ -35,7 +35,7 @@ const pythonMissing = await run('python3', ['-c', 'import serpapi'], { timeout: 
 );
 if (pythonMissing) console.log(`# skipping the Python client: ${pythonMissing}`);
 
-/** The npm client rejects with the raw body string, not an Error (reference §6.3): what it rejected with, if it did. */
+/** The npm client rejects with the raw body string, not an Error: what it rejected with, if it did. */
 const rejection = (p: Promise<unknown>) =>
   p.then(
     () => 'resolved',
@@ -166,6 +166,36 @@ t.test('SerpApi clients against the compat surface', { skip: fixturesMissing() }
     });
   });
 
+  t.test(
+    'npm serpapi › getLocations: the largest place of a name first, and the largest places without q',
+    async (t) => {
+      const austin = (await getLocations({ q: 'Austin', limit: 3 })) as Json[];
+      t.equal(austin[0]?.canonical_name, 'Austin,Texas,United States', 'Austin, Texas before Austin, Manitoba');
+      t.ok(austin[0]?.reach > austin[1]?.reach, 'reach counts people: the largest first');
+      const london = (await getLocations({ q: 'London', limit: 3 })) as Json[];
+      t.equal(london[0]?.canonical_name, 'London,England,United Kingdom');
+      // the client's own test: getLocations({ limit: 3 }) has three
+      const largest = (await getLocations({ limit: 3 })) as Json[];
+      t.equal(largest.length, 3);
+      t.ok(largest.every((l) => l.reach > 0));
+    },
+  );
+
+  t.test('npm serpapi › location as clients write it: one place, each echoed as requested', async (t) => {
+    // the legacy client's README quick start ("Austin, TX"), SerpBear's City,Country, a partial canonical name, an id
+    for (const location of ['Austin, TX', 'Austin,United States', 'Austin, Texas', '1026201']) {
+      const res = (await getJson({ engine: 'google', q: 'coffee forms', location, api_key: key })) as Json;
+      t.equal(res.search_metadata.status, 'Success', location);
+      t.equal(res.search_parameters.location_requested, location);
+      t.equal(res.search_parameters.location_used, 'Austin,Texas,United States', `${location}: targeted at Austin`);
+    }
+    const refused = await rejection(getJson({ engine: 'google', q: 'coffee', location: 'Austn, Texas', api_key: key }));
+    t.match(
+      refused,
+      /Unsupported `Austn, Texas` location - location parameter\. Did you mean \\?"Austin,Texas,United States/,
+    );
+  });
+
   t.test('npm serpapi › an invalid key is a 401 in SerpApi’s words', async (t) => {
     t.match(await rejection(getJson({ engine: 'google', q: 'coffee', api_key: 'sk_wrong' })), /Invalid API key/);
     t.match(await rejection(getAccount({ api_key: 'sk_wrong' })), /Invalid API key/);
@@ -248,6 +278,10 @@ t.test('SerpApi clients against the compat surface', { skip: fixturesMissing() }
     const search = new GoogleSearch(key);
     const data = await new Promise<Json>((resolve) => search.json({ q: 'coffee', location: 'Austin, Texas' }, resolve));
     t.equal(data.search_metadata.status, 'Success');
+    // the README quick start's form
+    const tx = await new Promise<Json>((resolve) => search.json({ q: 'coffee', location: 'Austin, TX' }, resolve));
+    t.equal(tx.search_metadata.status, 'Success', 'Austin, TX');
+    t.equal(tx.search_parameters.location_used, 'Austin,Texas,United States');
     t.ok(data.organic_results.length > 50);
     const info = await new Promise<Json>((resolve) => search.account(resolve));
     t.equal(info.plan_id, 'pro');

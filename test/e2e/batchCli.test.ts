@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import t from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cliResult, removeDir, startStack, tempDataDir } from '../support/service.js';
+import { cliArgs, cliResult, removeDir, startStack, tempDataDir } from '../support/service.js';
 
 /**
  * `serp-api batch` and `serp-api search` against a running service (real HTTP, real CLI processes), the progress bar
@@ -60,9 +60,13 @@ if (missing) {
     );
     t.match(
       res.stderr,
-      /batch: 12\/12 keywords done \(0 failed\) in [\d.]+ s: [\d.]+ keywords\/min against the key's 600\/min/,
+      /batch: 12\/12 keywords done \(0 failed\) in [\d.]+ s: 12 submits at [\d.]+\/min \(key allows 600\/min; \d+ from cache\), [\d.]+ keywords done\/min/,
     );
-    t.match(res.stderr, /batch: \d+\/12 done, 0 failed/, 'plain progress lines when stderr is not a terminal');
+    t.match(
+      res.stderr,
+      /batch: \d+\/12 done, 0 failed \| submits [\d.]+\/min \(key allows 600\/min; \d+ from cache\) \| done [\d.]+\/min/,
+      'plain progress lines when stderr is not a terminal',
+    );
     t.same(
       firstPages(keywords),
       keywords.map(() => 1),
@@ -218,6 +222,31 @@ if (missing) {
     t.match(nokey.stderr, /no API key/);
   });
 
+  t.test('search › piped into head: exits quietly when the reader goes away', async (t) => {
+    // `serp-api search … | head -c 100`: head closes the pipe after 100 bytes of a ~100 kB result; the next write
+    // fails with EPIPE, which must end the CLI without a stack trace
+    const script = `set -o pipefail; "$0" ${cliArgs.map((a) => `'${a}'`).join(' ')} search 'batch single' --base-url '${url}' | head -c 100`;
+    // asynchronous: the fake Google this search reaches answers from this process
+    const res = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+      const child = spawn('bash', ['-c', script, process.execPath], {
+        cwd: process.cwd(),
+        env: { ...process.env, SERP_API_KEY: key },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      child.on('close', (status) => done({ status, stdout, stderr }));
+    });
+    t.equal(res.status, 0, 'the pipeline succeeds: serp-api exits 0 too (pipefail)');
+    t.equal(res.stdout.length, 100, "head got the result's first bytes");
+    t.notMatch(res.stderr, /EPIPE|Error|at /, `nothing on stderr but notes: ${res.stderr.slice(0, 300)}`);
+  });
+
   const tmux = spawnSync('tmux', ['-V']).status === 0;
   if (!tmux && process.env.CI === 'true') throw new Error('tmux is required under CI (.ci/run installs it)');
   t.test('batch › the progress bar on a terminal (tmux)', { skip: tmux ? false : 'tmux not installed' }, async (t) => {
@@ -252,7 +281,12 @@ if (missing) {
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       screen = spawnSync('tmux', ['capture-pane', '-p', '-t', session]).stdout.toString();
-      if (/batch [█░]+ \d+\/20 \| [\d.]+\/min \(key: 300\/min\) \| ETA \S+ \| failed 0/.test(screen)) sawBar = true;
+      if (
+        /batch [█░]+ \d+\/20 \| submits [\d.]+\/min \(key allows 300\/min\) \| done [\d.]+\/min \| ETA \S+ \| failed 0/.test(
+          screen,
+        )
+      )
+        sawBar = true;
       if (screen.includes('20/20 keywords done')) break;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Test } from 'tap';
 
 /**
- * What an agent does with the three tools, the same over stdio and Streamable HTTP (issue 11): the caller gives a
+ * What an agent does with the three tools, the same over stdio and Streamable HTTP: the caller gives a
  * connected SDK `Client` for a key.
  */
 type Result = Awaited<ReturnType<Client['callTool']>> & {
@@ -46,7 +46,7 @@ export const SPEC_SEARCH_PARAMS = [
 
 export const checkTools = async (t: Test, client: Client) => {
   const { tools } = await client.listTools();
-  t.same(tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_search', 'serp_usage']);
+  t.same(tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_rank_history', 'serp_search', 'serp_usage']);
   const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
   const search = byName.serp_search;
   const props = Object.keys(search.inputSchema.properties ?? {});

@@ -3,9 +3,10 @@ import type { Test } from 'tap';
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import type { AppDeps } from '../../services/api/app.js';
 import { createServer } from '../../services/api/server.js';
+import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
-import { loadConfig } from '../../services/compose/config.js';
-import { type Core, openCore } from '../../services/compose/core.js';
+import { type Core, openCore } from '../../services/compose/embedded/core.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { removeDir, tempDataDir } from './service.js';
 
@@ -24,7 +25,11 @@ export const buildTestApp = async (
   t: Test,
   env: NodeJS.ProcessEnv = {},
   /** `dataDir`: an existing data directory (left in place); `renderElsewhere`: AppDeps' hook of that name */
-  options: { dataDir?: string; renderElsewhere?: AppDeps['renderElsewhere'] } = {},
+  options: {
+    dataDir?: string;
+    renderElsewhere?: AppDeps['renderElsewhere'];
+    onRoute?: (route: { method: string | string[]; url: string }) => void;
+  } = {},
 ): Promise<TestApp> => {
   const data = options.dataDir ?? tempDataDir('serp-app');
   const config = loadConfig(env, { dataDir: data });
@@ -46,17 +51,24 @@ export const buildTestApp = async (
       searches,
       keys: core.keys,
       adminSessions: core.adminSessions,
+      monitors: createMonitorService({
+        queries: core.queries,
+        handle: core.handle,
+        projected: (position) => core.projector.waitFor(position),
+        tiers: config.tiers,
+      }),
       blobStore: core.blobStore,
       rateLimiter,
       projected: (position) => core.projector.waitFor(position),
       resolveLocation: (name) => locations.resolveLocation(name),
+      suggestLocations: (name, limit) => locations.suggestLocations(name, limit),
       locations: {
         search: (query, limit) => locations.searchLocations(query, limit),
         byId: (id) => locations.locationById(id),
       },
       renderElsewhere: options.renderElsewhere,
     },
-    { logLevel: 'warn', logger: false },
+    { logLevel: 'warn', logger: false, onRoute: options.onRoute },
   );
   await app.ready();
   t.teardown(async () => {

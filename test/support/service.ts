@@ -8,7 +8,7 @@ import type { Test } from 'tap';
 import { type FakeGoogle, type FakeGoogleOptions, startFakeGoogle } from './fakeGoogle.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cliArgs = ['--import', 'tsx', join(root, 'services', 'cli', 'main.ts')];
+export const cliArgs = ['--import', 'tsx', join(root, 'services', 'cli', 'main.ts')];
 const run = promisify(execFile);
 
 export const tempDataDir = (name = 'serp') => mkdtempSync(join(tmpdir(), `${name}-`));
@@ -38,6 +38,9 @@ export const cliResult = async (args: string[], env: NodeJS.ProcessEnv = {}) => 
   }
 };
 
+/** pacing off and the old cooldowns (2 s doubling to 120 s), for tests whose subject is not the fleet */
+export const UNPACED = { SERP_ROUTE_MAX_RPM: '0', SERP_ROUTE_COOLDOWN_S: '2', SERP_ROUTE_COOLDOWN_MAX_S: '120' };
+
 export interface RunningService {
   url: string;
   child: ChildProcess;
@@ -65,7 +68,8 @@ export const startService = async (
   const entry = ['--import', 'tsx', join(from, 'services', 'cli', 'main.ts')];
   const child = spawn(process.execPath, [...nodeArgs, ...entry, 'serve', '--port', '0', '--data', dataDir], {
     cwd: from,
-    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...env },
+    // tests not about the fleet (docs/fleet.md) crawl as the service did before pacing: no pace, cooldowns from 2 s
+    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...UNPACED, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

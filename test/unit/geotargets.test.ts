@@ -67,9 +67,13 @@ t.test('shipped geotargets', async (t) => {
 });
 
 t.test('parseGeotargets refuses a file in another format', async (t) => {
-  t.throws(() => parseGeotargets('Criteria ID,Name\n1,x\n'), /not a v1 geotargets file/);
-  const one = indexGeotargets(parseGeotargets('#serp-api-geotargets\tv1\tx\t1\n5\tSpot\tSpot,Land\t\tXX\tCity\t1\n'));
+  t.throws(() => parseGeotargets('Criteria ID,Name\n1,x\n'), /not a v2 geotargets file/);
+  t.throws(() => parseGeotargets('#serp-api-geotargets\tv1\tx\t1\n5\tSpot\tSpot,Land\t\tXX\tCity\t1\n'), /v2/);
+  const one = indexGeotargets(
+    parseGeotargets('#serp-api-geotargets\tv2\tx\t1\n5\tSpot\tSpot,Land\t\tXX\tCity\t1\t1200\n'),
+  );
   t.equal(one.byName('spot, land')?.id, 5);
+  t.equal(one.byName('spot, land')?.population, 1200);
 });
 
 /**
@@ -77,7 +81,7 @@ t.test('parseGeotargets refuses a file in another format', async (t) => {
  * the compact one must answer exactly like; it ranks with the index's own `typeRank` and `withinDistance`, which the
  * rewrite left as they were. It fills in `descendants` and `parentId` on the objects it is given.
  */
-const referenceIndex = (targets: Geotarget[]): GeotargetIndex => {
+const referenceIndex = (targets: Geotarget[]): Pick<GeotargetIndex, 'size' | 'byName' | 'byId' | 'search'> => {
   const byId = new Map(targets.map((t) => [t.id, t]));
   const keys = targets.map((t) => lookupKey(t.canonicalName));
   const byKey = new Map<string, Geotarget>();
@@ -117,6 +121,7 @@ const referenceIndex = (targets: Geotarget[]): GeotargetIndex => {
   const names = targets.map((t) => t.name.toLowerCase());
   const order = (a: Geotarget, b: Geotarget) =>
     Number(b.active) - Number(a.active) ||
+    b.population - a.population ||
     typeRank(a.targetType) - typeRank(b.targetType) ||
     b.descendants - a.descendants ||
     a.canonicalName.length - b.canonicalName.length ||
@@ -292,6 +297,7 @@ t.test('the compact index: active before inactive, first of equals, the last of 
       targetType: targetType as string,
       active: active as boolean,
       descendants: 0,
+      population: 0,
     }));
   const index = indexGeotargets(targets());
   const reference = referenceIndex(targets());

@@ -51,10 +51,10 @@ export const followsRedirect = (from: string, location: string): boolean => {
 };
 
 /**
- * The fast path (DESIGN.md §5): got-scraping gives a browser's TLS fingerprint and header order; the headers are the
- * device's own (user agent, client hints) so they match what the browser of the same session sent. It reuses the
- * session's cookies, without which Google answers with its JS challenge. It never judges the answer: classifying
- * blocks is the crawler's job, so every status comes back as a page.
+ * The fast path (docs/operations.md#which-fetcher): got-scraping gives a browser's TLS fingerprint and header order;
+ * the headers are the device's own (user agent, client hints) so they match what the browser of the same session sent.
+ * It reuses the session's cookies, without which Google answers with its JS challenge. It never judges the answer:
+ * classifying blocks is the crawler's job, so every status comes back as a page.
  */
 export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => ({
   name: 'http',
@@ -86,6 +86,10 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
       body: response.body,
       fetchedAt: new Date().toISOString(),
       cookies: cookies.header(),
+      // each redirect followed was a request of its own (a /sorry/ redirect is two)
+      requests: 1 + response.redirectUrls.length,
+      // as transferred (before decompression); the decoded size where the client could not tell
+      bytes: response.request.downloadProgress.transferred || response.body.byteLength,
       ...(response.statusCode >= 300 && response.statusCode < 400 && response.headers.location
         ? { redirectedTo: new URL(response.headers.location, response.url).href }
         : {}),

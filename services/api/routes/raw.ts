@@ -42,7 +42,10 @@ export const rawRoutes: FastifyPluginAsync<RawOptions> = async (app, ctx) => {
       params: z.object({ job_id: z.string() }),
       querystring: z.object({ expires: z.coerce.number().int(), signature: z.string().max(128) }),
       response: {
-        200: z.string().describe('the raw HTML, pages in order behind serp-page markers'),
+        200: {
+          description: 'the raw HTML, pages in order behind serp-page markers',
+          content: { 'text/html': { schema: z.string() } },
+        },
         403: ErrorBody,
         404: ErrorBody,
         410: ErrorBody,

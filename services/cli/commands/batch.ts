@@ -7,6 +7,8 @@ import pLimit from 'p-limit';
 import pRetry, { AbortError } from 'p-retry';
 import pThrottle from 'p-throttle';
 import { createV1Client, type V1Client, V1Error } from '../../client/v1Client.js';
+import { loadCliClientEnv } from '../../config/clients.js';
+import { type BatchProgress, donePerMinute, progressLine, submitsPerMinute, summaryLine } from '../progress.js';
 
 /**
  * `serp-api search` and `serp-api batch`: clients of a running service's /v1 (any mode), for people who track many
@@ -35,9 +37,10 @@ interface SearchFlags {
 }
 
 const clientOf = (o: ClientFlags) => {
-  const key = o.key ?? process.env.SERP_API_KEY;
+  const env = loadCliClientEnv();
+  const key = o.key ?? env.apiKey;
   if (!key) throw new Error('no API key: pass --key or set SERP_API_KEY');
-  const baseUrl = o.baseUrl ?? process.env.SERP_API_BASE_URL ?? 'http://127.0.0.1:8080';
+  const baseUrl = o.baseUrl ?? env.baseUrl ?? 'http://127.0.0.1:8080';
   if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`);
   return createV1Client({ baseUrl, apiKey: key });
 };
@@ -196,13 +199,24 @@ export const registerSearchCommands = (program: Command) => {
         let failed = 0;
         const started = Date.now();
         const startedFrom = finished;
-        const perMinute = () => ((finished - startedFrom) / Math.max(1, Date.now() - started)) * 60_000;
+        let submits = 0;
+        let cached = 0;
+        const now = (): BatchProgress => ({
+          total,
+          finished,
+          failed,
+          submits,
+          cached,
+          finishedBefore: startedFrom,
+          elapsedMs: Date.now() - started,
+          rate,
+        });
         const tty = Boolean(process.stderr.isTTY);
         const bar = tty
           ? new SingleBar(
               {
                 format:
-                  'batch {bar} {value}/{total} | {speed}/min (key: {rate}/min) | ETA {eta_formatted} | failed {failed}',
+                  'batch {bar} {value}/{total} | submits {submits}/min (key allows {rate}/min) | done {speed}/min | ETA {eta_formatted} | failed {failed}',
                 etaBuffer: 50,
                 hideCursor: true,
                 stream: process.stderr,
@@ -210,18 +224,20 @@ export const registerSearchCommands = (program: Command) => {
               Presets.shades_classic,
             )
           : undefined;
-        bar?.start(total, finished, { speed: '0.0', rate, failed });
+        bar?.start(total, finished, { speed: '0.0', submits: '0.0', rate, failed });
         let lastLine = 0;
         const progress = () => {
-          if (bar) return bar.update(finished, { speed: perMinute().toFixed(1), failed });
+          const p = now();
+          if (bar)
+            return bar.update(finished, {
+              speed: donePerMinute(p).toFixed(1),
+              submits: submitsPerMinute(p).toFixed(1),
+              failed,
+            });
           const step = Math.max(1, Math.floor(total / 50));
           if (finished === total || finished - lastLine >= step) {
             lastLine = finished;
-            const left = total - finished;
-            const eta = perMinute() > 0 ? `${Math.ceil(left / perMinute())} min` : '?';
-            console.error(
-              `batch: ${finished}/${total} done, ${failed} failed, ${perMinute().toFixed(1)}/min (key: ${rate}/min), ETA ${eta}`,
-            );
+            console.error(progressLine(p));
           }
         };
         const note = (why: string) => (bar ? undefined : console.error(`batch: ${why}`));
@@ -245,6 +261,8 @@ export const registerSearchCommands = (program: Command) => {
                 let jobId = submitted.get(keyword);
                 if (!jobId) {
                   const res = await throttledSubmit(keyword);
+                  submits++;
+                  if (res.body.cached === true) cached++;
                   jobId = String(res.body.job_id);
                   record({ k: keyword, job: jobId });
                 }
@@ -282,10 +300,7 @@ export const registerSearchCommands = (program: Command) => {
           ),
         );
         bar?.stop();
-        const seconds = (Date.now() - started) / 1000;
-        console.error(
-          `batch: ${finished}/${total} keywords done (${failed} failed) in ${seconds.toFixed(1)} s: ${perMinute().toFixed(1)} keywords/min against the key's ${rate}/min; results in ${o.out}`,
-        );
+        console.error(summaryLine(now(), o.out));
         if (quotaOut) {
           console.error(`batch: stopped, ${quotaOut.detail}; run again with --resume once the quota renews`);
           process.exit(3);

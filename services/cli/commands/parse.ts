@@ -4,9 +4,9 @@ import type { Command } from 'commander';
 import type { ParsedSerp } from '../../../contracts/result.js';
 import { mergePages, PARSER_VERSION, type ParseOutcome, splitRawHtml, toCompat } from '../../../parser/index.js';
 import { tbmOf } from '../../../parser/news.js';
-import { loadConfig } from '../../compose/config.js';
+import { loadConfig } from '../../config/config.js';
 import { MAX_PAGE_BYTES } from '../../crawler/fetchPage.js';
-import { createParsePool, MAX_PAGE_TAGS, type PageParser, ParseTimeoutError } from '../../crawler/parsePool.js';
+import { createParsePool, MAX_PAGE_TAGS, type PageParser, ParseTimeoutError } from '../../runtime/parsePool.js';
 
 /** A page the CLI refuses to parse, as the crawler would (docs/security.md). */
 class NotParsed extends Error {}
@@ -61,7 +61,7 @@ export const registerParseCommand = (program: Command): void => {
         process.exitCode = 1;
         return;
       }
-      const config = loadConfig(process.env);
+      const config = loadConfig();
       let html: string;
       try {
         const buf = readFileSync(file);

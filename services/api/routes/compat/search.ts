@@ -6,6 +6,7 @@ import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.j
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError, clip } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
+import { didYouMean } from '../../locationCheck.js';
 import {
   type CompatLinkSettings,
   type CompatPage,
@@ -16,7 +17,7 @@ import {
 import { publicFailureDetail } from '../../render/failure.js';
 import { sendRawHtml } from '../../render/rawHtml.js';
 import { answerKey } from '../../render/stored.js';
-import type { CompatOptions } from './index.js';
+import type { CompatOptions } from './options.js';
 
 const bad = (message: string) => new ApiError(400, 'SERP_COMPAT_BAD_PARAMETER', message);
 
@@ -46,14 +47,6 @@ const int = (query: Record<string, string>, name: string, min: number, max: numb
   return n;
 };
 
-/** A place name compared part by part: any case, any spacing around commas. */
-const parts = (name: string) =>
-  name
-    .toLowerCase()
-    .split(',')
-    .map((p) => p.trim().replace(/\s+/g, ' '))
-    .join(',');
-
 /** Our names for SerpApi's, where they differ; a validation message names the client's parameter. */
 const theirName: Record<string, string> = { keyword: 'q', engine_domain: 'google_domain' };
 
@@ -69,7 +62,10 @@ interface ParsedSearch {
   page: CompatPage;
 }
 
-/** SerpApi's `/search` parameters onto our search request, with SerpApi's error wording (reference §2.5). */
+/**
+ * SerpApi's `/search` parameters onto our search request, with SerpApi's error wording
+ * (docs/compat.md#statuses-and-errors).
+ */
 const parseSearch = (query: Record<string, string>, opts: CompatOptions): ParsedSearch => {
   const engine = query.engine ?? 'google';
   if (engine.toLowerCase() !== 'google') throw bad(`Unsupported \`${clip(engine, 40)}\` search engine.`);
@@ -86,19 +82,13 @@ const parseSearch = (query: Record<string, string>, opts: CompatOptions): Parsed
     throw bad(
       'async and no_cache should not be used together: an async search is stored, a no_cache one is not reused.',
     );
-  let location = query.location || undefined;
-  if (location && /^\d+$/.test(location.trim())) {
-    const target = opts.locations?.byId(Number(location.trim()));
-    if (target) location = target.canonicalName;
-  }
-  // SerpApi picks "the most popular" of several matches: "Austin, Texas" is the best place whose canonical name
-  // begins with those parts (Austin,Texas,United States), never a place that merely resembles it
+  // one resolver for every surface (docs/locations.md): a criteria id, a canonical name, "Austin, TX",
+  // "Austin,United States"; the request keeps the location as the client wrote it (`location_requested`)
+  const location = query.location?.trim() || undefined;
   if (location && opts.resolveLocation && opts.resolveLocation(location) === undefined) {
-    const top = opts.locations?.search(location, 1)[0];
-    if (top && `${parts(top.canonicalName)},`.startsWith(`${parts(location)},`)) location = top.canonicalName;
+    const near = didYouMean(location, { resolve: opts.resolveLocation, suggest: opts.suggestLocations });
+    throw bad(`Unsupported \`${clip(location, 80)}\` location - location parameter.${near}`);
   }
-  if (location && opts.resolveLocation && opts.resolveLocation(location) === undefined)
-    throw bad(`Unsupported \`${clip(location, 80)}\` location - location parameter.`);
   const body: Record<string, unknown> = {
     keyword: query.q,
     location,

@@ -1,31 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { SearchService } from '../../../application/searches.js';
-import type { RateLimiter } from '../../../ports/rateLimiter.js';
-import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
+import { keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
-import type { RenderDeps } from '../../render/index.js';
-import type { StoredAnswers } from '../../render/stored.js';
+import type { V1Options } from './options.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
 
-/** What the native surface needs; compose builds it. */
-export interface V1Options {
-  searches: SearchService;
-  authenticate: Authenticator;
-  authFailures: AuthFailureGate;
-  limiter: RateLimiter;
-  render: RenderDeps;
-  /** the origin signed links are built on */
-  baseUrl(): string;
-  /** SERP_SYNC_TIMEOUT_MS: how long `async: false` waits */
-  syncTimeoutMs: number;
-  /** SERP_RETENTION_DAYS: older jobs answer 410 */
-  retentionDays: number;
-  /** finished results as stored bytes, with ETag and compressed forms */
-  stored: StoredAnswers;
-  /** undefined when the location is unknown; the api answers 422 then */
-  resolveLocation?: (name: string) => unknown;
-}
+export type { V1Options } from './options.js';
+
+import { monitorRoutes } from './monitors.js';
 
 /**
  * `/v1`: every route needs a key (X-API-Key or Bearer), checked once here for the whole scope. A route's
@@ -41,4 +23,5 @@ export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   const { prefix: _prefix, ...routeOptions } = opts as V1Options & { prefix?: string };
   await app.register(searchRoutes, routeOptions);
   await app.register(usageRoutes, routeOptions);
+  await app.register(monitorRoutes, routeOptions);
 };

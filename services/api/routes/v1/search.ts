@@ -16,9 +16,10 @@ import {
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
+import { unknownLocationDetail } from '../../locationCheck.js';
 import { type Rendered, renderJob } from '../../render/index.js';
 import { answerKey, encodingFor } from '../../render/stored.js';
-import type { V1Options } from './index.js';
+import type { V1Options } from './options.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
 // describes them for generated clients without re-encoding 150 kB per fetch.
@@ -65,11 +66,8 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
     handler: async (req, reply) => {
       const { async: isAsync, ...request } = req.body;
       if (request.location && opts.resolveLocation && opts.resolveLocation(request.location) === undefined) {
-        throw new ApiError(
-          422,
-          'SERP_API_UNKNOWN_LOCATION',
-          `unknown location "${request.location}": give a country ("Germany"), or a city as "City, Region, Country" ("Austin, Texas, United States") once the geotargets are imported (serp-api locations import)`,
-        );
+        const lookup = { resolve: opts.resolveLocation, suggest: opts.suggestLocations };
+        throw new ApiError(422, 'SERP_API_UNKNOWN_LOCATION', unknownLocationDetail(request.location, lookup));
       }
       const out = await opts.searches.submit(req.apiKey!, request, { correlationId: req.id });
       req.submittedJobId = out.jobId;

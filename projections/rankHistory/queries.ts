@@ -1,0 +1,240 @@
+import type { Change, HistoryPoint } from '../../contracts/monitors.js';
+import { DEFAULT_CTR_CURVE } from '../../contracts/monitors.js';
+import type { DocReader } from '../projection.js';
+import {
+  featuresOf,
+  historyId,
+  monthOf,
+  type RankBestDoc,
+  type RankHistoryDoc,
+  rankBestProjection,
+  rankHistoryProjection,
+  type StoredCheck,
+} from './rankHistory.js';
+
+export interface Range {
+  /** ms, inclusive */
+  from: number;
+  /** ms, inclusive */
+  to: number;
+}
+
+const MIN_MONTH = '0000-00';
+
+/** One check of one keyword, flattened per domain into history points. */
+const pointsOf = (doc: RankHistoryDoc, c: StoredCheck, domain?: string): HistoryPoint[] => {
+  const out: HistoryPoint[] = [];
+  const checkedAt = new Date(c[0]).toISOString();
+  for (const [di, pos, ui, bits] of c[4]) {
+    const d = doc.d[di];
+    if (domain !== undefined && d !== domain) continue;
+    const failed = c[3] !== '';
+    out.push({
+      keyword: doc.k,
+      domain: d,
+      checked_at: checkedAt,
+      run_id: c[1],
+      job_id: c[2],
+      status: failed ? 'failed' : pos > 0 ? 'ranked' : 'not_ranked',
+      position: failed || pos === 0 ? null : pos,
+      url: failed || ui < 0 ? null : doc.u[ui],
+      failure: failed ? c[3] : null,
+      features: failed ? [] : featuresOf(bits),
+    });
+  }
+  return out;
+};
+
+/** the successful state of each domain in a check: domain → [position (0: not ranked), url, feature bits] */
+const stateOf = (doc: RankHistoryDoc, c: StoredCheck) => {
+  const m = new Map<string, [number, string | null, number]>();
+  for (const [di, pos, ui, bits] of c[4]) m.set(doc.d[di], [pos, ui < 0 ? null : doc.u[ui], bits]);
+  return m;
+};
+
+/**
+ * What changed for each domain between two consecutive successful searches of a keyword (docs/rank-tracking.md):
+ * entered or left the top 10 and the top `depth` (100 by default), moved (any distance: callers filter by min_move),
+ * another URL of the domain ranks, a feature gained or lost. Pure, for the changes query and for alerts on a run.
+ */
+export const changesBetween = (
+  keyword: string,
+  before: Map<string, [number, string | null, number]>,
+  after: Map<string, [number, string | null, number]>,
+  at: string,
+  runId: string,
+  depth = 100,
+): Change[] => {
+  const out: Change[] = [];
+  for (const [domain, [to, toUrl, toBits]] of after) {
+    const was = before.get(domain);
+    if (!was) continue;
+    const [from, fromUrl, fromBits] = was;
+    const base = {
+      keyword,
+      domain,
+      from_position: from || null,
+      to_position: to || null,
+      from_url: fromUrl,
+      to_url: toUrl,
+      at,
+      run_id: runId,
+    };
+    for (const top of depth > 10 ? [10, depth] : [depth]) {
+      const inFrom = from > 0 && from <= top;
+      const inTo = to > 0 && to <= top;
+      if (!inFrom && inTo) out.push({ ...base, kind: 'entered', top });
+      if (inFrom && !inTo) out.push({ ...base, kind: 'left', top });
+    }
+    if (from > 0 && to > 0 && from !== to) out.push({ ...base, kind: 'moved' });
+    if (from > 0 && to > 0 && fromUrl !== toUrl) out.push({ ...base, kind: 'url_changed' });
+    const gained = toBits & ~fromBits;
+    const lost = fromBits & ~toBits;
+    for (const f of featuresOf(gained)) out.push({ ...base, kind: 'feature_gained', feature: f });
+    for (const f of featuresOf(lost)) out.push({ ...base, kind: 'feature_lost', feature: f });
+  }
+  return out;
+};
+
+export interface VisibilityAccumulator {
+  keywords: number;
+  sumPosition: number;
+  ranked: number;
+  top3: number;
+  top10: number;
+  top100: number;
+  ctr: number;
+  aio: number;
+}
+
+const AIO_BIT = 1;
+
+export const rankHistoryQueries = (docs: DocReader) => {
+  const view = rankHistoryProjection.name;
+  /** the monitor's documents of one month, every keyword, by keyword key */
+  const monthDocs = (monitorId: string, month: string) =>
+    docs.listBetween<RankHistoryDoc>(view, `${monitorId}|${month}|`, `${monitorId}|${month}|~`, 1_000_000);
+  /** the months the monitor has history in, oldest first, within [fromMonth, toMonth] */
+  const months = (monitorId: string, fromMonth: string, toMonth: string): string[] => {
+    const out: string[] = [];
+    let after = `${monitorId}|${fromMonth}`;
+    for (;;) {
+      const [doc] = docs.listBetween<RankHistoryDoc>(view, after, `${monitorId}|${toMonth}|~`, 1);
+      if (!doc) return out;
+      const first = doc.c[0];
+      const month = first ? monthOf(first[0]) : undefined;
+      if (!month) return out;
+      out.push(month);
+      after = `${monitorId}|${month}|~`;
+    }
+  };
+
+  /** history points in time order, a month at a time (bounded memory for a whole year's CSV) */
+  function* points(
+    monitorId: string,
+    range: Range,
+    filter: { keyword?: string; domain?: string } = {},
+  ): Generator<HistoryPoint[]> {
+    const fromMonth = range.from > 0 ? monthOf(range.from) : MIN_MONTH;
+    const toMonth = range.to < 8e15 ? monthOf(range.to) : '9999-12';
+    for (const month of months(monitorId, fromMonth, toMonth)) {
+      const list =
+        filter.keyword !== undefined
+          ? [docs.get<RankHistoryDoc>(view, historyId(monitorId, month, filter.keyword))].filter(
+              (d): d is RankHistoryDoc => d !== undefined,
+            )
+          : monthDocs(monitorId, month);
+      const checks: Array<[RankHistoryDoc, StoredCheck]> = [];
+      for (const doc of list) for (const c of doc.c) if (c[0] >= range.from && c[0] <= range.to) checks.push([doc, c]);
+      checks.sort((a, b) => a[1][0] - b[1][0] || (a[0].k < b[0].k ? -1 : a[0].k > b[0].k ? 1 : 0));
+      const batch: HistoryPoint[] = [];
+      for (const [doc, c] of checks) for (const p of pointsOf(doc, c, filter.domain)) batch.push(p);
+      if (batch.length) yield batch;
+    }
+  }
+
+  /**
+   * Per domain per UTC day: each keyword counts once a day, with its last successful search of that day; a failed
+   * search is no position and no keyword of the day. Share of voice: Σ CTR(position) ÷ keywords searched that day.
+   */
+  const visibility = (monitorId: string, range: Range, ctrCurve: readonly number[] = DEFAULT_CTR_CURVE) => {
+    const byDomain = new Map<string, Map<string, VisibilityAccumulator>>();
+    const keywordsOfDay = new Map<string, number>();
+    const fromMonth = range.from > 0 ? monthOf(range.from) : MIN_MONTH;
+    const toMonth = range.to < 8e15 ? monthOf(range.to) : '9999-12';
+    for (const month of months(monitorId, fromMonth, toMonth)) {
+      for (const doc of monthDocs(monitorId, month)) {
+        // the last successful check of each day (checks are in time order)
+        const lastOfDay = new Map<string, StoredCheck>();
+        for (const c of doc.c) {
+          if (c[3] !== '' || c[0] < range.from || c[0] > range.to) continue;
+          lastOfDay.set(new Date(c[0]).toISOString().slice(0, 10), c);
+        }
+        for (const [day, c] of lastOfDay) {
+          keywordsOfDay.set(day, (keywordsOfDay.get(day) ?? 0) + 1);
+          for (const [di, pos, , bits] of c[4]) {
+            const domain = doc.d[di];
+            const days = byDomain.get(domain) ?? new Map<string, VisibilityAccumulator>();
+            byDomain.set(domain, days);
+            const a = days.get(day) ?? {
+              keywords: 0,
+              sumPosition: 0,
+              ranked: 0,
+              top3: 0,
+              top10: 0,
+              top100: 0,
+              ctr: 0,
+              aio: 0,
+            };
+            days.set(day, a);
+            if (pos > 0) {
+              a.ranked++;
+              a.sumPosition += pos;
+              if (pos <= 3) a.top3++;
+              if (pos <= 10) a.top10++;
+              if (pos <= 100) a.top100++;
+              if (pos <= 20) a.ctr += ctrCurve[pos - 1] ?? 0;
+            }
+            if (bits & AIO_BIT) a.aio++;
+          }
+        }
+      }
+    }
+    return { byDomain, keywordsOfDay };
+  };
+
+  /**
+   * Changes between consecutive successful searches of each keyword whose later search falls in the range (a failed
+   * search is skipped over, never a change), oldest first. The history before the range is read for each keyword's
+   * search before it.
+   */
+  const changes = (monitorId: string, range: Range, depthOf: (at: number) => number = () => 100): Change[] => {
+    const toMonth = range.to < 8e15 ? monthOf(range.to) : '9999-12';
+    const last = new Map<string, [RankHistoryDoc, StoredCheck]>();
+    const out: Change[] = [];
+    for (const month of months(monitorId, MIN_MONTH, toMonth)) {
+      const checks: Array<[RankHistoryDoc, StoredCheck]> = [];
+      for (const doc of monthDocs(monitorId, month)) for (const c of doc.c) if (c[3] === '') checks.push([doc, c]);
+      checks.sort((a, b) => a[1][0] - b[1][0]);
+      for (const [doc, c] of checks) {
+        if (c[0] > range.to) break;
+        const prev = last.get(doc.k);
+        last.set(doc.k, [doc, c]);
+        if (!prev || c[0] < range.from) continue;
+        const at = new Date(c[0]).toISOString();
+        out.push(...changesBetween(doc.k, stateOf(prev[0], prev[1]), stateOf(doc, c), at, c[1], depthOf(c[0])));
+      }
+    }
+    return out;
+  };
+
+  const best = (monitorId: string) =>
+    docs
+      .listByLookup<RankBestDoc>(rankBestProjection.name, monitorId)
+      .flatMap((doc) =>
+        Object.entries(doc.b).map(([domain, [position, url, at]]) => ({ keyword: doc.k, domain, position, url, at })),
+      );
+
+  return { points, visibility, changes, best, months };
+};
+export type RankHistoryQueries = ReturnType<typeof rankHistoryQueries>;

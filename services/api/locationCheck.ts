@@ -1,0 +1,22 @@
+/**
+ * The location check every surface shares (/v1, compat, and through /v1 the MCP tools and the CLI): one resolver,
+ * and for a location it cannot place, the closest places it knows. See docs/locations.md.
+ */
+export interface LocationLookup {
+  /** undefined when the location is unknown */
+  resolve(name: string): unknown;
+  /** the closest places' canonical names, best first */
+  suggest?(name: string, limit: number): string[];
+}
+
+/** "did you mean …" for a location that did not resolve, or '' when nothing comes close. */
+export const didYouMean = (location: string, lookup: LocationLookup | undefined): string => {
+  const near = lookup?.suggest?.(location, 3) ?? [];
+  return near.length ? ` Did you mean ${near.map((n) => JSON.stringify(n)).join(', ')}?` : '';
+};
+
+/** What /v1 answers with its 422: what was not understood, what comes close, and the forms that work. */
+export const unknownLocationDetail = (location: string, lookup: LocationLookup | undefined): string =>
+  `unknown location ${JSON.stringify(location.slice(0, 120))}.${didYouMean(location, lookup)} A location is a place ` +
+  'as people write it ("Austin, Texas", "Austin, TX", "Austin,United States", "Austin"), a canonical name ' +
+  '("Austin,Texas,United States") or a Google criteria id ("1026201"); GET /locations.json?q=… lists them.';

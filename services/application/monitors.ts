@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import { type MonitorSearch, streams } from '../../contracts/events.js';
+import { type CreateMonitorInput, DEFAULT_CTR_CURVE, type PatchMonitorBody } from '../../contracts/monitors.js';
+import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
+import { manualRunId } from '../../domain/monitor/ids.js';
+import { monitorDecider } from '../../domain/monitor/monitor.js';
+import { monitorRunDecider, plannedJobs } from '../../domain/monitor/monitorRun.js';
+import { pacing, type RecordedSchedule, scheduleProblem } from '../../domain/monitor/schedule.js';
+import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
+import type { ReadModelQueries } from '../../projections/index.js';
+import type { MonitorDoc } from '../../projections/monitors/monitors.js';
+import type { CommandContext, CommandHandler } from './commandHandler.js';
+
+export interface MonitorTierLimits {
+  monitors?: number;
+  keywordsPerMonitor?: number;
+}
+
+/** A tier named nowhere in the configuration (a key minted under an older SERP_TIERS) gets the free tier's limits. */
+const FALLBACK = { monitors: 2, keywordsPerMonitor: 10 };
+
+const limitError = (message: string) => new DomainError(errorCodes.monitorLimit, message);
+const invalid = (message: string) => new DomainError(errorCodes.monitorInvalid, message);
+
+const recordedSchedule = (s: CreateMonitorInput['schedule']): RecordedSchedule =>
+  typeof s === 'string' ? s : { cron: s.cron, timezone: s.timezone };
+
+export const searchOf = (b: Partial<MonitorSearch> & { device: MonitorSearch['device'] }): MonitorSearch => {
+  const out: MonitorSearch = { device: b.device };
+  for (const k of ['location', 'uule', 'lat', 'lon', 'radius', 'gl', 'hl', 'engine_domain'] as const) {
+    if (b[k] !== undefined) (out as Record<string, unknown>)[k] = b[k];
+  }
+  return out;
+};
+
+/**
+ * The api's side of rank tracking (docs/rank-tracking.md): create, change, delete and run monitors of a key. Writes
+ * answer once their events are in this process's read models, so the next read sees them.
+ */
+export const createMonitorService = (deps: {
+  queries: ReadModelQueries;
+  handle: CommandHandler;
+  projected(position: number): Promise<void>;
+  tiers: Record<string, MonitorTierLimits>;
+  now?: () => Date;
+}) => {
+  const { queries, handle } = deps;
+  const now = () => deps.now?.() ?? new Date();
+  const limitsOf = (key: ApiKeyDoc) => ({
+    monitors: deps.tiers[key.tier]?.monitors ?? FALLBACK.monitors,
+    keywordsPerMonitor: deps.tiers[key.tier]?.keywordsPerMonitor ?? FALLBACK.keywordsPerMonitor,
+  });
+  const settle = async (position: number | undefined) => {
+    if (position !== undefined) await deps.projected(position);
+  };
+  const owned = (key: ApiKeyDoc, monitorId: string): MonitorDoc => {
+    const doc = queries.monitors.byId(monitorId);
+    if (!doc || doc.keyId !== key.keyId) throw new DomainError(errorCodes.monitorNotFound, 'monitor not found');
+    return doc;
+  };
+  const checkSchedule = (s: RecordedSchedule) => {
+    const problem = scheduleProblem(s, now());
+    if (problem) throw invalid(problem);
+  };
+
+  return {
+    owned,
+    /** the monitor with its next slot, as the routes answer it */
+    view(doc: MonitorDoc) {
+      const schedule = queries.monitors.scheduleOf(doc.monitorId);
+      return {
+        monitor_id: doc.monitorId,
+        name: doc.name,
+        keywords: doc.keywords,
+        domains: doc.domains,
+        targeting: doc.search,
+        depth: doc.depth,
+        schedule: doc.schedule,
+        ctr_curve: doc.ctrCurve ?? [...DEFAULT_CTR_CURVE],
+        paused: doc.paused,
+        created_at: doc.createdAt,
+        updated_at: doc.updatedAt,
+        last_run_at: doc.lastRunAt ?? null,
+        next_run_at: doc.paused ? null : (schedule?.nextSlot ?? null),
+        backfill: doc.backfill,
+      };
+    },
+
+    async create(key: ApiKeyDoc, body: CreateMonitorInput, ctx: CommandContext = {}) {
+      const limits = limitsOf(key);
+      if (body.keywords.length > limits.keywordsPerMonitor) {
+        throw limitError(
+          `the ${key.tier} tier allows ${limits.keywordsPerMonitor} keywords per monitor; this one has ${body.keywords.length}`,
+        );
+      }
+      const count = queries.monitors.countOfKey(key.keyId);
+      if (count >= limits.monitors) {
+        throw limitError(
+          `the ${key.tier} tier allows ${limits.monitors} monitors per key and this key has ${count}: delete one first`,
+        );
+      }
+      const schedule = recordedSchedule(body.schedule);
+      checkSchedule(schedule);
+      const monitorId = `mon_${randomBytes(12).toString('hex')}`;
+      const res = await handle(
+        streams.monitor(monitorId),
+        monitorDecider,
+        {
+          type: 'CreateMonitor',
+          monitorId,
+          keyId: key.keyId,
+          name: body.name,
+          keywords: body.keywords,
+          domains: body.domains,
+          search: searchOf(body),
+          depth: body.depth,
+          schedule,
+          ...(body.ctr_curve ? { ctrCurve: body.ctr_curve } : {}),
+          backfill: body.backfill,
+          now: now().toISOString(),
+        },
+        { ...ctx, newStream: true },
+      );
+      await settle(res.position);
+      return owned(key, monitorId);
+    },
+
+    async change(key: ApiKeyDoc, monitorId: string, body: PatchMonitorBody, ctx: CommandContext = {}) {
+      owned(key, monitorId);
+      const schedule = body.schedule ? recordedSchedule(body.schedule) : undefined;
+      if (schedule) checkSchedule(schedule);
+      const res = await handle(
+        streams.monitor(monitorId),
+        monitorDecider,
+        {
+          type: 'ChangeMonitor',
+          monitorId,
+          keyId: key.keyId,
+          maxKeywords: limitsOf(key).keywordsPerMonitor,
+          name: body.name,
+          addKeywords: body.add_keywords,
+          removeKeywords: body.remove_keywords,
+          addDomains: body.add_domains,
+          removeDomains: body.remove_domains,
+          schedule,
+          paused: body.paused,
+          depth: body.depth,
+          ctrCurve: body.ctr_curve,
+          now: now().toISOString(),
+        },
+        ctx,
+      );
+      await settle(res.position);
+      return owned(key, monitorId);
+    },
+
+    async remove(key: ApiKeyDoc, monitorId: string, ctx: CommandContext = {}) {
+      owned(key, monitorId);
+      const res = await handle(
+        streams.monitor(monitorId),
+        monitorDecider,
+        { type: 'DeleteMonitor', monitorId, keyId: key.keyId, now: now().toISOString() },
+        ctx,
+      );
+      await settle(res.position);
+    },
+
+    /**
+     * Runs every keyword now: one job per keyword, submitted by the write side's scheduler at the key's rate (the
+     * first at once). The job ids are known in advance; each exists from its `submit_at`.
+     */
+    async run(key: ApiKeyDoc, monitorId: string, noCache: boolean, ctx: CommandContext = {}) {
+      const doc = owned(key, monitorId);
+      const at = now();
+      const runId = manualRunId(at.getTime(), randomBytes(6).toString('hex'));
+      const run = {
+        runId,
+        monitorId,
+        keyId: key.keyId,
+        trigger: 'manual' as const,
+        keywords: doc.keywords,
+        domains: doc.domains,
+        search: doc.search,
+        depth: doc.depth,
+        noCache,
+        startAt: at.toISOString(),
+        intervalMs: pacing(doc.keywords.length, 0, key.rateLimitPerMin).intervalMs,
+        startedAt: at.toISOString(),
+      };
+      const res = await handle(
+        streams.monitorRun(runId),
+        monitorRunDecider,
+        { type: 'StartRun', run },
+        {
+          ...ctx,
+          newStream: true,
+        },
+      );
+      await settle(res.position);
+      return {
+        run_id: runId,
+        jobs: plannedJobs(run).map((j) => ({
+          keyword: j.keyword,
+          job_id: j.jobId,
+          submit_at: new Date(j.submitAt).toISOString(),
+        })),
+      };
+    },
+  };
+};
+export type MonitorService = ReturnType<typeof createMonitorService>;

@@ -1,0 +1,98 @@
+import { streams } from '../../contracts/events.js';
+import { monitorRunDecider } from '../../domain/monitor/monitorRun.js';
+import { rankDomains } from '../../domain/monitor/ranking.js';
+import type { ReadModelQueries } from '../../projections/index.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import type { CommandHandler } from '../application/commandHandler.js';
+import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { ReadModelStore } from '../ports/readModelStore.js';
+
+const CHECKPOINT = 'monitor-recorder';
+
+const ended = new Set(['CrawlCompleted', 'CrawlFailed', 'SearchAnsweredFromCache']);
+const jobIdOf = (e: RecordedEvent) => (e.data as { jobId?: string }).jobId;
+const isEnd = (e: RecordedEvent) =>
+  ended.has(e.type) && (e.type !== 'CrawlFailed' || (e.data as { final?: boolean }).final === true);
+
+/**
+ * Turns each ended monitor job into its check (docs/rank-tracking.md): the positions of the run's domains in the
+ * job's result, or the failure. It follows the log from a checkpoint of its own, waits until the read models hold
+ * each batch (the job's monitor and result are read there), and records through the run's decider, which decides one
+ * check per job: a second dispatcher, or a batch delivered again, records nothing twice.
+ */
+export const createRankRecorder = (deps: {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  queries: ReadModelQueries;
+  handle: CommandHandler;
+  projected(position: number): Promise<unknown>;
+  onCheck?: (points: number) => void;
+  now?: () => Date;
+}) => {
+  const { queries, handle } = deps;
+  const now = () => (deps.now?.() ?? new Date()).toISOString();
+  let subscription: Subscription | undefined;
+  let saved = 0;
+
+  /** the check of one ended monitor job */
+  const record = async (job: JobStatusDoc) => {
+    const origin = job.monitor;
+    if (!origin) return;
+    const run = queries.monitors.run(origin.runId)?.run;
+    if (!run) return;
+    const checkedAt = job.completedAt ?? job.updatedAt;
+    const base = {
+      type: 'RecordCheck' as const,
+      runId: run.runId,
+      keyword: job.request.keyword,
+      jobId: job.jobId,
+      checkedAt,
+      now: now(),
+    };
+    if (job.status === 'failed') {
+      const failure = job.failure?.kind ?? job.failure?.code?.replace(/^SERP_CRAWL_/, '').toLowerCase() ?? 'failed';
+      await handle(streams.monitorRun(run.runId), monitorRunDecider, { ...base, ok: false, failure, ranks: [] });
+      return;
+    }
+    const result = queries.results.byJobId(job.sourceJobId ?? job.jobId)?.result;
+    const ranks = result ? rankDomains(result, run.domains, run.depth) : [];
+    await handle(
+      streams.monitorRun(run.runId),
+      monitorRunDecider,
+      result ? { ...base, ok: true, ranks } : { ...base, ok: false, failure: 'result_expired', ranks: [] },
+    );
+    if (result) deps.onCheck?.(ranks.length);
+  };
+
+  const onBatch = async (batch: RecordedEvent[]) => {
+    if (batch.length === 0) return;
+    const last = batch[batch.length - 1].globalPosition;
+    const ends = batch.filter(isEnd);
+    if (ends.length > 0) {
+      await deps.projected(last);
+      for (const e of ends) {
+        const jobId = jobIdOf(e);
+        const job = jobId ? queries.jobs.byId(jobId) : undefined;
+        if (job?.monitor && (job.status === 'done' || job.status === 'partial' || job.status === 'failed')) {
+          await record(job);
+        }
+      }
+    }
+    if (last - saved >= 500 || ends.length > 0) {
+      deps.readModels.commit([], CHECKPOINT, last);
+      saved = last;
+    }
+  };
+
+  return {
+    record,
+    async start() {
+      saved = deps.readModels.checkpoint(CHECKPOINT);
+      subscription = deps.eventStore.subscribeToAll(saved, onBatch);
+    },
+    async stop() {
+      await subscription?.stop();
+      subscription = undefined;
+    },
+  };
+};

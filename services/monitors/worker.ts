@@ -1,0 +1,79 @@
+import type { ReadModelQueries } from '../../projections/index.js';
+import type { CommandHandler } from '../application/commandHandler.js';
+import { createSearchService } from '../application/searches.js';
+import type { EventStore } from '../ports/eventStore.js';
+import type { RateLimiter } from '../ports/rateLimiter.js';
+import type { ReadModelStore } from '../ports/readModelStore.js';
+import { createRankRecorder } from './recorder.js';
+import { createMonitorScheduler } from './scheduler.js';
+
+export interface MonitorWorkerParts {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  queries: ReadModelQueries;
+  handle: CommandHandler;
+  /** the key's submit rate (in memory in embedded mode, NATS KV in distributed mode) */
+  limiter: RateLimiter;
+  /** resolves once the read models hold `position` */
+  projected(position: number): Promise<unknown>;
+  config: { monitorTickMs: number; monitorSpreadMaxS: number; cacheTtlS: number; cacheScope?: 'key' | 'shared' };
+  log?: (msg: string, fields: Record<string, unknown>) => void;
+  now?: () => Date;
+}
+
+/**
+ * Rank tracking's background worker (docs/rank-tracking.md): the scheduler, ticking every `monitorTickMs`, and the
+ * recorder following the log. It runs on the write side, beside the dispatcher and retention: the pipeline thread
+ * in embedded mode, every dispatcher process in distributed mode (two of them are safe: every decision is on a
+ * stream whose id is derived from what it decides). `stop` waits for a tick in progress.
+ */
+export const createMonitorWorker = (parts: MonitorWorkerParts) => {
+  const searches = createSearchService({
+    eventStore: parts.eventStore,
+    queries: parts.queries,
+    handle: parts.handle,
+    cacheTtlS: parts.config.cacheTtlS,
+    cacheScope: parts.config.cacheScope,
+    now: parts.now,
+  });
+  const recorder = createRankRecorder({ ...parts });
+  const scheduler = createMonitorScheduler({
+    queries: parts.queries,
+    handle: parts.handle,
+    searches,
+    limiter: parts.limiter,
+    recorder,
+    projected: parts.projected,
+    spreadMaxMs: parts.config.monitorSpreadMaxS * 1000,
+    now: parts.now,
+    log: parts.log,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const tick = () => {
+    if (running || stopped) return;
+    running = scheduler
+      .tick()
+      .catch((err) => parts.log?.('monitor tick failed', { reason: (err as Error).message }))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  return {
+    scheduler,
+    recorder,
+    async start() {
+      await recorder.start();
+      timer = setInterval(tick, parts.config.monitorTickMs);
+      timer.unref();
+      tick();
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      await recorder.stop();
+    },
+  };
+};
