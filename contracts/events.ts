@@ -159,7 +159,7 @@ export const CrawlCompleted = z.object({
  * Why a crawl attempt failed, for machines (the public `detail`, the dashboard's counts by kind): the error's code,
  * its kind (a block's `captcha` / `js_challenge` / `consent` / `rate_limited`; a transient `server_error` / `timeout` /
  * `network` / `error_page`; a bad request's `unknown_location` / `engine_domain` / `http_status` / `page_too_large` /
- * `invalid`), the HTTP status Google answered, and for an exhausted job the attempts made.
+ * `parse_timeout` / `redirect` / `invalid`), the HTTP status Google answered, and for an exhausted job the attempts made.
  */
 export const CrawlFailure = z.object({
   code: z.enum([
@@ -363,6 +363,20 @@ export const MonitorRunCompleted = z.object({
   }),
 });
 
+/**
+ * An operator signed in to the admin dashboard: the session is known by the SHA-256 of the random id its cookie
+ * carries (the id itself is never recorded), and ends at `expiresAt` unless it is ended first (docs/security.md).
+ */
+export const AdminSessionStarted = z.object({
+  type: z.literal('AdminSessionStarted'),
+  data: z.object({ sessionHash: z.string().regex(/^[0-9a-f]{64}$/), expiresAt: iso, startedAt: iso }),
+});
+/** Signed out: the session's cookie is refused from now on, on every api process. */
+export const AdminSessionEnded = z.object({
+  type: z.literal('AdminSessionEnded'),
+  data: z.object({ sessionHash: z.string().regex(/^[0-9a-f]{64}$/), endedAt: iso }),
+});
+
 export const DomainEvent = z.discriminatedUnion('type', [
   ApiKeyIssued,
   ApiKeyRevoked,
@@ -383,6 +397,8 @@ export const DomainEvent = z.discriminatedUnion('type', [
   MonitorKeywordChecked,
   MonitorKeywordsSkipped,
   MonitorRunCompleted,
+  AdminSessionStarted,
+  AdminSessionEnded,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;
@@ -393,4 +409,5 @@ export const streams = {
   searchJob: (jobId: string) => `searchJob-${jobId}`,
   monitor: (monitorId: string) => `monitor-${monitorId}`,
   monitorRun: (runId: string) => `monitorRun-${runId}`,
+  adminSession: (sessionHash: string) => `adminSession-${sessionHash}`,
 } as const;

@@ -1,4 +1,4 @@
-import { type HTMLElement, parseDocument } from './html.js';
+import { type HTMLElement, parseDocument } from './dom/index.js';
 
 /**
  * Deferred fragments: Google ships parts of a result page (the AI overview's full source list, the answers of

@@ -1,7 +1,7 @@
 import type { ParsedSerp } from '../contracts/result.js';
 import { parseAiOverview } from './aiOverview.js';
 import { classifyPage, classifyWithDetail, type PageKind } from './classify.js';
-import { loadDom } from './dom.js';
+import { loadDom } from './dom/index.js';
 import { parseFeatures } from './features/index.js';
 import { parseInformation } from './information.js';
 import { isNewsTab, pageLinks, parseNews, tbmOf } from './news.js';

@@ -1,7 +1,5 @@
 import type { ParsedSerp } from '../contracts/result.js';
-import { textOf } from './dom.js';
-import type { HTMLElement } from './html.js';
-import { qs } from './select.js';
+import { type HTMLElement, qs, textOf } from './dom/index.js';
 
 type Information = ParsedSerp['information'];
 

@@ -1,7 +1,6 @@
-import { closestWhere, hasClass, isGoogleInternal, textOf, unwrapLink } from './dom.js';
-import type { HTMLElement } from './html.js';
+import { closestWhere, type HTMLElement, hasClass, qs, qsa, textOf } from './dom/index.js';
+import { isGoogleInternal, unwrapLink } from './links.js';
 import { titleAnchors } from './organic.js';
-import { qs, qsa } from './select.js';
 
 /** One article of a news-tab page, under SerpApi's `news_results` names. */
 export interface NewsResult {

@@ -1,8 +1,7 @@
 import type { OrganicResult } from '../contracts/result.js';
-import { closestWhere, hasClass, isGoogleInternal, spacedText, textOf, unwrapLink } from './dom.js';
-import type { HTMLElement } from './html.js';
+import { closestWhere, type HTMLElement, hasClass, qs, qsa, spacedText, textOf } from './dom/index.js';
+import { isGoogleInternal, unwrapLink } from './links.js';
 import { basicLines, isFactLine, isLinkLine, keyMomentsOf, richSnippetOf, sitelinksOf } from './organicExtras.js';
-import { qs, qsa } from './select.js';
 
 /**
  * Blocks whose links are never organic results: ads (#tads/#tadsb/#bottomads, top and bottom), the right-hand

@@ -1,6 +1,5 @@
-import { closestWhere, hasClass, isGoogleInternal, spacedText, textOf, unwrapLink } from './dom.js';
-import type { HTMLElement } from './html.js';
-import { qs, qsa } from './select.js';
+import { closestWhere, type HTMLElement, hasClass, qs, qsa, spacedText, textOf } from './dom/index.js';
+import { isGoogleInternal, unwrapLink } from './links.js';
 
 interface Sitelink {
   title: string;

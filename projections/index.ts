@@ -1,3 +1,5 @@
+import { adminSessionsProjection } from './adminSessions/adminSessions.js';
+import { adminSessionsQueries } from './adminSessions/queries.js';
 import { apiKeysProjection } from './apiKeys/apiKeys.js';
 import { apiKeysQueries } from './apiKeys/queries.js';
 import { hourlyOutcomesProjection } from './dashboard/hourlyOutcomes.js';
@@ -25,8 +27,9 @@ import { usageCountersProjection } from './usageCounters/usageCounters.js';
  * 3: rank tracking (monitors, monitorSchedule, monitorRuns, rankHistory, rankBest); jobStatus keeps a job's monitor.
  * 4: routeHealth (the dashboard's routes); searchResults keeps each crawl's blocks and cost.
  * 5: resultCache keeps each cache key's answers by the depth they cover; searchResults records depth and exhaustion.
+ * 6: adminSessions (dashboard sessions, server-side).
  */
-export const READ_MODELS_VERSION = 5;
+export const READ_MODELS_VERSION = 6;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -43,6 +46,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   rankHistoryProjection,
   rankBestProjection,
   routeHealthProjection,
+  adminSessionsProjection,
 ] as Projection<unknown>[];
 
 /** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */
@@ -55,5 +59,6 @@ export const readModelQueries = (docs: DocReader) => ({
   dashboard: dashboardQueries(docs),
   monitors: monitorQueries(docs),
   ranks: rankHistoryQueries(docs),
+  adminSessions: adminSessionsQueries(docs),
 });
 export type ReadModelQueries = ReturnType<typeof readModelQueries>;

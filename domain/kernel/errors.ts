@@ -17,6 +17,7 @@ export const errorCodes = {
   jobNotFound: 'SERP_JOB_NOT_FOUND',
   jobExists: 'SERP_JOB_EXISTS',
   jobNotTerminal: 'SERP_JOB_NOT_TERMINAL',
+  eventInvalid: 'SERP_EVENT_INVALID',
   monitorNotFound: 'SERP_MONITOR_NOT_FOUND',
   monitorInvalid: 'SERP_MONITOR_INVALID',
   monitorLimit: 'SERP_MONITOR_LIMIT',

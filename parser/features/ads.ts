@@ -1,6 +1,5 @@
-import { textOf, unwrapLink } from '../dom.js';
-import type { HTMLElement } from '../html.js';
-import { qs, qsa } from '../select.js';
+import { type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
+import { unwrapLink } from '../links.js';
 
 interface Ad {
   position: number;

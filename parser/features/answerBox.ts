@@ -1,6 +1,15 @@
-import { hasAncestor, hasClass, spacedText, textOf, unwrapLink } from '../dom.js';
-import { decodeText, type HTMLElement } from '../html.js';
-import { closest, qs, qsa } from '../select.js';
+import {
+  closest,
+  decodeText,
+  type HTMLElement,
+  hasAncestor,
+  hasClass,
+  qs,
+  qsa,
+  spacedText,
+  textOf,
+} from '../dom/index.js';
+import { unwrapLink } from '../links.js';
 
 /**
  * The answer box, typed as SerpApi types it. Direct answers have ids or data attributes that lasted

@@ -1,6 +1,5 @@
-import { isGoogleInternal, textOf, unwrapLink } from '../dom.js';
-import type { HTMLDocument, HTMLElement } from '../html.js';
-import { qsa } from '../select.js';
+import { type HTMLDocument, type HTMLElement, qsa, textOf } from '../dom/index.js';
+import { isGoogleInternal, unwrapLink } from '../links.js';
 
 /** One item of a block, under SerpApi's field names; fields that the page does not show are left out. */
 export type Item = Record<string, unknown>;

@@ -1,7 +1,5 @@
-import { textOf } from '../dom.js';
-import type { HTMLElement } from '../html.js';
+import { closest, type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
 import { keyMomentsOf } from '../organicExtras.js';
-import { closest, qs, qsa } from '../select.js';
 import { attr, type Item, type LinkCard, linkCards, pageImages, thumbnailOf } from './blockCards.js';
 import {
   forumItem,

@@ -1,6 +1,5 @@
-import { textOf, unwrapLink } from '../dom.js';
-import type { HTMLElement } from '../html.js';
-import { closest, qs, qsa } from '../select.js';
+import { closest, type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
+import { unwrapLink } from '../links.js';
 import { type Item, leavesOf, pageImages, thumbnailOf, within } from './blockCards.js';
 import { answer, answerParts } from './questions.js';
 

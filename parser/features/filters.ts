@@ -1,7 +1,6 @@
-import { googleSearchLink, hasAncestor, hasClass, textOf } from '../dom.js';
-import type { HTMLElement } from '../html.js';
+import { type HTMLElement, hasAncestor, hasClass, qs, qsa, textOf } from '../dom/index.js';
 import { queryDisplayed } from '../information.js';
-import { qs, qsa } from '../select.js';
+import { googleSearchLink } from '../links.js';
 
 /**
  * The filter chips under the search box ("In law", "Today", "Remote"; 2023–26, desktop and mobile): SerpApi's

@@ -1,4 +1,4 @@
-import type { HTMLElement } from '../html.js';
+import type { HTMLElement } from '../dom/index.js';
 import { ads } from './ads.js';
 import { answerBox } from './answerBox.js';
 import { headedBlocks, shoppingResults } from './blocks.js';

@@ -1,6 +1,5 @@
-import { hasClass, spacedText, textOf, unwrapLink } from '../dom.js';
-import type { HTMLElement } from '../html.js';
-import { closest, qs, qsa } from '../select.js';
+import { closest, type HTMLElement, hasClass, qs, qsa, spacedText, textOf } from '../dom/index.js';
+import { unwrapLink } from '../links.js';
 import { attr, countOf, pageImages, ratingOf, thumbnailOf, within } from './blockCards.js';
 
 type Panel = Record<string, unknown>;

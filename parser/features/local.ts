@@ -1,6 +1,4 @@
-import { textOf } from '../dom.js';
-import type { HTMLElement } from '../html.js';
-import { closest, qs, qsa } from '../select.js';
+import { closest, type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
 import { countOf } from './blockCards.js';
 
 /**

@@ -1,6 +1,4 @@
-import { textOf } from '../dom.js';
-import type { HTMLElement } from '../html.js';
-import { qs, qsa } from '../select.js';
+import { type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
 import { countOf, type Item, pageImages, priceOf, ratingOf, thumbnailOf } from './blockCards.js';
 
 /**

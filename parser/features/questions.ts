@@ -1,8 +1,7 @@
 import { answerOverview } from '../aiOverview.js';
 import { deferredFragments, isEmpty } from '../deferred.js';
-import { isGoogleInternal, textOf, unwrapLink } from '../dom.js';
-import type { HTMLElement } from '../html.js';
-import { closest, qs, qsa } from '../select.js';
+import { closest, type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
+import { isGoogleInternal, unwrapLink } from '../links.js';
 
 type Question = Record<string, unknown>;
 

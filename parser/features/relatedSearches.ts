@@ -1,6 +1,5 @@
-import { googleSearchLink, hasAncestor, textOf } from '../dom.js';
-import type { HTMLElement } from '../html.js';
-import { closest, qs, qsa } from '../select.js';
+import { closest, type HTMLElement, hasAncestor, qs, qsa, textOf } from '../dom/index.js';
+import { googleSearchLink } from '../links.js';
 
 /**
  * Related searches. `a.k8XOCe` lasted until early 2025; after that the only stable description is BlankTrail's:

@@ -1,6 +1,5 @@
-import { hasClass, isGoogleInternal, textOf, unwrapLink } from '../dom.js';
-import type { HTMLElement } from '../html.js';
-import { qs, qsa } from '../select.js';
+import { type HTMLElement, hasClass, qs, qsa, textOf } from '../dom/index.js';
+import { isGoogleInternal, unwrapLink } from '../links.js';
 import { attr, countOf, type Item, pageImages, priceOf, ratingOf, thumbnailOf } from './blockCards.js';
 
 /**

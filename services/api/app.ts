@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { CompatError } from '../../contracts/compat.js';
 import { ErrorBody } from '../../contracts/errors.js';
 import type { ReadModelQueries } from '../../projections/index.js';
+import type { AdminSessionCommands } from '../application/adminSessions.js';
 import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
@@ -13,7 +14,13 @@ import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
-import { documentRequestErrors, documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
+import {
+  documentRequestErrors,
+  documentThrottled,
+  documentUnavailable,
+  installErrorHandler,
+  installMethodNotAllowed,
+} from './errors.js';
 import type { ApiOptions, ApiSecrets } from './options.js';
 import type { RenderDeps } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
@@ -32,6 +39,8 @@ export interface AppDeps {
   queries: ReadModelQueries;
   searches: SearchService;
   keys: KeyCommands;
+  /** dashboard sessions, kept in the log */
+  adminSessions: AdminSessionCommands;
   blobStore: BlobStore;
   rateLimiter: RateLimiter;
   /** resolves once the read models include `position` */
@@ -172,17 +181,20 @@ export const app = fp<AppDeps>(
       openapi: openapi(deps.config.publicBaseUrl ?? '/'),
       transform: jsonSchemaTransform,
     });
+    // the per-address ceiling on credential failures and the raw link's ceiling answer 429 on these routes
+    documentThrottled(fastify, (url) => (/^\/(v1|admin|metrics|raw|mcp)\b/.test(url) ? ErrorBody : undefined));
     const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper, deps.catchUp);
     const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
+    const adminGuard = createAdminGuard(deps.secrets.adminToken, authFailures);
     await fastify.register(metaRoutes);
-    await fastify.register(metricsRoute, {
-      guard: createAdminGuard(deps.secrets.adminToken),
-      metrics,
-    });
+    await fastify.register(metricsRoute, { guard: adminGuard, metrics });
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,
       queries: deps.queries,
       blobStore: deps.blobStore,
+      limiter: deps.rateLimiter,
+      authFailures,
+      perAddressPerMin: deps.config.rawPerAddressPerMin ?? 60,
     });
     // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
     const stored = createStoredAnswers();
@@ -246,10 +258,13 @@ export const app = fp<AppDeps>(
       inject,
     });
     await fastify.register(adminRoutes, {
-      guard: createAdminGuard(deps.secrets.adminToken),
+      guard: adminGuard,
       adminToken: deps.secrets.adminToken,
       queries: deps.queries,
       keys: deps.keys,
+      sessions: deps.adminSessions,
+      authFailures,
+      catchUp: deps.catchUp,
       tiers: deps.config.tiers ?? {},
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),

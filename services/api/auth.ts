@@ -90,9 +90,9 @@ export const keyCheck =
   };
 
 /**
- * A ceiling on bad or missing keys per client IP (docs/decisions.md#http-hardening): past `perMinute` failures the IP
- * gets 429 for the rest of the window on every request, good key or not, so guessing keys is slowed to `perMinute`
- * guesses a minute.
+ * A ceiling on bad or missing credentials per client IP (API keys, the admin token, signed links;
+ * docs/security.md#credentials): past `perMinute` failures the IP gets 429 for the rest of the window on every
+ * request, good credentials or not, so guessing is slowed to `perMinute` guesses a minute.
  */
 export const createAuthFailureGate = (limiter: RateLimiter, perMinute: number, now = Date.now) => {
   const blockedUntil = new Map<string, number>();
@@ -101,7 +101,7 @@ export const createAuthFailureGate = (limiter: RateLimiter, perMinute: number, n
     return new ApiError(
       429,
       'SERP_AUTH_TOO_MANY_FAILURES',
-      `too many requests with a missing or invalid API key from this address: retry in ${seconds} s`,
+      `too many requests with a missing or invalid API key or admin token from this address: retry in ${seconds} s`,
       { 'retry-after': String(seconds) },
     );
   };
@@ -126,13 +126,19 @@ export const createAuthFailureGate = (limiter: RateLimiter, perMinute: number, n
 };
 export type AuthFailureGate = ReturnType<typeof createAuthFailureGate>;
 
-/** `/admin` and `/admin/api/*` take SERP_ADMIN_TOKEN as a Bearer token, compared in constant time. */
-export const createAdminGuard = (adminToken: string) => {
+/**
+ * `/admin/api/*` and `/metrics` take SERP_ADMIN_TOKEN as a Bearer token, compared in constant time. A wrong or
+ * missing token counts against the same per-address ceiling as a bad API key (docs/security.md): past it the
+ * address gets 429 with Retry-After, right token or not.
+ */
+export const createAdminGuard = (adminToken: string, failures: AuthFailureGate) => {
   const expected = Buffer.from(adminToken);
-  return (req: FastifyRequest) => {
+  return async (req: FastifyRequest) => {
+    failures.check(req);
     const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
     const got = Buffer.from(m?.[1]?.trim() ?? '');
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+      await failures.failed(req);
       throw new ApiError(
         401,
         'SERP_ADMIN_UNAUTHORIZED',

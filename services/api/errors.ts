@@ -128,6 +128,15 @@ export const documentUnavailable = (app: FastifyInstance, bodyFor: (url: string)
   });
 };
 
+/** Routes whose answers a scope-wide hook can refuse with 429 (a per-address ceiling) say so in the OpenAPI. */
+export const documentThrottled = (app: FastifyInstance, bodyFor: (url: string) => unknown) => {
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    const body = bodyFor(route.url);
+    if (response && body && !response[429] && !response['4xx']) response[429] = body;
+  });
+};
+
 /**
  * What any route may answer before its handler runs, documented on each: a body that is not JSON (400), too large
  * (413) or of another type (415) wherever a body is accepted, and a request its schema refuses (422) wherever one

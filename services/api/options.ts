@@ -11,8 +11,13 @@ export interface ApiOptions {
   retentionDays: number;
   /** the origin signed links and /openapi.json name; default: the listening address (SERP_PUBLIC_BASE_URL) */
   publicBaseUrl?: string;
-  /** bad or missing keys one client IP may send a minute before 429 (SERP_AUTH_FAILURES_PER_MIN, default 30) */
+  /**
+   * bad or missing credentials (API keys, admin tokens, link signatures) one client IP may send a minute before 429
+   * (SERP_AUTH_FAILURES_PER_MIN, default 30)
+   */
   authFailuresPerMin?: number;
+  /** requests to signed raw-HTML links one client IP may send a minute (SERP_RAW_PER_ADDRESS_PER_MIN, default 60) */
+  rawPerAddressPerMin?: number;
   /** the tiers a key can be minted in, with their limits (SERP_TIERS) */
   tiers?: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { DomainEvent } from '../../contracts/events.js';
+import { DomainEvent } from '../../contracts/events.js';
 import type { Decider } from '../../domain/kernel/decider.js';
+import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { type EventStore, type NewEvent, WrongExpectedVersionError } from '../ports/eventStore.js';
 
 export interface CommandContext {
@@ -37,6 +38,22 @@ interface Folded {
   /** stream version the state includes; -1 = no stream */
   version: number;
 }
+
+/**
+ * The log is immutable: an event that does not match its contract is refused before it is appended, whatever
+ * decided it (a command built from input no edge checked, a decider's bug). The command rejects with
+ * SERP_EVENT_INVALID (an HTTP 422) and appends nothing; the other commands of its batch go on.
+ */
+const refuseInvalid = (e: DomainEvent): void => {
+  const checked = DomainEvent.safeParse({ type: e.type, data: e.data });
+  if (checked.success) return;
+  const issue = checked.error.issues[0];
+  const where = issue?.path.filter((p) => p !== 'data').join('.') || 'data';
+  throw new DomainError(
+    errorCodes.eventInvalid,
+    `refused: ${e.type} would record ${where}: ${issue?.message ?? 'invalid'}`,
+  );
+};
 
 /**
  * Emmett's command handler (read, fold, decide, append with the expected version, retry on a version conflict),
@@ -117,6 +134,7 @@ export const createCommandHandler = (
       for (const p of batch) {
         try {
           const decided: DomainEvent[] = decider.decide(p.command, state);
+          for (const e of decided) refuseInvalid(e);
           for (const e of decided) state = decider.evolve(state, e);
           for (const e of decided) {
             toAppend.push({

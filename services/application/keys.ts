@@ -48,15 +48,14 @@ export const createKeyCommands = (deps: {
   now?: () => Date;
 }) => {
   const now = () => (deps.now?.() ?? new Date()).toISOString();
+  // a Map, not the plain object: a tier named `__proto__`, `constructor` or `toString` is unknown, not a prototype's
+  const tiers = new Map(Object.entries(deps.tiers));
   const unknownTier = (tier: string) =>
-    new KeyInputError(
-      'SERP_ADMIN_UNKNOWN_TIER',
-      `unknown tier "${tier}"; known: ${Object.keys(deps.tiers).join(', ')}`,
-    );
+    new KeyInputError('SERP_ADMIN_UNKNOWN_TIER', `unknown tier "${tier}"; known: ${[...tiers.keys()].join(', ')}`);
   return {
     /** `ctx` carries the request's correlation id into the events' metadata (docs/design.md#streams-and-events). */
     async create(input: CreateKeyInput, ctx: CommandContext = {}) {
-      const defaults = deps.tiers[input.tier];
+      const defaults = tiers.get(input.tier);
       if (!defaults) throw unknownTier(input.tier);
       const raw = generateRawKey();
       const keyId = newKeyId();
@@ -89,7 +88,7 @@ export const createKeyCommands = (deps: {
       if (Object.keys(given).length === 0) {
         throw new KeyInputError('SERP_ADMIN_NO_CHANGE', 'give at least one of tier, monthly quota, rate');
       }
-      if (given.tier !== undefined && !deps.tiers[given.tier]) throw unknownTier(given.tier);
+      if (given.tier !== undefined && !tiers.has(given.tier)) throw unknownTier(given.tier);
       return deps.handle(
         streams.apiKey(keyId),
         apiKeyDecider,

@@ -31,8 +31,10 @@ export const newJobId = (now = Date.now()) => now.toString(16).padStart(12, '0')
 /**
  * Members that change what Google is asked; `async` and `no_cache` change only how we answer. `depth` is left out:
  * it says how far down the same search goes, and a deeper cached result answers a shallower search (docs/depth.md).
+ * With `keyId` (the cache scoped per key, SERP_CACHE_SCOPE=key, the default) the key is part of it: one key's cached
+ * search never answers another key, which would tell that key what the first one searched (docs/security.md).
  */
-export const cacheKeyOf = (request: SearchRequest) => {
+export const cacheKeyOf = (request: SearchRequest, keyId?: string) => {
   const { no_cache: _n, depth: _d, ...fields } = request;
   // "Austin, Texas, United States" and "austin,texas,united states" target the same place
   const rest = fields.location
@@ -48,6 +50,7 @@ export const cacheKeyOf = (request: SearchRequest) => {
     .sort()
     .map((k) => [k, rest[k as keyof typeof rest]])
     .filter(([, v]) => v !== undefined);
+  if (keyId !== undefined) canonical.push(['\u0000key', keyId]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 };
 
@@ -65,6 +68,8 @@ export const createSearchService = (deps: {
   queries: ReadModelQueries;
   handle: CommandHandler;
   cacheTtlS: number;
+  /** SERP_CACHE_SCOPE: whose cached results may answer a search, the same key's (default) or any key's */
+  cacheScope?: 'key' | 'shared';
   now?: () => Date;
   /**
    * resolves once the read models hold this process's own appends so far (bounded): where they are projected on
@@ -114,7 +119,7 @@ export const createSearchService = (deps: {
     ): Promise<SubmitOutcome> {
       const at = now();
       const jobId = planned?.jobId ?? newJobId(at.getTime());
-      const cacheKey = cacheKeyOf(request);
+      const cacheKey = cacheKeyOf(request, deps.cacheScope === 'shared' ? undefined : key.keyId);
       const submission = {
         jobId,
         keyId: key.keyId,

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { ConfigError } from '../config/config.js';
 import { type ServeFlags, serve } from '../runtime/serve.js';
 import { registerMaintenanceCommands } from './commands/admin.js';
 import { registerSearchCommands } from './commands/batch.js';
@@ -52,6 +53,11 @@ registerParseCommand(program);
 registerReparseCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
+  // a setting that cannot work (a short secret in secrets.json, in any mode): one line each, exit 2, as serve says it
+  if (err instanceof ConfigError) {
+    for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
+    process.exit(2);
+  }
   console.error(`serp-api: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

@@ -34,6 +34,8 @@ export interface CrawlerSetup {
   routeMaxInFlight?: number;
   /** SERP_PARSE_THREADS: worker threads that parse pages (0: on the event loop) */
   parseThreads?: number;
+  /** SERP_PARSE_TIMEOUT_MS: a page's parse deadline on a parse thread */
+  parseTimeoutMs?: number;
 }
 
 /**
@@ -85,7 +87,12 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
       setup.resolveTargeting ?? (setup.locations ? createTargetingResolver(setup.locations) : undefined),
     limits: setup.limits,
     // with the parse pool the event loop only moves bytes: the raw HTML's hash goes to a thread too
-    ...(setup.parseThreads ? { parser: createParsePool(setup.parseThreads), hashing: createHashThread() } : {}),
+    ...(setup.parseThreads
+      ? {
+          parser: createParsePool(setup.parseThreads, { timeoutMs: setup.parseTimeoutMs }),
+          hashing: createHashThread(),
+        }
+      : {}),
   });
 };
 
@@ -106,6 +113,7 @@ export const crawlerFromConfig = async (
     | 'pagesInFlight'
     | 'stopDomainPagesInFlight'
     | 'parseThreads'
+    | 'parseTimeoutMs'
   >,
   /** the process's location resolver, or how another thread's resolves a request (the pipeline thread's) */
   locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting),
@@ -124,6 +132,7 @@ export const crawlerFromConfig = async (
     cooldownMaxMs: config.routeCooldownMaxMs,
     noRouteWaitMs: config.noRouteWaitMs,
     parseThreads: config.parseThreads,
+    parseTimeoutMs: config.parseTimeoutMs,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   };
   const crawler = await composeCrawler({ ...setup, resolveTargeting });

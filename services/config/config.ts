@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { processEnv } from './env.js';
 import { parseEnvironment, type TierLimits } from './schema.js';
 
-export { ConfigError, defaultTiers, type TierLimits } from './schema.js';
+export { ConfigError, defaultTiers, MIN_SECRET_LENGTH, type TierLimits } from './schema.js';
 
 /** What `serp-api serve` runs with (every mode), and what the CLI's commands on a data directory read. */
 export interface Config {
@@ -71,8 +71,20 @@ export interface Config {
   chromiumHostRules?: string;
   /** SERP_REQUEST_TIMEOUT_MS, SERP_HEADERS_TIMEOUT_MS, SERP_KEEP_ALIVE_TIMEOUT_MS */
   timeouts: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
-  /** SERP_AUTH_FAILURES_PER_MIN: bad or missing keys one client IP may send a minute before 429 (default 30) */
+  /**
+   * SERP_AUTH_FAILURES_PER_MIN: bad or missing credentials (API keys, admin tokens, link signatures) one client IP may
+   * send a minute before 429 (default 30)
+   */
   authFailuresPerMin: number;
+  /** SERP_RAW_PER_ADDRESS_PER_MIN: requests to signed raw-HTML links one client IP may send a minute (default 60) */
+  rawPerAddressPerMin: number;
+  /**
+   * SERP_PARSE_TIMEOUT_MS: how long one page may take to parse on a parse thread before the thread is ended and
+   * replaced and the page fails as `parse_timeout` (default 10,000; pages take milliseconds)
+   */
+  parseTimeoutMs: number;
+  /** SERP_CACHE_SCOPE: `key` (default) answers a search from a cached result of the same key only; `shared`, any key's */
+  cacheScope: 'key' | 'shared';
 }
 
 /**
@@ -127,6 +139,9 @@ export const loadConfig = (
       keepAliveTimeoutMs: e.SERP_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
     },
     authFailuresPerMin: e.SERP_AUTH_FAILURES_PER_MIN ?? 30,
+    rawPerAddressPerMin: e.SERP_RAW_PER_ADDRESS_PER_MIN ?? 60,
+    parseTimeoutMs: e.SERP_PARSE_TIMEOUT_MS ?? 10_000,
+    cacheScope: e.SERP_CACHE_SCOPE,
     monitorTickMs: e.SERP_MONITOR_TICK_MS ?? 1000,
     monitorSpreadMaxS: e.SERP_MONITOR_SPREAD_MAX_S ?? 3600,
   };

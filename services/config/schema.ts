@@ -160,6 +160,20 @@ const tiers = () =>
       return { ...defaultTiers, ...parsed.data } as Record<string, TierLimits>;
     });
 
+/** Every secret a deployment sets is at least this long in every mode (the generated ones are 43; docs/security.md). */
+export const MIN_SECRET_LENGTH = 16;
+
+const secret = () =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (unset(v)) return undefined;
+      if ((v as string).length >= MIN_SECRET_LENGTH) return v as string;
+      ctx.addIssue({ code: 'custom', message: `must be at least ${MIN_SECRET_LENGTH} characters` });
+      return z.NEVER;
+    });
+
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 const doc = <T extends z.ZodType>(schema: T, group: Group, fallback: string, description: string): T => {
@@ -220,19 +234,19 @@ export const Environment = z.object({
     'JSON that overrides or adds tiers: `{"free":{"monthlyQuota":250,"rateLimitPerMin":10,"monitors":2,"keywordsPerMonitor":10},…}` (monthlyQuota 0: unlimited).',
   ),
   SERP_KEY_PEPPER: doc(
-    text(),
+    secret(),
     'service',
     'made on first start',
-    'Secret that API keys are hashed with. Embedded: created in the data directory when unset; distributed: required on every api process, the same everywhere, at least 16 characters.',
+    'Secret that API keys are hashed with. Embedded: created in the data directory when unset; distributed: required on every api process, the same everywhere. At least 16 characters in every mode.',
   ),
   SERP_ADMIN_TOKEN: doc(
-    text(),
+    secret(),
     'service',
     'made on first start',
-    'Bearer token of `/admin`, `/admin/api` and `/metrics`; embedded mode prints the one it creates once. Distributed: as SERP_KEY_PEPPER.',
+    'Bearer token of `/admin`, `/admin/api` and `/metrics`; embedded mode prints the one it creates once. A new one ends every dashboard session. Distributed: as SERP_KEY_PEPPER.',
   ),
   SERP_LINK_SECRET: doc(
-    text(),
+    secret(),
     'service',
     'made on first start',
     'Secret that signs raw-HTML links. Embedded: created when unset; distributed: as SERP_KEY_PEPPER.',
@@ -259,7 +273,19 @@ export const Environment = z.object({
     wholeNumber(30, 30),
     'service',
     '30',
-    'Requests with a missing or wrong key one client IP may send a minute before 429 (0: the default).',
+    'Requests with a missing or wrong credential (API key, admin token, link signature) one client IP may send a minute before 429 on every route that takes one (0: the default; docs/security.md).',
+  ),
+  SERP_RAW_PER_ADDRESS_PER_MIN: doc(
+    wholeNumber(60, 60),
+    'service',
+    '60',
+    'Requests to signed raw-HTML links (`/raw/{job_id}`) one client IP may send a minute before 429; each also counts against the owning key’s read ceiling (0: the default).',
+  ),
+  SERP_CACHE_SCOPE: doc(
+    oneOf(['key', 'shared'] as const, 'key'),
+    'service',
+    'key',
+    '`key`: a search is answered from cache only by the same API key’s earlier search, so no key learns what another searched; `shared`: by any key’s (docs/security.md#the-result-cache-per-key).',
   ),
 
   SERP_MONITOR_TICK_MS: doc(
@@ -343,6 +369,12 @@ export const Environment = z.object({
     'crawler',
     'one per core, one fewer with the pipeline thread',
     'Worker threads that parse fetched pages (piscina); 0 parses on the thread that crawls.',
+  ),
+  SERP_PARSE_TIMEOUT_MS: doc(
+    wholeNumber(10_000, 10_000),
+    'crawler',
+    '10000',
+    'How long one page may take on a parse thread before the thread is ended and replaced and the search fails as `parse_timeout`, its quota released; pages take milliseconds (0: the default). Parsing on the crawling thread (SERP_PARSE_THREADS=0) has no deadline.',
   ),
 
   SERP_PIPELINE_THREAD: doc(

@@ -36,7 +36,14 @@ export class CrawlTransientError extends Error {
   }
 }
 
-export type RequestErrorKind = 'unknown_location' | 'engine_domain' | 'http_status' | 'page_too_large' | 'invalid';
+export type RequestErrorKind =
+  | 'unknown_location'
+  | 'engine_domain'
+  | 'http_status'
+  | 'page_too_large'
+  | 'parse_timeout'
+  | 'redirect'
+  | 'invalid';
 
 /** The request itself is wrong (an unknown engine domain, a 4xx other than 429): retrying cannot help. */
 export class CrawlRequestError extends Error {

@@ -2,7 +2,7 @@ import type { ParsedSerp } from '../../contracts/result.js';
 import type { Device } from '../../contracts/search.js';
 import { rawChunkHead } from '../../parser/pages.js';
 import type { CrawlSession, FetchedPage, Fetcher } from '../ports/fetcher.js';
-import { inlineParser, MAX_PAGE_TAGS, type PageParser } from '../runtime/parsePool.js';
+import { inlineParser, MAX_PAGE_TAGS, type PageParser, ParseTimeoutError } from '../runtime/parsePool.js';
 import type { CostMeter } from './cost.js';
 import {
   CrawlAbortedError,
@@ -76,6 +76,7 @@ const judge = async (
   const finalPath = safePath(page.finalUrl);
   if (finalPath.startsWith('/sorry/')) throw new CrawlBlockedError('captcha', page.finalUrl, page.status);
   if (page.status === 429) throw new CrawlBlockedError('rate_limited', page.finalUrl, page.status);
+  if (page.status >= 300 && page.status < 400) throw redirected(page);
   if (page.status >= 500) {
     throw new CrawlTransientError('server_error', page.finalUrl, `Google answered HTTP ${page.status}`, page.status);
   }
@@ -89,12 +90,32 @@ const judge = async (
       page.status,
     );
   }
-  const head = rawChunkHead({ start: job.start, url: page.url, fetchedAt: page.fetchedAt }, job.first);
-  const read = await parser.read(
-    page.body,
-    { captureAio: job.captureAio, start: job.start, device: job.device, status: page.status, finalUrl: page.finalUrl },
-    head,
-  );
+  // the marker names the page by its path and query: the origin (SERP_GOOGLE_ORIGIN, a mirror) is the operator's
+  const head = rawChunkHead({ start: job.start, url: pathOf(page.url), fetchedAt: page.fetchedAt }, job.first);
+  const read = await parser
+    .read(
+      page.body,
+      {
+        captureAio: job.captureAio,
+        start: job.start,
+        device: job.device,
+        status: page.status,
+        finalUrl: page.finalUrl,
+      },
+      head,
+      job.signal,
+    )
+    .catch((err: unknown) => {
+      // another try would get the same page: the search fails (its quota released), the crawler goes on
+      if (err instanceof ParseTimeoutError) {
+        throw new CrawlRequestError(
+          `Google's page at ${page.finalUrl} did not parse within ${err.timeoutMs} ms`,
+          'parse_timeout',
+          page.status,
+        );
+      }
+      throw err;
+    });
   if (read.raw) return { serp: read.outcome.serp, raw: read.raw };
   const { outcome } = read;
   if (outcome.kind === 'too_large') {
@@ -108,6 +129,36 @@ const judge = async (
     throw new CrawlTransientError('error_page', page.finalUrl, `Google error page: ${outcome.detail}`, page.status);
   }
   throw new CrawlBlockedError(outcome.kind, page.finalUrl, page.status);
+};
+
+/**
+ * A redirect the fetcher did not follow (to another origin than the Google it asked): Google's consent page is a
+ * block like the others; anything else fails the page, and the crawler never fetches it.
+ */
+const redirected = (page: FetchedPage): CrawlError => {
+  const to = page.redirectedTo ?? '';
+  let host = '';
+  try {
+    host = new URL(to).hostname;
+  } catch {
+    // no usable Location
+  }
+  if (/^consent\.google\.[a-z.]+$/i.test(host)) return new CrawlBlockedError('consent', page.finalUrl, page.status);
+  return new CrawlRequestError(
+    `Google's answer at ${page.finalUrl} redirected to ${host || 'an unreadable location'}, which the crawler does not follow`,
+    'redirect',
+    page.status,
+  );
+};
+
+/** `/search?q=…` of a URL, without its origin */
+const pathOf = (url: string): string => {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return '';
+  }
 };
 
 const safePath = (url: string): string => {

@@ -1,8 +1,9 @@
-import { createReadStream, mkdirSync, type Stats, statSync } from 'node:fs';
+import { createReadStream, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import Database from 'better-sqlite3';
+import { privateDir, privateFile } from '../privateFiles.js';
 import { COUNTRIES } from './countries.js';
 import { type Geotarget, lookupKey, shippedGeotargets } from './geotargets.js';
 import { mainLanguageHl } from './language.js';
@@ -104,7 +105,8 @@ export const readGeotargetsCsv = async (csvPath: string): Promise<string[][]> =>
  */
 export const importLocations = async (csvPath: string, dataDir: string): Promise<{ rows: number }> => {
   const rows = await readGeotargetsCsv(csvPath);
-  mkdirSync(dataDir, { recursive: true });
+  privateDir(dataDir);
+  privateFile(join(dataDir, LOCATIONS_DB));
   const db = new Database(join(dataDir, LOCATIONS_DB));
   try {
     db.pragma('journal_mode = WAL');

@@ -16,7 +16,7 @@ export interface MonitorWorkerParts {
   limiter: RateLimiter;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
-  config: { monitorTickMs: number; monitorSpreadMaxS: number; cacheTtlS: number };
+  config: { monitorTickMs: number; monitorSpreadMaxS: number; cacheTtlS: number; cacheScope?: 'key' | 'shared' };
   log?: (msg: string, fields: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -33,6 +33,7 @@ export const createMonitorWorker = (parts: MonitorWorkerParts) => {
     queries: parts.queries,
     handle: parts.handle,
     cacheTtlS: parts.config.cacheTtlS,
+    cacheScope: parts.config.cacheScope,
     now: parts.now,
   });
   const recorder = createRankRecorder({ ...parts });

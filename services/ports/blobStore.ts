@@ -30,5 +30,10 @@ export interface BlobStore {
   openGzipped(key: string): BlobWriter;
   /** undefined when the blob does not exist (expired or never written) */
   get(key: string): Promise<Buffer | undefined>;
+  /**
+   * The blob as stored: gzip members (what `putGzipped`, `openGzipped` and `put` write), or for a blob written before
+   * blobs were compressed, its content. An answer can send gzip members as they are (`Content-Encoding: gzip`).
+   */
+  getStored(key: string): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
 }

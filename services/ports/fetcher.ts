@@ -31,6 +31,8 @@ export interface FetchedPage {
   fetchedAt: string;
   /** cookies the session holds after this fetch */
   cookies?: string;
+  /** a redirect the fetcher did not follow (another origin than the one asked): where it led */
+  redirectedTo?: string;
   /**
    * requests this fetch made to Google: redirects followed, a challenge's reload, each counts (default 1); what the
    * route's pacing is charged and the search's cost counts (docs/fleet.md)

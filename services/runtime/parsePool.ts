@@ -33,9 +33,20 @@ export interface PageParser {
   /**
    * Decodes `body` (the page's bytes, UTF-8), parses it, and packs a result page's raw chunk (`rawHead` + body,
    * gzipped). `body` may be handed to another thread: the caller must not use it afterwards, only `raw.body`.
+   * `signal` (the crawl's) ends a read that is waiting or running; the pool's deadline ends one that runs too long
+   * (ParseTimeoutError).
    */
-  read(body: Uint8Array, context: ParseContext, rawHead: string): Promise<PageRead>;
+  read(body: Uint8Array, context: ParseContext, rawHead: string, signal?: AbortSignal): Promise<PageRead>;
   close(): Promise<void>;
+}
+
+/** A page's parse ran past SERP_PARSE_TIMEOUT_MS: its thread was ended (and replaced) with the parse in it. */
+export class ParseTimeoutError extends Error {
+  readonly code = 'SERP_PARSE_TIMEOUT';
+  constructor(readonly timeoutMs: number) {
+    super(`the page took over ${timeoutMs} ms to parse`);
+    this.name = 'ParseTimeoutError';
+  }
 }
 
 /** Decode, parse and pack, the same on whichever thread it runs. */
@@ -52,7 +63,10 @@ export const readPage = async (
   return outcome.kind === 'serp' ? { outcome, raw: await pack(rawHead, body) } : { outcome };
 };
 
-/** Parses on the calling thread (tests, the CLI, SERP_PARSE_THREADS=0); gzip runs on libuv's pool. */
+/**
+ * Parses on the calling thread (tests, SERP_PARSE_THREADS=0); gzip runs on libuv's pool. Nothing can end a parse
+ * that runs on the calling thread: this parser has no deadline (docs/security.md).
+ */
 export const inlineParser: PageParser = {
   read: (body, context, rawHead) => readPage(body, context, rawHead, packPageAsync),
   close: async () => undefined,
@@ -77,7 +91,8 @@ export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenera
  * back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
  * main thread.
  */
-export const createParsePool = (threads = availableParallelism()): PageParser => {
+export const createParsePool = (threads = availableParallelism(), options: { timeoutMs?: number } = {}): PageParser => {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
   const { url, fromSource } = threadEntry('parseWorker');
   const hasTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
   const pool = new Piscina({
@@ -95,11 +110,100 @@ export const createParsePool = (threads = availableParallelism()): PageParser =>
     atomics: 'async',
     ...(fromSource && !hasTsx ? { execArgv: [...process.execArgv, '--import', 'tsx'] } : {}),
   });
+  const deadlines = createDeadlines(timeoutMs);
   return {
-    read: (body, context, rawHead) => {
+    read: async (body, context, rawHead, signal) => {
       const own = ownBuffer(body);
-      return pool.run({ body, context, rawHead }, own ? { transferList: [own] } : {}) as Promise<PageRead>;
+      const task = deadlines.track(signal);
+      try {
+        return (await pool.run({ body, context, rawHead, started: task.started.buffer } satisfies ParseTask, {
+          signal: task.controller.signal,
+          ...(own ? { transferList: [own] } : {}),
+        })) as PageRead;
+      } catch (err) {
+        if (task.timedOut) throw new ParseTimeoutError(timeoutMs);
+        throw err;
+      } finally {
+        task.done();
+      }
     },
-    close: () => pool.destroy(),
+    close: () => {
+      deadlines.stop();
+      return pool.destroy();
+    },
+  };
+};
+
+/** SERP_PARSE_TIMEOUT_MS's default: a page parses in milliseconds; ten seconds is a parse that will not end. */
+export const DEFAULT_PARSE_TIMEOUT_MS = 10_000;
+
+/** What a parse thread is given: the page, and a cell it writes the time it started into. */
+export interface ParseTask {
+  body: Uint8Array;
+  context: ParseContext;
+  rawHead: string;
+  /** a BigInt64Array's buffer: the thread stores Date.now() in it when it takes the task */
+  started: SharedArrayBuffer;
+}
+
+/**
+ * The parse deadline (docs/security.md). A task's time counts from when a thread takes it (the thread writes the time
+ * into a shared cell), not from when it was queued: a burst of pages waits for a thread without eating its time. A
+ * watchdog looks every quarter deadline at the tasks that run; one past the deadline is aborted, and piscina ends
+ * the thread it runs on and starts another. The crawl's own signal aborts a task the same way (a drain that gives
+ * up on its crawls does not wait for their parses).
+ */
+const createDeadlines = (timeoutMs: number) => {
+  interface Tracked {
+    /** the cell (and its buffer, which goes to the thread) */
+    started: BigInt64Array<SharedArrayBuffer>;
+    controller: AbortController;
+    timedOut: boolean;
+    done(): void;
+  }
+  const running = new Set<Tracked>();
+  let watchdog: NodeJS.Timeout | undefined;
+  const look = () => {
+    const now = Date.now();
+    for (const task of running) {
+      const at = Number(Atomics.load(task.started, 0));
+      if (at > 0 && now - at > timeoutMs) {
+        task.timedOut = true;
+        task.controller.abort(new ParseTimeoutError(timeoutMs));
+        running.delete(task);
+      }
+    }
+    if (running.size === 0 && watchdog) {
+      clearInterval(watchdog);
+      watchdog = undefined;
+    }
+  };
+  return {
+    track(signal?: AbortSignal): Tracked {
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(signal?.reason);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+      const task: Tracked = {
+        started: new BigInt64Array(new SharedArrayBuffer(8)) as BigInt64Array<SharedArrayBuffer>,
+        controller,
+        timedOut: false,
+        done: () => {
+          running.delete(task);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      running.add(task);
+      if (!watchdog) {
+        watchdog = setInterval(look, Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 4))));
+        watchdog.unref();
+      }
+      return task;
+    },
+    stop() {
+      if (watchdog) clearInterval(watchdog);
+      watchdog = undefined;
+      running.clear();
+    },
   };
 };

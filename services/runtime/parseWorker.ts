@@ -1,9 +1,8 @@
 import { Piscina } from 'piscina';
-import type { ParseContext } from '../../parser/index.js';
 import { ownBuffer } from '../buffers.js';
 import { packPage } from '../crawler/rawPacker.js';
 import { runInBackground } from './nice.js';
-import { type PageRead, readPage } from './parsePool.js';
+import { type PageRead, type ParseTask, readPage } from './parsePool.js';
 
 /**
  * The parse threads yield to the event loop that answers HTTP (docs/architecture.md): with a thread per core, parsing a
@@ -17,15 +16,9 @@ runInBackground();
  * One page, in a worker thread of the crawler's parse pool (parsePool.ts): decode, parse, and gzip a
  * result page's raw chunk here; the page's bytes and the gzip member move back to the crawler without a copy.
  */
-export default async ({
-  body,
-  context,
-  rawHead,
-}: {
-  body: Uint8Array;
-  context: ParseContext;
-  rawHead: string;
-}): Promise<PageRead> => {
+export default async ({ body, context, rawHead, started }: ParseTask): Promise<PageRead> => {
+  // the deadline counts from here (parsePool.ts createDeadlines)
+  Atomics.store(new BigInt64Array(started), 0, BigInt(Date.now()));
   const read = await readPage(body, context, rawHead, packPage);
   if (!read.raw) return read;
   const moving = [ownBuffer(read.raw.body), ownBuffer(read.raw.member)].filter((b) => b !== undefined);

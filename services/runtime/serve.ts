@@ -30,16 +30,26 @@ const drainOnSignal = (close: () => Promise<void>) => {
   process.once('SIGTERM', () => stop('SIGTERM'));
 };
 
-/** the settings, or the process ends with one line per problem (exit 2) */
+/**
+ * the settings, or the process ends with one line per problem (exit 2): every problem at once, whichever loader found
+ * it (the two parse the same schema, so a line they share is printed once)
+ */
 const settings = (flags: ServeFlags): { config: Config; dist?: DistributedConfig } => {
-  try {
-    const config = loadConfig(processEnv(), { port: flags.port, dataDir: flags.data, host: flags.host });
-    return flags.role === undefined ? { config } : { config, dist: loadDistributedConfig(parseRoles(flags.role)) };
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
-    process.exit(2);
-  }
+  const problems = new Set<string>();
+  const load = <T>(loader: () => T): T | undefined => {
+    try {
+      return loader();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      for (const problem of err.problems) problems.add(problem);
+      return undefined;
+    }
+  };
+  const config = load(() => loadConfig(processEnv(), { port: flags.port, dataDir: flags.data, host: flags.host }));
+  const dist = flags.role === undefined ? undefined : load(() => loadDistributedConfig(parseRoles(flags.role ?? '')));
+  if (problems.size === 0 && config) return { config, dist };
+  for (const problem of problems) console.error(`serp-api: config: ${problem}`);
+  process.exit(2);
 };
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Test } from 'tap';
 import type { BlobStore } from '../../services/ports/blobStore.js';
 
@@ -38,6 +38,10 @@ export const blobStoreConformance = async (t: Test, make: () => Promise<BlobStor
     const ref = await store.putGzipped(k, Buffer.concat(parts.map((p) => gzipSync(p))), described);
     t.same(ref, { key: k, ...described }, 'the reference describes the content, not the stored bytes');
     t.equal((await store.get(k))?.toString('utf8'), content, 'every member, in order');
+    const stored = await store.getStored(k);
+    t.ok(stored && stored[0] === 0x1f && stored[1] === 0x8b, 'as stored: gzip members, ready to send as they are');
+    t.equal(stored && gunzipSync(stored).toString('utf8'), content, 'which inflate to the content');
+    t.equal(await store.getStored(key('absent')), undefined, 'an absent blob is undefined as stored too');
   });
 
   await t.test('BlobStore › a blob written part by part reads back whole, and only once committed', async (t) => {

@@ -4,7 +4,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import t from 'tap';
-import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
+import { createHttpFetcher, followsRedirect } from '../../services/adapters/fetcher/http.js';
 import { ownBuffer } from '../../services/buffers.js';
 
 /**
@@ -110,4 +110,55 @@ t.test('cookies set on a redirect go to the next hop and back to the session', a
   });
   t.equal(seen['/final'], undefined, 'no session, no cookies: no Cookie header at all');
   t.equal(bare.cookies, 'NID=3');
+});
+
+t.test('redirects are followed within the origin asked, or to /sorry/, never elsewhere', async (t) => {
+  // another origin (a port of its own on loopback) standing for a captive portal or any other site
+  let elsewhereHits = 0;
+  const elsewhere = createServer((_req, res) => {
+    elsewhereHits++;
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html>portal</html>');
+  });
+  elsewhere.listen(0, '127.0.0.1');
+  await once(elsewhere, 'listening');
+  t.teardown(() => elsewhere.close());
+  const portal = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/login`;
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/search') return res.writeHead(302, { location: '/search2' }).end();
+    if (path === '/search2') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>results</html>');
+    if (path === '/away') return res.writeHead(302, { location: portal }).end();
+    return res.writeHead(404).end();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const fetcher = createHttpFetcher();
+  const get = (path: string) =>
+    fetcher.fetch({ url: `${origin}${path}`, device: 'desktop', captureAio: false, timeoutMs: 10_000 });
+  const within = await get('/search');
+  t.equal(within.status, 200, 'within the origin: followed');
+  t.equal(within.body.toString(), '<html>results</html>');
+  const away = await get('/away');
+  t.equal(away.status, 302, 'to another origin: the redirect itself comes back');
+  t.equal(away.redirectedTo, portal, 'with where it led');
+  t.equal(elsewhereHits, 0, 'and the other origin is never asked');
+  t.ok(
+    followsRedirect('https://www.google.de/search?q=x', 'https://www.google.com/sorry/index?continue=x'),
+    "to Google's CAPTCHA page on another Google host: followed (the crawler must see it)",
+  );
+  t.notOk(
+    followsRedirect('https://www.google.de/search?q=x', 'https://www.google.com/search?q=x'),
+    'other Google pages are not',
+  );
+  t.notOk(
+    followsRedirect('https://www.google.com/search?q=x', 'https://evil.example/sorry/index'),
+    'nor a /sorry/ elsewhere',
+  );
+  t.notOk(followsRedirect('https://www.google.com/search?q=x', 'http://www.google.com/sorry/index'), 'nor plain http');
+  t.ok(
+    followsRedirect('https://www.google.com/search?q=x', '/search?q=x&start=10'),
+    'a relative one within the origin',
+  );
 });

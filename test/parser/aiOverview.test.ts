@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import type { AiOverview } from '../../contracts/result.js';
 import { parseAiOverview } from '../../parser/aiOverview.js';
-import { loadDom } from '../../parser/dom.js';
+import { loadDom } from '../../parser/dom/index.js';
 import { parse } from '../../parser/index.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OrganicResult } from '../../contracts/result.js';
-import { isGoogleInternal, unwrapLink } from '../../parser/dom.js';
 import type { PageKind } from '../../parser/index.js';
+import { isGoogleInternal, unwrapLink } from '../../parser/links.js';
 import { fixturesDir } from '../support/fixtures.js';
 import { normLink } from './compare.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadDom } from '../../parser/dom.js';
+import { loadDom } from '../../parser/dom/index.js';
 import { relatedQuestions } from '../../parser/features/questions.js';
 import { parse } from '../../parser/index.js';
 import { fixturesDir, fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';

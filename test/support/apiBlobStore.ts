@@ -8,5 +8,6 @@ export const apiBlobStore: BlobStore = {
     throw new Error('the api never writes raw HTML');
   },
   get: async () => undefined,
+  getStored: async () => undefined,
   delete: async () => {},
 };

@@ -41,6 +41,7 @@ export const buildTestApp = async (
     queries: core.queries,
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
+    cacheScope: config.cacheScope,
   });
   const app = await createServer(
     {
@@ -49,6 +50,7 @@ export const buildTestApp = async (
       queries: core.queries,
       searches,
       keys: core.keys,
+      adminSessions: core.adminSessions,
       monitors: createMonitorService({
         queries: core.queries,
         handle: core.handle,

@@ -56,13 +56,21 @@ export interface RunningService {
   kill(): Promise<void>;
 }
 
-/** `serp-api serve --port 0` in a child process: real HTTP through a listening port. */
-export const startService = async (dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningService> => {
+/**
+ * `serp-api serve --port 0` in a child process: real HTTP through a listening port. `from`: another copy of the
+ * sources to run (a test that swaps one file of the service for its own).
+ */
+export const startService = async (
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+  from: string = root,
+): Promise<RunningService> => {
   // SERP_TEST_NODE_ARGS: extra node flags for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (Node
   // refuses --cpu-prof in NODE_OPTIONS)
   const nodeArgs = (env.SERP_TEST_NODE_ARGS ?? process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...cliArgs, 'serve', '--port', '0', '--data', dataDir], {
-    cwd: root,
+  const entry = ['--import', 'tsx', join(from, 'services', 'cli', 'main.ts')];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry, 'serve', '--port', '0', '--data', dataDir], {
+    cwd: from,
     // tests not about the fleet (docs/fleet.md) crawl as the service did before pacing: no pace, cooldowns from 2 s
     env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...UNPACED, ...LOOPBACK_ONLY, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -140,11 +148,17 @@ export interface Stack {
  */
 export const startStack = async (
   t: Test,
-  options: { google?: FakeGoogleOptions; env?: NodeJS.ProcessEnv; teardown?: 'stop' | 'kill' } = {},
+  options: {
+    google?: FakeGoogleOptions;
+    env?: NodeJS.ProcessEnv;
+    teardown?: 'stop' | 'kill';
+    /** another copy of the sources to serve from (startService's `from`) */
+    from?: string;
+  } = {},
 ): Promise<Stack> => {
   const google = await startFakeGoogle(options.google ?? {});
   const data = tempDataDir();
-  const svc = await startService(data, { SERP_GOOGLE_ORIGIN: google.origin, ...options.env });
+  const svc = await startService(data, { SERP_GOOGLE_ORIGIN: google.origin, ...options.env }, options.from);
   t.teardown(async () => {
     await (options.teardown === 'kill' ? svc.kill() : svc.stop());
     await google.close();

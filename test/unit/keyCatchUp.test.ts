@@ -6,6 +6,7 @@ import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/mem
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { createCatchUp } from '../../services/api/auth.js';
 import { createServer } from '../../services/api/server.js';
+import { createAdminSessionCommands } from '../../services/application/adminSessions.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { createKeyCommands } from '../../services/application/keys.js';
 import { createSearchService } from '../../services/application/searches.js';
@@ -37,6 +38,7 @@ const twoApis = async (t: Test, catchUp: boolean) => {
       queries,
       searches: createSearchService({ eventStore: storeB, queries, handle, cacheTtlS: 3600 }),
       keys: createKeyCommands({ handle, pepper, tiers: defaultTiers }),
+      adminSessions: createAdminSessionCommands({ handle }),
       blobStore: apiBlobStore,
       rateLimiter: createMemoryRateLimiter(),
       projected: (position) => projector.waitFor(position),

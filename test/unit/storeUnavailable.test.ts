@@ -10,6 +10,7 @@ import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProc
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { createServer } from '../../services/api/server.js';
+import { createAdminSessionCommands } from '../../services/application/adminSessions.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { createKeyCommands } from '../../services/application/keys.js';
 import { createSearchService } from '../../services/application/searches.js';
@@ -95,6 +96,7 @@ t.test('http › an unavailable store is a 503 with Retry-After, in both error s
       queries: s.queries,
       searches: s.searches,
       keys: s.keys,
+      adminSessions: createAdminSessionCommands({ handle: s.handle }),
       blobStore: apiBlobStore,
       rateLimiter,
       projected: (position) => s.projector.waitFor(position),

@@ -4,6 +4,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import type { RawHtmlRef } from '../../../contracts/events.js';
 import { releaseBuffers } from '../../buffers.js';
 import type { BlobStore, BlobWriter } from '../../ports/blobStore.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { gunzipOffLoop, gzipOffLoop } from '../../zlib.js';
 
 /** Thrown for a key that could escape the store's folder or is otherwise unusable as a relative file name. */
@@ -96,8 +97,8 @@ export const createFsBlobStore = (dir: string): FsBlobStore => {
     let writes: Promise<void> = Promise.resolve();
     const opened = async () => {
       if (!handle) {
-        await mkdir(partialDir, { recursive: true });
-        handle = await open(partial, 'wx', 0o644);
+        await mkdir(partialDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+        handle = await open(partial, 'wx', PRIVATE_FILE_MODE);
       }
       return handle;
     };
@@ -129,7 +130,7 @@ export const createFsBlobStore = (dir: string): FsBlobStore => {
           await file.sync();
           await file.close();
           handle = undefined;
-          await mkdir(dirname(target), { recursive: true });
+          await mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
           await rename(partial, target);
         } catch (err) {
           await discard();
@@ -163,9 +164,9 @@ export const createFsBlobStore = (dir: string): FsBlobStore => {
 
     async putGzipped(key, stored, content): Promise<RawHtmlRef> {
       const target = pathOf(key);
-      await mkdir(dirname(target), { recursive: true });
+      await mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
       const tmp = `${target}${TMP_SUFFIX}${randomBytes(6).toString('hex')}`;
-      const handle = await open(tmp, 'wx', 0o644);
+      const handle = await open(tmp, 'wx', PRIVATE_FILE_MODE);
       try {
         await handle.writeFile(stored);
         await handle.sync();
@@ -186,9 +187,13 @@ export const createFsBlobStore = (dir: string): FsBlobStore => {
     },
 
     async get(key) {
+      const stored = await store.getStored(key);
+      return stored && isGzip(stored) ? await gunzipOffLoop(stored) : stored;
+    },
+
+    async getStored(key) {
       try {
-        const stored = await readFile(pathOf(key));
-        return isGzip(stored) ? await gunzipOffLoop(stored) : stored;
+        return await readFile(pathOf(key));
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;

@@ -67,12 +67,15 @@ export const createNatsObjectBlobStore = async (options: {
       };
     },
     async get(key) {
+      const stored = await store.getStored(key);
+      return stored && isGzip(stored) ? await gunzipOffLoop(stored) : stored;
+    },
+    async getStored(key) {
       checkBlobKey(key);
       const stored = await os.getBlob(key).catch((err: unknown) => {
         throw new StoreUnavailableError('raw HTML store (NATS Object Store)', err);
       });
-      if (!stored) return undefined;
-      return isGzip(stored) ? await gunzipOffLoop(stored) : Buffer.from(stored);
+      return stored ? Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength) : undefined;
     },
     async delete(key) {
       checkBlobKey(key);

@@ -31,6 +31,25 @@ const cookieJarFor = (initial: string) => {
   };
 };
 
+const GOOGLE_HOST = /^(?:www\.)?google\.[a-z]{2,3}(?:\.[a-z]{2})?$/i;
+
+/**
+ * Whether a redirect from `from` to `location` is followed: within the origin the crawler asked (its Google, or the
+ * SERP_GOOGLE_ORIGIN mirror), or to Google's own CAPTCHA page (`/sorry/`, which the crawler must see as the final
+ * URL). Anything else (a captive portal, a proxy's login page, another site) is not fetched: the crawler sees the
+ * redirect itself and fails the page as one (docs/security.md).
+ */
+export const followsRedirect = (from: string, location: string): boolean => {
+  try {
+    const start = new URL(from);
+    const to = new URL(location, from);
+    if (to.origin === start.origin) return true;
+    return to.protocol === 'https:' && GOOGLE_HOST.test(to.hostname) && to.pathname.startsWith('/sorry/');
+  } catch {
+    return false;
+  }
+};
+
 /**
  * The fast path (docs/operations.md#which-fetcher): got-scraping gives a browser's TLS fingerprint and header order;
  * the headers are the device's own (user agent, client hints) so they match what the browser of the same session sent.
@@ -51,7 +70,7 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
       proxyUrl: request.session?.proxyUrl ?? options.proxyUrl,
       http2: options.http2 ?? true,
       throwHttpErrors: false,
-      followRedirect: true,
+      followRedirect: (res) => followsRedirect(request.url, new URL(res.headers.location ?? '', res.url).href),
       maxRedirects: options.maxRedirects ?? 5,
       retry: { limit: 0 },
       cookieJar: cookies.jar,
@@ -71,6 +90,9 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
       requests: 1 + response.redirectUrls.length,
       // as transferred (before decompression); the decoded size where the client could not tell
       bytes: response.request.downloadProgress.transferred || response.body.byteLength,
+      ...(response.statusCode >= 300 && response.statusCode < 400 && response.headers.location
+        ? { redirectedTo: new URL(response.headers.location, response.url).href }
+        : {}),
     };
   },
   async close() {},

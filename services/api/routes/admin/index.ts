@@ -5,7 +5,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { dashboardRoutes } from './dashboard.js';
 import { keyRoutes } from './keys.js';
 import type { AdminOptions } from './options.js';
-import { adminCookieSecret, cookieOptions, hasSession } from './session.js';
+import { adminCookieSecret, cookieOptions, createSessionCheck } from './session.js';
 import { uiRoutes } from './ui.js';
 
 export type { AdminOptions } from './options.js';
@@ -21,22 +21,30 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) =
   await app.register(fastifyCookie, { secret: adminCookieSecret(opts.adminToken) });
   await app.register(fastifyCsrf, { cookieOpts: cookieOptions, logLevel: 'info' });
   const csrfProtection = app.csrfProtection;
+  const hasSession = createSessionCheck(opts.queries, opts.catchUp);
 
   await app.register(async (ui) => {
     // form posts (sign in, sign out) are parsed here only: the json api stays json
     await ui.register(fastifyFormbody, { bodyLimit: 8 * 1024 });
-    await ui.register(uiRoutes, { adminToken: opts.adminToken, csrfProtection });
+    await ui.register(uiRoutes, {
+      adminToken: opts.adminToken,
+      csrfProtection,
+      hasSession,
+      sessions: opts.sessions,
+      authFailures: opts.authFailures,
+      projected: opts.projected,
+    });
   });
 
   await app.register(
     async (api) => {
       const byCookie = new WeakSet<FastifyRequest>();
       api.addHook('onRequest', async (req) => {
-        if (!req.headers.authorization && hasSession(req)) {
+        if (!req.headers.authorization && (await hasSession(req))) {
           byCookie.add(req);
           return;
         }
-        opts.guard(req);
+        await opts.guard(req);
       });
       api.addHook('preHandler', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
         if (!byCookie.has(req) || SAFE.has(req.method)) return done();

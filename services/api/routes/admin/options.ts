@@ -1,14 +1,20 @@
 import type { Limits } from '../../../../domain/apiKey/apiKey.js';
 import type { ReadModelQueries } from '../../../../projections/index.js';
+import type { AdminSessionCommands } from '../../../application/adminSessions.js';
 import type { KeyCommands } from '../../../application/keys.js';
 import type { Metrics } from '../../../metrics/metrics.js';
-import type { AdminGuard } from '../../auth.js';
+import type { AdminGuard, AuthFailureGate } from '../../auth.js';
 
 export interface AdminOptions {
   guard: AdminGuard;
   adminToken: string;
   queries: ReadModelQueries;
   keys: KeyCommands;
+  sessions: AdminSessionCommands;
+  /** wrong admin tokens count against the per-address ceiling of authentication failures */
+  authFailures: AuthFailureGate;
+  /** distributed mode: waits until the read models hold the shared log's head (a session started elsewhere) */
+  catchUp?: () => Promise<void>;
   /** the tiers a key can be minted in */
   tiers: Record<string, Omit<Limits, 'tier'>>;
   /** resolves once the read models include `position` (admin writes answer only then) */

@@ -4,7 +4,16 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
-import { endSession, hasSession, startSession, tokenMatches } from './session.js';
+import type { AdminSessionCommands } from '../../../application/adminSessions.js';
+import type { AuthFailureGate } from '../../auth.js';
+import {
+  clearSessionCookies,
+  SESSION_MS,
+  type SessionCheck,
+  sessionIdOf,
+  setSessionCookie,
+  tokenMatches,
+} from './session.js';
 
 /** the dashboard's pages run only our own files: no inline script or style, no other origin, never framed */
 export const DASHBOARD_CSP =
@@ -159,7 +168,16 @@ const htmlResponse = (description: string) => ({ description, content: { 'text/h
  * SameSite=Strict cookie, the dashboard shell, and its two static files (no build step). Every write — signing in,
  * signing out, and the dashboard's calls to /admin/api — carries a CSRF token (@fastify/csrf-protection).
  */
-export const uiRoutes: FastifyPluginAsync<{ adminToken: string; csrfProtection: unknown }> = async (app, opts) => {
+export interface UiOptions {
+  adminToken: string;
+  csrfProtection: unknown;
+  hasSession: SessionCheck;
+  sessions: AdminSessionCommands;
+  authFailures: AuthFailureGate;
+  projected(position: number): Promise<void>;
+}
+
+export const uiRoutes: FastifyPluginAsync<UiOptions> = async (app, opts) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const dir = assetDir();
   const assets = new Map(
@@ -188,7 +206,7 @@ export const uiRoutes: FastifyPluginAsync<{ adminToken: string; csrfProtection: 
     },
     handler: async (req, reply) => {
       const csrf = reply.generateCsrf();
-      return html(reply, 200, hasSession(req) ? dashboardPage(csrf) : signInPage(csrf));
+      return html(reply, 200, (await opts.hasSession(req)) ? dashboardPage(csrf) : signInPage(csrf));
     },
   });
 
@@ -208,10 +226,15 @@ export const uiRoutes: FastifyPluginAsync<{ adminToken: string; csrfProtection: 
     },
     preHandler: opts.csrfProtection as never,
     handler: async (req, reply) => {
+      opts.authFailures.check(req);
       if (!tokenMatches(opts.adminToken, req.body.token)) {
+        await opts.authFailures.failed(req);
         return html(reply, 401, signInPage(reply.generateCsrf(), 'That is not the admin token.'));
       }
-      startSession(reply);
+      // the session is in the log (and projected here) before its cookie is handed out
+      const { sessionId, position } = await opts.sessions.start(SESSION_MS, { correlationId: req.id });
+      if (position !== undefined) await opts.projected(position);
+      setSessionCookie(reply, sessionId);
       return seeOther(reply);
     },
   });
@@ -229,8 +252,14 @@ export const uiRoutes: FastifyPluginAsync<{ adminToken: string; csrfProtection: 
       },
     },
     preHandler: opts.csrfProtection as never,
-    handler: async (_req, reply) => {
-      endSession(reply);
+    handler: async (req, reply) => {
+      // ended in the log, not only in this browser: the cookie, copied or replayed, is refused from now on
+      const sessionId = sessionIdOf(req);
+      if (sessionId) {
+        const { position } = await opts.sessions.end(sessionId, { correlationId: req.id });
+        if (position !== undefined) await opts.projected(position);
+      }
+      clearSessionCookies(reply);
       return seeOther(reply);
     },
   });

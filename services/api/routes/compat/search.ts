@@ -16,6 +16,7 @@ import {
   depthForPage,
 } from '../../render/compat.js';
 import { publicFailureDetail } from '../../render/failure.js';
+import { sendRawHtml } from '../../render/rawHtml.js';
 import { answerKey } from '../../render/stored.js';
 import type { CompatOptions } from './options.js';
 
@@ -170,13 +171,9 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     const doc = opts.resultOf(job);
     if (!doc) return sendJson(reply, 200, compatProcessing(job, links(job)));
     if (at.output === 'html') {
-      const body = await opts.blobStore.get(doc.rawHtmlRef.key);
-      if (!body) throw new ApiError(404, 'SERP_RAW_NOT_FOUND', 'No raw HTML is kept for this search.');
-      return reply
-        .code(200)
-        .type('text/html; charset=utf-8')
-        .header('content-security-policy', 'sandbox')
-        .send(body.toString('utf8'));
+      const sent = await sendRawHtml(req, reply, opts.blobStore, doc.rawHtmlRef.key);
+      if (!sent) throw new ApiError(404, 'SERP_RAW_NOT_FOUND', 'No raw HTML is kept for this search.');
+      return sent;
     }
     const body = JSON.stringify(compatDone(job, doc, links(job), at.page));
     if (store) return store.answers.send(req, reply, store.key, store.answers.put(store.key, body));

@@ -1,10 +1,10 @@
-import type { HTMLDocument, HTMLElement } from './html.js';
+import type { HTMLDocument, HTMLElement } from './nodes.js';
 
 /**
  * A small CSS selector matcher for the subset this parser uses (tag, #id, .class, [attr], [attr="v"], [attr^="v"],
  * [attr*="v"], descendant combinator, comma lists), with precompiled checks. A query starts from the document's
- * list for the subject's id, class, tag or attribute name (html.ts) and keeps the candidates inside the scope's
- * document-order range; only those are matched.
+ * list for the subject's id, class, tag or attribute name (HTMLDocument, nodes.ts) and keeps the candidates inside
+ * the scope's document-order range; only those are matched.
  */
 type Check = (el: HTMLElement) => boolean;
 type Compound = Check[];
