@@ -129,24 +129,35 @@ export const rankHistoryQueries = (docs: DocReader) => {
     }
   };
 
-  /** history points in time order, a month at a time (bounded memory for a whole year's CSV) */
-  function* points(
+  /** a month at a time, the checks in the range in time order (then by keyword): what points and CSV are made of */
+  function* monthChecks(
     monitorId: string,
     range: Range,
-    filter: { keyword?: string; domain?: string } = {},
-  ): Generator<HistoryPoint[]> {
+    keyword?: string,
+  ): Generator<Array<[RankHistoryDoc, StoredCheck]>> {
     const fromMonth = range.from > 0 ? monthOf(range.from) : MIN_MONTH;
     const toMonth = range.to < 8e15 ? monthOf(range.to) : '9999-12';
     for (const month of months(monitorId, fromMonth, toMonth)) {
       const list =
-        filter.keyword !== undefined
-          ? [docs.get<RankHistoryDoc>(view, historyId(monitorId, month, filter.keyword))].filter(
+        keyword !== undefined
+          ? [docs.get<RankHistoryDoc>(view, historyId(monitorId, month, keyword))].filter(
               (d): d is RankHistoryDoc => d !== undefined,
             )
           : monthDocs(monitorId, month);
       const checks: Array<[RankHistoryDoc, StoredCheck]> = [];
       for (const doc of list) for (const c of doc.c) if (c[0] >= range.from && c[0] <= range.to) checks.push([doc, c]);
       checks.sort((a, b) => a[1][0] - b[1][0] || (a[0].k < b[0].k ? -1 : a[0].k > b[0].k ? 1 : 0));
+      if (checks.length) yield checks;
+    }
+  }
+
+  /** history points in time order, a month at a time (bounded memory for a whole year's CSV) */
+  function* points(
+    monitorId: string,
+    range: Range,
+    filter: { keyword?: string; domain?: string } = {},
+  ): Generator<HistoryPoint[]> {
+    for (const checks of monthChecks(monitorId, range, filter.keyword)) {
       const batch: HistoryPoint[] = [];
       for (const [doc, c] of checks) for (const p of pointsOf(doc, c, filter.domain)) batch.push(p);
       if (batch.length) yield batch;
@@ -235,6 +246,6 @@ export const rankHistoryQueries = (docs: DocReader) => {
         Object.entries(doc.b).map(([domain, [position, url, at]]) => ({ keyword: doc.k, domain, position, url, at })),
       );
 
-  return { points, visibility, changes, best, months };
+  return { points, monthChecks, visibility, changes, best, months };
 };
 export type RankHistoryQueries = ReturnType<typeof rankHistoryQueries>;

@@ -11,15 +11,24 @@ const BOTTOM = 30;
 const RIGHT = 12;
 const COLORS = 6;
 
-/** position 1 at the top: y grows with the position; `max` is the lowest position the axis shows */
-const scaleOf = (points, from, to, depth) => {
+/**
+ * Position 1 at the top: y grows with the position; `max` is the lowest position the axis shows. Time runs from the
+ * first search shown to the last (searches minutes apart are told apart as well as daily ones).
+ */
+const scaleOf = (points, depth) => {
   const ranked = points.filter((p) => p.status === 'ranked').map((p) => p.position);
   const max = Math.min(depth, Math.max(10, Math.ceil(Math.max(0, ...ranked) / 10) * 10));
-  const t0 = Date.parse(from);
-  const t1 = Math.max(t0 + 1, Date.parse(to));
+  const times = points.map((p) => Date.parse(p.checked_at));
+  const first = Math.min(...times);
+  const last = Math.max(...times);
+  const pad = Math.max(60_000, (last - first) * 0.03);
+  const t0 = first - pad;
+  const t1 = last + pad;
   const plotH = H - TOP - BOTTOM;
   return {
     max,
+    t0,
+    t1,
     x: (iso) => LEFT + ((Date.parse(iso) - t0) / (t1 - t0)) * (W - LEFT - RIGHT),
     y: (position) => TOP + ((position - 1) / Math.max(1, max - 1)) * plotH,
     /** where "not in the top `depth`" is drawn: under the axis's last position */
@@ -47,7 +56,7 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
   let monitors = [];
   let current;
 
-  const axes = (chart, s, from, to) => {
+  const axes = (chart, s) => {
     chart.append(svg('line', { x1: LEFT, y1: TOP, x2: LEFT, y2: H - BOTTOM, class: 'axis' }));
     chart.append(svg('line', { x1: LEFT, y1: H - BOTTOM, x2: W - RIGHT, y2: H - BOTTOM, class: 'axis' }));
     const ticks = [1, ...[10, 20, 30, 50, 100].filter((v) => v <= s.max && v > 1)];
@@ -57,22 +66,21 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
       chart.append(svg('text', { x: LEFT - 6, y: s.y(v) + 4, class: 'tick end' }, String(v)));
     }
     chart.append(svg('text', { x: LEFT - 6, y: s.notRankedY + 4, class: 'tick end' }, '–'));
-    const t0 = Date.parse(from);
-    const t1 = Date.parse(to);
+    // day labels over a span of days, hours and minutes (UTC) over a shorter one
+    const label = s.t1 - s.t0 > 4 * 86_400_000 ? (iso) => iso.slice(5, 10) : (iso) => when(iso).slice(5);
     for (let i = 0; i <= 4; i++) {
-      const iso = new Date(t0 + ((t1 - t0) * i) / 4).toISOString();
-      chart.append(
-        svg('text', { x: s.x(iso), y: H - BOTTOM + 16, class: `tick ${i === 4 ? 'end' : ''}` }, iso.slice(5, 10)),
-      );
+      const iso = new Date(s.t0 + ((s.t1 - s.t0) * i) / 4).toISOString();
+      chart.append(svg('text', { x: s.x(iso), y: H - BOTTOM + 16, class: `tick ${i === 4 ? 'end' : ''}` }, label(iso)));
     }
   };
 
   /** the chart of one keyword: one line per domain, gaps at failed searches, a ring on the best position ever */
   const positionsChart = (data, depth) => {
-    const s = scaleOf(data.points, data.from, data.to, depth);
+    if (!data.points.length) return [el('p', { class: 'help' }, `No search of "${data.keyword}" in these 90 days.`)];
+    const s = scaleOf(data.points, depth);
     const title = `Positions of "${data.keyword}" per domain, ${data.from.slice(0, 10)} to ${data.to.slice(0, 10)}`;
     const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title, class: 'positions' });
-    axes(chart, s, data.from, data.to);
+    axes(chart, s);
     // a failed search is a gap in every line, marked once across the plot
     const failed = new Map();
     for (const p of data.points) if (p.status === 'failed') failed.set(p.job_id, p);
