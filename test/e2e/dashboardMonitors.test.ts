@@ -39,7 +39,7 @@ t.test('the monitor view in Chromium', { skip }, async (t) => {
   mkdirSync(SHOTS, { recursive: true });
   const stack = await startStack(t, {
     google: { rotate: true },
-    env: { SERP_ADMIN_TOKEN: ADMIN_TOKEN, SERP_MONITOR_TICK_MS: '200' },
+    env: { SERP_ADMIN_TOKEN: ADMIN_TOKEN, SERP_MONITOR_TICK_MS: '200', SERP_MONITOR_SPREAD_MAX_S: '2' },
   });
   const base = stack.svc.url;
   const minted = await fetch(`${base}/admin/api/keys`, {
