@@ -21,7 +21,7 @@ const scaleOf = (points, depth) => {
   const times = points.map((p) => Date.parse(p.checked_at));
   const first = Math.min(...times);
   const last = Math.max(...times);
-  const pad = Math.max(60_000, (last - first) * 0.03);
+  const pad = last > first ? (last - first) * 0.04 : 60_000;
   const t0 = first - pad;
   const t1 = last + pad;
   const plotH = H - TOP - BOTTOM;
@@ -66,8 +66,10 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
       chart.append(svg('text', { x: LEFT - 6, y: s.y(v) + 4, class: 'tick end' }, String(v)));
     }
     chart.append(svg('text', { x: LEFT - 6, y: s.notRankedY + 4, class: 'tick end' }, '–'));
-    // day labels over a span of days, hours and minutes (UTC) over a shorter one
-    const label = s.t1 - s.t0 > 4 * 86_400_000 ? (iso) => iso.slice(5, 10) : (iso) => when(iso).slice(5);
+    // UTC: days over a span of days, day and time over hours, time to the second over a few minutes
+    const span = s.t1 - s.t0;
+    const label = (iso) =>
+      span > 4 * 86_400_000 ? iso.slice(5, 10) : span > 3_600_000 ? when(iso).slice(5) : iso.slice(11, 19);
     for (let i = 0; i <= 4; i++) {
       const iso = new Date(s.t0 + ((s.t1 - s.t0) * i) / 4).toISOString();
       chart.append(svg('text', { x: s.x(iso), y: H - BOTTOM + 16, class: `tick ${i === 4 ? 'end' : ''}` }, label(iso)));
