@@ -5,9 +5,9 @@
  * appended to an embedded event store, then `projections rebuild` (points/s), the read model's bytes per point, one
  * keyword's year for one domain (p50/p99 over 200 reads), visibility over the last 90 days, and the whole history as
  * CSV (rows/s, heap high-water mark), each beside the goal of docs/rank-tracking.md. Two figures have a baseline in
- * the same run, sides alternated (A B A B): the rebuild against committing every read of 1,000 events (how rebuilds
- * committed before), the CSV against making every point and formatting it (how the route made CSV before); the ratio
- * is new ÷ baseline throughput. Prints figures, asserts nothing.
+ * the same run, sides alternated (test/bench/compare.ts): the rebuild against committing every read of 1,000 events
+ * (how rebuilds committed before), the CSV against making every point and formatting it (how the route made CSV
+ * before); the ratio is new ÷ baseline throughput, none when the two CSVs differ. Prints figures, asserts nothing.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -17,7 +17,8 @@ import { allProjections, readModelQueries } from '../../projections/index.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { csvChunks, csvRow } from '../../services/api/routes/v1/monitorReads.js';
-import { REBUILD_BATCHING, rebuildReadModels } from '../../services/projector/projector.js';
+import { REBUILD_BATCHING, type RebuildBatching, rebuildReadModels } from '../../services/projector/projector.js';
+import { alternate, type Figure, ratio, total } from './compare.js';
 
 const [keywords = 1000, days = 365, domainCount = 3] = process.argv.slice(2).map(Number);
 const dir = mkdtempSync(join(tmpdir(), 'serp-bench-ranks-'));
@@ -75,28 +76,32 @@ const report = (what: string, figure: string, goal: string, met: boolean, extra 
   console.log(line);
 };
 
-// rebuild, alternated: the previous batching (a commit per read of 1,000 events) and the current one
-const rebuildRates: Record<'baseline' | 'batched', number[]> = { baseline: [], batched: [] };
-for (const side of ['baseline', 'batched', 'baseline', 'batched'] as const) {
+// rebuild, alternated (test/bench/compare.ts): the previous batching (a commit per read of 1,000 events) and the current
+const rebuildSide = (batching: RebuildBatching) => async (): Promise<Figure> => {
   const r0 = performance.now();
-  await rebuildReadModels(
-    es,
-    rm,
-    allProjections,
-    undefined,
-    side === 'baseline' ? { events: 1, docs: Infinity } : REBUILD_BATCHING,
-  );
-  const s = (performance.now() - r0) / 1000;
-  rebuildRates[side].push(points / s);
-  console.log(`  rebuild (${side}): ${(points / s).toFixed(0)} points/s (${s.toFixed(1)} s)`);
-}
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  await rebuildReadModels(es, rm, allProjections, undefined, batching);
+  return { value: points / ((performance.now() - r0) / 1000), failures: 0 };
+};
+const rebuilds = await alternate(
+  2,
+  { batched: rebuildSide(REBUILD_BATCHING), baseline: rebuildSide({ events: 1, docs: Number.POSITIVE_INFINITY }) },
+  (round, r) =>
+    console.log(
+      `  rebuild round ${round + 1}: batched ${r.batched.value.toFixed(0)}, baseline ${r.baseline.value.toFixed(0)} points/s`,
+    ),
+);
+const mean = (figures: Figure[]): Figure => {
+  const sum = total(figures);
+  return { value: sum.value / figures.length, failures: sum.failures };
+};
+const rebuilt = mean(rebuilds.batched);
+const rebuiltBase = mean(rebuilds.baseline);
 report(
   'projections rebuild',
-  `${mean(rebuildRates.batched).toFixed(0)} points/s`,
+  `${rebuilt.value.toFixed(0)} points/s`,
   '≥ 50,000 points/s',
-  mean(rebuildRates.batched) >= 50_000,
-  `×${(mean(rebuildRates.batched) / mean(rebuildRates.baseline)).toFixed(2)} the baseline (a commit per read of 1,000 events: ${mean(rebuildRates.baseline).toFixed(0)} points/s)`,
+  rebuilt.value >= 50_000,
+  `${ratio(rebuilt, rebuiltBase, ['batched', 'baseline'])} the baseline (a commit per read of 1,000 events: ${rebuiltBase.value.toFixed(0)} points/s)`,
 );
 
 rm.compact();
@@ -146,46 +151,49 @@ report(
   `${vis.keywordsOfDay.size} days`,
 );
 
-// CSV, alternated: every point made then formatted (the baseline), and rows straight from the stored checks
-const csvSides = {
-  baseline: function* () {
-    for (const batch of q.ranks.points(monitorId, year)) {
-      let chunk = '';
-      for (const p of batch) chunk += csvRow(p);
-      yield chunk;
-    }
-  },
-  direct: () => csvChunks(q.ranks.monthChecks(monitorId, year)),
-};
-const csvRates: Record<keyof typeof csvSides, number[]> = { baseline: [], direct: [] };
-const digests = new Map<string, string>();
+// CSV, alternated: every point made then formatted (the baseline), and rows straight from the stored checks; a side
+// whose text differs from the other's counts as a failure (no ratio then)
+let baselineDigest = '';
 let peak = 0;
-for (const side of ['baseline', 'direct', 'baseline', 'direct'] as const) {
+const csvSide = (side: 'baseline' | 'direct') => async (): Promise<Figure & { digest: string }> => {
+  const chunks =
+    side === 'direct'
+      ? csvChunks(q.ranks.monthChecks(monitorId, year))
+      : (function* () {
+          for (const batch of q.ranks.points(monitorId, year)) {
+            let chunk = '';
+            for (const p of batch) chunk += csvRow(p);
+            yield chunk;
+          }
+        })();
   const hash = createHash('sha1');
   const heap0 = process.memoryUsage().heapUsed;
   let high = heap0;
   const c0 = performance.now();
-  let bytes = 0;
-  for (const chunk of csvSides[side]()) {
-    bytes += chunk.length;
+  for (const chunk of chunks) {
     hash.update(chunk);
     high = Math.max(high, process.memoryUsage().heapUsed);
   }
   const s = (performance.now() - c0) / 1000;
-  digests.set(side, hash.digest('hex'));
-  if (side === 'direct') peak = Math.max(peak, high - heap0);
-  csvRates[side].push(points / s);
-  console.log(`  CSV (${side}): ${(points / s).toFixed(0)} rows/s, ${(bytes / 1e6).toFixed(0)} MB`);
-}
-const same = digests.get('baseline') === digests.get('direct');
+  const digest = hash.digest('hex');
+  if (side === 'baseline') baselineDigest = digest;
+  else peak = Math.max(peak, high - heap0);
+  return { value: points / s, failures: 0, digest };
+};
+const csvRuns = await alternate(2, { baseline: csvSide('baseline'), direct: csvSide('direct') }, (round, r) =>
+  console.log(
+    `  CSV round ${round + 1}: direct ${r.direct.value.toFixed(0)}, baseline ${r.baseline.value.toFixed(0)} rows/s`,
+  ),
+);
+const differing = csvRuns.direct.filter((f) => f.digest !== baselineDigest).length;
+const csv = { ...mean(csvRuns.direct), failures: differing };
+const csvBase = mean(csvRuns.baseline);
 report(
   'CSV of the whole history',
-  `${mean(csvRates.direct).toFixed(0)} rows/s`,
+  `${csv.value.toFixed(0)} rows/s`,
   '≥ 200,000 rows/s',
-  mean(csvRates.direct) >= 200_000,
-  same
-    ? `×${(mean(csvRates.direct) / mean(csvRates.baseline)).toFixed(2)} the baseline (every point made, then formatted: ${mean(csvRates.baseline).toFixed(0)} rows/s); heap grew at most ${(peak / 1e6).toFixed(0)} MB while streaming (a month at a time)`
-    : 'the two sides made different text: no ratio',
+  csv.value >= 200_000,
+  `${ratio(csv, csvBase, ['direct (text differing from the baseline)', 'baseline'])} the baseline (every point made, then formatted: ${csvBase.value.toFixed(0)} rows/s); heap grew at most ${(peak / 1e6).toFixed(0)} MB while streaming (a month at a time)`,
 );
 
 console.log(`\nsummary (${keywords} keywords × ${days} days × ${domains.length} domains = ${points} points):`);
