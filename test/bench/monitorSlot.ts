@@ -1,9 +1,9 @@
 /**
  * One daily slot of a monitor of 10,000 keywords (docs/rank-tracking.md), through the real scheduler over an embedded
- * store, with a simulated clock: two schedulers by default (two dispatchers) tick every `tickS` simulated seconds through the
- * slot's spread (SERP_MONITOR_SPREAD_MAX_S, an hour by default). It prints how many searches were submitted, how many
- * job ids were submitted twice, the most submitted in any clock minute against the key's rate, when the first and
- * the last went, and the wall time the slot took to enqueue:
+ * store, with a simulated clock: two schedulers by default (two dispatchers) tick every `tickS` simulated seconds
+ * through the slot's spread (SERP_MONITOR_SPREAD_MAX_S, an hour by default). It prints how many searches were
+ * submitted, how many job ids were submitted twice, the most submitted in any clock minute against the key's rate, when
+ * the first and the last went, and the wall time the slot took to enqueue:
  *   npx tsx test/bench/monitorSlot.ts [keywords=10000] [ratePerMin=300] [tickS=5] [schedulers=2]
  * It asserts no time; it exits 1 when a job is duplicated or a minute is over the rate (a correctness failure).
  */
