@@ -108,6 +108,7 @@ export interface VisibilityAccumulator {
 }
 
 const AIO_BIT = 1;
+const DAY_MS = 86_400_000;
 
 export const rankHistoryQueries = (docs: DocReader) => {
   const view = rankHistoryProjection.name;
@@ -129,24 +130,35 @@ export const rankHistoryQueries = (docs: DocReader) => {
     }
   };
 
-  /** history points in time order, a month at a time (bounded memory for a whole year's CSV) */
-  function* points(
+  /** a month at a time, the checks in the range in time order (then by keyword): what points and CSV are made of */
+  function* monthChecks(
     monitorId: string,
     range: Range,
-    filter: { keyword?: string; domain?: string } = {},
-  ): Generator<HistoryPoint[]> {
+    keyword?: string,
+  ): Generator<Array<[RankHistoryDoc, StoredCheck]>> {
     const fromMonth = range.from > 0 ? monthOf(range.from) : MIN_MONTH;
     const toMonth = range.to < 8e15 ? monthOf(range.to) : '9999-12';
     for (const month of months(monitorId, fromMonth, toMonth)) {
       const list =
-        filter.keyword !== undefined
-          ? [docs.get<RankHistoryDoc>(view, historyId(monitorId, month, filter.keyword))].filter(
+        keyword !== undefined
+          ? [docs.get<RankHistoryDoc>(view, historyId(monitorId, month, keyword))].filter(
               (d): d is RankHistoryDoc => d !== undefined,
             )
           : monthDocs(monitorId, month);
       const checks: Array<[RankHistoryDoc, StoredCheck]> = [];
       for (const doc of list) for (const c of doc.c) if (c[0] >= range.from && c[0] <= range.to) checks.push([doc, c]);
       checks.sort((a, b) => a[1][0] - b[1][0] || (a[0].k < b[0].k ? -1 : a[0].k > b[0].k ? 1 : 0));
+      if (checks.length) yield checks;
+    }
+  }
+
+  /** history points in time order, a month at a time (bounded memory for a whole year's CSV) */
+  function* points(
+    monitorId: string,
+    range: Range,
+    filter: { keyword?: string; domain?: string } = {},
+  ): Generator<HistoryPoint[]> {
+    for (const checks of monthChecks(monitorId, range, filter.keyword)) {
       const batch: HistoryPoint[] = [];
       for (const [doc, c] of checks) for (const p of pointsOf(doc, c, filter.domain)) batch.push(p);
       if (batch.length) yield batch;
@@ -158,35 +170,33 @@ export const rankHistoryQueries = (docs: DocReader) => {
    * search is no position and no keyword of the day. Share of voice: Σ CTR(position) ÷ keywords searched that day.
    */
   const visibility = (monitorId: string, range: Range, ctrCurve: readonly number[] = DEFAULT_CTR_CURVE) => {
-    const byDomain = new Map<string, Map<string, VisibilityAccumulator>>();
-    const keywordsOfDay = new Map<string, number>();
+    // days as whole UTC day numbers while counting (an ISO date per check cost most of the time), dates at the end
+    const byDomainDay = new Map<string, Map<number, VisibilityAccumulator>>();
+    const keywordsOfDayN = new Map<number, number>();
     const fromMonth = range.from > 0 ? monthOf(range.from) : MIN_MONTH;
     const toMonth = range.to < 8e15 ? monthOf(range.to) : '9999-12';
     for (const month of months(monitorId, fromMonth, toMonth)) {
       for (const doc of monthDocs(monitorId, month)) {
         // the last successful check of each day (checks are in time order)
-        const lastOfDay = new Map<string, StoredCheck>();
+        const lastOfDay = new Map<number, StoredCheck>();
         for (const c of doc.c) {
           if (c[3] !== '' || c[0] < range.from || c[0] > range.to) continue;
-          lastOfDay.set(new Date(c[0]).toISOString().slice(0, 10), c);
+          lastOfDay.set(Math.floor(c[0] / DAY_MS), c);
         }
+        const accs = doc.d.map((domain) => {
+          const days = byDomainDay.get(domain) ?? new Map<number, VisibilityAccumulator>();
+          byDomainDay.set(domain, days);
+          return days;
+        });
         for (const [day, c] of lastOfDay) {
-          keywordsOfDay.set(day, (keywordsOfDay.get(day) ?? 0) + 1);
+          keywordsOfDayN.set(day, (keywordsOfDayN.get(day) ?? 0) + 1);
           for (const [di, pos, , bits] of c[4]) {
-            const domain = doc.d[di];
-            const days = byDomain.get(domain) ?? new Map<string, VisibilityAccumulator>();
-            byDomain.set(domain, days);
-            const a = days.get(day) ?? {
-              keywords: 0,
-              sumPosition: 0,
-              ranked: 0,
-              top3: 0,
-              top10: 0,
-              top100: 0,
-              ctr: 0,
-              aio: 0,
-            };
-            days.set(day, a);
+            const days = accs[di];
+            let a = days.get(day);
+            if (!a) {
+              a = { keywords: 0, sumPosition: 0, ranked: 0, top3: 0, top10: 0, top100: 0, ctr: 0, aio: 0 };
+              days.set(day, a);
+            }
             if (pos > 0) {
               a.ranked++;
               a.sumPosition += pos;
@@ -200,6 +210,12 @@ export const rankHistoryQueries = (docs: DocReader) => {
         }
       }
     }
+    const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+    const byDomain = new Map<string, Map<string, VisibilityAccumulator>>();
+    for (const [domain, days] of byDomainDay) {
+      if (days.size > 0) byDomain.set(domain, new Map([...days].map(([day, a]) => [dateOf(day), a])));
+    }
+    const keywordsOfDay = new Map([...keywordsOfDayN].map(([day, n]) => [dateOf(day), n]));
     return { byDomain, keywordsOfDay };
   };
 
@@ -235,6 +251,6 @@ export const rankHistoryQueries = (docs: DocReader) => {
         Object.entries(doc.b).map(([domain, [position, url, at]]) => ({ keyword: doc.k, domain, position, url, at })),
       );
 
-  return { points, visibility, changes, best, months };
+  return { points, monthChecks, visibility, changes, best, months };
 };
 export type RankHistoryQueries = ReturnType<typeof rankHistoryQueries>;

@@ -1,5 +1,7 @@
 // The admin dashboard: plain browser JavaScript, no build step. It talks to /admin/api with the session cookie and
 // the page's CSRF token; every value from the server is put in the page as text (textContent), never as HTML.
+import { monitorView } from './monitors.js';
+
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const $ = (sel, root = document) => root.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -47,6 +49,8 @@ const api = async (method, path, body) => {
   if (!res.ok) throw new ApiFailure(data.detail ?? `${res.status} ${res.statusText}`);
   return data;
 };
+
+const monitors = monitorView({ api, el, svg, fmt, when, $, status });
 
 let keys = [];
 let tiers = [];
@@ -166,6 +170,7 @@ const showKey = async (keyId) => {
         )
       : [el('tr', {}, el('td', { colspan: 6 }, 'No jobs in the retention window.'))]),
   );
+  await monitors.showKey(keyId);
 };
 
 const loadService = async () => {

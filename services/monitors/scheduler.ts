@@ -48,6 +48,8 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
   const clock = () => deps.now?.() ?? new Date();
   /** per open run: how many of its planned jobs are known submitted (a cursor; rebuilt after a restart) */
   const cursors = new Map<string, number>();
+  /** jobs this scheduler has claimed and not yet submitted (see advance) */
+  const claimed = new Set<string>();
   const started = new Set<string>();
 
   const skip = async (runId: string, keywords: string[], reason: string) => {
@@ -144,7 +146,18 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
     if (monitor.paused) return skip(run.runId, rest(), 'monitor_paused');
     for (; i < plan.length && plan[i].submitAt <= at.getTime(); i++) {
       const job = plan[i];
-      if (queries.jobs.byId(job.jobId)) continue;
+      if (queries.jobs.byId(job.jobId)) {
+        claimed.delete(job.jobId);
+        continue;
+      }
+      // Another dispatcher may be on this very job (its submit not yet projected): claim it first, so that one of
+      // them, not each, takes a token of the key's rate. A claim is held for its minute (the limiter's window); the
+      // claimant keeps it across ticks until it submits, and a claim lost with its dispatcher lapses with the window.
+      if (!claimed.has(job.jobId)) {
+        const claim = await deps.limiter.hit(`monitor-claim:${job.jobId}`, 1);
+        if (!claim.allowed) break;
+        claimed.add(job.jobId);
+      }
       const rate = await deps.limiter.hit(`submit:${key.keyId}`, key.rateLimitPerMin);
       if (!rate.allowed) break;
       try {
@@ -157,7 +170,9 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
             monitor: { monitorId: run.monitorId, runId: run.runId },
           },
         );
+        claimed.delete(job.jobId);
       } catch (err) {
+        claimed.delete(job.jobId);
         if (err instanceof DomainError && err.code === errorCodes.quotaExceeded) {
           cursors.set(run.runId, i);
           return skip(run.runId, rest(), 'quota_exhausted');

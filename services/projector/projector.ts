@@ -83,9 +83,16 @@ export const hydrateResults = async (
   return out;
 };
 
-/** Folds a batch into document writes, reading each document at most once from the store. */
-const applyBatch = (store: ReadModelStore, projections: readonly Projection<unknown>[], events: ProjectedEvent[]) => {
-  const pending = new Map<string, DocWrite>();
+/**
+ * Folds a batch into document writes, reading each document at most once from the store. `pending` carries the writes
+ * of earlier batches not yet committed (a rebuild folds several reads into one commit).
+ */
+const applyBatch = (
+  store: ReadModelStore,
+  projections: readonly Projection<unknown>[],
+  events: ProjectedEvent[],
+  pending = new Map<string, DocWrite>(),
+) => {
   for (const event of events) {
     for (const p of projections) {
       const id = p.idOf(event);
@@ -177,23 +184,46 @@ export const createProjector = (deps: {
   };
 };
 
+/**
+ * How a rebuild groups its commits: reads of 1,000 events are folded into one commit until it holds `events` events
+ * or `docs` documents, or a batch carries results (a result's documents are large: they are committed at once). A
+ * document rewritten by many events (a keyword's month of rank history) is then read, parsed and written once per
+ * commit, not once per read.
+ */
+export interface RebuildBatching {
+  events: number;
+  docs: number;
+}
+export const REBUILD_BATCHING: RebuildBatching = { events: 20_000, docs: 10_000 };
+
 /** Drops every read model and replays the whole log into them (`serp-api projections rebuild`). */
 export const rebuildReadModels = async (
   eventStore: EventStore,
   readModels: ReadModelStore,
   projections: readonly Projection<unknown>[],
   blobStore?: BlobStore,
+  batching: RebuildBatching = REBUILD_BATCHING,
 ) => {
   readModels.reset([CHECKPOINT]);
   let from = 0;
   let count = 0;
+  let pending = new Map<string, DocWrite>();
+  let folded = 0;
   for (;;) {
-    const batch = await hydrateResults(blobStore, await eventStore.readAll({ fromPosition: from, maxCount: 1000 }));
+    const read = await eventStore.readAll({ fromPosition: from, maxCount: 1000 });
+    const batch = await hydrateResults(blobStore, read);
     if (batch.length === 0) break;
     const events = batch.map(toProjected).filter((e): e is ProjectedEvent => e !== undefined);
     from = batch[batch.length - 1].globalPosition;
-    readModels.commit(applyBatch(readModels, projections, events), CHECKPOINT, from);
+    applyBatch(readModels, projections, events, pending);
+    folded += batch.length;
     count += batch.length;
+    if (folded >= batching.events || pending.size >= batching.docs || read.some(carriesResult)) {
+      readModels.commit([...pending.values()], CHECKPOINT, from);
+      pending = new Map();
+      folded = 0;
+    }
   }
+  if (pending.size > 0 || folded > 0) readModels.commit([...pending.values()], CHECKPOINT, from);
   return { events: count, position: from };
 };

@@ -180,6 +180,26 @@ t.test('every route is documented, and every answer matches its documentation', 
     });
     await call('get', `/admin/api/keys/${keyId}/usage`, '/admin/api/keys/{key_id}/usage', asAdmin);
     await call('get', `/admin/api/keys/${keyId}/jobs`, '/admin/api/keys/{key_id}/jobs', asAdmin);
+    // the monitor view: a monitor of that key, its chart's points and its summary (no run has been searched yet)
+    const rawKey = (JSON.parse(created.body) as { key?: string }).key ?? 'k';
+    const monitor = await call(
+      'post',
+      '/v1/monitors',
+      '/v1/monitors',
+      json(rawKey, { name: 'contract', keywords: ['contract tea'], domains: ['example.com'], schedule: 'weekly' }),
+    );
+    const monitorId = (JSON.parse(monitor.body) as { monitor_id?: string }).monitor_id ?? 'm';
+    await call('get', `/admin/api/keys/${keyId}/monitors`, '/admin/api/keys/{key_id}/monitors', asAdmin);
+    await call('get', '/admin/api/keys/nokey/monitors', '/admin/api/keys/{key_id}/monitors', asAdmin);
+    const positions = '/admin/api/monitors/{monitor_id}/positions';
+    await call('get', `/admin/api/monitors/${monitorId}/positions`, positions, asAdmin);
+    await call('get', `/admin/api/monitors/${monitorId}/positions?keyword=x&days=7`, positions, asAdmin);
+    await call('get', `/admin/api/monitors/${monitorId}/positions?days=0`, positions, asAdmin);
+    await call('get', '/admin/api/monitors/mon_none/positions', positions, asAdmin);
+    const summary = '/admin/api/monitors/{monitor_id}/summary';
+    await call('get', `/admin/api/monitors/${monitorId}/summary`, summary, asAdmin);
+    await call('get', `/admin/api/monitors/${monitorId}/summary?days=x`, summary, asAdmin);
+    await call('get', '/admin/api/monitors/mon_none/summary', summary);
     await call('patch', `/admin/api/keys/${keyId}`, '/admin/api/keys/{key_id}', {
       headers: { ...asAdmin.headers, 'content-type': 'application/json' },
       body: JSON.stringify({ rate_limit_per_min: 5 }),

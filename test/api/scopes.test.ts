@@ -28,6 +28,9 @@ t.test('HTTP app › each scope has one guard for all its routes', async (t) => 
     { method: 'GET' as const, url: '/admin/api/keys/key_0/jobs' },
     { method: 'GET' as const, url: '/admin/api/service' },
     { method: 'GET' as const, url: '/admin/api/tiers' },
+    { method: 'GET' as const, url: '/admin/api/keys/key_0/monitors' },
+    { method: 'GET' as const, url: '/admin/api/monitors/mon_0/positions' },
+    { method: 'GET' as const, url: '/admin/api/monitors/mon_0/summary' },
   ];
   await t.test('/admin › an API key is not the admin token; the token passes', async (t) => {
     for (const r of admin) {
@@ -76,8 +79,11 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp
     '/admin/api/keys',
     '/admin/api/keys/{key_id}',
     '/admin/api/keys/{key_id}/jobs',
+    '/admin/api/keys/{key_id}/monitors',
     '/admin/api/keys/{key_id}/revoke',
     '/admin/api/keys/{key_id}/usage',
+    '/admin/api/monitors/{monitor_id}/positions',
+    '/admin/api/monitors/{monitor_id}/summary',
     '/admin/api/service',
     '/admin/api/tiers',
     '/admin/assets/{name}',

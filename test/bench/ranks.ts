@@ -4,16 +4,21 @@
  * A monitor of `keywords` keywords × `domains` domains with a daily run for `days` days: MonitorKeywordChecked events
  * appended to an embedded event store, then `projections rebuild` (points/s), the read model's bytes per point, one
  * keyword's year for one domain (p50/p99 over 200 reads), visibility over the last 90 days, and the whole history as
- * CSV (rows/s, heap high-water mark). Prints figures, asserts nothing. No baseline is run: see docs/rank-tracking.md.
+ * CSV (rows/s, heap high-water mark), each beside the goal of docs/rank-tracking.md. Two figures have a baseline in
+ * the same run, sides alternated (test/bench/compare.ts): the rebuild against committing every read of 1,000 events
+ * (how rebuilds committed before), the CSV against making every point and formatting it (how the route made CSV
+ * before); the ratio is new ÷ baseline throughput, none when the two CSVs differ. Prints figures, asserts nothing.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allProjections, readModelQueries } from '../../projections/index.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
-import { csvRow } from '../../services/api/routes/v1/monitorReads.js';
-import { rebuildReadModels } from '../../services/projector/projector.js';
+import { csvChunks, csvRow } from '../../services/api/routes/v1/monitorReads.js';
+import { REBUILD_BATCHING, type RebuildBatching, rebuildReadModels } from '../../services/projector/projector.js';
+import { alternate, type Figure, ratio, total } from './compare.js';
 
 const [keywords = 1000, days = 365, domainCount = 3] = process.argv.slice(2).map(Number);
 const dir = mkdtempSync(join(tmpdir(), 'serp-bench-ranks-'));
@@ -64,11 +69,39 @@ for (let d = 0; d < days; d++) {
 const points = keywords * days * domains.length;
 console.log(`appended ${keywords * days} checks (${points} points) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-const r0 = performance.now();
-const rebuilt = await rebuildReadModels(es, rm, allProjections);
-const rebuildS = (performance.now() - r0) / 1000;
-console.log(
-  `projections rebuild: ${rebuilt.events} events, ${(points / rebuildS).toFixed(0)} points/s (${rebuildS.toFixed(1)} s)`,
+const goals: string[] = [];
+const report = (what: string, figure: string, goal: string, met: boolean, extra = '') => {
+  const line = `${what}: ${figure} (goal ${goal}: ${met ? 'met' : 'NOT met'})${extra ? `; ${extra}` : ''}`;
+  goals.push(line);
+  console.log(line);
+};
+
+// rebuild, alternated (test/bench/compare.ts): the previous batching (a commit per read of 1,000 events) and the current
+const rebuildSide = (batching: RebuildBatching) => async (): Promise<Figure> => {
+  const r0 = performance.now();
+  await rebuildReadModels(es, rm, allProjections, undefined, batching);
+  return { value: points / ((performance.now() - r0) / 1000), failures: 0 };
+};
+const rebuilds = await alternate(
+  2,
+  { batched: rebuildSide(REBUILD_BATCHING), baseline: rebuildSide({ events: 1, docs: Number.POSITIVE_INFINITY }) },
+  (round, r) =>
+    console.log(
+      `  rebuild round ${round + 1}: batched ${r.batched.value.toFixed(0)}, baseline ${r.baseline.value.toFixed(0)} points/s`,
+    ),
+);
+const mean = (figures: Figure[]): Figure => {
+  const sum = total(figures);
+  return { value: sum.value / figures.length, failures: sum.failures };
+};
+const rebuilt = mean(rebuilds.batched);
+const rebuiltBase = mean(rebuilds.baseline);
+report(
+  'projections rebuild',
+  `${rebuilt.value.toFixed(0)} points/s`,
+  '≥ 50,000 points/s',
+  rebuilt.value >= 50_000,
+  `${ratio(rebuilt, rebuiltBase, ['batched', 'baseline'])} the baseline (a commit per read of 1,000 events: ${rebuiltBase.value.toFixed(0)} points/s)`,
 );
 
 rm.compact();
@@ -76,8 +109,13 @@ const docsBytes = rm
   .dump()
   .filter((d) => d.view === 'rankHistory' || d.view === 'rankBest')
   .reduce((n, d) => n + d.doc.length + d.id.length + d.view.length, 0);
-console.log(
-  `read model: ${(docsBytes / points).toFixed(1)} bytes of documents per point; read.db ${(statSync(join(dir, 'read.db')).size / points).toFixed(1)} bytes per point (the whole file)`,
+const fileBytes = statSync(join(dir, 'read.db')).size / points;
+report(
+  'read model per point',
+  `${(docsBytes / points).toFixed(1)} bytes of documents`,
+  '≤ 150 bytes',
+  docsBytes / points <= 150,
+  `read.db ${fileBytes.toFixed(1)} bytes per point (the whole file, every view and SQLite's overhead)`,
 );
 
 const q = readModelQueries(rm);
@@ -93,29 +131,73 @@ for (let i = 0; i < 200; i++) {
   if (n !== days) throw new Error(`expected ${days} points, got ${n}`);
 }
 times.sort((a, b) => a - b);
-console.log(`one keyword's year for one domain: p50 ${times[100].toFixed(2)} ms, p99 ${times[197].toFixed(2)} ms`);
+report(
+  `one keyword's ${days} days for one domain`,
+  `p99 ${times[197].toFixed(2)} ms`,
+  '≤ 20 ms',
+  times[197] <= 20,
+  `p50 ${times[100].toFixed(2)} ms, 200 reads`,
+);
 
+const visDays = Math.min(90, days);
 const v0 = performance.now();
-const vis = q.ranks.visibility(monitorId, { from: start + (days - 90) * 86_400_000, to: year.to });
-console.log(
-  `visibility, whole monitor, 90 days: ${(performance.now() - v0).toFixed(0)} ms (${vis.keywordsOfDay.size} days)`,
+const vis = q.ranks.visibility(monitorId, { from: start + (days - visDays) * 86_400_000, to: year.to });
+const visMs = performance.now() - v0;
+report(
+  `visibility, whole monitor, ${visDays} days`,
+  `${visMs.toFixed(0)} ms`,
+  '≤ 250 ms',
+  visMs <= 250,
+  `${vis.keywordsOfDay.size} days`,
 );
 
-let peak = process.memoryUsage().heapUsed;
-const c0 = performance.now();
-let rows = 0;
-let bytes = 0;
-for (const batch of q.ranks.points(monitorId, year)) {
-  for (const p of batch) {
-    bytes += csvRow(p).length;
-    rows++;
+// CSV, alternated: every point made then formatted (the baseline), and rows straight from the stored checks; a side
+// whose text differs from the other's counts as a failure (no ratio then)
+let baselineDigest = '';
+let peak = 0;
+const csvSide = (side: 'baseline' | 'direct') => async (): Promise<Figure & { digest: string }> => {
+  const chunks =
+    side === 'direct'
+      ? csvChunks(q.ranks.monthChecks(monitorId, year))
+      : (function* () {
+          for (const batch of q.ranks.points(monitorId, year)) {
+            let chunk = '';
+            for (const p of batch) chunk += csvRow(p);
+            yield chunk;
+          }
+        })();
+  const hash = createHash('sha1');
+  const heap0 = process.memoryUsage().heapUsed;
+  let high = heap0;
+  const c0 = performance.now();
+  for (const chunk of chunks) {
+    hash.update(chunk);
+    high = Math.max(high, process.memoryUsage().heapUsed);
   }
-  peak = Math.max(peak, process.memoryUsage().heapUsed);
-}
-const csvS = (performance.now() - c0) / 1000;
-console.log(
-  `CSV of the whole history: ${rows} rows, ${(rows / csvS).toFixed(0)} rows/s, ${(bytes / 1e6).toFixed(0)} MB, heap high-water ${(peak / 1e6).toFixed(0)} MB`,
+  const s = (performance.now() - c0) / 1000;
+  const digest = hash.digest('hex');
+  if (side === 'baseline') baselineDigest = digest;
+  else peak = Math.max(peak, high - heap0);
+  return { value: points / s, failures: 0, digest };
+};
+const csvRuns = await alternate(2, { baseline: csvSide('baseline'), direct: csvSide('direct') }, (round, r) =>
+  console.log(
+    `  CSV round ${round + 1}: direct ${r.direct.value.toFixed(0)}, baseline ${r.baseline.value.toFixed(0)} rows/s`,
+  ),
 );
+const differing = csvRuns.direct.filter((f) => f.digest !== baselineDigest).length;
+const csv = { ...mean(csvRuns.direct), failures: differing };
+const csvBase = mean(csvRuns.baseline);
+report(
+  'CSV of the whole history',
+  `${csv.value.toFixed(0)} rows/s`,
+  '≥ 200,000 rows/s',
+  csv.value >= 200_000,
+  `${ratio(csv, csvBase, ['direct (text differing from the baseline)', 'baseline'])} the baseline (every point made, then formatted: ${csvBase.value.toFixed(0)} rows/s); heap grew at most ${(peak / 1e6).toFixed(0)} MB while streaming (a month at a time)`,
+);
+
+console.log(`\nsummary (${keywords} keywords × ${days} days × ${domains.length} domains = ${points} points):`);
+for (const line of goals) console.log(`  ${line}`);
 await es.close();
 rm.close();
 rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import fastifyFormbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { dashboardRoutes } from './dashboard.js';
 import { keyRoutes } from './keys.js';
+import { adminMonitorRoutes } from './monitors.js';
 import type { AdminOptions } from './options.js';
 import { adminCookieSecret, cookieOptions, createSessionCheck } from './session.js';
 import { uiRoutes } from './ui.js';
@@ -52,6 +53,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) =
       });
       await api.register(keyRoutes, opts);
       await api.register(dashboardRoutes, opts);
+      await api.register(adminMonitorRoutes, opts);
     },
     { prefix: '/admin/api' },
   );

@@ -20,7 +20,11 @@ export const DASHBOARD_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-const ASSETS = { 'dashboard.js': 'text/javascript; charset=utf-8', 'dashboard.css': 'text/css; charset=utf-8' };
+const ASSETS = {
+  'dashboard.js': 'text/javascript; charset=utf-8',
+  'monitors.js': 'text/javascript; charset=utf-8',
+  'dashboard.css': 'text/css; charset=utf-8',
+};
 type AssetName = keyof typeof ASSETS;
 
 /** public/admin beside package.json, from the sources (services/api/routes/admin) or the build (dist/…) */
@@ -122,6 +126,33 @@ const dashboardPage = (csrf: string) =>
 <tbody></tbody>
 </table>
 </div>
+<h4 id="monitors-h">Monitors (rank tracking)</h4>
+<div class="table-wrap">
+<table id="monitors-table" aria-labelledby="monitors-h">
+<thead><tr><th scope="col">Name</th><th scope="col">Keywords</th><th scope="col">Domains</th><th scope="col">Schedule</th><th scope="col">Last run</th><th scope="col">Next run</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+<tbody></tbody>
+</table>
+</div>
+<section id="monitor-detail" aria-labelledby="monitor-h" hidden>
+<h4 id="monitor-h">Monitor</h4>
+<label class="filter">Keyword <select id="monitor-keyword"></select></label>
+<h5>Positions, last 90 days (1 at the top; a gap is a failed search)</h5>
+<figure id="positions-chart" class="chart"></figure>
+<h5 id="visibility-h">Visibility, last 30 days (UTC days, newest first)</h5>
+<div class="table-wrap">
+<table id="visibility-table" aria-labelledby="visibility-h">
+<thead><tr><th scope="col">Day</th><th scope="col">Domain</th><th scope="col">Keywords</th><th scope="col">Average position</th><th scope="col">Ranked</th><th scope="col">Top 3</th><th scope="col">Top 10</th><th scope="col">Top 100</th><th scope="col">Share of voice</th><th scope="col">AI Overview citations</th></tr></thead>
+<tbody></tbody>
+</table>
+</div>
+<h5 id="changes-h">Latest changes (newest first)</h5>
+<div class="table-wrap">
+<table id="changes-table" aria-labelledby="changes-h">
+<thead><tr><th scope="col">At</th><th scope="col">Keyword</th><th scope="col">Domain</th><th scope="col">Change</th><th scope="col">From</th><th scope="col">To</th><th scope="col">URL now</th></tr></thead>
+<tbody></tbody>
+</table>
+</div>
+</section>
 </section>
 </section>
 <section id="service" aria-labelledby="service-h">
@@ -165,7 +196,7 @@ const htmlResponse = (description: string) => ({ description, content: { 'text/h
 
 /**
  * The admin dashboard's pages (`/admin`): a sign-in form that trades the admin token for a signed HttpOnly,
- * SameSite=Strict cookie, the dashboard shell, and its two static files (no build step). Every write — signing in,
+ * SameSite=Strict cookie, the dashboard shell, and its static files (no build step). Every write — signing in,
  * signing out, and the dashboard's calls to /admin/api — carries a CSRF token (@fastify/csrf-protection).
  */
 export interface UiOptions {
@@ -268,8 +299,8 @@ export const uiRoutes: FastifyPluginAsync<UiOptions> = async (app, opts) => {
     schema: {
       ...ui,
       operationId: 'adminAsset',
-      summary: "The dashboard's script and style sheet",
-      params: z.object({ name: z.enum(['dashboard.js', 'dashboard.css']) }),
+      summary: "The dashboard's scripts and style sheet",
+      params: z.object({ name: z.enum(Object.keys(ASSETS) as [AssetName, ...AssetName[]]) }),
       response: {
         200: {
           description: 'the file',

@@ -3,6 +3,7 @@ import type { HistoryPoint } from '../../../../contracts/monitors.js';
 import { DEFAULT_CTR_CURVE } from '../../../../contracts/monitors.js';
 import type { MonitorDoc } from '../../../../projections/monitors/monitors.js';
 import type { Range, RankHistoryQueries } from '../../../../projections/rankHistory/queries.js';
+import type { RankHistoryDoc, StoredCheck } from '../../../../projections/rankHistory/rankHistory.js';
 
 /** What the history, visibility and changes routes answer, built from the rank-history queries. */
 
@@ -17,22 +18,56 @@ const csvField = (v: string | number | null) => {
 export const csvRow = (p: HistoryPoint) =>
   `${csvField(p.keyword)},${csvField(p.domain)},${p.checked_at},${p.status},${p.position ?? ''},${csvField(p.url)},${csvField(p.failure)},${p.job_id}\n`;
 
-/** The whole history as CSV text, a month of points at a time (memory stays bounded by one month). */
-export const historyCsv = (points: Iterable<HistoryPoint[]>) =>
+/** a document's fields as CSV, escaped once per document rather than once per row */
+interface CsvFields {
+  keyword: string;
+  domains: string[];
+  urls: string[];
+}
+
+/**
+ * The CSV rows of stored checks, straight from the read model (the same text as `csvRow` of their points, without
+ * making the points): a month of checks at a time, in chunks of about 64 kB.
+ */
+export function* csvChunks(months: Iterable<Array<[RankHistoryDoc, StoredCheck]>>, domain?: string) {
+  const fields = new WeakMap<RankHistoryDoc, CsvFields>();
+  const fieldsOf = (doc: RankHistoryDoc) => {
+    let f = fields.get(doc);
+    if (!f) {
+      f = { keyword: csvField(doc.k), domains: doc.d.map(csvField), urls: doc.u.map(csvField) };
+      fields.set(doc, f);
+    }
+    return f;
+  };
+  for (const checks of months) {
+    let chunk = '';
+    for (const [doc, c] of checks) {
+      const f = fieldsOf(doc);
+      const at = new Date(c[0]).toISOString();
+      const failure = c[3];
+      const tail = `,${c[2]}\n`;
+      for (const [di, pos, ui] of c[4]) {
+        if (domain !== undefined && doc.d[di] !== domain) continue;
+        const head = `${f.keyword},${f.domains[di]},${at},`;
+        if (failure !== '') chunk += `${head}failed,,,${csvField(failure)}${tail}`;
+        else if (pos > 0) chunk += `${head}ranked,${pos},${ui < 0 ? '' : f.urls[ui]},${tail}`;
+        else chunk += `${head}not_ranked,,${ui < 0 ? '' : f.urls[ui]},${tail}`;
+      }
+      if (chunk.length > 64 * 1024) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk) yield chunk;
+  }
+}
+
+/** The whole history as CSV, streamed from the stored checks (see csvChunks). */
+export const historyCsvOf = (months: Iterable<Array<[RankHistoryDoc, StoredCheck]>>, domain?: string) =>
   Readable.from(
     (function* () {
       yield CSV_HEADER;
-      for (const batch of points) {
-        let chunk = '';
-        for (const p of batch) {
-          chunk += csvRow(p);
-          if (chunk.length > 64 * 1024) {
-            yield chunk;
-            chunk = '';
-          }
-        }
-        if (chunk) yield chunk;
-      }
+      yield* csvChunks(months, domain);
     })(),
     { objectMode: false },
   );

@@ -20,7 +20,7 @@ import {
 import { ApiError } from '../../errors.js';
 import { unknownLocationDetail } from '../../locationCheck.js';
 import { errors } from './monitorErrors.js';
-import { changesOf, historyCsv, historyJson, visibilityOf } from './monitorReads.js';
+import { changesOf, historyCsvOf, historyJson, visibilityOf } from './monitorReads.js';
 import type { V1Options } from './options.js';
 
 const params = z.object({ monitor_id: z.string().max(200) });
@@ -215,13 +215,14 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
         ...(keyword !== undefined ? { keyword: keyword.trim().replace(/\s+/g, ' ') } : {}),
         ...(domain !== undefined ? { domain: domain.trim().toLowerCase() } : {}),
       };
-      const points = ranks.points(doc.monitorId, rangeBounds(from, to), filter);
+      const range = rangeBounds(from, to);
       if (format === 'csv') {
         return (reply as FastifyReply)
           .type('text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="${doc.monitorId}-history.csv"`)
-          .send(historyCsv(points));
+          .send(historyCsvOf(ranks.monthChecks(doc.monitorId, range, filter.keyword), filter.domain));
       }
+      const points = ranks.points(doc.monitorId, range, filter);
       return (reply as FastifyReply).type('application/json; charset=utf-8').send(historyJson(doc.monitorId, points));
     },
   });
