@@ -16,14 +16,18 @@ import { searchResultsQueries } from './searchResults/queries.js';
 import { searchResultsProjection } from './searchResults/searchResults.js';
 import { usageCountersQueries } from './usageCounters/queries.js';
 import { usageCountersProjection } from './usageCounters/usageCounters.js';
+import { monitorAlertsProjection } from './webhooks/alerts.js';
+import { webhookQueries } from './webhooks/queries.js';
+import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjection } from './webhooks/webhooks.js';
 
 /**
  * The read models' shape: bumped whenever a projection changes what it writes (a new view, a new lookup), so that a
  * data directory written by an older version is rebuilt from the log once at start (services/projector).
  * 2: jobStatus finds a key's ended jobs by lookup; keyDaily and hourlyOutcomes (the admin dashboard); SearchPurged.
  * 3: rank tracking (monitors, monitorSchedule, monitorRuns, rankHistory, rankBest); jobStatus keeps a job's monitor.
+ * 4: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
  */
-export const READ_MODELS_VERSION = 3;
+export const READ_MODELS_VERSION = 4;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -39,6 +43,10 @@ export const allProjections: readonly Projection<unknown>[] = [
   monitorRunsProjection,
   rankHistoryProjection,
   rankBestProjection,
+  webhooksProjection,
+  webhookDeliveriesProjection,
+  webhookOutboxProjection,
+  monitorAlertsProjection,
 ] as Projection<unknown>[];
 
 /** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */
@@ -51,5 +59,6 @@ export const readModelQueries = (docs: DocReader) => ({
   dashboard: dashboardQueries(docs),
   monitors: monitorQueries(docs),
   ranks: rankHistoryQueries(docs),
+  webhooks: webhookQueries(docs),
 });
 export type ReadModelQueries = ReturnType<typeof readModelQueries>;

@@ -70,6 +70,16 @@ export interface Config {
   monitorTickMs: number;
   /** SERP_MONITOR_SPREAD_MAX_S: a scheduled run's searches are spread over its slot, at most this long (default 3,600) */
   monitorSpreadMaxS: number;
+  /** SERP_WEBHOOK_BACKOFF_MS: a failed delivery's first retry delay, doubling up to an hour (default 5,000) */
+  webhookBackoffMs: number;
+  /** SERP_WEBHOOK_TIMEOUT_MS: one delivery attempt, connection to answer (default 10,000) */
+  webhookTimeoutMs: number;
+  /** SERP_WEBHOOK_CONCURRENCY: delivery attempts in flight per worker (default 64) */
+  webhookConcurrency: number;
+  /** SERP_WEBHOOK_ALLOW_HTTP=1: plain http webhook URLs are accepted (default: https only) */
+  webhookAllowHttp: boolean;
+  /** SERP_WEBHOOK_ALLOW_PRIVATE=1: webhook hosts may resolve to non-public addresses (tests, on-premises) */
+  webhookAllowPrivate: boolean;
   keyPepper?: string;
   adminToken?: string;
   linkSecret?: string;
@@ -165,5 +175,10 @@ export const loadConfig = (
     authFailuresPerMin: int(env.SERP_AUTH_FAILURES_PER_MIN, 30, 'SERP_AUTH_FAILURES_PER_MIN') || 30,
     monitorTickMs: int(env.SERP_MONITOR_TICK_MS, 1000, 'SERP_MONITOR_TICK_MS') || 1000,
     monitorSpreadMaxS: int(env.SERP_MONITOR_SPREAD_MAX_S, 3600, 'SERP_MONITOR_SPREAD_MAX_S'),
+    webhookBackoffMs: int(env.SERP_WEBHOOK_BACKOFF_MS, 5000, 'SERP_WEBHOOK_BACKOFF_MS') || 5000,
+    webhookTimeoutMs: int(env.SERP_WEBHOOK_TIMEOUT_MS, 10_000, 'SERP_WEBHOOK_TIMEOUT_MS') || 10_000,
+    webhookConcurrency: int(env.SERP_WEBHOOK_CONCURRENCY, 64, 'SERP_WEBHOOK_CONCURRENCY') || 64,
+    webhookAllowHttp: int(env.SERP_WEBHOOK_ALLOW_HTTP, 0, 'SERP_WEBHOOK_ALLOW_HTTP') > 0,
+    webhookAllowPrivate: int(env.SERP_WEBHOOK_ALLOW_PRIVATE, 0, 'SERP_WEBHOOK_ALLOW_PRIVATE') > 0,
   };
 };

@@ -24,6 +24,7 @@ import { createMonitorWorker } from '../monitors/worker.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../projector/projector.js';
+import { createWebhookWorker } from '../webhooks/worker.js';
 import type { Config } from './config.js';
 import { dataPaths, takeServeLock } from './core.js';
 import { crawlerFromConfig } from './crawler.js';
@@ -182,6 +183,21 @@ export const startDistributed = async (
       });
       await monitors.start();
       cleanups.push(() => monitors.stop());
+      // the webhook delivery worker (docs/webhooks.md): deliveries are scheduled on derived ids and every attempt is
+      // claimed on its stream before the POST, so two dispatchers send each attempt once
+      const webhooks = createWebhookWorker({
+        eventStore,
+        readModels,
+        queries: readModelQueries(readModels),
+        handle,
+        projected: (position) => p.waitFor(position),
+        pepper: config.keyPepper as string,
+        config,
+        sole: false,
+        log: jsonLines(config.logLevel, options.logger) ?? undefined,
+      });
+      await webhooks.start();
+      cleanups.push(() => webhooks.stop());
     }
 
     // retention sweeps run beside the dispatcher: every dispatcher may sweep, a purge is decided once per job

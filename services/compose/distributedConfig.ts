@@ -107,6 +107,9 @@ export const loadDistributedConfig = (env: NodeJS.ProcessEnv, roles: Role[]): Di
   if (e && !isNatsStore && !e.SERP_NATS_URL) {
     problems.push('SERP_NATS_URL is required with a KurrentDB event store (the job queue, rate limits and raw HTML)');
   }
+  if (roles.includes('dispatcher') && !roles.includes('api') && !env.SERP_KEY_PEPPER) {
+    problems.push('SERP_KEY_PEPPER is required for the dispatcher role (webhook signing secrets derive from it)');
+  }
   if (roles.includes('api')) {
     for (const name of ['SERP_KEY_PEPPER', 'SERP_ADMIN_TOKEN', 'SERP_LINK_SECRET'] as const) {
       if (!env[name]) problems.push(`${name} is required for the api role (every api process must share it)`);

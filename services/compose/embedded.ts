@@ -96,6 +96,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       blobStore: core.blobStore,
       handle: core.handle,
       projected: (position) => core.projector.waitFor(position),
+      pepper: core.secrets.keyPepper,
       locations,
       log,
     });

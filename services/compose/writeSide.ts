@@ -14,6 +14,7 @@ import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import { createWebhookWorker } from '../webhooks/worker.js';
 import type { Config } from './config.js';
 import { crawlerFromConfig } from './crawler.js';
 import type { jsonLines } from './logLines.js';
@@ -21,7 +22,8 @@ import { scheduleRetention } from './retention.js';
 
 /**
  * The write side of an embedded service, wherever it runs: the job queue, the crawl worker, dispatcher, retention and
- * the monitor worker (rank tracking's scheduler and recorder, docs/rank-tracking.md).
+ * the monitor worker (rank tracking's scheduler and recorder, docs/rank-tracking.md) and the webhook delivery worker
+ * (docs/webhooks.md).
  */
 export interface WriteSide {
   queueStats(): Promise<QueueStats>;
@@ -45,6 +47,8 @@ export const composeWriteSide = async (parts: {
   blobStore: BlobStore;
   handle: CommandHandler;
   projected(position: number): Promise<void>;
+  /** the key pepper: webhook signing secrets are derived from it */
+  pepper: string;
   locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting);
   beforeCrawl?: (request: SearchRequest) => Promise<void>;
   log: ReturnType<typeof jsonLines>;
@@ -89,6 +93,18 @@ export const composeWriteSide = async (parts: {
     config,
     log,
   });
+  // one serve per data directory: claims a previous life of this process left are dead at once
+  const webhooks = createWebhookWorker({
+    eventStore,
+    readModels,
+    queries,
+    handle,
+    projected: parts.projected,
+    pepper: parts.pepper,
+    config,
+    sole: true,
+    log,
+  });
   let retention: { stop(): Promise<void> } | undefined;
   return {
     queueStats: () => queue.stats(),
@@ -97,6 +113,7 @@ export const composeWriteSide = async (parts: {
       await dispatcher.start();
       worker.start();
       await monitors.start();
+      await webhooks.start();
       retention = scheduleRetention(
         {
           eventStore,
@@ -113,6 +130,7 @@ export const composeWriteSide = async (parts: {
     },
     async stop() {
       await retention?.stop();
+      await webhooks.stop();
       await monitors.stop();
       await limiter.close();
       await worker.stop();
