@@ -18,8 +18,13 @@ export const webhookQueries = (docs: DocReader) => ({
   deliveriesOf: (webhookId: string) => docs.listByLookup<DeliveryDoc>(webhookDeliveriesProjection.name, webhookId),
   /** every delivery waiting for an attempt */
   outbox: () => docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending'),
-  /** a monitor's alerts with `from` ≤ at ≤ `to` (ISO), oldest first */
-  alertsOf: (monitorId: string, from: string, to: string) =>
-    docs.listBetween<AlertDoc>(monitorAlertsProjection.name, `${monitorId}|${from}`, `${monitorId}|${to}~`, 100_000),
+  /** a monitor's alerts with `from` ≤ at ≤ `to` (ISO instants; absent: unbounded), oldest first */
+  alertsOf: (monitorId: string, from?: string, to?: string) =>
+    docs.listBetween<AlertDoc>(
+      monitorAlertsProjection.name,
+      `${monitorId}|${from ?? ''}`,
+      to ? `${monitorId}|${to}~` : `${monitorId}|~`,
+      100_000,
+    ),
 });
 export type WebhookQueries = ReturnType<typeof webhookQueries>;

@@ -16,6 +16,7 @@ import { createCommandHandler } from '../application/commandHandler.js';
 import { createKeyCommands } from '../application/keys.js';
 import { createMonitorService } from '../application/monitors.js';
 import { createSearchService } from '../application/searches.js';
+import { createWebhookService } from '../application/webhooks.js';
 import { createCrawlWorker } from '../crawler/worker.js';
 import { createDispatcher } from '../dispatcher/dispatcher.js';
 import { createLocationResolver } from '../geo/locations.js';
@@ -24,6 +25,7 @@ import { createMonitorWorker } from '../monitors/worker.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../projector/projector.js';
+import { systemResolver } from '../webhooks/safety.js';
 import { createWebhookWorker } from '../webhooks/worker.js';
 import type { Config } from './config.js';
 import { dataPaths, takeServeLock } from './core.js';
@@ -276,6 +278,14 @@ export const startDistributed = async (
             handle,
             projected: (position) => p.waitFor(position),
             tiers: config.tiers,
+          }),
+          webhooks: createWebhookService({
+            queries,
+            handle,
+            projected: (position) => p.waitFor(position),
+            pepper: secrets.keyPepper,
+            safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+            resolve: systemResolver,
           }),
           blobStore,
           rateLimiter,

@@ -5,10 +5,12 @@ import { createCatchUp } from '../api/auth.js';
 import { createServer } from '../api/server.js';
 import { createMonitorService } from '../application/monitors.js';
 import { createSearchService } from '../application/searches.js';
+import { createWebhookService } from '../application/webhooks.js';
 import { lowerHelperThreads } from '../crawler/nice.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
 import { createLocationResolver } from '../geo/locations.js';
 import { createMetrics } from '../metrics/metrics.js';
+import { systemResolver } from '../webhooks/safety.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import type { Config } from './config.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
@@ -139,6 +141,14 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),
         tiers: config.tiers,
+      }),
+      webhooks: createWebhookService({
+        queries: core.queries,
+        handle: core.handle,
+        projected: (position) => core.projector.waitFor(position),
+        pepper: core.secrets.keyPepper,
+        safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+        resolve: systemResolver,
       }),
       blobStore: core.blobStore,
       rateLimiter,

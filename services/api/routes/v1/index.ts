@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ReadModelQueries } from '../../../../projections/index.js';
 import type { MonitorService } from '../../../application/monitors.js';
 import type { SearchService } from '../../../application/searches.js';
+import type { WebhookService } from '../../../application/webhooks.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
@@ -10,6 +11,7 @@ import type { StoredAnswers } from '../../render/stored.js';
 import { monitorRoutes } from './monitors.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** What the native surface needs; compose builds it. */
 export interface V1Options {
@@ -34,6 +36,8 @@ export interface V1Options {
   queries: ReadModelQueries;
   /** rank tracking's commands (docs/rank-tracking.md); absent: no /v1/monitors routes */
   monitors?: MonitorService;
+  /** webhooks (docs/webhooks.md); absent: no /v1/webhooks routes */
+  webhooks?: WebhookService;
 }
 
 /**
@@ -51,4 +55,5 @@ export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   await app.register(searchRoutes, routeOptions);
   await app.register(usageRoutes, routeOptions);
   await app.register(monitorRoutes, routeOptions);
+  await app.register(webhookRoutes, routeOptions);
 };
