@@ -3,11 +3,11 @@
 // TypeScript sources through tsx. Nothing but the protocol goes to stdout.
 import { existsSync } from 'node:fs';
 
-const dist = new URL('../dist/services/mcp/main.js', import.meta.url);
+const dist = new URL('../dist/services/runtime/mcpStdio.js', import.meta.url);
 if (existsSync(dist)) {
   await import(dist.href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(new URL('../services/mcp/main.ts', import.meta.url).href);
+  await import(new URL('../services/runtime/mcpStdio.ts', import.meta.url).href);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * SerpApi's envelope as the compat answers carry it (docs/serpapi-reference.md §2), for documentation and generated
+ * SerpApi's envelope as the compat answers carry it (docs/compat.md#envelope), for documentation and generated
  * clients: the named blocks are typed, and each SERP feature (`related_questions`, `top_stories`, …) comes at the top
  * level under its own name. Answers are sent pre-serialised, so this schema never re-validates a result.
  */
@@ -74,7 +74,7 @@ export const CompatError = z.object({ error: z.string(), detail: z.string() });
 const text = (description: string) => z.string().optional().describe(description);
 
 /**
- * `GET /search` under SerpApi's parameter names (docs/serpapi-reference.md §1). Documentation: the route reads the
+ * `GET /search` under SerpApi's parameter names (docs/compat.md#parameters). Documentation: the route reads the
  * query leniently itself, so unknown parameters (`source`, `json_restrictor`, …) are ignored, not refused.
  */
 export const CompatSearchQuery = z.object({

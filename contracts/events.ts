@@ -16,7 +16,7 @@ import {
   WebhookSecretRotated,
 } from './webhookEvents.js';
 
-/** Event names are contracts: never renamed, only added (DESIGN.md §3). Dates are ISO strings. */
+/** Event names are contracts: never renamed, only added (docs/design.md#streams-and-events). Dates are ISO strings. */
 const iso = z.string();
 
 export const Tier = z.string().min(1);
@@ -72,9 +72,9 @@ export const PageFetched = z.object({
 export type PageFetched = z.infer<typeof PageFetched>;
 
 /**
- * The targeting a crawl used (DESIGN.md §6): the geotarget's canonical name when a `location` was resolved, the
- * gl / hl / uule sent to Google (explicit request values or the location's), the Google domain asked (also when
- * SERP_GOOGLE_ORIGIN replaced the origin) and the device impersonated.
+ * The targeting a crawl used (docs/decisions.md#searches-and-the-cache): the geotarget's canonical name when a
+ * `location` was resolved, the gl / hl / uule sent to Google (explicit request values or the location's), the Google
+ * domain asked (also when SERP_GOOGLE_ORIGIN replaced the origin) and the device impersonated.
  */
 export const TargetingUsed = z.object({
   location: z.string().optional(),
@@ -85,6 +85,36 @@ export const TargetingUsed = z.object({
   device: z.string(),
 });
 export type TargetingUsed = z.infer<typeof TargetingUsed>;
+
+/**
+ * A route's share of one crawl's cost, and how the route stood when the crawl ended (docs/fleet.md): the route is
+ * `proxy-N` (its place in SERP_PROXY_URLS) or `direct`, the proxy its host:port (never its credentials).
+ */
+export const RouteCost = z.object({
+  route: z.string(),
+  proxy: z.string().optional(),
+  requests: z.number().int().nonnegative(),
+  blocked: z.number().int().nonnegative(),
+  /** the pace it was allowed, requests a minute (absent with pacing off) */
+  rpm: z.number().nonnegative().optional(),
+  /** cooling down until then after a block */
+  coolUntil: iso.optional(),
+});
+export type RouteCost = z.infer<typeof RouteCost>;
+
+/**
+ * What one crawl cost in Google requests: every request (redirects followed, a challenge's reload, a session's
+ * visit to the home page), those answered with a block, those the browser made (the rest went over plain HTTP),
+ * and the bytes they brought.
+ */
+export const CrawlCost = z.object({
+  requests: z.number().int().nonnegative(),
+  blocked: z.number().int().nonnegative(),
+  browserPages: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  routes: z.array(RouteCost),
+});
+export type CrawlCost = z.infer<typeof CrawlCost>;
 
 export const SearchSubmitted = z.object({
   type: z.literal('SearchSubmitted'),
@@ -126,6 +156,8 @@ export const CrawlCompleted = z.object({
     blocks: z.number().int().nonnegative(),
     /** added later: events recorded before it have none */
     targeting: TargetingUsed.optional(),
+    /** added later: what the crawl cost (events recorded before it have `blocks` only) */
+    cost: CrawlCost.optional(),
     completedAt: iso,
   }),
 });
@@ -142,6 +174,8 @@ export const CrawlFailure = z.object({
     'SERP_CRAWL_BAD_REQUEST',
     'SERP_CRAWL_UNEXPECTED',
     'SERP_CRAWL_EXHAUSTED',
+    /** added later: every route was cooling down after blocks for longer than a job waits (kind `no_route`) */
+    'SERP_CRAWL_NO_ROUTE',
   ]),
   kind: z.string().optional(),
   httpStatus: z.number().int().optional(),
@@ -158,6 +192,8 @@ export const CrawlFailed = z.object({
     reason: z.string(),
     /** added later: events recorded before it have the reason text only */
     failure: CrawlFailure.optional(),
+    /** added later: what the failed attempt cost */
+    cost: CrawlCost.optional(),
     final: z.boolean(),
     failedAt: iso,
   }),
@@ -175,7 +211,8 @@ export const SearchReparsed = z.object({
 });
 /**
  * Past SERP_RETENTION_DAYS a job's raw HTML and results are deleted from the blob store and its read-model rows
- * dropped (issue 13). The event stays, as the audit record that the job ran and what it was charged.
+ * dropped (docs/operations.md#retention). The event stays, as the audit record that the job ran and what it was
+ * charged.
  */
 export const SearchPurged = z.object({
   type: z.literal('SearchPurged'),

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { crossFieldRules, JobStatus, OutputFormat, SearchParameters, UsageResponse } from './search.js';
 
 /**
- * The MCP tools' inputs and outputs (issue 11). Inputs mirror `/v1`: `serp_search` is the submit body's own schema
- * (same names, limits and messages) plus what only an agent needs; `/v1` still validates what the tool forwards.
+ * The MCP tools' inputs and outputs (docs/mcp.md#tools). Inputs mirror `/v1`: `serp_search` is the submit body's own
+ * schema (same names, limits and messages) plus what only an agent needs; `/v1` still validates what the tool forwards.
  */
 
 /** How much of a result a tool returns: agents drown in 50–150 kB bodies, so `compact` is the default. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The native result (`output=json`): exactly the spec's four top-level members (DESIGN.md §6).
+ * The native result (`output=json`): exactly the spec's four top-level members (docs/api.md#outputs).
  * The parser owns the detail of each feature; this schema pins what every consumer may rely on.
  */
 export const OrganicResult = z
@@ -77,6 +77,16 @@ export const SearchMetadata = z
     pages_fetched: z.number().int().optional(),
     parser_version: z.string().optional(),
     targeting: TargetingMetadata.optional(),
+    requests: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'Google requests the crawl made: retries, redirects, a challenge reload and a session opening each count (0 when cached)',
+      ),
+    blocked: z.number().int().optional().describe('of those, answered with a block (CAPTCHA, challenge, consent, 429)'),
+    browser_pages: z.number().int().optional().describe('of those, made by the browser; the rest went over plain HTTP'),
+    bytes: z.number().int().optional().describe('bytes those requests brought'),
     parameters: z.record(z.string(), z.unknown()),
     information: SearchInformation,
   })

@@ -27,7 +27,7 @@ const shortText = (max: number) => z.string().trim().min(1).max(max);
 
 /**
  * Every targeting and Google parameter a search accepts, shared by the native body, the compat query
- * and the MCP search tool. Field limits are DESIGN.md §4's.
+ * and the MCP search tool. Field limits: docs/decisions.md#validation-and-limits.
  */
 export const SearchParameters = z.object({
   keyword: z

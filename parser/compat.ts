@@ -4,7 +4,7 @@ import { GOOGLE_PASS_THROUGH } from '../contracts/search.js';
 type SearchMetadata = SerpResult['search_metadata'];
 
 /**
- * SerpApi's envelope (docs/serpapi-reference.md §2): `search_metadata` with SerpApi's status words and
+ * SerpApi's envelope (docs/compat.md#envelope): `search_metadata` with SerpApi's status words and
  * "YYYY-MM-DD HH:MM:SS UTC" timestamps, `search_parameters` (the request, never the key), `search_information`,
  * then each feature at the top level under the name it already carries. Only names that differ are mapped here.
  */
@@ -24,7 +24,8 @@ export const toCompat = (result: SerpResult): Record<string, unknown> => {
   };
   for (const [name, value] of Object.entries(result.serp_features)) {
     // Google's page links lead to pages this search already merged in (or never fetched), and there is no link of
-    // ours to the next page: neither `pagination` nor `serpapi_pagination` can be filled honestly, so both are left out.
+    // ours to the next page: neither `pagination` nor `serpapi_pagination` can be filled honestly, so both are left
+    // out.
     if (name === 'pagination' || name === 'serpapi_pagination') continue;
     out[name] = value;
   }
@@ -45,11 +46,13 @@ const serpApiTime = (iso: string): string => {
   return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 };
 
-/** Request parameters SerpApi's google engine takes under the same name and meaning as ours (reference §1.3). */
+/**
+ * Request parameters SerpApi's google engine takes under the same name and meaning as ours (docs/compat.md#parameters).
+ */
 const ECHOED = ['uule', ...GOOGLE_PASS_THROUGH] as const;
 
 /**
- * SerpApi's `search_parameters` (reference §2.2): `engine`, `q`, `location_requested` / `location_used` (the
+ * SerpApi's `search_parameters` (docs/compat.md#envelope): `engine`, `q`, `location_requested` / `location_used` (the
  * geotarget's canonical name), `google_domain` (default google.com), `hl`, `gl`, `device`, then the Google
  * parameters the request gave. What the crawl sent (`targeting`) wins over the request; names of our own
  * (`keyword`, `engine_domain`, `capture_aio`, `no_cache`, `stop_domain`, …) are not echoed under SerpApi's.

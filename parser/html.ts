@@ -5,10 +5,10 @@ import { HTMLElement as NhpElement, TextNode as NhpText } from 'node-html-parser
  * closing rules, same repair of unclosed tags, so the same parent/child structure; test/parser/html.test.ts
  * compares the two on every fixture page), without its per-node costs. node-html-parser gives every element a
  * DOMTokenList, a defineProperty'd range and two regex passes over its attributes, and that was most of the parse
- * time (DESIGN.md §6). Here an element keeps its raw attribute string and parses it on first use, and the tree is
- * indexed by tag, id and class while it is built, so that selectors start from short candidate lists.
- * Entity decoding is node-html-parser's own (attribute mode for attributes, legacy mode for text) wherever a
- * value holds anything but the few common entities.
+ * time (docs/parser.md#how-it-reads-a-page). Here an element keeps its raw attribute string and parses it on first use,
+ * and the tree is indexed by tag, id and class while it is built, so that selectors start from short candidate lists.
+ * Entity decoding is node-html-parser's own (attribute mode for attributes, legacy mode for text) wherever a value
+ * holds anything but the few common entities.
  */
 
 export class HTMLText {

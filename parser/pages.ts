@@ -19,7 +19,7 @@ export const rawChunkHead = (p: Omit<RawPage, 'html'>, first: boolean): string =
 /** One page's part of the raw HTML: its marker line, then the page; pages after the first are joined by a newline. */
 export const rawHtmlChunk = (p: RawPage, first: boolean): string => `${rawChunkHead(p, first)}${p.html}`;
 
-/** Every fetched page in order, each behind its `<!-- serp-page … -->` marker (DESIGN.md §4). */
+/** Every fetched page in order, each behind its `<!-- serp-page … -->` marker (docs/parser.md#how-it-reads-a-page). */
 export const assembleRawHtml = (pages: RawPage[]): string => pages.map((p, i) => rawHtmlChunk(p, i === 0)).join('');
 
 /** Inverse of `assembleRawHtml`; a file saved without markers (a page from disk) is one page at start 0. */
@@ -50,8 +50,8 @@ const OF_THE_SEARCH = new Set(['filters']);
 /**
  * One result from the pages of one search: positions continue 1..N in page order, a link Google repeats on a
  * later page is kept once (where it first appeared), and each result records its 1-based page. List features
- * are concatenated (news-tab articles renumbered as organic results are); single-object features (answer box, knowledge graph) and search information come from the
- * first page, which is the one users see first.
+ * are concatenated (news-tab articles renumbered as organic results are); single-object features (answer box, knowledge
+ * graph) and search information come from the first page, which is the one users see first.
  */
 export const mergePages = (pages: Array<{ start: number; serp: ParsedSerp }>): ParsedSerp => {
   const sorted = [...pages].sort((a, b) => a.start - b.start);

@@ -3,6 +3,7 @@ import { apiKeysQueries } from './apiKeys/queries.js';
 import { hourlyOutcomesProjection } from './dashboard/hourlyOutcomes.js';
 import { keyDailyProjection } from './dashboard/keyDaily.js';
 import { dashboardQueries } from './dashboard/queries.js';
+import { routeHealthProjection } from './dashboard/routeHealth.js';
 import { jobStatusProjection } from './jobStatus/jobStatus.js';
 import { jobStatusQueries } from './jobStatus/queries.js';
 import { monitorRunsProjection, monitorScheduleProjection, monitorsProjection } from './monitors/monitors.js';
@@ -25,9 +26,10 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * data directory written by an older version is rebuilt from the log once at start (services/projector).
  * 2: jobStatus finds a key's ended jobs by lookup; keyDaily and hourlyOutcomes (the admin dashboard); SearchPurged.
  * 3: rank tracking (monitors, monitorSchedule, monitorRuns, rankHistory, rankBest); jobStatus keeps a job's monitor.
- * 4: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
+ * 4: routeHealth (the dashboard's routes); searchResults keeps each crawl's blocks and cost.
+ * 5: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
  */
-export const READ_MODELS_VERSION = 4;
+export const READ_MODELS_VERSION = 5;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -43,6 +45,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   monitorRunsProjection,
   rankHistoryProjection,
   rankBestProjection,
+  routeHealthProjection,
   webhooksProjection,
   webhookDeliveriesProjection,
   webhookOutboxProjection,

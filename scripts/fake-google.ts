@@ -1,5 +1,5 @@
 /**
- * The fake Google origin the tests use, as a command, for trying the service offline (README, "Using it"):
+ * The fake Google origin the tests use, as a command, for trying the service offline (README, "A first search"):
  *
  *   npm run fake-google                     # http://127.0.0.1:8090, real result pages from ../shared/fixtures
  *   SERP_GOOGLE_ORIGIN=http://127.0.0.1:8090 SERP_FETCHER=http npm start
@@ -7,14 +7,30 @@
  * Every query gets the same ten real Google result pages (start=0,10,…,90), so a top-100 search finishes with real
  * organic results, features and positions; "why is the sky blue?" gets a 2026 page with an AI Overview. It needs the
  * fixture pages (`../shared/fixtures` beside the checkout, or SERP_FIXTURES_DIR).
+ *
+ * `--adversary` makes it behave like live Google towards crawlers (docs/adversary.md): the JavaScript challenge,
+ * a per-address rate limit with /sorry/ bans, the EU consent page, 5xx and hangs, each tunable below; `--proxies N`
+ * starts N local forward proxies that reach it from 127.0.0.2, 127.0.0.3, … (print them for SERP_PROXY_URLS).
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { startFakeGoogle } from '../test/support/fakeGoogle.js';
+import type { AdversaryOptions } from '../test/support/adversary.js';
+import { ONE_PAGE, startFakeGoogle } from '../test/support/fakeGoogle.js';
 import { fixturesMissing } from '../test/support/fixtures.js';
+import { startProxies } from '../test/support/proxies.js';
 
 const port = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number (0-65535)');
+  return n;
+};
+const count = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a non-negative integer');
+  return n;
+};
+const share = (value: string) => {
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('a share between 0 and 1');
   return n;
 };
 
@@ -27,30 +43,82 @@ const program = new Command('fake-google')
     '--rotate',
     'each new search of a query turns its pages by one (positions move between searches: rank tracking)',
   )
+  .option('--one-page', 'every query has a single result page (no "Next" link): one request per search')
+  .option('--adversary', 'behave like live Google towards crawlers (docs/adversary.md)')
+  .option('--rate-limit <n>', 'adversary: requests one address may make per window before a ban (0: none)', count, 20)
+  .option('--window-ms <ms>', "adversary: the rate limit's window", count, 60_000)
+  .option('--ban-ms <ms>', 'adversary: the first ban; doubles with each request made while banned', count, 60_000)
+  .option('--token-requests <n>', "adversary: requests a challenge's token is good for (0: no challenge)", count, 50)
+  .option('--token-ttl-ms <ms>', "adversary: how long a challenge's token lives", count, 600_000)
+  .option('--error-rate <share>', 'adversary: /search requests answered 500/503', share, 0.01)
+  .option('--hang-rate <share>', 'adversary: /search requests never answered', share, 0.002)
+  .option('--no-consent', 'adversary: no EU consent page')
+  .option('--proxies <n>', 'start N forward proxies that reach the origin from 127.0.0.2, 127.0.0.3, …', count, 0)
+  .option('--json', 'print one JSON line {origin, proxies} and nothing else (benchmarks)')
   .option('--quiet', 'print only the origin (benchmarks run it as a process of its own)')
   .parse();
 
-const opts = program.opts<{ port: number; host: string; latency: number; rotate?: boolean; quiet?: boolean }>();
+const opts = program.opts<{
+  port: number;
+  host: string;
+  latency: number;
+  rotate?: boolean;
+  onePage?: boolean;
+  adversary?: boolean;
+  rateLimit: number;
+  windowMs: number;
+  banMs: number;
+  tokenRequests: number;
+  tokenTtlMs: number;
+  errorRate: number;
+  hangRate: number;
+  consent: boolean;
+  proxies: number;
+  json?: boolean;
+  quiet?: boolean;
+}>();
 if (fixturesMissing('serp')) {
   console.error(
     'fake-google: the fixture pages are needed (../shared/fixtures beside the checkout, or SERP_FIXTURES_DIR)',
   );
   process.exit(1);
 }
-const fake = await startFakeGoogle({ port: opts.port, host: opts.host, latencyMs: opts.latency, rotate: opts.rotate });
+const adversary: AdversaryOptions | undefined = opts.adversary
+  ? {
+      ...(opts.tokenRequests > 0
+        ? { challenge: { requestsPerToken: opts.tokenRequests, tokenTtlMs: opts.tokenTtlMs } }
+        : {}),
+      ...(opts.rateLimit > 0
+        ? { rateLimit: { perWindow: opts.rateLimit, windowMs: opts.windowMs, banMs: opts.banMs } }
+        : {}),
+      consent: opts.consent,
+      flaky: { errorRate: opts.errorRate, hangRate: opts.hangRate },
+    }
+  : undefined;
+const fake = await startFakeGoogle({
+  port: opts.port,
+  host: opts.host,
+  latencyMs: opts.latency,
+  rotate: opts.rotate,
+  ...(adversary ? { adversary } : {}),
+  ...(opts.onePage ? ONE_PAGE : {}),
+});
+const proxies = opts.proxies > 0 ? await startProxies(opts.proxies) : undefined;
 // --port 0 takes a free port: the origin printed is the one listening
 const origin = `http://${opts.host}:${new URL(fake.origin).port}`;
-console.log(
-  opts.quiet
-    ? origin
-    : `fake Google on ${origin} (start the service with SERP_GOOGLE_ORIGIN=${origin} SERP_FETCHER=http)`,
-);
+if (opts.json) console.log(JSON.stringify({ origin, proxies: proxies?.urls ?? [] }));
+else if (opts.quiet) console.log(origin);
+else {
+  console.log(`fake Google on ${origin} (start the service with SERP_GOOGLE_ORIGIN=${origin} SERP_FETCHER=http)`);
+  if (proxies) console.log(`forward proxies: SERP_PROXY_URLS=${proxies.urls.join(',')}`);
+  if (adversary) console.log(`adversary: ${JSON.stringify(adversary)}; counts at ${origin}/__fake/adversary`);
+}
 // the fake keeps every request for tests; a long-running one forgets them after logging
 setInterval(() => {
   for (const r of fake.requests.splice(0))
-    if (r.path === '/search' && !opts.quiet)
-      console.log(`GET /search q=${JSON.stringify(r.query.q ?? '')} start=${r.query.start ?? 0}`);
+    if (r.path === '/search' && !opts.quiet && !opts.json)
+      console.log(`GET /search q=${JSON.stringify(r.query.q ?? '')} start=${r.query.start ?? 0} from ${r.address}`);
 }, 1000).unref();
-const stop = () => void fake.close().then(() => process.exit(0));
+const stop = () => void Promise.all([fake.close(), proxies?.close()]).then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

@@ -11,13 +11,13 @@ export const ownBuffer = (view: Uint8Array): ArrayBuffer | undefined =>
     : undefined;
 
 /**
- * Gives the memory of buffers nobody reads any more back now, not at the next full collection (issue 14, item 4).
- * V8 frees a dropped ArrayBuffer's bytes only when a collection finds it dead, and a page's bytes usually live long
- * enough to be promoted, so they waited for a mark-compact: in the crawler that left 100+ MB of dead pages in RSS at
- * concurrency 32. Node 20 has no `ArrayBuffer.prototype.transfer` to detach one in place; moving it into a message
- * on a channel that is closed at once does the same: the message, and with it the bytes, is destroyed with the
- * channel. Each view's buffer is detached (its length becomes 0), so only a caller that owns the bytes, and hands
- * them to nobody who reads them later, may call this. Views into a shared buffer are left to the collector.
+ * Gives the memory of buffers nobody reads any more back now, not at the next full collection
+ * (docs/decisions.md#memory). V8 frees a dropped ArrayBuffer's bytes only when a collection finds it dead, and a page's
+ * bytes usually live long enough to be promoted, so they waited for a mark-compact: in the crawler that left 100+ MB of
+ * dead pages in RSS at concurrency 32. Node 20 has no `ArrayBuffer.prototype.transfer` to detach one in place; moving
+ * it into a message on a channel that is closed at once does the same: the message, and with it the bytes, is destroyed
+ * with the channel. Each view's buffer is detached (its length becomes 0), so only a caller that owns the bytes, and
+ * hands them to nobody who reads them later, may call this. Views into a shared buffer are left to the collector.
  */
 export const releaseBuffers = (...views: readonly Uint8Array[]): void => {
   const own = [...new Set(views.map(ownBuffer).filter((b) => b !== undefined && b.byteLength > 0))] as ArrayBuffer[];

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Objects whose JSON text this process already made (issue 14: a crawl's result, ~100–700 kB, is serialised once for
- * the blob store; its read-model document embeds the same object and was serialised again on the event loop, ~3 ms
- * a job while crawls ran). The text is kept only while the object lives, and the object must not change after it is
- * registered: the text stands for it.
+ * Objects whose JSON text this process already made (docs/decisions.md#raw-html-and-finished-answers: a crawl's result,
+ * ~100–700 kB, is serialised once for the blob store; its read-model document embeds the same object and was serialised
+ * again on the event loop, ~3 ms a job while crawls ran). The text is kept only while the object lives, and the object
+ * must not change after it is registered: the text stands for it.
  */
 const known = new WeakMap<object, string>();
 

@@ -1,4 +1,11 @@
-import type { CrawlFailure, EventOf, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
+import type {
+  CrawlCost,
+  CrawlFailure,
+  EventOf,
+  PageFetched,
+  RawHtmlRef,
+  TargetingUsed,
+} from '../../contracts/events.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
@@ -63,6 +70,8 @@ export type SearchJobCommand =
       blocks: number;
       /** the targeting the crawl used, recorded for `search_metadata.targeting` */
       targeting?: TargetingUsed;
+      /** what the crawl cost in Google requests */
+      cost?: CrawlCost;
       now: string;
     }
   | {
@@ -71,6 +80,7 @@ export type SearchJobCommand =
       attempt: number;
       reason: string;
       failure?: CrawlFailure;
+      cost?: CrawlCost;
       final: boolean;
       now: string;
     }
@@ -153,11 +163,17 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'CompleteCrawl': {
-        const { type: _type, now, targeting, ...data } = command;
+        const { type: _type, now, targeting, cost, ...data } = command;
         return [
           {
             type: 'CrawlCompleted',
-            data: { ...data, cacheKey: state.cacheKey ?? '', ...(targeting ? { targeting } : {}), completedAt: now },
+            data: {
+              ...data,
+              cacheKey: state.cacheKey ?? '',
+              ...(targeting ? { targeting } : {}),
+              ...(cost ? { cost } : {}),
+              completedAt: now,
+            },
           },
         ];
       }
@@ -170,6 +186,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               attempt: command.attempt,
               reason: command.reason,
               ...(command.failure ? { failure: command.failure } : {}),
+              ...(command.cost ? { cost: command.cost } : {}),
               final: command.final,
               failedAt: command.now,
             },

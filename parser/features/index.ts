@@ -11,8 +11,8 @@ import { relatedQuestions } from './questions.js';
 import { pagination, relatedSearches } from './relatedSearches.js';
 
 /**
- * Every SERP feature found on the page, each under its SerpApi name and present only when found (DESIGN.md §6). A
- * block SerpApi documents no name for has one of ours, said where it is read (`other_knowledge_graphs`,
+ * Every SERP feature found on the page, each under its SerpApi name and present only when found (docs/api.md#outputs).
+ * A block SerpApi documents no name for has one of ours, said where it is read (`other_knowledge_graphs`,
  * `buying_guide`).
  */
 export const parseFeatures = (root: HTMLElement): Record<string, unknown> => {

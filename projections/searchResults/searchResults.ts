@@ -1,4 +1,4 @@
-import type { PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
+import type { CrawlCost, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
 import type { ParsedSerp } from '../../contracts/result.js';
 import type { Projection } from '../projection.js';
 
@@ -12,6 +12,10 @@ export interface SearchResultDoc {
   parserVersion: string;
   /** what the crawl sent Google; absent for jobs completed before CrawlCompleted recorded it */
   targeting?: TargetingUsed;
+  /** blocks met on the way (CrawlCompleted.blocks); absent in documents projected before it was kept */
+  blocks?: number;
+  /** what the crawl cost in Google requests; absent for jobs completed before CrawlCompleted recorded it */
+  cost?: CrawlCost;
   completedAt: string;
   reparsedAt?: string;
 }
@@ -27,7 +31,7 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
   evolve(doc, e) {
     if (e.type === 'SearchPurged') return null;
     if (e.type === 'CrawlCompleted') {
-      const { jobId, status, result, pages, rawHtmlRef, parserVersion, targeting, completedAt } = e.data;
+      const { jobId, status, result, pages, rawHtmlRef, parserVersion, targeting, blocks, cost, completedAt } = e.data;
       if (!result) return null;
       return {
         jobId,
@@ -37,6 +41,8 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
         rawHtmlRef,
         parserVersion,
         ...(targeting ? { targeting } : {}),
+        blocks,
+        ...(cost ? { cost } : {}),
         completedAt,
       };
     }

@@ -177,6 +177,7 @@ const loadService = async () => {
   $('#queue-age').textContent =
     s.queue?.oldest_pending_ms !== undefined ? `${(s.queue.oldest_pending_ms / 1000).toFixed(1)} s` : '–';
   $('#projection-lag').textContent = s.projection_lag === null ? '–' : `${fmt.format(s.projection_lag)} events`;
+  renderRoutes(s.routes);
   const hours = s.hours.map((h) => ({
     ...h,
     failedAll: Object.values(h.failed).reduce((n, v) => n + v, 0),
@@ -216,6 +217,25 @@ const loadService = async () => {
           ),
         ),
       ),
+  );
+};
+
+// the routes a crawl reported in the last hour (docs/fleet.md): pace, blocks, and whether one rests after a block
+const renderRoutes = (routes) => {
+  $('#routes-table tbody').replaceChildren(
+    ...(routes.length
+      ? routes.map((r) =>
+          el(
+            'tr',
+            { class: r.cooling_until ? 'cooling' : undefined },
+            el('td', {}, r.proxy ? `${r.route} (${r.proxy})` : r.route),
+            el('td', { class: 'num' }, r.rate_rpm === null ? 'unpaced' : r.rate_rpm.toFixed(1)),
+            el('td', { class: 'num' }, fmt.format(r.requests_last_hour)),
+            el('td', { class: 'num' }, fmt.format(r.blocks_last_hour)),
+            el('td', {}, r.cooling_until ? when(r.cooling_until) + r.cooling_until.slice(16, 19) : '–'),
+          ),
+        )
+      : [el('tr', {}, el('td', { colspan: 5 }, 'No crawl in the last hour.'))]),
   );
 };
 

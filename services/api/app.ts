@@ -10,13 +10,12 @@ import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
 import type { WebhookService } from '../application/webhooks.js';
-import type { Config } from '../compose/config.js';
-import type { Secrets } from '../compose/secrets.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
 import { documentRequestErrors, documentUnavailable, installErrorHandler, installMethodNotAllowed } from './errors.js';
+import type { ApiOptions, ApiSecrets } from './options.js';
 import type { RenderDeps } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -29,9 +28,8 @@ import { v1Routes } from './routes/v1/index.js';
 
 /** Everything the HTTP surfaces need, built by a composition root (services/compose). */
 export interface AppDeps {
-  config: Pick<Config, 'syncTimeoutMs' | 'presignTtlS' | 'retentionDays' | 'publicBaseUrl'> &
-    Partial<Pick<Config, 'authFailuresPerMin' | 'tiers'>>;
-  secrets: Secrets;
+  config: ApiOptions;
+  secrets: ApiSecrets;
   queries: ReadModelQueries;
   searches: SearchService;
   keys: KeyCommands;
@@ -79,7 +77,8 @@ const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => 
     },
     {
       name: 'webhooks',
-      description: 'Signed (Standard Webhooks), durable, replayable deliveries of searches, monitor runs, alerts and quota',
+      description:
+        'Signed (Standard Webhooks), durable, replayable deliveries of searches, monitor runs, alerts and quota',
     },
     { name: 'admin', description: 'Key management, behind SERP_ADMIN_TOKEN' },
     { name: 'meta', description: 'Keyless documents: health, this schema, llms.txt' },
@@ -186,7 +185,7 @@ export const app = fp<AppDeps>(
     await fastify.register(metaRoutes);
     await fastify.register(metricsRoute, {
       guard: createAdminGuard(deps.secrets.adminToken),
-      registry: metrics.registry,
+      metrics,
     });
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,

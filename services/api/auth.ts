@@ -90,8 +90,9 @@ export const keyCheck =
   };
 
 /**
- * A ceiling on bad or missing keys per client IP (issue 9): past `perMinute` failures the IP gets 429 for the rest of
- * the window on every request, good key or not, so guessing keys is slowed to `perMinute` guesses a minute.
+ * A ceiling on bad or missing keys per client IP (docs/decisions.md#http-hardening): past `perMinute` failures the IP
+ * gets 429 for the rest of the window on every request, good key or not, so guessing keys is slowed to `perMinute`
+ * guesses a minute.
  */
 export const createAuthFailureGate = (limiter: RateLimiter, perMinute: number, now = Date.now) => {
   const blockedUntil = new Map<string, number>();

@@ -87,7 +87,7 @@ const patternOf = (url: string) =>
 
 /**
  * Remembers every route as it is added, so that a known path asked with the wrong method is a 405 with `Allow`
- * rather than a 404 (issue 9). Must run before the routes are registered.
+ * rather than a 404 (docs/api.md#errors). Must run before the routes are registered.
  */
 export const installMethodNotAllowed = (app: FastifyInstance) => {
   const list: Array<{ method: string; re: RegExp }> = [];
@@ -105,7 +105,10 @@ const allowedFor = (app: FastifyInstance, path: string): string[] => {
   return [...found].sort();
 };
 
-/** One error handler (STYLE.md): every error becomes `{detail, code}`; only true server faults are 5xx. */
+/**
+ * One error handler (docs/style.md#shapes-we-copy): every error becomes `{detail, code}`; only true server faults are
+ * 5xx.
+ */
 /**
  * A store that could not answer (a distributed deployment re-electing a NATS leader, a KurrentDB node away) or a
  * stream so contended that the command handler gave up: nothing was decided, so the caller may safely retry.

@@ -6,8 +6,8 @@ import { ApiError } from './errors.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * Which per-key ceiling a route counts against (DESIGN.md §4): `submit` is the key's per-minute rate, `read` the
-     * abuse ceiling of polls and other reads. Routes without one count against neither.
+     * Which per-key ceiling a route counts against (docs/api.md#limits): `submit` is the key's per-minute rate, `read`
+     * the abuse ceiling of polls and other reads. Routes without one count against neither.
      */
     limit?: 'submit' | 'read';
   }

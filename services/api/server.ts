@@ -12,7 +12,10 @@ import { clip } from './errors.js';
 /** Never log a raw key: the compat surface carries it in the query string. */
 const redactUrl = (url: string) => url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
 
-/** How long a client may take to send its request: slow clients must not pin connections (issue 9). */
+/**
+ * How long a client may take to send its request: slow clients must not pin connections
+ * (docs/decisions.md#http-hardening).
+ */
 export interface ServerTimeouts {
   /** the whole request, headers and body (SERP_REQUEST_TIMEOUT_MS, default 30,000) */
   requestTimeoutMs: number;

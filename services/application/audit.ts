@@ -16,10 +16,10 @@ export interface KeyAudit {
 }
 
 /**
- * Replays the usage and job streams of one month (DESIGN.md §3): per key, reserved / released / charged jobs and
- * the projection's value, with every discrepancy. `repair` releases what should have been released: reservations
- * whose job never got submitted (older than the grace period, so a submit in flight is left alone) and failed jobs
- * still holding their reservation.
+ * Replays the usage and job streams of one month (docs/operations.md#audit-usage): per key, reserved / released /
+ * charged jobs and the projection's value, with every discrepancy. `repair` releases what should have been released:
+ * reservations whose job never got submitted (older than the grace period, so a submit in flight is left alone) and
+ * failed jobs still holding their reservation.
  */
 export const auditUsage = async (deps: {
   eventStore: EventStore;

@@ -5,7 +5,7 @@ import type { CommandContext, CommandHandler } from './commandHandler.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** `sk_` + 32 random base62 characters (DESIGN.md §4). */
+/** `sk_` + 32 random base62 characters (docs/decisions.md#keys-secrets-and-admin). */
 export const generateRawKey = () => {
   let s = 'sk_';
   for (let i = 0; i < 32; i++) s += BASE62[randomInt(62)];
@@ -54,7 +54,7 @@ export const createKeyCommands = (deps: {
       `unknown tier "${tier}"; known: ${Object.keys(deps.tiers).join(', ')}`,
     );
   return {
-    /** `ctx` carries the request's correlation id into the events' metadata (DESIGN.md §3). */
+    /** `ctx` carries the request's correlation id into the events' metadata (docs/design.md#streams-and-events). */
     async create(input: CreateKeyInput, ctx: CommandContext = {}) {
       const defaults = deps.tiers[input.tier];
       if (!defaults) throw unknownTier(input.tier);

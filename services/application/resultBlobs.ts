@@ -8,8 +8,9 @@ import { gzipOffLoop } from '../zlib.js';
 
 /**
  * Parsed results live in the blob store beside the raw HTML, referenced by `CrawlCompleted` / `SearchReparsed`
- * (`resultRef`): events are immutable and kept for audit, results must be deletable at retention (issue 13), and a
- * replay reads small events. Events recorded before carry the result inline (`result`); both forms read the same.
+ * (`resultRef`): events are immutable and kept for audit, results must be deletable at retention
+ * (docs/decisions.md#retention-deletes-results-keeps-events), and a replay reads small events. Events recorded before
+ * carry the result inline (`result`); both forms read the same.
  */
 export const resultBlobKey = (jobId: string, reparsedAt?: string) =>
   reparsedAt === undefined ? `results/${jobId}.json` : `results/${jobId}.r${Date.parse(reparsedAt)}.json`;
@@ -40,12 +41,11 @@ const keptForHandOver = (key: string, result: ParsedSerp, ref: RawHtmlRef) => {
 };
 
 /**
- * A result made ready for the blob store (prepareResult), where it was made: on the crawl thread
- * (compose/crawlThread.ts) it is validated, serialised, gzipped and digested there, so that the thread that answers
- * HTTP only writes the file. `members` are the texts of the result's members (knownJson.ts memberTexts): the answers
- * and documents that embed the result or a member are written from them.
+ * A result made ready for the blob store (prepareResult): validated, serialised, gzipped and digested. `members` are
+ * the texts of the result's members (knownJson.ts memberTexts): the answers and documents that embed the result or a
+ * member are written from them.
  */
-export interface PreparedResult {
+interface PreparedResult {
   members: [string, string][];
   gzip: Buffer;
   sha256: string;
@@ -57,7 +57,7 @@ export interface PreparedResult {
  * kept for the read-model document is then the text a rebuild writes, byte for byte. With its text, gzip and digest,
  * as the blob stores' `put` makes them; the text is remembered for this result.
  */
-export const prepareResult = async (given: ParsedSerp): Promise<{ result: ParsedSerp; prepared: PreparedResult }> => {
+const prepareResult = async (given: ParsedSerp): Promise<{ result: ParsedSerp; prepared: PreparedResult }> => {
   const result = ParsedSerp.parse(given);
   const members = memberTexts(result);
   const json = joinMembers(members);
@@ -71,16 +71,8 @@ export const prepareResult = async (given: ParsedSerp): Promise<{ result: Parsed
   return { result, prepared: { members, gzip, sha256, bytes } };
 };
 
-/**
- * Stores a result prepared by prepareResult, here or on another thread (then `result` is its structured clone and
- * its texts are remembered for the clone), and keeps it for the projector's first load.
- */
-export const putPreparedResult = async (
-  blobStore: BlobStore,
-  key: string,
-  result: ParsedSerp,
-  prepared: PreparedResult,
-) => {
+/** Stores a result prepared by prepareResult, and keeps it for the projector's first load. */
+const putPreparedResult = async (blobStore: BlobStore, key: string, result: ParsedSerp, prepared: PreparedResult) => {
   rememberMembers(result, prepared.members);
   const ref = await blobStore.putGzipped(key, prepared.gzip, { sha256: prepared.sha256, bytes: prepared.bytes });
   return keptForHandOver(key, result, ref);

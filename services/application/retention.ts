@@ -20,12 +20,12 @@ export interface SweepReport {
 const firstJobIdAt = (at: number) => at.toString(16).padStart(12, '0').slice(-12) + '0'.repeat(12);
 
 /**
- * Retention that deletes (issue 13): every ended job submitted more than `retentionDays` ago loses its raw HTML and
- * results (blob store) and then its read-model rows (`SearchPurged`, which the projections turn into deletions). The
- * events stay: the audit record that the job ran, what it asked and what it was charged (`audit usage` and replay
- * keep working; a replay finds the result blobs gone and makes no result rows). Blobs go first: a crash between the
- * two leaves a job whose blobs are gone and the next sweep appends its SearchPurged; the other order could leave
- * blobs that no sweep would ever find again. Younger jobs and unfinished ones are never touched.
+ * Retention that deletes (docs/operations.md#retention): every ended job submitted more than `retentionDays` ago loses
+ * its raw HTML and results (blob store) and then its read-model rows (`SearchPurged`, which the projections turn into
+ * deletions). The events stay: the audit record that the job ran, what it asked and what it was charged (`audit usage`
+ * and replay keep working; a replay finds the result blobs gone and makes no result rows). Blobs go first: a crash
+ * between the two leaves a job whose blobs are gone and the next sweep appends its SearchPurged; the other order could
+ * leave blobs that no sweep would ever find again. Younger jobs and unfinished ones are never touched.
  */
 export const sweepRetention = async (deps: {
   eventStore: EventStore;

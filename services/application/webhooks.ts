@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
 import {
   type CreateWebhookBody,
-  DELIVERY_STATUSES,
+  type DELIVERY_STATUSES,
   type PatchWebhookBody,
   WEBHOOKS_PER_KEY,
 } from '../../contracts/webhooks.js';
@@ -109,7 +109,8 @@ export const createWebhookService = (deps: {
   };
   const checkMonitors = (key: ApiKeyDoc, ids: string[] | null | undefined) => {
     for (const id of ids ?? []) {
-      if (queries.monitors.byId(id)?.keyId !== key.keyId) throw invalid(`monitor_ids: monitor ${id.slice(0, 100)} not found`);
+      if (queries.monitors.byId(id)?.keyId !== key.keyId)
+        throw invalid(`monitor_ids: monitor ${id.slice(0, 100)} not found`);
     }
     if (ids && new Set(ids).size !== ids.length) throw invalid('monitor_ids repeats a monitor');
   };
@@ -178,7 +179,14 @@ export const createWebhookService = (deps: {
       const res = await handle(
         streams.webhook(webhookId),
         webhookDecider,
-        { type: 'RotateSecret', webhookId, keyId: key.keyId, secretSeed, graceMs: ROTATION_GRACE_MS, now: now().toISOString() },
+        {
+          type: 'RotateSecret',
+          webhookId,
+          keyId: key.keyId,
+          secretSeed,
+          graceMs: ROTATION_GRACE_MS,
+          now: now().toISOString(),
+        },
         ctx,
       );
       await settle(res.position);
@@ -237,7 +245,14 @@ export const createWebhookService = (deps: {
       const res = await handle(
         streams.webhook(webhookId),
         webhookDecider,
-        { type: 'RequestReplay', webhookId, keyId: key.keyId, replayId, since: new Date(since).toISOString(), now: at.toISOString() },
+        {
+          type: 'RequestReplay',
+          webhookId,
+          keyId: key.keyId,
+          replayId,
+          since: new Date(since).toISOString(),
+          now: at.toISOString(),
+        },
         ctx,
       );
       await settle(res.position);

@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs';
 import type { ReadModelQueries } from '../../projections/index.js';
 import { type CommandHandler, createCommandHandler } from '../application/commandHandler.js';
-import type { Config } from '../compose/config.js';
-import { type Core, dataPaths, openCore, openStores } from '../compose/core.js';
+import { type Core, dataPaths, openCore, openStores } from '../compose/embedded/core.js';
+import type { Config } from '../config/config.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 
-/** DESIGN.md §4: whoever creates the secrets prints the admin token, once (stderr, so `--json` output stays clean). */
+/**
+ * docs/operations.md#secrets-and-the-admin-token: whoever creates the secrets prints the admin token, once (stderr, so
+ * `--json` output stays clean).
+ */
 export const announceAdminToken = (config: Config, core: Pick<Core, 'createdAdminToken' | 'secrets'>) => {
   if (!core.createdAdminToken) return;
   console.error(`admin token (shown once, kept in ${config.dataDir}/secrets.json): ${core.secrets.adminToken}`);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../compose/config.js';
-import { alive, dataPaths } from '../compose/core.js';
+import { alive, dataPaths } from '../compose/embedded/core.js';
+import type { Config } from '../config/config.js';
 
 /** A service that `server.json` in the data directory names, and whose process is still alive. */
 export interface LocalService {
@@ -85,10 +85,11 @@ export interface AdminTarget {
 }
 
 /**
- * Where key commands go (DESIGN.md §4): with `--base-url`, that service's admin api and nothing else (a service that
- * does not answer is an error, never a reason to write the local data directory); without it, the admin api of the
- * service running on the data directory; undefined when none runs, so the caller writes the data directory itself.
- * The token is `--admin-token`, else SERP_ADMIN_TOKEN, else the one stored in the data directory (read, never made).
+ * Where key commands go (docs/operations.md#keys): with `--base-url`, that service's admin api and nothing else (a
+ * service that does not answer is an error, never a reason to write the local data directory); without it, the admin
+ * api of the service running on the data directory; undefined when none runs, so the caller writes the data directory
+ * itself. The token is `--admin-token`, else SERP_ADMIN_TOKEN, else the one stored in the data directory (read, never
+ * made).
  */
 export const adminTarget = async (
   config: Config,

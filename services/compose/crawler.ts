@@ -1,13 +1,12 @@
 import type { SearchRequest } from '../../contracts/search.js';
 import type { BrowserFetcher } from '../adapters/fetcher/browser.js';
+import type { Config } from '../config/config.js';
 import type { Crawler, CrawlLimits, FetcherMode } from '../crawler/crawl.js';
 import { createTargetingResolver, type ResolvedTargeting } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
-import type { Config } from './config.js';
-import { createThreadedCrawler } from './crawlThread.js';
 import { chooseFetcher } from './fetcherCheck.js';
 
-/** The crawler's slice of the service configuration (compose/config.ts reads the environment). */
+/** The crawler's slice of the service configuration (services/config reads the environment). */
 export interface CrawlerSetup {
   /** SERP_FETCHER */
   fetcher: FetcherMode;
@@ -17,12 +16,18 @@ export interface CrawlerSetup {
   proxyUrls: readonly string[];
   /** the process's one location resolver (the api validates `location` with the same one) */
   locations?: LocationResolver;
-  /** how a request's location becomes gl / hl / uule, when not through `locations` (the crawl thread's) */
+  /** how a request's location becomes gl / hl / uule, when not through `locations` (the pipeline thread's) */
   resolveTargeting?: (request: SearchRequest) => ResolvedTargeting;
   chromiumPath?: string;
   limits?: Partial<CrawlLimits>;
   /** proxy cooldown after a block (default 2,000 ms, doubling) */
   cooldownBaseMs?: number;
+  /** the longest cooldown (default 120,000 ms) */
+  cooldownMaxMs?: number;
+  /** SERP_ROUTE_MAX_RPM: per-route pacing's ceiling (0 or absent: none) */
+  routeMaxRpm?: number;
+  /** SERP_NO_ROUTE_WAIT_S */
+  noRouteWaitMs?: number;
   /** requests at once per proxy or the direct route, over every job and page */
   routeMaxInFlight?: number;
   /** SERP_PARSE_THREADS: worker threads that parse pages (0: on the event loop) */
@@ -34,7 +39,7 @@ export interface CrawlerSetup {
  * Google home page, so even the http fast path carries real session cookies; with http only they start empty.
  */
 export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
-  // loaded here, not with this module: with the crawl thread (SERP_CRAWL_THREAD) only that thread runs a crawler, and
+  // loaded here, not with this module: with the pipeline thread (the default) only that thread runs a crawler, and
   // the HTTP client, the browser driver and the crawler's modules stay out of the heap that serves HTTP
   const [
     { createBrowserFetcher },
@@ -47,8 +52,8 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
     import('../adapters/fetcher/browser.js'),
     import('../adapters/fetcher/http.js'),
     import('../crawler/crawl.js'),
-    import('../crawler/parsePool.js'),
-    import('../crawler/rawHash.js'),
+    import('../runtime/parsePool.js'),
+    import('../runtime/hashThread.js'),
     import('../crawler/sessions.js'),
   ]);
   const http = setup.fetcher === 'browser' ? undefined : createHttpFetcher();
@@ -58,6 +63,9 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
   const sessions = createSessionPool({
     proxyUrls: setup.proxyUrls,
     cooldownBaseMs: setup.cooldownBaseMs,
+    cooldownMaxMs: setup.cooldownMaxMs,
+    pacing: { maxRpm: setup.routeMaxRpm ?? 0 },
+    noRouteWaitMs: setup.noRouteWaitMs,
     maxInFlightPerRoute: setup.routeMaxInFlight,
     ...(browser ? { open: (session, device, signal) => browser.openSession(home, session, device, signal) } : {}),
   });
@@ -83,10 +91,13 @@ export const crawlerFromConfig = async (
     | 'googleOrigin'
     | 'proxyUrls'
     | 'routeMaxInFlight'
+    | 'routeMaxRpm'
+    | 'routeCooldownMs'
+    | 'routeCooldownMaxMs'
+    | 'noRouteWaitMs'
     | 'pagesInFlight'
     | 'stopDomainPagesInFlight'
     | 'parseThreads'
-    | 'crawlThread'
   >,
   /** the process's location resolver, or how another thread's resolves a request (the pipeline thread's) */
   locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting),
@@ -99,11 +110,13 @@ export const crawlerFromConfig = async (
     googleOrigin: config.googleOrigin,
     proxyUrls: config.proxyUrls,
     routeMaxInFlight: config.routeMaxInFlight,
+    routeMaxRpm: config.routeMaxRpm,
+    cooldownBaseMs: config.routeCooldownMs,
+    cooldownMaxMs: config.routeCooldownMaxMs,
+    noRouteWaitMs: config.noRouteWaitMs,
     parseThreads: config.parseThreads,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   };
-  const crawler = config.crawlThread
-    ? createThreadedCrawler(setup, resolveTargeting)
-    : await composeCrawler({ ...setup, resolveTargeting });
+  const crawler = await composeCrawler({ ...setup, resolveTargeting });
   return { crawler, warning: choice.warning };
 };

@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { processEnv } from '../config/env.js';
 import type { FetcherMode } from '../crawler/crawl.js';
 
 export interface FetcherChoice {
@@ -19,7 +20,7 @@ const executable = (path: string) => {
 };
 
 /** SERP_CHROMIUM_PATH, else Debian's /usr/bin/chromium, else a Chromium or Chrome on PATH. */
-export const findChromium = (configured: string | undefined, path = process.env.PATH ?? ''): string | undefined => {
+export const findChromium = (configured: string | undefined, path = processEnv().PATH ?? ''): string | undefined => {
   if (configured) return executable(configured) ? configured : undefined;
   if (executable('/usr/bin/chromium')) return '/usr/bin/chromium';
   for (const dir of path.split(delimiter).filter(Boolean)) {
@@ -33,9 +34,9 @@ export const findChromium = (configured: string | undefined, path = process.env.
 const HOW = 'install it (Debian: apt-get install chromium) or set SERP_CHROMIUM_PATH';
 
 /**
- * What the configured fetcher needs, checked at start (issue 9): a missing browser is a configuration problem the
- * operator hears about once, never a crawl failure recorded against a user's job. `auto` falls back to `http`;
- * `browser` cannot run and refuses to start.
+ * What the configured fetcher needs, checked at start (docs/operations.md#which-fetcher): a missing browser is a
+ * configuration problem the operator hears about once, never a crawl failure recorded against a user's job. `auto`
+ * falls back to `http`; `browser` cannot run and refuses to start.
  */
 export const chooseFetcher = (
   configured: FetcherMode,

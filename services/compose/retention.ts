@@ -1,3 +1,4 @@
+import { Counter, type Registry } from 'prom-client';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { type SweepReport, sweepRetention } from '../application/retention.js';
@@ -44,17 +45,38 @@ export const scheduleRetention = (
   parts: RetentionParts,
   everyMin: number,
   log: (msg: string, fields: Record<string, unknown>) => void,
+  metrics?: Registry,
 ) => {
   if (everyMin <= 0) return { stop: async () => undefined };
+  const sweeps = metrics
+    ? new Counter({
+        name: 'serp_retention_sweeps_total',
+        help: 'Retention sweeps run by this process, by outcome (ok, failed)',
+        labelNames: ['outcome'] as const,
+        registers: [metrics],
+      })
+    : undefined;
+  const purged = metrics
+    ? new Counter({
+        name: 'serp_retention_purged_jobs_total',
+        help: 'Jobs purged past SERP_RETENTION_DAYS by this process’s sweeps',
+        registers: [metrics],
+      })
+    : undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
     running = runRetentionSweep(parts)
       .then((r) => {
+        sweeps?.inc({ outcome: 'ok' });
+        purged?.inc(r.purged);
         if (r.purged > 0) log('retention sweep', { ...r });
       })
-      .catch((err) => log('retention sweep failed', { reason: err instanceof Error ? err.message : String(err) }))
+      .catch((err) => {
+        sweeps?.inc({ outcome: 'failed' });
+        log('retention sweep failed', { reason: err instanceof Error ? err.message : String(err) });
+      })
       .finally(() => {
         running = undefined;
       });

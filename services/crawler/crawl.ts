@@ -1,15 +1,15 @@
-import type { CrawlFailure, PageFetched, TargetingUsed } from '../../contracts/events.js';
+import type { CrawlCost, CrawlFailure, PageFetched, TargetingUsed } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
-import type { PreparedResult } from '../application/resultBlobs.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
+import type { PageParser } from '../runtime/parsePool.js';
+import { type CostMeter, createCostMeter } from './cost.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
-import type { PageParser } from './parsePool.js';
 import { inlineHashing, type RawHashing } from './rawHash.js';
 import { createRawPacker, type PackedRaw, type RawPacker } from './rawPacker.js';
 import type { SessionPool } from './sessions.js';
@@ -55,13 +55,8 @@ export interface CrawlOutcome {
   /** merged result with continuous positions; absent when failed */
   result?: ParsedSerp;
   /**
-   * the result made ready for the blob store where the crawl ran (the crawl thread: resultBlobs.ts prepareResult);
-   * absent when the caller is to do it (putResult)
-   */
-  prepared?: PreparedResult;
-  /**
-   * every kept page behind its `<!-- serp-page … -->` marker (DESIGN.md §4), gzipped as the pages came (unpackRaw
-   * reads it); absent when failed
+   * every kept page behind its `<!-- serp-page … -->` marker (docs/parser.md#how-it-reads-a-page), gzipped as the pages
+   * came (unpackRaw reads it); absent when failed
    */
   raw?: PackedRaw;
   /** blocks met (CAPTCHA, JS challenge, consent, 429), each of which retired a session */
@@ -72,6 +67,8 @@ export interface CrawlOutcome {
   failure?: CrawlFailure;
   /** what was sent to Google: the resolved location, gl, hl, uule, domain, device; absent when failed */
   targeting?: TargetingUsed;
+  /** what the crawl cost in Google requests, and how the routes it used stood at its end (docs/fleet.md) */
+  cost?: CrawlCost;
 }
 
 export interface CrawlOptions {
@@ -184,15 +181,22 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
 
   const crawl = async (message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
     const packer = createRawPacker(opts.rawSink, (deps.hashing ?? inlineHashing).start());
+    const meter = createCostMeter();
     try {
-      return await crawlInto(packer, message, opts);
+      const outcome = await crawlInto(packer, meter, message, opts);
+      return { ...outcome, cost: meter.cost(deps.sessions) };
     } finally {
       // failed, thrown or aborted: what was packed goes (nothing once finished)
       packer.discard();
     }
   };
 
-  const crawlInto = async (packer: RawPacker, message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
+  const crawlInto = async (
+    packer: RawPacker,
+    meter: CostMeter,
+    message: JobMessage,
+    opts: CrawlOptions,
+  ): Promise<CrawlOutcome> => {
     const request = message.request;
     const kept: KeptPage[] = [];
     /** the kept pages not packed yet go into the raw HTML; only their parsed page stays for the merge */
@@ -230,6 +234,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
               blocks += 1;
             },
             parser: deps.parser,
+            meter,
           },
           deps.sessions,
           limits,

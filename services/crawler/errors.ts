@@ -64,10 +64,37 @@ export class CrawlAbortedError extends Error {
   }
 }
 
-export type CrawlError = CrawlBlockedError | CrawlTransientError | CrawlRequestError | CrawlAbortedError;
+/**
+ * Every route (proxy) is cooling down after Google blocked it, for longer than a job may wait for one
+ * (SERP_NO_ROUTE_WAIT_S): the job ends now, its quota released, rather than send a page to a banned address.
+ */
+export class CrawlNoRouteError extends Error {
+  readonly code = 'SERP_CRAWL_NO_ROUTE';
+  readonly kind = 'no_route';
+  readonly retireSession = false;
+  readonly retryable = false;
+  constructor(
+    readonly routes: number,
+    /** when the first of them is back (ms since the epoch) */
+    readonly until: number,
+  ) {
+    super(
+      `every route (${routes}) is cooling down after Google blocked it, the first until ${new Date(until).toISOString()}`,
+    );
+    this.name = 'CrawlNoRouteError';
+  }
+}
+
+export type CrawlError =
+  | CrawlBlockedError
+  | CrawlTransientError
+  | CrawlRequestError
+  | CrawlAbortedError
+  | CrawlNoRouteError;
 
 export const isCrawlError = (err: unknown): err is CrawlError =>
   err instanceof CrawlBlockedError ||
+  err instanceof CrawlNoRouteError ||
   err instanceof CrawlTransientError ||
   err instanceof CrawlRequestError ||
   err instanceof CrawlAbortedError;
@@ -81,6 +108,7 @@ export const failureOf = (err: unknown): CrawlFailure => {
   if (err instanceof CrawlRequestError) {
     return { code: err.code, kind: err.kind, ...(err.status !== undefined ? { httpStatus: err.status } : {}) };
   }
+  if (err instanceof CrawlNoRouteError) return { code: err.code, kind: err.kind };
   return { code: 'SERP_CRAWL_UNEXPECTED' };
 };
 

@@ -2,6 +2,8 @@ import type { ParsedSerp } from '../../contracts/result.js';
 import type { Device } from '../../contracts/search.js';
 import { rawChunkHead } from '../../parser/pages.js';
 import type { CrawlSession, FetchedPage, Fetcher } from '../ports/fetcher.js';
+import { inlineParser, MAX_PAGE_TAGS, type PageParser } from '../runtime/parsePool.js';
+import type { CostMeter } from './cost.js';
 import {
   CrawlAbortedError,
   CrawlBlockedError,
@@ -10,7 +12,6 @@ import {
   CrawlTransientError,
   isCrawlError,
 } from './errors.js';
-import { inlineParser, MAX_PAGE_TAGS, type PageParser } from './parsePool.js';
 import type { PackedPage } from './rawPacker.js';
 import type { SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
@@ -51,6 +52,8 @@ export interface PageJob {
   onBlock: (err: CrawlBlockedError) => void;
   /** where pages are parsed (default: on this thread) */
   parser?: PageParser;
+  /** counts the Google requests this page costs */
+  meter?: CostMeter;
 }
 
 /**
@@ -147,8 +150,12 @@ export const fetchPageWithRetries = async (
   for (let attempt = 1; attempt <= limits.maxAttemptsPerPage; attempt++) {
     job.heartbeat();
     let session: CrawlSession | undefined;
+    /** the requests this attempt made, once its fetch is over (a fetch that threw made one) */
+    let spent: { requests: number; bytes: number } | undefined;
+    let wasBlocked = false;
     try {
-      session = await sessions.acquire(job.device, job.signal);
+      session = await sessions.acquire(job.device, job.signal, job.meter?.opened);
+      spent = { requests: 1, bytes: 0 };
       const fetched = await job.fetcher.fetch({
         url: job.url,
         device: job.device,
@@ -158,18 +165,30 @@ export const fetchPageWithRetries = async (
         signal: job.signal,
       });
       const { body: _moved, ...meta } = fetched;
+      spent = { requests: fetched.requests ?? 1, bytes: fetched.bytes ?? fetched.body.byteLength };
       const { serp, raw } = await judge(fetched, job, job.parser ?? inlineParser);
       sessions.succeeded(session, fetched.cookies);
       return { start: job.start, fetched: meta, serp, fetcher: job.fetcher.name, raw };
     } catch (err) {
       last = asCrawlError(err, job.url, job.signal);
       if (last instanceof CrawlBlockedError) {
+        wasBlocked = true;
         job.onBlock(last);
-        if (session) sessions.retire(session);
+        // a ban parks the route; a challenge (passed by the browser that opens sessions) or the consent page only
+        // ends the session, and the retry opens a new one (sessions.ts)
+        if (session) sessions.blocked(session, last.kind);
       }
       if (!last.retryable) throw last;
     } finally {
-      if (session) sessions.release(session);
+      if (session && spent) {
+        job.meter?.fetched({
+          route: session.route,
+          fetcher: job.fetcher.name,
+          ...spent,
+          blocked: wasBlocked,
+        });
+      }
+      if (session) sessions.release(session, spent?.requests ?? 1);
     }
     if (attempt < limits.maxAttemptsPerPage) {
       job.heartbeat();

@@ -50,11 +50,12 @@ export const packPageAsync = async (head: string, body: Uint8Array): Promise<Pac
 });
 
 /**
- * Packs a job's pages as they are taken, in order (issue 14, crawler memory): each page arrives already gzipped as
- * its own member (where it was parsed, off the event loop) and goes to the blob writer (`sink`) at once, or without
- * one is kept until `finish`; its bytes go into the job's SHA-256 (`hash`: on the calling thread, or a thread of its
- * own, rawHash.ts), which takes them over and gives their memory back at once, not at V8's next full collection. The
- * concatenated members gunzip to exactly `assembleRawHtml` of the same pages, so `/raw` and `reparse` read the same.
+ * Packs a job's pages as they are taken, in order (docs/benchmarks.md#crawler-memory): each page arrives already
+ * gzipped as its own member (where it was parsed, off the event loop) and goes to the blob writer (`sink`) at once, or
+ * without one is kept until `finish`; its bytes go into the job's SHA-256 (`hash`: on the calling thread, or a thread
+ * of its own, rawHash.ts), which takes them over and gives their memory back at once, not at V8's next full collection.
+ * The concatenated members gunzip to exactly `assembleRawHtml` of the same pages, so `/raw` and `reparse` read the
+ * same.
  */
 export const createRawPacker = (sink?: BlobWriter, hash: JobHash = inlineHashing.start()) => {
   const members: Uint8Array[] = [];

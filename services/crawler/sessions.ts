@@ -1,54 +1,111 @@
 import { randomBytes } from 'node:crypto';
 import type { Device } from '../../contracts/search.js';
 import { deviceProfile } from '../geo/devices.js';
-import type { CrawlSession } from '../ports/fetcher.js';
-import { CrawlAbortedError } from './errors.js';
-import { sleep } from './sleep.js';
+import type { CrawlSession, OpenedSession } from '../ports/fetcher.js';
+import { type BlockKind, CrawlAbortedError, CrawlBlockedError, CrawlNoRouteError } from './errors.js';
+import {
+  blocked,
+  DEFAULT_PACING,
+  newRoute,
+  type PacingPolicy,
+  pacing,
+  type RouteHealth,
+  readyAt,
+  sentLastMinute,
+  settle,
+  spend,
+  succeeded,
+} from './pacing.js';
 
 /**
- * Sessions as Crawlee's pool has them (DESIGN.md §5): each proxy is pinned to one live session per device, because
- * Google ties its cookies to the IP and user agent that earned them. A block retires the session and puts its proxy
- * in a cooldown that doubles with each consecutive block; a success resets it.
+ * Routes and sessions (docs/fleet.md). A route is one proxy of SERP_PROXY_URLS (or the direct route without any):
+ * Google rate-limits and bans addresses, so a route's pace and cooldown are the proxy's, whatever the device. On each
+ * route one live session per device, because Google ties its cookies (and its challenge's token) to the address and
+ * user agent that earned them.
+ *
+ * Acquirers wait in one queue, first come first served, for a route that is not cooling down, has a request slot
+ * free (its in-flight cap) and whose pace (pacing.ts) lets one more request go; a page is never sent to a route that
+ * is cooling down. When every route is cooling down for longer than an acquirer may wait (`noRouteWaitMs`), it fails
+ * with CrawlNoRouteError.
  */
 export interface SessionPoolOptions {
   /** SERP_PROXY_URLS; empty: one direct route (no proxy) */
   proxyUrls?: readonly string[];
-  /** cooldown after a proxy's first block; doubles per consecutive block (default 2,000 ms) */
+  /** cooldown after a route's first block; doubles per consecutive block (default 2,000 ms; pacing's when given) */
   cooldownBaseMs?: number;
   /** upper bound of a cooldown (default 120,000 ms) */
   cooldownMaxMs?: number;
+  /** per-route pacing (pacing.ts); absent or `maxRpm` 0: routes are used as fast as requests come */
+  pacing?: Partial<PacingPolicy>;
+  /** SERP_NO_ROUTE_WAIT_S: how long an acquirer waits while every route cools down (default 120,000 ms) */
+  noRouteWaitMs?: number;
   /**
    * requests in flight at once on one route (proxy or direct), over every job and page (default 8): parallel pages
    * make a job fast, but a burst from one IP is what Google's rate limiter sees
    */
   maxInFlightPerRoute?: number;
   /**
-   * Opens a new session and returns its cookies: the browser visits Google like a person would, so the http fetcher
-   * can reuse its NID/SOCS cookies. Without it sessions start with no cookies.
+   * Opens a new session and returns its cookies: the browser visits Google like a person would (passing a challenge
+   * on the way), so the http fetcher can reuse its cookies. Without it sessions start with `initialCookies` only.
    */
-  open?: (session: CrawlSession, device: Device, signal?: AbortSignal) => Promise<string>;
+  open?: (session: CrawlSession, device: Device, signal?: AbortSignal) => Promise<string | OpenedSession>;
+  /** the cookies a session starts with (default CONSENT_COOKIE) */
+  initialCookies?: string;
   now?: () => number;
 }
 
+/**
+ * What a person who answered Google's EU consent page with "Reject all" carries: sessions start with it, so searches
+ * targeted at the EU are not sent to the consent interstitial.
+ */
+export const CONSENT_COOKIE = 'SOCS=CAESEwgDEgk0ODE3Nzk3MjQaAmVuIAEaBgiA_LyaBg';
+
+/** A route as reports show it: never a proxy's credentials. */
+export interface RouteReport {
+  /** `proxy-2` (its place in SERP_PROXY_URLS, from 1) or `direct` */
+  route: string;
+  /** the proxy's host:port */
+  proxy?: string;
+  /** the pace it is allowed now, requests a minute (absent with pacing off) */
+  rpm?: number;
+  /** cooling down until then (ms since the epoch), when it is */
+  coolUntil?: number;
+  /** requests it sent in the last minute */
+  lastMinute: number;
+  inFlight: number;
+}
+
+/** The cost of opening a session, for the search that caused it. */
+export type OpenCost = (cost: { route: string; requests: number; bytes: number }) => void;
+
 export interface SessionPool {
   /**
-   * a live session for this device, waiting out cooldowns when every proxy is cooling down and for a free slot when
-   * every route is at its in-flight budget; the caller must `release` it when its request is over
+   * a live session for this device on a route that may take a request now, waiting in line otherwise; the caller
+   * must `release` it when its request is over. Rejects with CrawlNoRouteError when every route cools down too long.
    */
-  acquire(device: Device, signal?: AbortSignal): Promise<CrawlSession>;
-  /** the request made on an acquired session is over (success, block or failure): its route slot is free again */
-  release(session: CrawlSession): void;
-  /** keep the cookies a fetch brought back, and count the success against the proxy's block streak */
+  acquire(device: Device, signal?: AbortSignal, onOpen?: OpenCost): Promise<CrawlSession>;
+  /** the request made on an acquired session is over; `requests` it made to Google (redirects, reloads; default 1) */
+  release(session: CrawlSession, requests?: number): void;
+  /** keep the cookies a fetch brought back; the route's streak ends and its pace climbs */
   succeeded(session: CrawlSession, cookies?: string): void;
-  /** drop the session for good and cool its proxy down */
+  /** a ban: drop the session for good, park its route for its cooldown and cut its pace */
   retire(session: CrawlSession): void;
-  stats(): { opened: number; retired: number; proxies: number; inFlight: number };
+  /**
+   * a block page: a CAPTCHA or 429 is a ban (`retire`); a JavaScript challenge (when sessions are opened by a
+   * browser, which passes it) or the consent page only drops the session, and the next acquirer opens a new one
+   */
+  blocked(session: CrawlSession, kind: BlockKind): void;
+  /** the route a session runs on, as it stands */
+  report(route: string): RouteReport | undefined;
+  routes(): RouteReport[];
+  stats(): { opened: number; retired: number; proxies: number; inFlight: number; waiting: number };
 }
 
 interface Route {
+  id: string;
   proxyUrl?: string;
-  coolUntil: number;
-  streak: number;
+  proxy?: string;
+  health: RouteHealth;
   /** requests in flight on this route (acquired, not yet released) */
   inFlight: number;
   live: Map<Device, CrawlSession>;
@@ -56,63 +113,90 @@ interface Route {
   opening: Map<Device, Promise<CrawlSession>>;
 }
 
+interface Waiter {
+  device: Device;
+  signal?: AbortSignal;
+  onOpen?: OpenCost;
+  /** past this, waiting for a banned fleet ends in CrawlNoRouteError */
+  deadline: number;
+  resolve(session: CrawlSession): void;
+  reject(err: unknown): void;
+  stopListening(): void;
+}
+
+/** what one session opening is reserved on the route's pace: the home page and a challenge's reload */
+const OPEN_COST = 2;
+
+const hostOf = (proxyUrl: string): string => {
+  try {
+    return new URL(proxyUrl).host;
+  } catch {
+    return 'unparsable proxy URL';
+  }
+};
+
+const openedOf = (opened: string | OpenedSession): OpenedSession =>
+  typeof opened === 'string' ? { cookies: opened, requests: 1, bytes: 0 } : opened;
+
 export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool => {
   const now = options.now ?? Date.now;
-  const base = options.cooldownBaseMs ?? 2_000;
-  const max = options.cooldownMaxMs ?? 120_000;
+  const policy: PacingPolicy = {
+    ...DEFAULT_PACING,
+    ...(options.cooldownBaseMs !== undefined ? { cooldownBaseMs: options.cooldownBaseMs } : {}),
+    ...(options.cooldownMaxMs !== undefined ? { cooldownMaxMs: options.cooldownMaxMs } : {}),
+    ...options.pacing,
+  };
+  const noRouteWaitMs = options.noRouteWaitMs ?? 120_000;
   const budget = Math.max(1, options.maxInFlightPerRoute ?? 8);
   const proxies = options.proxyUrls?.length ? options.proxyUrls : [undefined];
-  const routes: Route[] = proxies.map((proxyUrl) => ({
+  const routes: Route[] = proxies.map((proxyUrl, i) => ({
+    id: proxyUrl ? `proxy-${i + 1}` : 'direct',
     proxyUrl,
-    coolUntil: 0,
-    streak: 0,
+    ...(proxyUrl ? { proxy: hostOf(proxyUrl) } : {}),
+    health: newRoute(policy),
     inFlight: 0,
     live: new Map(),
     opening: new Map(),
   }));
+  const byId = new Map(routes.map((r) => [r.id, r]));
   const bySession = new Map<string, Route>();
   /** the route each handed-out session counts against, kept past retirement until its requests are released */
   const slotOf = new WeakMap<CrawlSession, Route>();
-  /** acquirers waiting for a route slot; release wakes them all and they race for it again */
-  const waiters = new Set<() => void>();
-  const wake = () => {
-    for (const w of waiters) w();
-    waiters.clear();
-  };
-  /** until a slot frees, a cooldown ends (`ms`) or the signal aborts */
-  const waitForSlot = (ms: number, signal?: AbortSignal): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(new CrawlAbortedError());
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        reject(new CrawlAbortedError());
-      };
-      const timer = setTimeout(done, ms);
-      waiters.add(done);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+  const waiters: Waiter[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
   let next = 0;
   let opened = 0;
   let retired = 0;
 
-  const openOn = (route: Route, device: Device, signal?: AbortSignal): Promise<CrawlSession> => {
+  const drop = (route: Route, session: CrawlSession) => {
+    if (!bySession.delete(session.id)) return false;
+    for (const [device, s] of route.live) if (s.id === session.id) route.live.delete(device);
+    return true;
+  };
+
+  const ban = (route: Route) => {
+    route.health = blocked(route.health, policy, now());
+  };
+
+  const openOn = (route: Route, device: Device, reserved: number, w: Waiter): Promise<CrawlSession> => {
     const pending = route.opening.get(device);
     if (pending) return pending;
     const session: CrawlSession = {
       id: randomBytes(8).toString('hex'),
-      proxyUrl: route.proxyUrl,
+      route: route.id,
+      ...(route.proxyUrl ? { proxyUrl: route.proxyUrl } : {}),
       userAgent: deviceProfile(device).userAgent,
-      cookies: '',
+      cookies: options.initialCookies ?? CONSENT_COOKIE,
     };
     const promise = (async () => {
-      if (options.open) session.cookies = await options.open(session, device, signal);
+      if (options.open) {
+        const result = openedOf(await options.open(session, device, w.signal));
+        route.health = settle(route.health, policy, result.requests - reserved, now());
+        w.onOpen?.({ route: route.id, requests: result.requests, bytes: result.bytes });
+        if (result.blocked) throw new CrawlBlockedError(result.blocked, 'the home page', 429);
+        if (result.cookies) session.cookies = result.cookies;
+      }
       opened += 1;
       route.live.set(device, session);
       bySession.set(session.id, route);
@@ -122,58 +206,180 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
     return promise;
   };
 
-  return {
-    async acquire(device, signal) {
-      for (;;) {
-        if (signal?.aborted) throw new CrawlAbortedError();
-        const t = now();
-        // round-robin over the routes that are not cooling down spreads jobs over proxies
-        for (let i = 0; i < routes.length; i++) {
-          const route = routes[(next + i) % routes.length]!;
-          if (route.coolUntil > t || route.inFlight >= budget) continue;
-          next = (next + i + 1) % routes.length;
-          route.inFlight += 1;
-          try {
-            const session = await (route.live.get(device) ?? openOn(route, device, signal));
-            slotOf.set(session, route);
-            return session;
-          } catch (err) {
-            route.inFlight -= 1;
-            wake();
-            throw err;
-          }
-        }
-        const cooling = routes.filter((r) => r.coolUntil > t);
-        if (cooling.length === routes.length) {
-          await sleep(Math.max(1, Math.min(...cooling.map((r) => r.coolUntil)) - t), signal);
-        } else {
-          // some route is only busy: a release wakes us; a cooldown ending does too (the timer)
-          const soonest = cooling.length ? Math.min(...cooling.map((r) => r.coolUntil)) - t : 60_000;
-          await waitForSlot(Math.max(1, soonest), signal);
-        }
+  /** the waiter at the head goes now on `route`, spending `cost` of its pace */
+  const start = (w: Waiter, route: Route, cost: number) => {
+    route.health = spend(route.health, policy, cost, now());
+    route.inFlight += 1;
+    const live = route.live.get(w.device);
+    const session = live ? Promise.resolve(live) : openOn(route, w.device, cost - 1, w);
+    session.then(
+      (s) => {
+        slotOf.set(s, route);
+        w.resolve(s);
+      },
+      (err) => {
+        route.inFlight -= 1;
+        // the home page answered with a ban: the route is banned like any page that meets one
+        if (err instanceof CrawlBlockedError) ban(route);
+        w.reject(err);
+        pump();
+      },
+    );
+  };
+
+  type Choice =
+    | { kind: 'go'; route: Route; cost: number }
+    | { kind: 'wait'; until: number }
+    | { kind: 'banned'; until: number };
+
+  /** the route that can take the device's request soonest (round-robin among equals), or how long until one can */
+  const choose = (device: Device, t: number): Choice => {
+    let best: { route: Route; cost: number; at: number; index: number } | undefined;
+    let cooling = 0;
+    let soonestBack = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < routes.length; i++) {
+      const index = (next + i) % routes.length;
+      const route = routes[index]!;
+      if (route.health.coolUntil > t) {
+        cooling += 1;
+        soonestBack = Math.min(soonestBack, route.health.coolUntil);
+        continue;
       }
+      if (route.inFlight >= budget) continue;
+      const opens = !route.live.has(device) && !route.opening.has(device) && options.open !== undefined;
+      const cost = opens ? 1 + OPEN_COST : 1;
+      // every route ready now ties, so the round-robin order decides among them
+      const at = Math.max(t, readyAt(route.health, policy, cost));
+      if (!best || at < best.at) best = { route, cost, at, index };
+    }
+    if (best && best.at <= t) {
+      next = (best.index + 1) % routes.length;
+      return { kind: 'go', route: best.route, cost: best.cost };
+    }
+    if (cooling === routes.length) return { kind: 'banned', until: soonestBack };
+    // paced or busy: its pace's time, a cooldown's end or a release (which pumps) lets the head go
+    return { kind: 'wait', until: Math.min(best?.at ?? Number.POSITIVE_INFINITY, soonestBack) };
+  };
+
+  const wakeAt = (at: number) => {
+    if (at === Number.POSITIVE_INFINITY || (timer && timerAt <= at)) return;
+    clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        timerAt = Number.POSITIVE_INFINITY;
+        pump();
+      },
+      Math.max(1, at - now()),
+    );
+  };
+
+  /** serves the queue from its head for as long as routes can take requests now */
+  function pump() {
+    while (waiters.length > 0) {
+      const w = waiters[0]!;
+      const t = now();
+      const choice = choose(w.device, t);
+      if (choice.kind === 'go') {
+        waiters.shift();
+        w.stopListening();
+        start(w, choice.route, choice.cost);
+        continue;
+      }
+      if (choice.kind === 'banned' && choice.until > w.deadline) {
+        waiters.shift();
+        w.stopListening();
+        w.reject(new CrawlNoRouteError(routes.length, choice.until));
+        continue;
+      }
+      wakeAt(choice.until);
+      return;
+    }
+    // nobody waits: no timer keeps the process up
+    clearTimeout(timer);
+    timer = undefined;
+    timerAt = Number.POSITIVE_INFINITY;
+  }
+
+  const routeOf = (session: CrawlSession) => slotOf.get(session) ?? bySession.get(session.id);
+
+  /** once per session: the pages in flight on it that meet the same ban do not double its cooldown again */
+  const retire = (session: CrawlSession) => {
+    const route = routeOf(session);
+    if (!route || !drop(route, session)) return;
+    retired += 1;
+    ban(route);
+    pump();
+  };
+
+  const reportOf = (route: Route): RouteReport => {
+    const t = now();
+    return {
+      route: route.id,
+      ...(route.proxy ? { proxy: route.proxy } : {}),
+      ...(pacing(policy) ? { rpm: Math.round(route.health.rpm * 10) / 10 } : {}),
+      ...(route.health.coolUntil > t ? { coolUntil: route.health.coolUntil } : {}),
+      lastMinute: sentLastMinute(route.health, t),
+      inFlight: route.inFlight,
+    };
+  };
+
+  return {
+    acquire(device, signal, onOpen) {
+      return new Promise<CrawlSession>((resolve, reject) => {
+        if (signal?.aborted) return reject(new CrawlAbortedError());
+        const onAbort = () => {
+          const at = waiters.indexOf(w);
+          if (at >= 0) waiters.splice(at, 1);
+          reject(new CrawlAbortedError());
+          pump();
+        };
+        const w: Waiter = {
+          device,
+          signal,
+          onOpen,
+          deadline: now() + noRouteWaitMs,
+          resolve,
+          reject,
+          stopListening: () => signal?.removeEventListener('abort', onAbort),
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiters.push(w);
+        pump();
+      });
     },
-    release(session) {
+    release(session, requests = 1) {
       const route = slotOf.get(session);
       if (!route || route.inFlight === 0) return;
       route.inFlight -= 1;
-      wake();
+      if (requests !== 1) route.health = settle(route.health, policy, requests - 1, now());
+      pump();
     },
     succeeded(session, cookies) {
-      const route = bySession.get(session.id);
+      const route = routeOf(session);
       if (!route) return;
-      route.streak = 0;
+      route.health = succeeded(route.health, policy, now());
       if (cookies !== undefined) session.cookies = cookies;
     },
-    retire(session) {
-      const route = bySession.get(session.id);
-      if (!route) return;
-      bySession.delete(session.id);
-      for (const [device, s] of route.live) if (s.id === session.id) route.live.delete(device);
-      retired += 1;
-      route.streak += 1;
-      route.coolUntil = Math.max(route.coolUntil, now() + Math.min(max, base * 2 ** (route.streak - 1)));
+    retire,
+    blocked(session, kind) {
+      const passable = kind === 'consent' || (kind === 'js_challenge' && options.open !== undefined);
+      if (!passable) return retire(session);
+      const route = routeOf(session);
+      if (route && drop(route, session)) retired += 1;
     },
-    stats: () => ({ opened, retired, proxies: routes.length, inFlight: routes.reduce((n, r) => n + r.inFlight, 0) }),
+    report: (id) => {
+      const route = byId.get(id);
+      return route ? reportOf(route) : undefined;
+    },
+    routes: () => routes.map(reportOf),
+    stats: () => ({
+      opened,
+      retired,
+      proxies: routes.length,
+      inFlight: routes.reduce((n, r) => n + r.inFlight, 0),
+      waiting: waiters.length,
+    }),
   };
 };

@@ -1,8 +1,8 @@
-import { type CrawlFailure, streams } from '../../contracts/events.js';
+import { type CrawlCost, type CrawlFailure, streams } from '../../contracts/events.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION } from '../../parser/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import { putPreparedResult, putResult, resultBlobKey } from '../application/resultBlobs.js';
+import { putResult, resultBlobKey } from '../application/resultBlobs.js';
 import { releaseBuffers } from '../buffers.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
@@ -52,13 +52,21 @@ export const createCrawlWorker = (deps: {
   const inFlight = new Set<AbortController>();
   const now = () => new Date().toISOString();
 
-  const fail = (jobId: string, attempt: number, reason: string, failure: CrawlFailure, final: boolean) =>
+  const fail = (
+    jobId: string,
+    attempt: number,
+    reason: string,
+    failure: CrawlFailure,
+    final: boolean,
+    cost?: CrawlCost,
+  ) =>
     handle(streams.searchJob(jobId), searchJobDecider, {
       type: 'FailCrawl',
       jobId,
       attempt,
       reason,
       failure,
+      ...(cost ? { cost } : {}),
       final,
       now: now(),
     });
@@ -99,6 +107,7 @@ export const createCrawlWorker = (deps: {
           outcome.reason ?? 'no usable page',
           outcome.failure ?? { code: 'SERP_CRAWL_UNEXPECTED' },
           true,
+          outcome.cost,
         );
         return d.ack();
       }
@@ -109,10 +118,7 @@ export const createCrawlWorker = (deps: {
         gzip
           ? rawSink.abort().then(() => blobStore.putGzipped(rawKey, gzip, outcome.raw!))
           : rawSink.commit(outcome.raw),
-        // prepared where the crawl ran (the crawl thread), or here
-        outcome.prepared
-          ? putPreparedResult(blobStore, resultBlobKey(jobId), outcome.result, outcome.prepared)
-          : putResult(blobStore, resultBlobKey(jobId), outcome.result),
+        putResult(blobStore, resultBlobKey(jobId), outcome.result),
       ]);
       // stored: this process never reads these bytes again (the blob store's copy is the one /raw reads)
       if (gzip) releaseBuffers(gzip);
@@ -126,6 +132,7 @@ export const createCrawlWorker = (deps: {
         parserVersion: PARSER_VERSION,
         blocks: outcome.blocks,
         ...(outcome.targeting ? { targeting: outcome.targeting } : {}),
+        ...(outcome.cost ? { cost: outcome.cost } : {}),
         now: now(),
       });
       deps.log?.('crawl finished', { jobId, attempt: d.attempt, outcome: outcome.status, pages: outcome.pages.length });

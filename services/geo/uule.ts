@@ -1,5 +1,5 @@
 /**
- * Google's `uule` location parameter (DESIGN.md §5).
+ * Google's `uule` location parameter (docs/decisions.md#searches-and-the-cache).
  *
  * `w+` form: base64 of a protobuf message {1: 2, 2: 32, 4: canonical name}. The name's length is a varint over its
  * UTF-8 bytes, so names over 127 bytes take two length bytes; the popular lookup-table shortcut (one base64 "key"

@@ -1,10 +1,10 @@
 import type { CompactResult } from '../../contracts/mcp.js';
 
 /**
- * The compact view of a result for agents (issue 11): what a model reasons with (positions, titles, links, snippets,
- * the AI Overview's text and sources, each feature in a line or two) without thumbnails, favicons, tracking links,
- * sitelinks or rich-snippet internals. Works on a native body (`serp_features`) and a compat body (features at the
- * top level) alike.
+ * The compact view of a result for agents (docs/mcp.md#behaviour): what a model reasons with (positions, titles, links,
+ * snippets, the AI Overview's text and sources, each feature in a line or two) without thumbnails, favicons, tracking
+ * links, sitelinks or rich-snippet internals. Works on a native body (`serp_features`) and a compat body (features at
+ * the top level) alike.
  */
 
 type Obj = Record<string, unknown>;
@@ -176,7 +176,9 @@ export const compactResult = (body: Obj): CompactResult => {
   return out;
 };
 
-/** The compact view as text for a model: a few hundred lines at most, sources numbered as the AI Overview cites them. */
+/**
+ * The compact view as text for a model: a few hundred lines at most, sources numbered as the AI Overview cites them.
+ */
 export const compactText = (c: CompactResult): string => {
   const lines: string[] = [];
   if (c.ai_overview) {

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CrawlCost } from '../../contracts/events.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import { toProjected } from '../projector/projector.js';
@@ -11,11 +12,15 @@ import { toProjected } from '../projector/projector.js';
  * - From the event log, observed by a subscription from the head at start: submits, cache answers, crawl outcomes
  *   (done, partial, failed by kind), pages fetched and crawl time. In distributed mode every api process sees the
  *   whole cluster's events, so these count the cluster's work since that process started.
+ * - The crawls' cost (docs/fleet.md), from the same events: Google requests by fetcher, bytes, requests per
+ *   successful search, requests and blocks per route, and each route's pace and cooldown as its last crawl reported.
  * - Gauges read when scraped: queue depth and the oldest wait (its own queue, or JetStream's for a distributed api),
  *   and projection lag (global positions between the log's head and this process's read models).
  */
 export interface Metrics {
   registry: Registry;
+  /** what /metrics answers: this registry, then the write side's background workers' metrics when given */
+  text(): Promise<string>;
   observeHttp(route: string, method: string, status: number, seconds: number): void;
   /** queue depth and projection lag now, where this process can see them (the admin dashboard's service view) */
   snapshot(): Promise<{ queue?: QueueStats; projectionLag?: number }>;
@@ -30,6 +35,11 @@ export interface MetricsSources {
   projection?: () => Promise<{ head: number; projected: number }>;
   /** rank tracking (docs/rank-tracking.md): live monitors and those with a slot due now, from the read models */
   monitors?: () => { monitors: number; due: number };
+  /**
+   * the background workers' metrics (services/compose/backgroundWorkers.ts), in Prometheus's text format: asked at
+   * each scrape, from this thread's write side or the pipeline thread's
+   */
+  writeSide?: () => Promise<string>;
   /** default process metrics (CPU, memory, event loop lag); off in tests that build many apps */
   processMetrics?: boolean;
 }
@@ -111,6 +121,66 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       },
     });
   }
+  const googleRequests = new Counter({
+    name: 'serp_google_requests_total',
+    help: 'Google requests made by crawls (retries, redirects, challenge reloads, session openings), by fetcher',
+    labelNames: ['fetcher'] as const,
+    registers: [registry],
+  });
+  const googleBytes = new Counter({
+    name: 'serp_google_bytes_total',
+    help: 'Bytes the Google requests of crawls brought',
+    registers: [registry],
+  });
+  const perSearch = new Histogram({
+    name: 'serp_google_requests_per_search',
+    help: 'Google requests each successful (done or partial) crawl made: sum/count is the mean',
+    buckets: [1, 2, 3, 5, 10, 15, 20, 30, 50],
+    registers: [registry],
+  });
+  const routeRequests = new Counter({
+    name: 'serp_route_requests_total',
+    help: 'Google requests by route (proxy-N in SERP_PROXY_URLS order, or direct)',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const routeBlocks = new Counter({
+    name: 'serp_route_blocks_total',
+    help: 'Google answers that were blocks (CAPTCHA, challenge, consent, 429), by route',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const routeRate = new Gauge({
+    name: 'serp_route_rate_rpm',
+    help: "Each route's pace, Google requests a minute, as the last crawl that used it reported (absent: pacing off)",
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  /** each route's cooldown end as last reported, for the gauge read at scrape time */
+  const coolUntil = new Map<string, number>();
+  new Gauge({
+    name: 'serp_route_cooldown_seconds',
+    help: 'Seconds each route still rests after a block (0: in use), as the last crawl that used it reported',
+    labelNames: ['route'] as const,
+    registers: [registry],
+    collect() {
+      const t = Date.now();
+      for (const [route, until] of coolUntil) this.set({ route }, Math.max(0, (until - t) / 1000));
+    },
+  });
+  const observeCost = (cost: CrawlCost | undefined, succeeded: boolean) => {
+    if (!cost) return;
+    googleRequests.inc({ fetcher: 'browser' }, cost.browserPages);
+    googleRequests.inc({ fetcher: 'http' }, cost.requests - cost.browserPages);
+    googleBytes.inc(cost.bytes);
+    if (succeeded) perSearch.observe(cost.requests);
+    for (const r of cost.routes) {
+      routeRequests.inc({ route: r.route }, r.requests);
+      routeBlocks.inc({ route: r.route }, r.blocked);
+      if (r.rpm !== undefined) routeRate.set({ route: r.route }, r.rpm);
+      coolUntil.set(r.route, r.coolUntil ? Date.parse(r.coolUntil) : 0);
+    }
+  };
   if (sources.queueStats) {
     const stats = sources.queueStats;
     new Gauge({
@@ -168,6 +238,7 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
           break;
         case 'CrawlCompleted': {
           crawls.inc({ outcome: e.data.status, kind: '' });
+          observeCost(e.data.cost, true);
           for (const p of e.data.pages) pages.inc({ status: `${Math.floor(p.status / 100)}xx` });
           const t0 = started.get(e.data.jobId);
           if (t0 !== undefined) crawlTime.observe(Math.max(0, Date.parse(e.data.completedAt) - t0) / 1000);
@@ -185,6 +256,7 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
         case 'CrawlFailed': {
           const kind = e.data.failure?.kind ?? e.data.failure?.code ?? 'unknown';
           attempts.inc({ kind, final: String(e.data.final) });
+          observeCost(e.data.cost, false);
           if (e.data.final) crawls.inc({ outcome: 'failed', kind });
           started.delete(e.data.jobId);
           break;
@@ -196,6 +268,12 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
   let subscription: Subscription | undefined;
   return {
     registry,
+    async text() {
+      const own = await registry.metrics();
+      // a write side that cannot answer (a thread that just ended) leaves its lines out: a scrape never fails for it
+      const theirs = (await sources.writeSide?.().catch(() => '')) ?? '';
+      return theirs ? `${own.trimEnd()}\n${theirs}` : own;
+    },
     async snapshot() {
       const [queue, projection] = await Promise.all([
         sources.queueStats?.().catch(() => undefined),

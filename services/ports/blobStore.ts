@@ -1,8 +1,9 @@
 import type { RawHtmlRef } from '../../contracts/events.js';
 
 /**
- * A blob written in parts as they come (issue 14, item 4: the crawler's raw HTML, a gzip member per page as each page
- * is parsed), readable under its key only once committed: a reader sees the blob before it or the whole new one.
+ * A blob written in parts as they come (docs/decisions.md#raw-html-and-finished-answers: the crawler's raw HTML, a gzip
+ * member per page as each page is parsed), readable under its key only once committed: a reader sees the blob before it
+ * or the whole new one.
  */
 export interface BlobWriter {
   /**

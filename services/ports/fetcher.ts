@@ -4,6 +4,8 @@ import type { Device } from '../../contracts/search.js';
 export interface CrawlSession {
   id: string;
   proxyUrl?: string;
+  /** the route it runs on, as reports name it: `proxy-2` (its place in SERP_PROXY_URLS) or `direct`; never a URL */
+  route?: string;
   userAgent: string;
   /** Cookie header value collected from the session's browser visits */
   cookies: string;
@@ -29,6 +31,22 @@ export interface FetchedPage {
   fetchedAt: string;
   /** cookies the session holds after this fetch */
   cookies?: string;
+  /**
+   * requests this fetch made to Google: redirects followed, a challenge's reload, each counts (default 1); what the
+   * route's pacing is charged and the search's cost counts (docs/fleet.md)
+   */
+  requests?: number;
+  /** bytes received for them, as they came over the wire where the fetcher can tell (else decoded) */
+  bytes?: number;
+}
+
+/** What opening a session (a browser's visit to the home page) cost and earned. */
+export interface OpenedSession {
+  cookies: string;
+  requests: number;
+  bytes: number;
+  /** the home page was a block (a CAPTCHA: the route is banned), not the page asked for */
+  blocked?: 'captcha' | 'rate_limited';
 }
 
 export interface Fetcher {

@@ -1,7 +1,7 @@
 /**
- * Per-key request ceilings in fixed one-minute windows (DESIGN.md §2, §4). Embedded mode counts in memory; a
- * distributed api fleet shares the counts (NATS KV with compare-and-set), so every adapter is asynchronous.
- * Every adapter passes test/conformance/rateLimiterSuite.ts.
+ * Per-key request ceilings in fixed one-minute windows (docs/design.md#two-modes-one-code-base, docs/api.md#limits).
+ * Embedded mode counts in memory; a distributed api fleet shares the counts (NATS KV with compare-and-set), so every
+ * adapter is asynchronous. Every adapter passes test/conformance/rateLimiterSuite.ts.
  */
 export interface RateDecision {
   allowed: boolean;

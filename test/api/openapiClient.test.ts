@@ -14,7 +14,7 @@ const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * What a user of the API does with /openapi.json (issue 9): lint it with Redocly's recommended rules, generate a typed
+ * What a user of the API does with /openapi.json: lint it with Redocly's recommended rules, generate a typed
  * client with openapi-typescript, type-check a program written against it, and run that program's submit/poll/usage
  * flow (openapi-fetch) against a listening service.
  */

@@ -1,8 +1,8 @@
 /**
- * Latency benchmark (issue 15): how long one top-100 job takes, submit to done, through the whole embedded service
- * (POST /v1/search over a real socket, events, queue, crawl, parse, projections; done = GET /v1/search/{id} says so),
- * one job at a time against the fake Google origin with a fixed latency per page. Two settings in the same run,
- * alternated job by job so both see the same machine:
+ * Latency benchmark (docs/benchmarks.md#parallel-result-pages): how long one top-100 job takes, submit to done, through
+ * the whole embedded service (POST /v1/search over a real socket, events, queue, crawl, parse, projections; done = GET
+ * /v1/search/{id} says so), one job at a time against the fake Google origin with a fixed latency per page. Two
+ * settings in the same run, alternated job by job so both see the same machine:
  *  - `one by one` (the baseline, the crawler before parallel pages): SERP_PAGES_IN_FLIGHT=1
  *  - `parallel`: the default (page 1 alone, then five pages at once)
  * Three searches per setting: a full ten pages, a result set that ends on page 4 (the no-results page at start=30),
@@ -15,10 +15,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../services/compose/config.js';
-import { startEmbedded } from '../../services/compose/embedded.js';
+import { startEmbedded } from '../../services/compose/embedded/embedded.js';
+import { loadConfig } from '../../services/config/config.js';
 import { DEFAULT_PAGES, type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+import { UNPACED } from '../support/service.js';
 
 const { values } = parseArgs({
   options: {
@@ -51,6 +52,7 @@ const startService = async (google: FakeGoogle, pagesInFlight: number) => {
       SERP_GOOGLE_ORIGIN: google.origin,
       SERP_FETCHER: 'http',
       SERP_LOG_LEVEL: 'warn',
+      ...UNPACED,
       SERP_PAGES_IN_FLIGHT: String(pagesInFlight),
       SERP_STOP_DOMAIN_PAGES_IN_FLIGHT: pagesInFlight === 1 ? '1' : '',
     },

@@ -1,5 +1,5 @@
 /**
- * The MCP server's figures (issue 11), in one run:
+ * The MCP server's figures (docs/benchmarks.md#mcp), in one run:
  * 1. Sizes: for every fixture page (one Google page) and for stored 10-page searches, the full native body against the
  *    compact view (its structured JSON and its text rendering), in bytes and estimated tokens (bytes / 4).
  * 2. Reading a finished job: `serp_get_results` through `serp-api-mcp` on stdio (the SDK's client), compact and full,

@@ -12,7 +12,7 @@
  * throughput ratio (what the event-sourced plumbing costs). The fake Google runs as a process of its own
  * (`scripts/fake-google.ts`), as Google would: its pages and sockets are not the crawler's memory or CPU. Builds the
  * service first (`tsc -p tsconfig.build.json` in `--root`, skipped with `--no-build`); `--root` runs another
- * checkout's build, for a before/after. Linux only (/proc). It asserts nothing (STYLE.md).
+ * checkout's build, for a before/after. Linux only (/proc). It asserts nothing (docs/style.md#tests).
  *
  *   npx tsx test/bench/pipeline.ts [--jobs 300] [--latency 100] [--concurrency 8,32] [--root DIR] [--no-build]
  */
@@ -25,10 +25,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
-import { loadConfig } from '../../services/compose/config.js';
-import { boundHeapGrowth } from '../../services/compose/heap.js';
-import { createParsePool } from '../../services/crawler/parsePool.js';
-import { createHashThread } from '../../services/crawler/rawHash.js';
+import { loadConfig } from '../../services/config/config.js';
+import { createHashThread } from '../../services/runtime/hashThread.js';
+import { boundHeapGrowth } from '../../services/runtime/heap.js';
+import { createParsePool } from '../../services/runtime/parsePool.js';
 import { startBuiltService } from '../support/builtService.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';

@@ -1,13 +1,12 @@
 /**
- * `/v1` read latency while crawls run (issue 14, item 3): a service on a listening port crawls a burst of jobs from
+ * `/v1` read latency while crawls run (docs/benchmarks.md#reads-under-crawl): a service on a listening port crawls a burst of jobs from
  * the fake Google origin while a probe reads a finished result (`GET /v1/search/{id}?output=json`) at a fixed rate;
- * the same probe runs first on the idle service. Four configurations, alternated over rounds, each a fresh process
+ * the same probe runs first on the idle service. Three configurations, alternated over rounds, each a fresh process
  * on a fresh data directory with the same load: pages parsed on the event loop (SERP_PIPELINE_THREAD=0
- * SERP_PARSE_THREADS=0, the baseline: what the service did before issue 14), the parse pool with the write side on
- * the event loop (SERP_PIPELINE_THREAD=0, the default until the pipeline thread), the crawl on a thread of its own
- * (SERP_CRAWL_THREAD=1, with its default pool: one parse thread fewer), and the whole write side on a thread of its
- * own (the pipeline thread, the default: likewise one parse thread fewer). Prints p50 / p99 idle and under crawl,
- * and p99 under crawl ÷ p99 idle. `--modes loop,pool,crawl-thread,pipeline-thread` runs some of them.
+ * SERP_PARSE_THREADS=0, the baseline: what the service did before the parse pool), the parse pool with the write side on
+ * the event loop (SERP_PIPELINE_THREAD=0, the default until the pipeline thread), and the whole write side on a
+ * thread of its own (the pipeline thread, the default: one parse thread fewer). Prints p50 / p99 idle and under crawl,
+ * and p99 under crawl ÷ p99 idle. `--modes loop,pool,pipeline-thread` runs some of them.
  *
  * The probe (readProbe.ts) runs in a process of its own with node:http, and is open loop: 200 reads a second, each
  * sent on schedule whether or not the ones before it have answered. Its first form, four readers back to back,
@@ -17,8 +16,8 @@
  * The service is the build, as `npm start` runs it (`node bin/serp-api.js serve`): `tsc -p tsconfig.build.json` in
  * `--root` first, skipped with `--no-build`; `--root DIR` measures another checkout's build, for a before/after.
  * (Run from the sources through tsx, the service also carries the loader and every module's source map.)
- * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--modes …] [--root DIR] [--no-build]`. Prints figures only; never
- * asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--modes …] [--root DIR] [--no-build]`. Prints figures only;
+ * never asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -36,7 +35,7 @@ const { values, positionals } = parseArgs({
   options: {
     root: { type: 'string', default: '.' },
     'no-build': { type: 'boolean', default: false },
-    modes: { type: 'string', default: 'loop,pool,crawl-thread,pipeline-thread' },
+    modes: { type: 'string', default: 'loop,pool,pipeline-thread' },
   },
 });
 const jobs = Number(positionals[0] ?? 48);
@@ -155,11 +154,6 @@ const allModes: { key: string; name: string; env: Record<string, string> }[] = [
     key: 'pool',
     name: 'parse pool, a thread per core (SERP_PIPELINE_THREAD=0)',
     env: { SERP_PIPELINE_THREAD: '0', SERP_PARSE_THREADS: String(availableParallelism()) },
-  },
-  {
-    key: 'crawl-thread',
-    name: 'crawl thread and one parse thread fewer (SERP_CRAWL_THREAD=1)',
-    env: { SERP_PARSE_THREADS: String(Math.max(1, availableParallelism() - 1)), SERP_CRAWL_THREAD: '1' },
   },
   {
     key: 'pipeline-thread',

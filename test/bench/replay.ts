@@ -1,10 +1,10 @@
 /**
- * Event and replay cost (issue 14, item 5): the same N finished jobs recorded two ways, as earlier versions wrote them
- * (the parsed result inside `CrawlCompleted`) and as they are written now (the result in the blob store, the event
- * holding its reference). Prints the event log's bytes per job and `projections rebuild` events/s and jobs/s for
- * both, alternated over rounds, with the ratio. Both rebuilds produce the same read models: the reference path pays
- * its blob reads and gunzips, the inline path its larger rows. `npx tsx test/bench/replay.ts [jobs] [rounds]`.
- * Prints figures only; never asserts a time.
+ * Event and replay cost (docs/benchmarks.md#event-log-and-replay): the same N finished jobs recorded two ways, as
+ * earlier versions wrote them (the parsed result inside `CrawlCompleted`) and as they are written now (the result in
+ * the blob store, the event holding its reference). Prints the event log's bytes per job and `projections rebuild`
+ * events/s and jobs/s for both, alternated over rounds, with the ratio. Both rebuilds produce the same read models: the
+ * reference path pays its blob reads and gunzips, the inline path its larger rows. `npx tsx test/bench/replay.ts [jobs]
+ * [rounds]`. Prints figures only; never asserts a time.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';

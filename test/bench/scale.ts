@@ -1,5 +1,6 @@
 /**
- * Distributed mode at scale (issue 12), on a real three-node nats-server cluster on loopback:
+ * Distributed mode at scale (docs/benchmarks.md#distributed-mode), on a real three-node nats-server cluster on
+ * loopback:
  *
  * 1. Pages per second with 1, 2 and 4 crawler processes against the fake origin with latency (each crawler at
  *    concurrency 2, so the process count is what grows). Baseline: the 1-process figure of the same run.
@@ -14,11 +15,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createJetStreamEventStore } from '../../services/adapters/eventStore/jetstream.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
-import { startLocalCluster } from '../../services/compose/cluster.js';
+import { startLocalCluster } from '../../services/cli/dev/cluster.js';
 import type { EventStore } from '../../services/ports/eventStore.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { natsConnect } from '../support/nats.js';
-import { cli, pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { cli, pollJob, removeDir, startService, submit, tempDataDir, UNPACED } from '../support/service.js';
 
 const jobsPerRound = Number(process.argv[2] ?? 16);
 const LATENCY_MS = 200;
@@ -31,6 +32,7 @@ const cluster = await startLocalCluster({
   env: {
     SERP_GOOGLE_ORIGIN: google.origin,
     SERP_FETCHER: 'http',
+    ...UNPACED,
     SERP_CRAWLER_CONCURRENCY: '2',
     SERP_LOG_LEVEL: 'warn',
   },

@@ -1,18 +1,20 @@
 /**
- * Submits per second of two builds of the service, alternated in one run (issue 14, item 2): each round starts a
- * fresh `serve` of build A and of build B on fresh data directories against a fake Google that never answers (so
- * crawls park and the run measures the API, the event store and the projections), fires autocannon at
- * `POST /v1/search` (32 connections, new keywords, `no_cache`), and reads the service's CPU time from /proc. Prints
- * each round and the medians of A/B submits per second and B/A CPU per submit: a change's effect when the machine's
- * speed drifts from minute to minute. Linux only (/proc). Prints figures only; never asserts a time.
+ * Submits per second of two builds of the service, alternated in one run (docs/benchmarks.md#submits): each round
+ * starts a fresh `serve` of build A and of build B on fresh data directories against a fake Google that never answers
+ * (so crawls park and the run measures the API, the event store and the projections), fires autocannon at `POST
+ * /v1/search` (32 connections, new keywords, `no_cache`), and reads the service's CPU time from /proc. Prints each
+ * round and the medians of A/B submits per second and B/A CPU per submit: a change's effect when the machine's speed
+ * drifts from minute to minute. Linux only (/proc). Prints figures only; never asserts a time.
  *
  *   npm run build                                      # build A: this checkout
- *   git worktree add ../prev <commit> && ln -s "$PWD/node_modules" ../prev/ && (cd ../prev && npx tsc -p tsconfig.build.json)
+ *   git worktree add ../prev <commit> && ln -s "$PWD/node_modules" ../prev/ && (cd ../prev && npx tsc -p
+ *   tsconfig.build.json)
  *   npx tsx test/bench/submitsAb.ts . ../prev [rounds=5] [seconds=6]
  *
  * SUBMITS_A_NODE_ARGS / SUBMITS_B_NODE_ARGS give either side node flags of its own (space-separated), and
  * SUBMITS_A_ENV / SUBMITS_B_ENV variables of its own (`SUBMITS_B_ENV=SERP_PIPELINE_THREAD=0`), so one build can
- * be compared with itself under a V8 setting or a configuration: `SUBMITS_A_NODE_ARGS=--max-semi-space-size=64 … submitsAb.ts . .`.
+ * be compared with itself under a V8 setting or a configuration: `SUBMITS_A_NODE_ARGS=--max-semi-space-size=64 …
+ * submitsAb.ts . .`.
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';

@@ -12,9 +12,9 @@ const require = createRequire(import.meta.url);
 const run = promisify(execFile);
 
 /**
- * SerpApi's own clients, unchanged, against the compat surface of a running service (issue 10). They hard-code
- * serpapi.com:443; the README's recipe points them here with an https.Agent whose connection goes to this service
- * over plain HTTP (docs/serpapi-reference.md §6.3–6.4). Everything else is the client's own code.
+ * SerpApi's own clients, unchanged, against the compat surface of a running service. They hard-code
+ * serpapi.com:443; the recipe of docs/compat.md#clients points them here with an https.Agent whose connection goes to
+ * this service over plain HTTP. Everything else is the client's own code.
  */
 const localAgent = (url: string) => {
   const { hostname, port } = new URL(url);
@@ -35,7 +35,7 @@ const pythonMissing = await run('python3', ['-c', 'import serpapi'], { timeout: 
 );
 if (pythonMissing) console.log(`# skipping the Python client: ${pythonMissing}`);
 
-/** The npm client rejects with the raw body string, not an Error (reference §6.3): what it rejected with, if it did. */
+/** The npm client rejects with the raw body string, not an Error: what it rejected with, if it did. */
 const rejection = (p: Promise<unknown>) =>
   p.then(
     () => 'resolved',

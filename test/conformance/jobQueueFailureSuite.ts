@@ -1,7 +1,6 @@
 import type { Test } from 'tap';
 import type { JobMessage } from '../../contracts/jobMessage.js';
-import { createGate, createRecorder, jobMessage, sleep } from './jobQueueHelpers.js';
-import type { WithQueue } from './jobQueueSuite.js';
+import { createGate, createRecorder, jobMessage, sleep, type WithQueue } from './jobQueueHelpers.js';
 
 const ACK_WAIT_MS = 600;
 

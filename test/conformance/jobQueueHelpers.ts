@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { Test } from 'tap';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import { SearchRequest } from '../../contracts/search.js';
-import type { Delivery, JobQueue } from '../../services/ports/jobQueue.js';
+import type { ConsumeOptions, Delivery, JobQueue } from '../../services/ports/jobQueue.js';
 
 /** the queue settings the suite needs; each adapter maps them onto its own configuration */
 export interface JobQueueSettings {
@@ -73,3 +74,15 @@ export const createGate = () => {
   });
   return { opened, open };
 };
+
+export type WithQueue = (
+  t: Test,
+  settings: Partial<JobQueueSettings>,
+  body: (queue: JobQueue, consume: ConsumeHelper) => Promise<void>,
+) => Promise<void>;
+
+/** consume with the consumer stopped at teardown, so a failing test never leaves handlers running */
+export type ConsumeHelper = (
+  handler: (delivery: Delivery) => Promise<void>,
+  options?: Partial<ConsumeOptions>,
+) => { stop(): Promise<void> };

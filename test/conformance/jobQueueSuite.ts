@@ -1,8 +1,8 @@
 import type { Test } from 'tap';
 import type { JobMessage } from '../../contracts/jobMessage.js';
-import type { ConsumeOptions, Delivery, JobQueue } from '../../services/ports/jobQueue.js';
 import { jobQueueFailureConformance } from './jobQueueFailureSuite.js';
 import {
+  type ConsumeHelper,
   createGate,
   createRecorder,
   type JobQueueFixture,
@@ -10,6 +10,7 @@ import {
   jobMessage,
   sleep,
   WAIT_MS,
+  type WithQueue,
 } from './jobQueueHelpers.js';
 
 export type { JobQueueFixture, JobQueueSettings } from './jobQueueHelpers.js';
@@ -19,17 +20,7 @@ export type MakeJobQueue = (settings: JobQueueSettings) => Promise<JobQueueFixtu
 /** settings used unless a test needs others; ack wait is long enough for a loaded machine to heartbeat in time */
 export const defaultSettings: JobQueueSettings = { ackWaitMs: 600, maxDeliver: 5, dedupeWindowMs: 60_000 };
 
-export type WithQueue = (
-  t: Test,
-  settings: Partial<JobQueueSettings>,
-  body: (queue: JobQueue, consume: ConsumeHelper) => Promise<void>,
-) => Promise<void>;
-
-/** consume with the consumer stopped at teardown, so a failing test never leaves handlers running */
-export type ConsumeHelper = (
-  handler: (delivery: Delivery) => Promise<void>,
-  options?: Partial<ConsumeOptions>,
-) => { stop(): Promise<void> };
+export type { ConsumeHelper, WithQueue } from './jobQueueHelpers.js';
 
 /**
  * The one suite every JobQueue adapter runs. Timing assertions are lower bounds only ("no sooner than"), with

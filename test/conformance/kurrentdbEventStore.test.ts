@@ -14,7 +14,7 @@ t.test('KurrentDbEventStore › positions map exactly or not at all', async (t) 
 const url = process.env.SERP_KURRENTDB_URL;
 if (!url) {
   console.log(
-    '# skipping: KurrentDB conformance needs SERP_KURRENTDB_URL (no server can run here; README: "Distributed mode")',
+    '# skipping: KurrentDB conformance needs SERP_KURRENTDB_URL (no server can run here; docs/distributed.md)',
   );
 } else {
   t.test('KurrentDbEventStore › conformance', (t) =>

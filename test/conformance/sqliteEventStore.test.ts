@@ -5,16 +5,20 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { encode } from '../../services/adapters/eventStore/sqliteCodec.js';
-import { packGroup, unpackGroup, type WriteRequest } from '../../services/adapters/eventStore/sqliteWriter.js';
+import type { WriteRequest } from '../../services/adapters/eventStore/sqliteWriter.js';
 import { WrongExpectedVersionError } from '../../services/ports/eventStore.js';
+import { packGroup, startWriterThread, unpackGroup } from '../../services/runtime/writerThread.js';
 import { type EventStoreFixture, eventStoreConformance } from './eventStoreSuite.js';
+
+/** the group commits on a thread of their own (what `serve` runs), or on the calling thread */
+const writerOf = (writerThread: boolean) => (writerThread ? { groupWriter: startWriterThread } : {});
 
 const makeFixture = async (writerThread = false): Promise<EventStoreFixture & { file: string }> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'serp-es-'));
   const file = path.join(dir, 'events.db');
   return {
     file,
-    connect: async () => createSqliteEventStore({ path: file, pollIntervalMs: 50, writerThread }),
+    connect: async () => createSqliteEventStore({ path: file, pollIntervalMs: 50, ...writerOf(writerThread) }),
     cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 };
@@ -28,7 +32,7 @@ t.test('SqliteEventStore (writer thread) › conformance', async (t) =>
 for (const writerThread of [false, true]) {
   t.test(`SqliteEventStore${writerThread ? ' (writer thread)' : ''} › group commit`, async (t) => {
     const fixture = await makeFixture();
-    const store = createSqliteEventStore({ path: fixture.file, writerThread });
+    const store = createSqliteEventStore({ path: fixture.file, ...writerOf(writerThread) });
     t.teardown(async () => {
       await store.close();
       await fixture.cleanup();
@@ -162,7 +166,7 @@ t.test('SqliteEventStore › a group crosses to the writer thread as one string,
   );
 
   const fixture = await makeFixture();
-  const store = createSqliteEventStore({ path: fixture.file, writerThread: true });
+  const store = createSqliteEventStore({ path: fixture.file, ...writerOf(true) });
   t.teardown(async () => {
     await store.close();
     await fixture.cleanup();

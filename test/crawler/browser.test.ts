@@ -69,9 +69,9 @@ t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
     const sessions = createSessionPool({
       cooldownBaseMs: 5,
       open: async (session, device, signal) => {
-        const cookies = await browser.openSession(google.origin, session, device, signal);
-        opened.push(cookies);
-        return cookies;
+        const visit = await browser.openSession(google.origin, session, device, signal);
+        opened.push(visit.cookies);
+        return visit;
       },
     });
     const crawler = createCrawler({

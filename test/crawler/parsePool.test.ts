@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { parse } from '../../parser/index.js';
-import { createParsePool, inlineParser, MAX_PAGE_TAGS } from '../../services/crawler/parsePool.js';
+import { createParsePool, inlineParser, MAX_PAGE_TAGS } from '../../services/runtime/parsePool.js';
 import { DEFAULT_PAGES } from '../support/fakeGoogle.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 

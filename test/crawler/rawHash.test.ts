@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { createHashThread, inlineHashing } from '../../services/crawler/rawHash.js';
+import { inlineHashing } from '../../services/crawler/rawHash.js';
+import { createHashThread } from '../../services/runtime/hashThread.js';
 
 const pages = () =>
   Array.from({ length: 4 }, (_, i) => ({

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CrawlAbortedError } from '../../services/crawler/errors.js';
+import { CrawlAbortedError, CrawlNoRouteError } from '../../services/crawler/errors.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
 
 t.test('SessionPool', async (t) => {
@@ -95,5 +95,73 @@ t.test('SessionPool', async (t) => {
     t.equal(sessions[0]?.cookies, 'NID=abc');
     pool.succeeded(sessions[0]!, 'NID=abc; SOCS=x');
     t.equal((await pool.acquire('desktop')).cookies, 'NID=abc; SOCS=x', 'cookies a fetch brought back are kept');
+  });
+
+  t.test('paces each route: requests wait their turn, first come first served, spread over the routes', async (t) => {
+    // 600 a minute: 105 ms apart with the 5 % guard
+    const pool = createSessionPool({ proxyUrls: ['http://p1', 'http://p2'], pacing: { maxRpm: 600 } });
+    const started = performance.now();
+    const order: string[] = [];
+    await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(async (i) => {
+        const s = await pool.acquire('desktop');
+        order.push(`${i}@${s.route}`);
+        pool.release(s);
+      }),
+    );
+    const took = performance.now() - started;
+    t.same(
+      order.map((o) => o.split('@')[0]),
+      ['1', '2', '3', '4', '5', '6'],
+      'in the order they asked',
+    );
+    t.same(
+      order.map((o) => o.split('@')[1]).sort(),
+      ['proxy-1', 'proxy-1', 'proxy-1', 'proxy-2', 'proxy-2', 'proxy-2'],
+      'three on each route',
+    );
+    t.ok(took >= 190, `two spacings of 105 ms waited on each route (${Math.round(took)} ms)`);
+    t.match(pool.report('proxy-1'), { route: 'proxy-1', proxy: 'p1', rpm: 600, lastMinute: 3 });
+  });
+
+  t.test('when every route rests longer than a page may wait: CrawlNoRouteError at once', async (t) => {
+    const pool = createSessionPool({ proxyUrls: ['http://p1'], cooldownBaseMs: 60_000, noRouteWaitMs: 1_000 });
+    pool.retire(await pool.acquire('desktop'));
+    const started = performance.now();
+    await t.rejects(pool.acquire('desktop'), CrawlNoRouteError, 'no route');
+    t.ok(performance.now() - started < 500, 'without waiting for a cooldown it cannot outlast');
+    const short = createSessionPool({ cooldownBaseMs: 50, noRouteWaitMs: 1_000 });
+    short.retire(await short.acquire('desktop'));
+    t.ok(await short.acquire('desktop'), 'a rest shorter than the bound is waited out');
+  });
+
+  t.test('a challenge drops the session when a browser opens them; a CAPTCHA parks the route', async (t) => {
+    let opens = 0;
+    const pool = createSessionPool({
+      cooldownBaseMs: 60_000,
+      open: async () => {
+        opens += 1;
+        return { cookies: `GSG=${opens}`, requests: 2, bytes: 10 };
+      },
+    });
+    const costs: number[] = [];
+    const a = await pool.acquire('desktop', undefined, (c) => costs.push(c.requests));
+    t.equal(a.cookies, 'GSG=1');
+    t.same(costs, [2], 'the opening cost goes to the search that caused it');
+    pool.release(a);
+    pool.blocked(a, 'js_challenge');
+    const b = await pool.acquire('desktop');
+    t.not(b.id, a.id, 'a new session');
+    t.equal(b.cookies, 'GSG=2', 'opened by the browser again');
+    t.equal(pool.report('direct')?.coolUntil, undefined, 'the route does not rest');
+    pool.release(b);
+    pool.blocked(b, 'captcha');
+    t.ok((pool.report('direct')?.coolUntil ?? 0) > Date.now(), 'a CAPTCHA parks the route');
+    const httpOnly = createSessionPool({ cooldownBaseMs: 60_000 });
+    const c = await httpOnly.acquire('desktop');
+    t.match(c.cookies, /^SOCS=/, 'sessions start with the consent cookie');
+    httpOnly.release(c);
+    httpOnly.blocked(c, 'js_challenge');
+    t.ok(httpOnly.report('direct')?.coolUntil, 'without a browser a challenge cannot be passed: the route rests');
   });
 });

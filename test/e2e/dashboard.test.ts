@@ -191,6 +191,9 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
     });
     t.same(total, { done: 1, cached: 1 }, 'one crawl done, one answer from cache');
     t.equal(view.cache_hit_rate, 1 / 2, 'one of two submits answered from cache (the refused one was never submitted)');
+    const routes = await page.locator('#routes-table tbody tr').first().textContent();
+    t.match(routes, /^direct/, 'the routes table lists the route the crawl went through');
+    t.match(routes, /unpaced/, 'with its pace (none here: tests run unpaced unless about the fleet)');
     await shot('08-service');
   });
 

@@ -8,18 +8,18 @@ import { createJetStreamEventStore } from '../../services/adapters/eventStore/je
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { auditUsage } from '../../services/application/audit.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
-import { type ClusterProcess, startLocalCluster } from '../../services/compose/cluster.js';
+import { type ClusterProcess, startLocalCluster } from '../../services/cli/dev/cluster.js';
 import { createProjector } from '../../services/projector/projector.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { natsConnect, natsUnavailable } from '../support/nats.js';
-import { pollJob, removeDir, submit, tempDataDir } from '../support/service.js';
+import { pollJob, removeDir, submit, tempDataDir, UNPACED } from '../support/service.js';
 
 /**
- * Distributed mode end to end (issue 12): a real three-node nats-server cluster (JetStream, sync_interval: always,
- * replicas 3) and real processes of `serp-api serve --role …`: 2 api, 2 crawlers, two dispatchers and a projector, all
- * on loopback, against the fake Google origin. Faults are real: kill -9 of a crawler mid-job, kill -9 and restart of
- * a NATS node under load.
+ * Distributed mode end to end (docs/distributed.md#tested-on-a-real-three-node-cluster): a real three-node nats-server
+ * cluster (JetStream, sync_interval: always, replicas 3) and real processes of `serp-api serve --role …`: 2 api, 2
+ * crawlers, two dispatchers and a projector, all on loopback, against the fake Google origin. Faults are real: kill -9
+ * of a crawler mid-job, kill -9 and restart of a NATS node under load.
  */
 const unavailable = natsUnavailable() ?? fixturesMissing('serp');
 if (unavailable) {
@@ -40,6 +40,7 @@ if (unavailable) {
     env: {
       SERP_GOOGLE_ORIGIN: google.origin,
       SERP_FETCHER: 'http',
+      ...UNPACED,
       SERP_QUEUE_ACK_WAIT_MS: '3000',
       SERP_CRAWLER_CONCURRENCY: '4',
       SERP_LOG_LEVEL: 'warn',

@@ -7,7 +7,7 @@ import { fixturesMissing } from '../support/fixtures.js';
 import { startStack } from '../support/service.js';
 
 /**
- * A bounded fuzz run against a listening service (issue 9): every route, every field with wrong types, huge, empty,
+ * A bounded fuzz run against a listening service: every route, every field with wrong types, huge, empty,
  * unicode and NUL values, path tricks, odd headers and methods, and raw malformed or truncated requests. Zero 5xx,
  * every 4xx a JSON `detail`, the process up, every job it created terminal, its memory back in its starting band.
  * The seed is fixed, so a failure replays; FUZZ_RUNS and FUZZ_SEED change the run.

@@ -105,6 +105,11 @@ if (missing) {
     t.match(after, /^serp_queue_oldest_pending_seconds \d/m, 'queue age');
     t.match(after, /^serp_projection_lag_positions \d+$/m, 'projection lag');
     t.match(after, /^serp_process_resident_memory_bytes \d/m, 'process metrics');
+    t.match(
+      after,
+      /^# HELP serp_retention_sweeps_total /m,
+      'the background workers’ metrics, from the pipeline thread',
+    );
 
     const deadline = Date.now() + 5_000;
     while (!stack.svc.stdout().includes('"crawl finished"') && Date.now() < deadline) {

@@ -3,7 +3,9 @@ import t from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, startService, startStack, submit } from '../support/service.js';
 
-/** Finished results are stored bytes (issue 14): an ETag, 304 on revalidation, gzip and brotli when asked. */
+/**
+ * Finished results are stored bytes (docs/api.md#outputs): an ETag, 304 on revalidation, gzip and brotli when asked.
+ */
 t.test('a finished result: ETag, 304, compressed forms', { skip: fixturesMissing() }, async (t) => {
   const { svc, mintKey, data, google } = await startStack(t);
   const { key } = await mintKey(['--tier', 'pro']);

@@ -5,7 +5,10 @@ import { pollJob, startStack, submit } from '../support/service.js';
 
 const missing = fixturesMissing();
 
-/** `search_metadata.targeting` says what was sent to Google (DESIGN.md §6), for a crawl and for a cache answer. */
+/**
+ * `search_metadata.targeting` says what was sent to Google (docs/decisions.md#searches-and-the-cache), for a crawl and
+ * for a cache answer.
+ */
 t.test('the targeting used, through a listening port', { skip: missing }, async (t) => {
   const { google, svc, mintKey } = await startStack(t);
   const { key } = await mintKey(['--tier', 'free']);

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { checkoutRoot } from '../../services/compose/cluster.js';
+import { checkoutRoot } from '../../services/cli/dev/cluster.js';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -35,8 +35,8 @@ t.test('the cluster finds the checkout from the sources and from the build', asy
   cpSync(join(root, 'bin'), join(pkg, 'bin'), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');
 
-  const built = pathToFileURL(join(pkg, 'dist', 'services', 'compose', 'cluster.js')).href;
-  const { checkoutRoot: builtRoot } = (await import(built)) as typeof import('../../services/compose/cluster.js');
+  const built = pathToFileURL(join(pkg, 'dist', 'services', 'cli', 'dev', 'cluster.js')).href;
+  const { checkoutRoot: builtRoot } = (await import(built)) as typeof import('../../services/cli/dev/cluster.js');
   t.equal(realpathSync(builtRoot()), realpathSync(pkg), 'from dist/: the folder above it, which holds bin/');
   // what `npm run cluster` runs: the built CLI answers from that checkout
   const { stdout } = await run(process.execPath, [join(pkg, 'bin', 'serp-api.js'), 'cluster', 'up', '--help']);

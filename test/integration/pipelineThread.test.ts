@@ -3,17 +3,17 @@ import t from 'tap';
 import { readModelQueries } from '../../projections/index.js';
 import { renderJob } from '../../services/api/render/index.js';
 import { etagOf } from '../../services/api/render/stored.js';
-import { loadConfig } from '../../services/compose/config.js';
-import { openStores } from '../../services/compose/core.js';
-import { startPipelineThread } from '../../services/compose/pipelineThread.js';
-import { loadOrCreateSecrets } from '../../services/compose/secrets.js';
+import { openStores } from '../../services/compose/embedded/core.js';
+import { loadOrCreateSecrets } from '../../services/compose/embedded/secrets.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { PROJECTOR_CHECKPOINT } from '../../services/projector/projector.js';
+import { startPipelineThread } from '../../services/runtime/pipelineThread.js';
 import { buildTestApp } from '../support/app.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { pollJob, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import { pollJob, removeDir, startService, submit, tempDataDir, UNPACED } from '../support/service.js';
 
 /**
  * The pipeline thread's side of the protocol (pipelineThread.ts), from the HTTP thread's seat: a finished result
@@ -31,7 +31,7 @@ t.test('pipeline thread: render, queue depth, projected positions, close', { ski
     await google.close();
     removeDir(data);
   });
-  const env = { SERP_GOOGLE_ORIGIN: google.origin, SERP_ADMIN_TOKEN: ADMIN };
+  const env = { SERP_GOOGLE_ORIGIN: google.origin, SERP_ADMIN_TOKEN: ADMIN, ...UNPACED };
   // a finished job in the data directory, made by the service as shipped
   const svc = await startService(data, env);
   const { key } = (await (
@@ -64,6 +64,11 @@ t.test('pipeline thread: render, queue depth, projected positions, close', { ski
     locations.close();
   });
   await pipeline.ready;
+  t.match(
+    await pipeline.metricsText(),
+    /^# HELP serp_retention_sweeps_total /m,
+    'the background workers’ metrics come from the thread',
+  );
 
   const job = queries.jobs.byId(job_id);
   if (!job) throw new Error('the finished job is not in the read models');

@@ -2,8 +2,8 @@ import t from 'tap';
 import type { SearchRequest } from '../../contracts/search.js';
 import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
 import { createSearchService } from '../../services/application/searches.js';
-import { loadConfig } from '../../services/compose/config.js';
-import { openCore } from '../../services/compose/core.js';
+import { openCore } from '../../services/compose/embedded/core.js';
+import { loadConfig } from '../../services/config/config.js';
 import { rebuildReadModels } from '../../services/projector/projector.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 

@@ -2,9 +2,9 @@ import t from 'tap';
 import type { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { putResult, resultBlobKey } from '../../services/application/resultBlobs.js';
-import { loadConfig } from '../../services/compose/config.js';
-import { openCore } from '../../services/compose/core.js';
+import { openCore } from '../../services/compose/embedded/core.js';
 import { scheduleRetention } from '../../services/compose/retention.js';
+import { loadConfig } from '../../services/config/config.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
 /** The service's own sweeps (SERP_RETENTION_SWEEP_MIN): what `serve` and the dispatcher role start. */

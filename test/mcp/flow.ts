@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Test } from 'tap';
 
 /**
- * What an agent does with the three tools, the same over stdio and Streamable HTTP (issue 11): the caller gives a
+ * What an agent does with the three tools, the same over stdio and Streamable HTTP: the caller gives a
  * connected SDK `Client` for a key.
  */
 type Result = Awaited<ReturnType<Client['callTool']>> & {

@@ -9,7 +9,7 @@ import { fixturesMissing } from '../support/fixtures.js';
 import { cli, startStack } from '../support/service.js';
 import { agentFlow, call, checkTools, errorFlow } from './flow.js';
 
-/** The same tools over Streamable HTTP at `/mcp` on the service (issue 11), through a listening port. */
+/** The same tools over Streamable HTTP at `/mcp` on the service, through a listening port. */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
 
@@ -145,7 +145,12 @@ t.test('the MCP tools over Streamable HTTP at /mcp', { skip: fixturesMissing() }
       { cwd: build, timeout: 60_000 },
     );
     const listed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: Array<{ name: string }> };
-    t.same(listed.tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_search', 'serp_usage']);
+    t.same(listed.tools.map((x) => x.name).sort(), [
+      'serp_get_results',
+      'serp_rank_history',
+      'serp_search',
+      'serp_usage',
+    ]);
   });
 
   t.test('the live OpenAPI documents /mcp', async (t) => {

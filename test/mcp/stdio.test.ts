@@ -10,7 +10,7 @@ import { cli, startStack } from '../support/service.js';
 import { agentFlow, call, checkTools, errorFlow, textOf } from './flow.js';
 
 /**
- * `serp-api-mcp` as an MCP client runs it (issue 11): the SDK's own Client spawning the package's bin through
+ * `serp-api-mcp` as an MCP client runs it: the SDK's own Client spawning the package's bin through
  * `npx --no-install serp-api-mcp`, configured by the two variables, against a running service and a fake Google.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -107,7 +107,12 @@ t.test('serp-api-mcp on stdio, driven by the SDK client', { skip: fixturesMissin
       { cwd: build, timeout: 60_000 },
     );
     const listed = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: Array<{ name: string }> };
-    t.same(listed.tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_search', 'serp_usage']);
+    t.same(listed.tools.map((x) => x.name).sort(), [
+      'serp_get_results',
+      'serp_rank_history',
+      'serp_search',
+      'serp_usage',
+    ]);
   });
 
   t.test('tools, schemas and annotations', async (t) => {

@@ -63,7 +63,7 @@ export interface FieldPin {
   sitelinks?: { count?: number; items?: SitelinkPin[] };
 }
 
-/** WebSearcher component types → our `serp_features` names (DESIGN.md §6). */
+/** WebSearcher component types → our `serp_features` names (docs/api.md#outputs). */
 const WEBSEARCHER_FEATURES: Record<string, string> = {
   people_also_ask: 'related_questions',
   knowledge: 'knowledge_graph',

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
+import { UNPACED } from './service.js';
 
 /**
  * `serve` of the build in `root` (`node bin/serp-api.js serve`, as `npm start` runs it) in a process of its own, for
@@ -15,7 +16,7 @@ export const startBuiltService = async (
   const args = [...nodeArgs, resolve(root, 'bin/serp-api.js'), 'serve', '--port', '0', '--data', dataDir];
   const child = spawn(process.execPath, args, {
     cwd: resolve(root),
-    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...env },
+    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...UNPACED, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const kill = async () => {

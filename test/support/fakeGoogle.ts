@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseHtml } from 'node-html-parser';
+import { type Adversary, type AdversaryOptions, type AdversaryStats, createAdversary } from './adversary.js';
 import { readFixtureText } from './fixtures.js';
 
 /**
- * A local "Google" on 127.0.0.1 for crawler tests (DESIGN.md §5): real fixture pages by query and `start`,
+ * A local "Google" on 127.0.0.1 for crawler tests (docs/style.md#tests): real fixture pages by query and `start`,
  * plus latency, failures and the real block pages on demand. Tests never reach the internet.
  */
 
@@ -22,6 +23,15 @@ export const DEFAULT_PAGES: readonly string[] = [
   'serp/websearcher/2025-02-06_barclays-job-cuts_ad1eb5594673.html.gz',
   'serp/websearcher/2025-02-06_my-work-is-done-why-wait_86cc98fe45fc.html.gz',
 ];
+
+/**
+ * Every query gets one result page and knows it is the last (a 2025 page whose pager loses its "Next" link): a search
+ * is one Google request, for the fleet's tests and benchmark (docs/fleet.md).
+ */
+export const ONE_PAGE = {
+  pages: [DEFAULT_PAGES[8]!],
+  transform: (_path: string, html: string) => html.replace(/\bid="?pnnext"?/g, ''),
+} as const;
 
 /** Served past the end of a page list: Google's real "did not match any documents" page. */
 export const NO_RESULTS_PAGE = 'serp/serp-parser-zlurad/desktop/no-results.html.gz';
@@ -76,6 +86,11 @@ export interface FakeGoogleOptions extends FakeGoogleMode {
   transform?: (path: string, html: string) => string;
   /** how long after load the AI Overview script inserts the block (default 1500 ms) */
   aioDelayMs?: number;
+  /**
+   * what live Google does to crawlers (adversary.ts, docs/adversary.md): the JavaScript challenge, the per-address
+   * rate limit and /sorry/ bans, the EU consent page, 5xx and hangs; off unless given
+   */
+  adversary?: AdversaryOptions;
   /** where to listen (default 127.0.0.1 and a free port) */
   port?: number;
   host?: string;
@@ -83,6 +98,8 @@ export interface FakeGoogleOptions extends FakeGoogleMode {
 
 export interface RecordedRequest {
   path: string;
+  /** the client's address: a forward proxy's (127.0.0.2, …) or the caller's own */
+  address?: string;
   query: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
   /** the client closed the connection before the answer was sent (a page the crawler no longer needed) */
@@ -96,6 +113,8 @@ export interface FakeGoogle {
   setMode(mode: FakeGoogleMode): void;
   /** only the /search requests, in arrival order */
   searches(): RecordedRequest[];
+  /** what the adversary counted (also served as JSON at `/__fake/adversary`); undefined without one */
+  adversary(): AdversaryStats | undefined;
   close(): Promise<void>;
 }
 
@@ -148,6 +167,9 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
   const hanging = new Set<ServerResponse>();
   /** per query: how many searches (start=0 requests) it has had, for `rotate` */
   const searchesOf = new Map<string, number>();
+  const adversary: Adversary | undefined = options.adversary
+    ? createAdversary(options.adversary, () => fixture(JS_CHALLENGE_PAGE))
+    : undefined;
 
   const send = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'text/html; charset=UTF-8', ...headers });
@@ -181,9 +203,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
       case 'consent':
         return send(res, 200, fixture(CONSENT_PAGE));
       case 'hang':
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return;
+        return hang(res);
     }
   };
 
@@ -205,10 +225,56 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
     send(res, 200, options.transform ? options.transform(page, html) : html, nidCookie(req));
   };
 
+  const hang = (res: ServerResponse) => {
+    hanging.add(res);
+    res.on('close', () => hanging.delete(res));
+  };
+
+  /** the adversary's answer in place of the page, or false when it lets the request through */
+  const adversaryAnswered = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+    if (!adversary || !(url.pathname === '/' || url.pathname === '/search' || url.pathname.startsWith('/sorry/')))
+      return false;
+    const verdict = adversary.judge({
+      address: req.socket.remoteAddress ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      cookie: req.headers.cookie ?? '',
+      userAgent: String(req.headers['user-agent'] ?? ''),
+    });
+    switch (verdict.kind) {
+      case 'pass':
+        return false;
+      case 'sorry':
+        if (url.pathname.startsWith('/sorry/')) return false;
+        send(res, 302, '', {
+          location: `/sorry/index?continue=${encodeURIComponent(url.pathname + url.search)}&q=x`,
+        });
+        return true;
+      case 'challenge':
+        send(res, 200, verdict.page);
+        return true;
+      case 'consent':
+        send(res, 200, fixture(CONSENT_PAGE));
+        return true;
+      case 'error':
+        send(res, verdict.status, `<html><body>error ${verdict.status}</body></html>`);
+        return true;
+      case 'hang':
+        hang(res);
+        return true;
+    }
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/__fake/adversary') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(adversary?.stats() ?? null));
+      return;
+    }
     const recorded: RecordedRequest = {
       path: url.pathname,
+      address: req.socket.remoteAddress,
       query: Object.fromEntries(url.searchParams),
       headers: { ...req.headers },
     };
@@ -216,6 +282,8 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
     res.on('close', () => {
       if (!res.writableFinished) recorded.aborted = true;
     });
+    // judged and answered as it arrives, as Google's limiter counts it
+    if (adversaryAnswered(req, res, url)) return;
     if (url.pathname === '/search') {
       const latency =
         typeof mode.latencyMs === 'function'
@@ -244,6 +312,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
       troubleCount = 0;
     },
     searches: () => requests.filter((r) => r.path === '/search'),
+    adversary: () => adversary?.stats(),
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

@@ -2,8 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 
 /**
- * The house rule (STYLE.md, README "Layout"): imports point one way, contracts ← domain ← projections ← services and
- * contracts ← parser ← services; adapters are imported only by the composition roots (services/compose) and tests.
+ * The house rule (docs/architecture.md): imports point one way, contracts ← domain ← projections ← services and
+ * contracts ← parser ← services; adapters are imported only by the composition roots (services/compose, and the
+ * threads of services/runtime that compose their stores) and tests.
  */
 const LAYERS: Record<string, readonly string[]> = {
   contracts: ['contracts'],
@@ -46,9 +47,14 @@ export const importViolations = (files: ReadonlyMap<string, string>): Violation[
       } else if (
         isAdapter(target) &&
         !file.startsWith('services/compose/') &&
+        !file.startsWith('services/runtime/') &&
         !(isAdapter(file) && adapterPort(file) === adapterPort(target))
       ) {
-        out.push({ file, imports: target, rule: 'adapters are imported only by services/compose and tests' });
+        out.push({
+          file,
+          imports: target,
+          rule: 'adapters are imported only by services/compose, services/runtime and tests',
+        });
       } else if (file.startsWith('services/ports/') && to === 'services' && !target.startsWith('services/ports/')) {
         out.push({ file, imports: target, rule: 'a port names only contracts, projections and other ports' });
       }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Test } from 'tap';
-import { findNatsServer, type NatsServers, startNatsServers } from '../../services/compose/natsServer.js';
+import { findNatsServer, type NatsServers, startNatsServers } from '../../services/cli/dev/natsServer.js';
 
 /**
  * Why NATS tests cannot run here, or undefined when they can. Under CI=true a missing or too old nats-server throws:

@@ -38,6 +38,9 @@ export const cliResult = async (args: string[], env: NodeJS.ProcessEnv = {}) => 
   }
 };
 
+/** pacing off and the old cooldowns (2 s doubling to 120 s), for tests whose subject is not the fleet */
+export const UNPACED = { SERP_ROUTE_MAX_RPM: '0', SERP_ROUTE_COOLDOWN_S: '2', SERP_ROUTE_COOLDOWN_MAX_S: '120' };
+
 export interface RunningService {
   url: string;
   child: ChildProcess;
@@ -57,7 +60,8 @@ export const startService = async (dataDir: string, env: NodeJS.ProcessEnv = {})
   const nodeArgs = (env.SERP_TEST_NODE_ARGS ?? process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, ...cliArgs, 'serve', '--port', '0', '--data', dataDir], {
     cwd: root,
-    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...env },
+    // tests not about the fleet (docs/fleet.md) crawl as the service did before pacing: no pace, cooldowns from 2 s
+    env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...UNPACED, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

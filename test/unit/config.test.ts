@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadConfig } from '../../services/compose/config.js';
+import { loadConfig } from '../../services/config/config.js';
 
 t.test(
   'SERP_HEAP_GROWING_PERCENT: 0 by default (V8’s own factor), 50 without the pipeline thread, anything else is refused',
@@ -32,18 +32,5 @@ t.test(
     t.equal(off.pipelineThread, false);
     t.equal(off.parseThreads, cores, 'off: a parse thread per core');
     t.throws(() => loadConfig({ SERP_PIPELINE_THREAD: 'yes' }), /SERP_PIPELINE_THREAD must be a non-negative integer/);
-  },
-);
-
-t.test(
-  'SERP_CRAWL_THREAD=1 is the other layout: it turns the pipeline thread off, and both at once are refused',
-  async (t) => {
-    const crawl = loadConfig({ SERP_CRAWL_THREAD: '1' });
-    t.equal(crawl.crawlThread, true);
-    t.equal(crawl.pipelineThread, false);
-    t.throws(
-      () => loadConfig({ SERP_CRAWL_THREAD: '1', SERP_PIPELINE_THREAD: '1' }),
-      /SERP_CRAWL_THREAD=1 and SERP_PIPELINE_THREAD=1 are two layouts of the write side.*set one of them/,
-    );
   },
 );

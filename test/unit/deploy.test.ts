@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
-import { DISTRIBUTED_ENV, ROLES } from '../../services/compose/distributedConfig.js';
+import { ROLES } from '../../services/config/distributed.js';
+import { VARIABLES } from '../../services/config/schema.js';
 
 /**
  * deploy/ is not run in CI (no container engine, no Kubernetes): this checks every file parses and agrees with the
@@ -11,8 +12,7 @@ import { DISTRIBUTED_ENV, ROLES } from '../../services/compose/distributedConfig
  */
 const root = join(import.meta.dirname, '..', '..');
 const deploy = join(root, 'deploy');
-const configSource = readFileSync(join(root, 'services', 'compose', 'config.ts'), 'utf8');
-const known = new Set([...DISTRIBUTED_ENV, ...[...configSource.matchAll(/env\.(SERP_[A-Z_]+)/g)].map((m) => m[1])]);
+const known = new Set<string>(VARIABLES);
 const required = ['SERP_EVENTSTORE_URL', 'SERP_NATS_URL', 'SERP_KEY_PEPPER', 'SERP_ADMIN_TOKEN', 'SERP_LINK_SECRET'];
 
 const docsOf = (file: string) =>

@@ -9,7 +9,7 @@ import { createServer } from '../../services/api/server.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { createKeyCommands } from '../../services/application/keys.js';
 import { createSearchService } from '../../services/application/searches.js';
-import { defaultTiers, loadConfig } from '../../services/compose/config.js';
+import { defaultTiers, loadConfig } from '../../services/config/config.js';
 import { createProjector } from '../../services/projector/projector.js';
 import { apiBlobStore } from '../support/apiBlobStore.js';
 import { removeDir, tempDataDir } from '../support/service.js';

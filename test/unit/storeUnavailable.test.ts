@@ -13,7 +13,7 @@ import { createServer } from '../../services/api/server.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { createKeyCommands } from '../../services/application/keys.js';
 import { createSearchService } from '../../services/application/searches.js';
-import { defaultTiers, loadConfig } from '../../services/compose/config.js';
+import { defaultTiers, loadConfig } from '../../services/config/config.js';
 import { createDispatcher } from '../../services/dispatcher/dispatcher.js';
 import { type EventStore, StoreUnavailableError } from '../../services/ports/eventStore.js';
 import { createProjector } from '../../services/projector/projector.js';

@@ -1,10 +1,20 @@
 import t from 'tap';
 import type { SearchRequest } from '../../contracts/search.js';
-import { resolutionOf, resolvedTargetings } from '../../services/compose/crawlThread.js';
-import { CrawlRequestError } from '../../services/crawler/errors.js';
+import {
+  CrawlAbortedError,
+  CrawlBlockedError,
+  CrawlRequestError,
+  CrawlTransientError,
+} from '../../services/crawler/errors.js';
+import {
+  fromThrownError,
+  resolutionOf,
+  resolvedTargetings,
+  toThrownError,
+} from '../../services/runtime/pipelineThread.js';
 
 /**
- * A location resolved on one thread and read back on the thread that crawls (the crawl thread, the pipeline thread):
+ * A location resolved on one thread and read back on the thread that crawls (the pipeline thread):
  * a known one arrives as its targeting, an unknown one as the same bad-request error, and any other failure is thrown
  * where it happened, so that crawl fails there and the queue retries it instead of failing it for good.
  */
@@ -34,4 +44,21 @@ t.test('resolutionOf and resolvedTargetings: the location crosses threads as it 
 
   t.throws(() => resolutionOf(resolve, request('Broken')), /index unavailable/, 'any other error is thrown here');
   t.same(there.resolveTargeting(request()), {}, 'a request never resolved (no resolver): no targeting');
+});
+
+t.test('errors cross the thread boundary as the classes the crawl worker tells apart', async (t) => {
+  const round = (e: Error) => fromThrownError(toThrownError(e));
+  const blocked = round(new CrawlBlockedError('captcha', 'http://g/search', 429));
+  t.ok(blocked instanceof CrawlBlockedError);
+  t.match(blocked, { kind: 'captcha', url: 'http://g/search', status: 429, code: 'SERP_CRAWL_BLOCKED' });
+  const transient = round(new CrawlTransientError('timeout', 'http://g/search', 'timed out after 5 s'));
+  t.ok(transient instanceof CrawlTransientError);
+  t.match(transient, { kind: 'timeout', message: 'timed out after 5 s', status: undefined });
+  const request = round(new CrawlRequestError('HTTP 404 from Google', 'http_status', 404));
+  t.ok(request instanceof CrawlRequestError);
+  t.match(request, { kind: 'http_status', status: 404 });
+  t.ok(round(new CrawlAbortedError()) instanceof CrawlAbortedError);
+  const other = round(new TypeError('x is not a function'));
+  t.equal(other.constructor, Error, 'anything else is a plain Error');
+  t.equal(other.message, 'x is not a function');
 });

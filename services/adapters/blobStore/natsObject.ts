@@ -12,9 +12,9 @@ import { checkBlobKey } from './fs.js';
 const isGzip = (b: Uint8Array) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 
 /**
- * Raw HTML in a NATS Object Store bucket (DESIGN.md §2, distributed mode), so every crawler writes and every api
- * reads the same pages. Same keys, same gzip (level 1) and the same reference (sha256 and bytes of the content) as
- * the files of embedded mode; an object's chunks are acknowledged by JetStream before `put` resolves.
+ * Raw HTML in a NATS Object Store bucket (docs/distributed.md#the-other-nats-adapters), so every crawler writes and
+ * every api reads the same pages. Same keys, same gzip (level 1) and the same reference (sha256 and bytes of the
+ * content) as the files of embedded mode; an object's chunks are acknowledged by JetStream before `put` resolves.
  */
 export const createNatsObjectBlobStore = async (options: {
   nc: NatsConnection;

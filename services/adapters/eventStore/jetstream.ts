@@ -15,7 +15,7 @@ import { createAppendSignal, createPendingTracker, startCatchUpSubscription } fr
 import { CorruptEventError, encode } from './sqliteCodec.js';
 
 /**
- * The event store on NATS JetStream (DESIGN.md §2, distributed mode).
+ * The event store on NATS JetStream (docs/distributed.md#the-jetstream-event-store).
  *
  * - One JetStream stream (`SERP_EVENTS`) holds every event stream; an event stream is one subject,
  *   `{prefix}.{name}` with the name escaped into a single subject token.

@@ -21,11 +21,12 @@ import { createAppendSignal, createPendingTracker, startCatchUpSubscription } fr
 import { encode } from './sqliteCodec.js';
 
 /**
- * The event store on KurrentDB / EventStoreDB 20+ (DESIGN.md §2) with `@kurrent/kurrentdb-client`.
+ * The event store on KurrentDB / EventStoreDB 20+ (docs/distributed.md#the-kurrentdb-event-store) with
+ * `@kurrent/kurrentdb-client`.
  *
  * NOT EXERCISED IN THIS PROJECT'S CI: no KurrentDB server can run on its machines. It is type-checked, and
  * `test/conformance/kurrentdbEventStore.test.ts` runs the shared conformance suite when SERP_KURRENTDB_URL names a
- * server (README: "Distributed mode").
+ * server (docs/distributed.md#the-kurrentdb-event-store).
  *
  * - Streams and expected versions map one to one (`streamState`: a revision as bigint, no_stream, stream_exists, any).
  * - Global positions: an event's *prepare* position in the transaction log, which is unique and increases with the

@@ -1,19 +1,7 @@
-import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import type { AppendResult, EventStore, ExpectedVersion, RecordedEvent, Subscription } from '../../ports/eventStore.js';
 import { startCatchUpSubscription } from './catchUpSubscription.js';
 import { type EncodedEvent, encode, fromEncoded, toRecordedEvent } from './sqliteCodec.js';
-import {
-  createSqliteWriter,
-  type FromWriterThread,
-  fromWire,
-  openEventsFile,
-  packGroup,
-  SCHEMA,
-  type ToWriterThread,
-  type WriteOutcome,
-  type WriteRequest,
-} from './sqliteWriter.js';
+import { createSqliteWriter, openEventsFile, SCHEMA, type WriteOutcome, type WriteRequest } from './sqliteWriter.js';
 
 export { CorruptEventError } from './sqliteCodec.js';
 
@@ -31,10 +19,11 @@ export interface SqliteEventStoreOptions {
   /** most events this process keeps of its own latest commits for its subscriptions (default 4096; 0 = none) */
   tailSize?: number;
   /**
-   * Run the group commits (inserts and fsync) on a thread of their own (`serve` does): the thread that answers HTTP
-   * only serialises events and reads. Default false: a CLI command's few appends would only pay the thread's start.
+   * Where the group commits (inserts and fsync) run. Default: on this thread. `serve` runs them on a thread of their
+   * own (services/runtime/writerThread.ts), so the thread that answers HTTP only serialises events and reads; a CLI
+   * command's few appends would only pay the thread's start.
    */
-  writerThread?: boolean;
+  groupWriter?: (path: string, busyTimeoutMs: number) => GroupWriter;
   /**
    * called after each commit of this store's with its last position: a thread beside this one that opened the same file
    * (the pipeline thread, pipelineThread.ts) is told, and its subscriptions read the file at once (`appendedElsewhere`)
@@ -81,10 +70,10 @@ interface PendingAppend {
 }
 
 /**
- * The writing side, inline or on its own thread. `write` resolves once the group's COMMIT returned (fsync'd) with
- * each append's outcome, and rejects when the group failed as a whole.
+ * The writing side, inline or on its own thread (services/runtime/writerThread.ts). `write` resolves once the group's
+ * COMMIT returned (fsync'd) with each append's outcome, and rejects when the group failed as a whole.
  */
-interface GroupWriter {
+export interface GroupWriter {
   write(batch: WriteRequest[]): Promise<WriteOutcome[]>;
   close(): Promise<void>;
 }
@@ -95,72 +84,6 @@ const inlineWriter = (path: string, busyTimeoutMs: number): GroupWriter => {
     write: async (batch) => writer.write(batch),
     close: async () => {
       writer.close();
-    },
-  };
-};
-
-/**
- * The writer on a worker thread (issue 14, item 2): a submit's two appends, their inserts and the COMMIT's fsync were
- * a fifth of the HTTP thread's time per submit. One group is in flight at a time; appends made meanwhile wait and go
- * out together as the next group, so the groups grow with the load. The thread is referenced only while a group is
- * in flight, so it keeps the process alive until an acknowledged append is durable and never after.
- */
-const threadWriter = (path: string, busyTimeoutMs: number): GroupWriter => {
-  const built = new URL('./sqliteWriterThread.js', import.meta.url);
-  const source = new URL('./sqliteWriterThread.ts', import.meta.url);
-  // From the sources (no build) the thread registers tsx's hooks itself before it imports the .ts module: a worker
-  // does not inherit the loader hooks of the thread that starts it.
-  const code = existsSync(built)
-    ? `import(${JSON.stringify(built.href)})`
-    : `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); })`;
-  const worker = new Worker(code, {
-    eval: true,
-    workerData: { path, busyTimeoutMs },
-    // a writer holds one group's strings at a time: a small young generation keeps the thread's memory small; the
-    // ceiling leaves room for a group of large events (a thread that runs out fails every append after it)
-    resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 4 },
-  });
-  worker.unref();
-  const waiting = new Map<number, { resolve: (m: FromWriterThread) => void; reject: (e: unknown) => void }>();
-  let nextId = 0;
-  let closing = false;
-  let broken: Error | undefined;
-  const fail = (error: Error) => {
-    broken ??= error;
-    for (const w of waiting.values()) w.reject(broken);
-    waiting.clear();
-    worker.unref();
-  };
-  worker.on('message', (m: FromWriterThread) => {
-    const w = waiting.get(m.id);
-    waiting.delete(m.id);
-    if (waiting.size === 0 && !closing) worker.unref();
-    w?.resolve(m);
-  });
-  worker.on('error', (error) => fail(error));
-  worker.on('exit', (code) => fail(new Error(`event store writer thread exited (${code})`)));
-  const send = (message: ToWriterThread) =>
-    new Promise<FromWriterThread>((resolve, reject) => {
-      if (broken) return reject(broken);
-      waiting.set(message.id, { resolve, reject });
-      worker.ref();
-      worker.postMessage(message);
-    });
-  return {
-    async write(batch) {
-      const packed = packGroup(batch);
-      const reply = await send(packed === undefined ? { id: ++nextId, batch } : { id: ++nextId, packed });
-      if ('failed' in reply) throw fromWire(reply.failed);
-      if (!('outcomes' in reply)) throw new Error('event store writer: unexpected reply');
-      return reply.outcomes.map((o) => (o.ok ? o : { ok: false, error: fromWire(o.error) }));
-    },
-    async close() {
-      if (broken) return;
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      closing = true;
-      worker.ref(); // until it has closed the file and ended
-      await send({ id: ++nextId, close: true });
-      await exited;
     },
   };
 };
@@ -182,9 +105,7 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
 
   const db = openEventsFile(options.path, busyTimeoutMs);
   db.exec(SCHEMA);
-  const writer = options.writerThread
-    ? threadWriter(options.path, busyTimeoutMs)
-    : inlineWriter(options.path, busyTimeoutMs);
+  const writer = (options.groupWriter ?? inlineWriter)(options.path, busyTimeoutMs);
 
   const currentVersion = db.prepare<[string], { v: number | null }>(
     'SELECT MAX(version) AS v FROM events WHERE stream = ?',
@@ -371,7 +292,8 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
 
     close() {
       closing ??= (async () => {
-        // Handlers in flight may still append (a projector recording a follow-up), so stop them before refusing appends.
+        // Handlers in flight may still append (a projector recording a follow-up), so stop them before refusing
+        // appends.
         await Promise.all([...subscriptions].map((s) => s.stop()));
         acceptingAppends = false;
         await drain();

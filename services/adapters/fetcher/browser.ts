@@ -1,7 +1,8 @@
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import type { Device } from '../../../contracts/search.js';
+import { classifyPage } from '../../../parser/index.js';
 import { acceptLanguage, deviceProfile } from '../../geo/devices.js';
-import type { CrawlSession, FetchedPage, Fetcher, FetchRequest } from '../../ports/fetcher.js';
+import type { CrawlSession, FetchedPage, Fetcher, FetchRequest, OpenedSession } from '../../ports/fetcher.js';
 import { parseCookieHeader } from './cookies.js';
 
 export interface BrowserFetcherOptions {
@@ -11,14 +12,17 @@ export interface BrowserFetcherOptions {
   aioWaitMs?: number;
   /** launch flags beyond the defaults */
   extraArgs?: readonly string[];
+  /** how long a JavaScript challenge's script may take to earn its token and reload the page (default 10,000 ms) */
+  challengeWaitMs?: number;
 }
 
 export interface BrowserFetcher extends Fetcher {
   /**
    * Opens a session the way a person would (the home page of `origin` through the session's proxy and user agent)
-   * and returns the cookies Google gave it, for the http fetcher to reuse (DESIGN.md §5).
+   * and returns the cookies Google gave it, for the http fetcher to reuse (docs/fleet.md), with what the visit cost.
+   * A JavaScript challenge on the way is passed as a browser passes it: its script runs and reloads the page.
    */
-  openSession(origin: string, session: CrawlSession, device: Device, signal?: AbortSignal): Promise<string>;
+  openSession(origin: string, session: CrawlSession, device: Device, signal?: AbortSignal): Promise<OpenedSession>;
 }
 
 /**
@@ -37,19 +41,100 @@ const LAUNCH_ARGS = [
 ];
 
 /**
- * Selectors of an AI Overview that holds content (DESIGN.md §5, google-serp-markup.md §3.3): the 2025–26 body
+ * Selectors of an AI Overview that holds content: the 2025–26 body
  * (`div.mZJni`) or the 2024 SGE paragraphs (`div.rPeykc`). The bare container is not enough: Google ships it empty.
  */
 const AIO_CONTENT = 'div.YzCcne div.mZJni, div.mZJni, div.rPeykc';
+
+/**
+ * The main frame's documents as they come: a challenge's reload is a second document on the same URL, so waiting for
+ * "the next one" must count from the moment the page opened, not from when the wait began (it may already be there).
+ */
+const documentsOf = (page: Page) => {
+  const seen: Response[] = [];
+  let requests = 0;
+  let wake: (() => void) | undefined;
+  page.on('request', (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) requests += 1;
+  });
+  page.on('response', (r) => {
+    if (!r.request().isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+    seen.push(r);
+    wake?.();
+  });
+  return {
+    requests: () => requests,
+    count: () => seen.length,
+    latest: () => seen.at(-1),
+    /** resolves once more than `count` documents came, or after `ms` */
+    after: (count: number, ms: number) =>
+      new Promise<void>((resolve) => {
+        if (seen.length > count) return resolve();
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = () => {
+          if (seen.length > count) done();
+        };
+      }),
+    /** what the documents weighed: bodies and headers as they came over the wire */
+    bytes: async () => {
+      let total = 0;
+      for (const r of seen) {
+        const sizes = await r
+          .request()
+          .sizes()
+          .catch(() => undefined);
+        total += sizes ? sizes.responseBodySize + sizes.responseHeadersSize : 0;
+      }
+      return total;
+    },
+  };
+};
+
+/** the page's HTML, once the navigation in progress (a challenge's reload) let it be read */
+const contentOf = async (page: Page, waitUntil: 'load' | 'domcontentloaded'): Promise<string> => {
+  try {
+    return await page.content();
+  } catch {
+    await page.waitForLoadState(waitUntil).catch(() => undefined);
+    return page.content();
+  }
+};
 
 /** Playwright's own launch gives every browser a fresh temporary user-data-dir, removed on close. */
 export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): BrowserFetcher => {
   let launching: Promise<Browser> | undefined;
   const aioWaitMs = options.aioWaitMs ?? 8_000;
+  const challengeWaitMs = options.challengeWaitMs ?? 10_000;
+
+  /**
+   * Opens `url` and, when Google answers with its JavaScript challenge (SearchGuard), lets the challenge's script do
+   * what it does in a person's browser: earn its token and reload. The page returned is the one after (or the
+   * challenge again, when it could not be passed: the crawler then sees the block).
+   */
+  const visit = async (page: Page, url: string, waitUntil: 'load' | 'domcontentloaded', timeoutMs: number) => {
+    const docs = documentsOf(page);
+    let response = await page.goto(url, { waitUntil, timeout: timeoutMs });
+    let html = await contentOf(page, waitUntil);
+    for (let round = 0; round < 2 && classifyPage(html) === 'js_challenge'; round++) {
+      const before = docs.count();
+      await docs.after(before, challengeWaitMs);
+      if (docs.count() === before) break;
+      await page.waitForLoadState(waitUntil).catch(() => undefined);
+      response = docs.latest() ?? response;
+      html = await contentOf(page, waitUntil);
+    }
+    return { response, html, docs };
+  };
 
   const browser = (): Promise<Browser> => {
-    // Playwright is loaded with the first browser, not with the service: its bundles were ~50 MB of an embedded service's RSS
-    // (issue 14, item 4), and a service on the http fetcher never launches one
+    // Playwright is loaded with the first browser, not with the service: its bundles were ~50 MB of an embedded
+    // service's RSS
+    // (docs/decisions.md#memory), and a service on the http fetcher never launches one
     launching ??= import('playwright-core')
       .then(({ chromium }) =>
         chromium.launch({
@@ -113,22 +198,24 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
       const context = await contextFor(request.device, request.session, request.url);
       return withContext(context, request.signal, async () => {
         const page = await context.newPage();
-        const response = await page.goto(request.url, {
-          // without the AI Overview there is nothing to wait for once the HTML is parsed
-          waitUntil: request.captureAio ? 'load' : 'domcontentloaded',
-          timeout: request.timeoutMs,
-        });
+        // without the AI Overview there is nothing to wait for once the HTML is parsed
+        const waitUntil = request.captureAio ? 'load' : 'domcontentloaded';
+        const { response, html, docs } = await visit(page, request.url, waitUntil, request.timeoutMs);
+        let body = html;
         if (request.captureAio) {
           // the overview may never come (not every query has one): a timeout here is an answer, not an error
           await page.waitForSelector(AIO_CONTENT, { state: 'attached', timeout: aioWaitMs }).catch(() => undefined);
+          body = await contentOf(page, waitUntil);
         }
         return {
           url: request.url,
           finalUrl: page.url(),
           status: response?.status() ?? 0,
-          body: Buffer.from(await page.content(), 'utf8'),
+          body: Buffer.from(body, 'utf8'),
           fetchedAt: new Date().toISOString(),
           cookies: await cookieHeader(context, request.url),
+          requests: Math.max(1, docs.requests()),
+          bytes: await docs.bytes(),
         };
       });
     },
@@ -137,8 +224,17 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
       const context = await contextFor(device, session, home);
       return withContext(context, signal, async () => {
         const page = await context.newPage();
-        await page.goto(home, { waitUntil: 'load', timeout: 30_000 });
-        return cookieHeader(context, home);
+        const { html, response, docs } = await visit(page, home, 'load', 30_000);
+        const kind = classifyPage(html, { status: response?.status(), finalUrl: page.url() });
+        return {
+          cookies: await cookieHeader(context, home),
+          requests: Math.max(1, docs.requests()),
+          bytes: await docs.bytes(),
+          // a banned address is sent to /sorry/ whatever it asks for, the home page included
+          ...(kind === 'captcha' || response?.status() === 429
+            ? { blocked: kind === 'captcha' ? 'captcha' : 'rate_limited' }
+            : {}),
+        } satisfies OpenedSession;
       });
     },
     async close() {

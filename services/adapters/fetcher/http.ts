@@ -32,10 +32,10 @@ const cookieJarFor = (initial: string) => {
 };
 
 /**
- * The fast path (DESIGN.md §5): got-scraping gives a browser's TLS fingerprint and header order; the headers are the
- * device's own (user agent, client hints) so they match what the browser of the same session sent. It reuses the
- * session's cookies, without which Google answers with its JS challenge. It never judges the answer: classifying
- * blocks is the crawler's job, so every status comes back as a page.
+ * The fast path (docs/operations.md#which-fetcher): got-scraping gives a browser's TLS fingerprint and header order;
+ * the headers are the device's own (user agent, client hints) so they match what the browser of the same session sent.
+ * It reuses the session's cookies, without which Google answers with its JS challenge. It never judges the answer:
+ * classifying blocks is the crawler's job, so every status comes back as a page.
  */
 export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => ({
   name: 'http',
@@ -67,6 +67,10 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
       body: response.body,
       fetchedAt: new Date().toISOString(),
       cookies: cookies.header(),
+      // each redirect followed was a request of its own (a /sorry/ redirect is two)
+      requests: 1 + response.redirectUrls.length,
+      // as transferred (before decompression); the decoded size where the client could not tell
+      bytes: response.request.downloadProgress.transferred || response.body.byteLength,
     };
   },
   async close() {},

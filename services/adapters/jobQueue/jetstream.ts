@@ -15,8 +15,8 @@ import type { ConsumeOptions, Consumer, Delivery, JobQueue, QueueStats } from '.
 import { messageId } from '../../ports/jobQueue.js';
 
 /**
- * The job queue on NATS JetStream (DESIGN.md §2, distributed mode): a work-queue stream (`SERP_JOBS`) and ONE durable
- * pull consumer (`crawlers`) that every crawler process shares, so each job goes to one crawler at a time.
+ * The job queue on NATS JetStream (docs/distributed.md#the-other-nats-adapters): a work-queue stream (`SERP_JOBS`) and
+ * ONE durable pull consumer (`crawlers`) that every crawler process shares, so each job goes to one crawler at a time.
  *
  * - Explicit acks; `working()` pushes the ack deadline back; a delivery not acked within ack wait is redelivered.
  * - Dedupe by `Nats-Msg-Id` = job id + dispatch number within the stream's duplicate window.
@@ -43,7 +43,9 @@ export interface JetStreamJobQueueOptions {
   backoffMs?: number[];
   dedupeWindowMs: number;
   ownsConnection?: boolean;
-  /** how long one pull waits for a message before asking again (default and least 1,000 ms): stop() waits at most this */
+  /**
+   * how long one pull waits for a message before asking again (default and least 1,000 ms): stop() waits at most this
+   */
   pullExpiresMs?: number;
   onError?: (error: unknown) => void;
 }

@@ -11,8 +11,8 @@ interface Waiter {
 }
 
 /**
- * Per-key request ceilings shared by every api process (DESIGN.md §2, distributed mode): one NATS KV entry per
- * bucket and minute, counted with compare-and-set (create for the first hit, update at the read revision after), so
+ * Per-key request ceilings shared by every api process (docs/distributed.md#the-other-nats-adapters): one NATS KV entry
+ * per bucket and minute, counted with compare-and-set (create for the first hit, update at the read revision after), so
  * racing api processes never overshoot a limit. Entries expire with the KV bucket's max age (two minutes).
  *
  * Inside one process the hits on a bucket queue up and are counted together: one compare-and-set takes every hit

@@ -9,7 +9,10 @@ import { nativeResult } from './native.js';
 /** `output=compat`: the native result under SerpApi's names and envelope (the parser's mapping). */
 export const compatResult = (native: SerpResult): Record<string, unknown> => toCompat(native);
 
-/** SerpApi's line for a search with no results (reference §2.5): a 200, billed, with a top-level `error`. */
+/**
+ * SerpApi's line for a search with no results (docs/compat.md#statuses-and-errors): a 200, billed, with a top-level
+ * `error`.
+ */
 export const EMPTY_RESULTS = "Google hasn't returned any results for this query.";
 
 export interface CompatPage {
@@ -34,7 +37,10 @@ const metadataOf = (job: JobStatusDoc, links: { baseUrl: string }) => ({
   created_at: serpApiTimestamp(job.submittedAt),
 });
 
-/** A search still running: `search_metadata` with `status: "Processing"` and the request (reference §3). */
+/**
+ * A search still running: `search_metadata` with `status: "Processing"` and the request
+ * (docs/compat.md#async-and-the-archive).
+ */
 export const compatProcessing = (job: JobStatusDoc, links: CompatLinkSettings) => ({
   search_metadata: {
     ...metadataOf(job, links),

@@ -1,7 +1,7 @@
 import type { CrawlFailure } from '../../../contracts/events.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import { MAX_PAGE_BYTES } from '../../crawler/fetchPage.js';
-import { MAX_PAGE_TAGS } from '../../crawler/parsePool.js';
+import { MAX_PAGE_TAGS } from '../../runtime/parsePool.js';
 
 const RETRY = 'its quota was released. Retry later.';
 
@@ -13,9 +13,10 @@ const BLOCK_NAMES: Record<string, string> = {
 };
 
 /**
- * The `detail` a failed job shows its owner: one fixed line per kind of failure that says what to do (DESIGN.md §4).
- * Built from the failure's code and kind, the HTTP status, the attempt count and the caller's own `location`; the raw
- * reason can name URLs, hosts and socket errors (a proxy, a mirror origin), so none of its text is served.
+ * The `detail` a failed job shows its owner: one fixed line per kind of failure that says what to do
+ * (docs/decisions.md#the-apis-answers). Built from the failure's code and kind, the HTTP status, the attempt count and
+ * the caller's own `location`; the raw reason can name URLs, hosts and socket errors (a proxy, a mirror origin), so
+ * none of its text is served.
  */
 export const failureDetail = (failure: CrawlFailure, location?: string): string => {
   switch (failure.code) {
@@ -46,6 +47,8 @@ export const failureDetail = (failure: CrawlFailure, location?: string): string 
       return 'Google cannot answer this search as asked; its quota was released. Check its parameters.';
     case 'SERP_CRAWL_UNEXPECTED':
       return `The search failed on an internal error; ${RETRY}`;
+    case 'SERP_CRAWL_NO_ROUTE':
+      return `Google was blocking every proxy the service crawls through, so this search was not sent; ${RETRY.replace('later', 'in a few minutes')}`;
     case 'SERP_CRAWL_EXHAUSTED':
       return failure.attempts
         ? `The search failed ${failure.attempts} times in a row; ${RETRY}`

@@ -35,7 +35,7 @@ export type Rendered = { status: 200 | 202; body: Record<string, unknown> } | { 
 
 const running = (job: JobStatusDoc): Rendered => ({ status: 202, body: { job_id: job.jobId, status: 'running' } });
 
-/** Answers a fetch of `job` in `output`: 202 while running, 200 once terminal (DESIGN.md §4). */
+/** Answers a fetch of `job` in `output`: 202 while running, 200 once terminal (docs/api.md#poll-and-read). */
 export const renderJob = (
   deps: RenderDeps,
   job: JobStatusDoc,

@@ -9,6 +9,19 @@ const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMet
   google_domain: googleDomain,
 });
 
+/**
+ * `search_metadata`'s cost fields (docs/fleet.md): what the crawl cost in Google requests. A cached answer cost none;
+ * a job completed before the cost was recorded shows the blocks it met, which were always recorded.
+ */
+const costMetadata = (job: JobStatusDoc, doc: SearchResultDoc) => {
+  if (job.cached) return { requests: 0, blocked: 0, browser_pages: 0, bytes: 0 };
+  if (doc.cost) {
+    const { requests, blocked, browserPages, bytes } = doc.cost;
+    return { requests, blocked, browser_pages: browserPages, bytes };
+  }
+  return doc.blocks !== undefined ? { blocked: doc.blocks } : {};
+};
+
 /** The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. */
 export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: number): SerpResult => {
   const { request } = job;
@@ -34,6 +47,7 @@ export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: nu
       parser_version: doc.parserVersion,
       // a cached job's doc is its source's, so the targeting is the one the source crawl used
       ...(doc.targeting ? { targeting: publicTargeting(doc.targeting) } : {}),
+      ...costMetadata(job, doc),
       parameters: { ...request },
       information: doc.result.information,
     },

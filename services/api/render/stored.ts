@@ -5,10 +5,10 @@ import { LRUCache } from 'lru-cache';
 import { brotliOffLoop, gzipOffLoop } from '../../zlib.js';
 
 /**
- * Finished results as stored bytes (issue 14): a terminal job's answer changes only when its result is re-parsed, so
- * the serialised JSON, its ETag and its compressed forms are made once and sent as they are. The key carries the
- * version of the result (the source job's `updatedAt`, which every CrawlCompleted and SearchReparsed moves), so a
- * re-parse is never served stale. Bounded by bytes; a miss renders again, nothing else.
+ * Finished results as stored bytes (docs/decisions.md#raw-html-and-finished-answers): a terminal job's answer changes
+ * only when its result is re-parsed, so the serialised JSON, its ETag and its compressed forms are made once and sent
+ * as they are. The key carries the version of the result (the source job's `updatedAt`, which every CrawlCompleted and
+ * SearchReparsed moves), so a re-parse is never served stale. Bounded by bytes; a miss renders again, nothing else.
  */
 export interface StoredAnswer {
   /**

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import { ErrorBody } from '../../../contracts/errors.js';
+import type { Metrics } from '../../metrics/metrics.js';
 import type { AdminGuard } from '../auth.js';
 
 /**
  * `GET /metrics`: Prometheus's text format, on the service's port, for the admin token as a Bearer header (the
  * numbers say how much the service does and for whom it fails: not for every key holder).
  */
-export const metricsRoute: FastifyPluginAsync<{ guard: AdminGuard; registry: Registry }> = async (app, opts) => {
+export const metricsRoute: FastifyPluginAsync<{ guard: AdminGuard; metrics: Metrics }> = async (app, opts) => {
   app.addHook('onRequest', async (req) => opts.guard(req));
   app.get(
     '/metrics',
@@ -29,8 +29,8 @@ export const metricsRoute: FastifyPluginAsync<{ guard: AdminGuard; registry: Reg
       },
     },
     async (_req, reply) => {
-      const text = await opts.registry.metrics();
-      return reply.type(opts.registry.contentType).send(text);
+      const text = await opts.metrics.text();
+      return reply.type(opts.metrics.registry.contentType).send(text);
     },
   );
 };

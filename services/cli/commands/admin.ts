@@ -2,8 +2,9 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { allProjections } from '../../../projections/index.js';
 import { auditUsage, type KeyAudit } from '../../application/audit.js';
 import type { SweepReport } from '../../application/retention.js';
-import { type Config, loadConfig } from '../../compose/config.js';
 import { runRetentionSweep } from '../../compose/retention.js';
+import { type Config, loadConfig } from '../../config/config.js';
+import { processEnv } from '../../config/env.js';
 import { rebuildReadModels } from '../../projector/projector.js';
 import { besideService, openLocalCore, requireEventStore, trackAppends } from '../dataDir.js';
 import { localService, serviceRunningError } from '../target.js';
@@ -122,7 +123,7 @@ export const registerMaintenanceCommands = (program: Command) => {
       instantArg,
     )
     .action(async (o: { data?: string; days?: number; before?: Date }) => {
-      const config = loadConfig(process.env, { dataDir: o.data });
+      const config = loadConfig(processEnv(), { dataDir: o.data });
       requireEventStore(config);
       if (o.days !== undefined && o.before) throw new InvalidArgumentError('give --days or --before, not both');
       const days = o.days ?? config.retentionDays;
@@ -162,7 +163,7 @@ export const registerMaintenanceCommands = (program: Command) => {
     .description('drop every read model and replay the event log into them (stop the service first)')
     .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
     .action(async (o: { data?: string }) => {
-      const config = loadConfig(process.env, { dataDir: o.data });
+      const config = loadConfig(processEnv(), { dataDir: o.data });
       requireEventStore(config);
       // The running service's projector writes read.db while we drop and refill it: refuse, never race it.
       const running = await localService(config);
@@ -189,7 +190,7 @@ export const registerMaintenanceCommands = (program: Command) => {
     .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
     .option('--json', 'print JSON')
     .action(async (o: AuditOptions & { data?: string; json?: boolean }) => {
-      const config = loadConfig(process.env, { dataDir: o.data });
+      const config = loadConfig(processEnv(), { dataDir: o.data });
       requireEventStore(config);
       const report = (await localService(config)) ? await auditBesideService(config, o) : await auditAlone(config, o);
       if (o.json) console.log(JSON.stringify(report, null, 2));

@@ -7,6 +7,7 @@ import pLimit from 'p-limit';
 import pRetry, { AbortError } from 'p-retry';
 import pThrottle from 'p-throttle';
 import { createV1Client, type V1Client, V1Error } from '../../client/v1Client.js';
+import { loadCliClientEnv } from '../../config/clients.js';
 import { type BatchProgress, donePerMinute, progressLine, submitsPerMinute, summaryLine } from '../progress.js';
 
 /**
@@ -36,9 +37,10 @@ interface SearchFlags {
 }
 
 const clientOf = (o: ClientFlags) => {
-  const key = o.key ?? process.env.SERP_API_KEY;
+  const env = loadCliClientEnv();
+  const key = o.key ?? env.apiKey;
   if (!key) throw new Error('no API key: pass --key or set SERP_API_KEY');
-  const baseUrl = o.baseUrl ?? process.env.SERP_API_BASE_URL ?? 'http://127.0.0.1:8080';
+  const baseUrl = o.baseUrl ?? env.baseUrl ?? 'http://127.0.0.1:8080';
   if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`);
   return createV1Client({ baseUrl, apiKey: key });
 };

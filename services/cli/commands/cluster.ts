@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { startLocalCluster } from '../../compose/cluster.js';
+import { startLocalCluster } from '../dev/cluster.js';
 
 const count = (v: string) => {
   const n = Number(v);
@@ -14,7 +14,10 @@ const portNumber = (v: string) => {
   return n;
 };
 
-/** `serp-api cluster up`: a distributed deployment on loopback, stopped with Ctrl-C (README: "Distributed mode"). */
+/**
+ * `serp-api cluster up`: a distributed deployment on loopback, stopped with Ctrl-C
+ * (docs/distributed.md#a-cluster-on-one-machine).
+ */
 export const registerClusterCommand = (program: Command) => {
   const cluster = program.command('cluster').description('a local distributed deployment on loopback');
   cluster

@@ -1,7 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { keyView } from '../../api/routes/admin/keys.js';
-import { loadConfig } from '../../compose/config.js';
-import type { Core } from '../../compose/core.js';
+import type { Core } from '../../compose/embedded/core.js';
+import { loadConfig } from '../../config/config.js';
+import { processEnv } from '../../config/env.js';
 import { openLocalCore } from '../dataDir.js';
 import { type AdminTarget, adminCall, adminTarget } from '../target.js';
 
@@ -32,7 +33,7 @@ const withTarget = async <T>(
   viaApi: (server: AdminTarget) => Promise<T>,
   direct: (core: Core) => Promise<T>,
 ) => {
-  const config = loadConfig(process.env, { dataDir: opts.data });
+  const config = loadConfig(processEnv(), { dataDir: opts.data });
   const server = await adminTarget(config, opts);
   if (server) return viaApi(server);
   const core = await openLocalCore(config);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../compose/config.js';
+import { loadConfig } from '../../config/config.js';
+import { processEnv } from '../../config/env.js';
 import { importLocations } from '../../geo/locations.js';
 
 /** `locations import FILE`: loads Google's geotargets CSV so `location` resolves cities, regions and the rest. */
@@ -17,7 +18,7 @@ export const registerLocationsCommand = (program: Command) => {
     )
     .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
     .action(async (file: string, o: { data?: string }) => {
-      const { dataDir } = loadConfig(process.env, { dataDir: o.data });
+      const { dataDir } = loadConfig(processEnv(), { dataDir: o.data });
       const { rows } = await importLocations(file, dataDir);
       console.log(`imported ${rows} geotargets into ${dataDir}`);
     });

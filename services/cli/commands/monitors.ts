@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { createV1Client, type V1Client } from '../../client/v1Client.js';
+import { loadCliClientEnv } from '../../config/clients.js';
 import { rankChart } from '../rankChart.js';
 
 /**
@@ -14,9 +15,10 @@ interface ClientFlags {
 }
 
 const clientOf = (o: ClientFlags): V1Client => {
-  const key = o.key ?? process.env.SERP_API_KEY;
+  const env = loadCliClientEnv();
+  const key = o.key ?? env.apiKey;
   if (!key) throw new Error('no API key: pass --key or set SERP_API_KEY');
-  const baseUrl = o.baseUrl ?? process.env.SERP_API_BASE_URL ?? 'http://127.0.0.1:8080';
+  const baseUrl = o.baseUrl ?? env.baseUrl ?? 'http://127.0.0.1:8080';
   if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`);
   return createV1Client({ baseUrl, apiKey: key });
 };
@@ -161,7 +163,7 @@ export const registerMonitorsCommand = (program: Command) => {
       if (o.csv) {
         q.set('format', 'csv');
         const res = await fetch(`${client.baseUrl}/v1/monitors/${encodeURIComponent(id)}/history?${q}`, {
-          headers: { 'x-api-key': o.key ?? process.env.SERP_API_KEY ?? '' },
+          headers: { 'x-api-key': o.key ?? loadCliClientEnv().apiKey ?? '' },
         });
         if (!res.ok)
           throw new Error(((await res.json().catch(() => ({}))) as { detail?: string }).detail ?? `HTTP ${res.status}`);

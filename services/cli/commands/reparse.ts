@@ -5,7 +5,8 @@ import {
   type ReparseSelection,
   reparseSearches,
 } from '../../application/reparse.js';
-import { type Config, loadConfig } from '../../compose/config.js';
+import { type Config, loadConfig } from '../../config/config.js';
+import { processEnv } from '../../config/env.js';
 import { besideService, openLocalCore, requireEventStore } from '../dataDir.js';
 import { localService } from '../target.js';
 
@@ -73,7 +74,7 @@ export const registerReparseCommand = (program: Command) => {
     .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
     .option('--json', 'print the report as JSON')
     .action(async (o: { job?: string; since?: string; force?: boolean; data?: string; json?: boolean }) => {
-      const config = loadConfig(process.env, { dataDir: o.data });
+      const config = loadConfig(processEnv(), { dataDir: o.data });
       requireEventStore(config);
       const selection: ReparseSelection = { jobId: o.job, since: o.since, force: o.force };
       // Skipped jobs are only counted: a full run over a large store would print one line per job otherwise.

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError } from '../../errors.js';
-import type { AdminOptions } from './index.js';
+import type { AdminOptions } from './options.js';
 
 const DayUsage = z.object({
   day: z.string().describe('UTC day, YYYY-MM-DD'),
@@ -35,6 +35,16 @@ const HourOutcomes = z.object({
   failed: z.record(z.string(), z.number().int()).describe('final failures by kind'),
 });
 
+const RouteHealth = z.object({
+  route: z.string().describe('proxy-N (its place in SERP_PROXY_URLS, from 1) or direct'),
+  proxy: z.string().optional().describe("the proxy's host:port (never its credentials)"),
+  rate_rpm: z.number().nullable().describe('the pace it is allowed, Google requests a minute (null: pacing off)'),
+  requests_last_hour: z.number().int().describe('Google requests of the crawls that ended in the last hour'),
+  blocks_last_hour: z.number().int().describe('of those, answered with a block'),
+  cooling_until: z.string().nullable().describe('resting after a block until then (null: not resting)'),
+  reported_at: z.string().describe("the last crawl's report of it"),
+});
+
 const ServiceView = z.object({
   hours: z.array(HourOutcomes).describe('the last 24 UTC hours, oldest first'),
   cache_hit_rate: z.number().nullable().describe('answered from cache / submitted over those hours; null: none'),
@@ -43,6 +53,9 @@ const ServiceView = z.object({
     .nullable()
     .describe('null when the queue cannot be read (the metrics keep the last values it gave)'),
   projection_lag: z.number().nullable().describe('log positions the read models are behind'),
+  routes: z
+    .array(RouteHealth)
+    .describe('every route a crawl reported in the last hour, as it stood at its last report (docs/fleet.md)'),
   now: z.string(),
 });
 
@@ -129,7 +142,7 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
     schema: {
       ...admin,
       operationId: 'getServiceView',
-      summary: 'Jobs per hour by outcome (24 h), cache hit rate, queue depth, projection lag',
+      summary: 'Jobs per hour by outcome (24 h), cache hit rate, queue depth, projection lag, route health',
       response: { 200: ServiceView, 401: ErrorBody },
     },
     handler: async () => {
@@ -149,6 +162,15 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
             }
           : null,
         projection_lag: snap.projectionLag ?? null,
+        routes: opts.queries.dashboard.routes(at).map((r) => ({
+          route: r.route,
+          ...(r.proxy ? { proxy: r.proxy } : {}),
+          rate_rpm: r.rpm ?? null,
+          requests_last_hour: r.requests,
+          blocks_last_hour: r.blocked,
+          cooling_until: r.coolUntil && r.coolUntil > at.toISOString() ? r.coolUntil : null,
+          reported_at: r.reportedAt,
+        })),
         now: at.toISOString(),
       };
     },

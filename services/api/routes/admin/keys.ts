@@ -6,7 +6,7 @@ import { usageMonth } from '../../../../domain/usage/usage.js';
 import type { ApiKeyDoc } from '../../../../projections/apiKeys/apiKeys.js';
 import { KeyInputError } from '../../../application/keys.js';
 import { ApiError } from '../../errors.js';
-import type { AdminOptions } from './index.js';
+import type { AdminOptions } from './options.js';
 
 export const KeyView = z.object({
   key_id: z.string(),

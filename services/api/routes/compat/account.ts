@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CompatAccount, CompatError } from '../../../../contracts/compat.js';
-import type { CompatOptions } from './index.js';
+import type { CompatOptions } from './options.js';
 
 const planName = (tier: string) => `${tier.charAt(0).toUpperCase()}${tier.slice(1)} Plan`;
 
@@ -10,7 +10,7 @@ const planName = (tier: string) => `${tier.charAt(0).toUpperCase()}${tier.slice(
 const renewal = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
 
-/** SerpApi's Account API (reference §4) from the key's tier, quota and usage; it costs no quota. */
+/** SerpApi's Account API (docs/compat.md#account) from the key's tier, quota and usage; it costs no quota. */
 export const accountRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts) => {
   for (const [url, operationId] of [
     ['/account', 'compatAccount'],

@@ -1,41 +1,16 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { DomainError, errorCodes } from '../../../../domain/kernel/errors.js';
-import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
-import type { SearchResultDoc } from '../../../../projections/searchResults/searchResults.js';
-import type { SearchService } from '../../../application/searches.js';
-import type { Geotarget } from '../../../geo/geotargets.js';
-import type { BlobStore } from '../../../ports/blobStore.js';
-import type { RateLimiter } from '../../../ports/rateLimiter.js';
-import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
+import { keyCheck } from '../../auth.js';
 import { ApiError, clip, secondsToNextMonth, unavailableOf } from '../../errors.js';
 import { checkSubmitRate } from '../../limits.js';
-import type { LinkSettings } from '../../render/html.js';
-import type { StoredAnswers } from '../../render/stored.js';
 import { accountRoutes } from './account.js';
 import { locationRoutes } from './locations.js';
+import type { CompatOptions } from './options.js';
 import { searchRoutes } from './search.js';
 
-/** What the SerpApi-compatible surface needs; compose builds it (the same services as /v1). */
-export interface CompatOptions {
-  searches: SearchService;
-  authenticate: Authenticator;
-  authFailures: AuthFailureGate;
-  limiter: RateLimiter;
-  links: LinkSettings;
-  blobStore: BlobStore;
-  resultOf(job: JobStatusDoc): SearchResultDoc | undefined;
-  /** finished answers kept as bytes (the /v1 routes' too): a stored search fetched again is sent as it was made */
-  stored?: StoredAnswers;
-  /** the origin absolute links are built on (SERP_PUBLIC_BASE_URL, else the listening address) */
-  baseUrl(): string;
-  syncTimeoutMs: number;
-  retentionDays: number;
-  resolveLocation?: (name: string) => unknown;
-  suggestLocations?: (name: string, limit: number) => string[];
-  locations?: { search(query: string, limit: number): Geotarget[]; byId(id: number): Geotarget | undefined };
-}
+export type { CompatOptions } from './options.js';
 
-/** SerpApi's wording for the errors its clients look for (reference §2.5); ours elsewhere. */
+/** SerpApi's wording for the errors its clients look for (docs/compat.md#statuses-and-errors); ours elsewhere. */
 export const INVALID_KEY =
   'Invalid API key. Your API key should be in the api_key parameter, the X-API-Key header or Authorization: Bearer; keys come from this service (serp-api keys create).';
 export const OUT_OF_SEARCHES = 'Your account has run out of searches.';

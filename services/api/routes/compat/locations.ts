@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CompatError, CompatLocation } from '../../../../contracts/compat.js';
 import type { Geotarget } from '../../../geo/geotargets.js';
 import { ApiError } from '../../errors.js';
-import type { CompatOptions } from './index.js';
+import type { CompatOptions } from './options.js';
 
 const entry = (t: Geotarget): z.infer<typeof CompatLocation> => ({
   id: String(t.id),
@@ -18,9 +18,10 @@ const entry = (t: Geotarget): z.infer<typeof CompatLocation> => ({
 });
 
 /**
- * SerpApi's Locations API: a bare array, best match first (the most populous among equals), from the geotargets that
- * ship with the product; without `q`, the most populous places. No key (SerpApi's needs none either); `location=` on
- * /search takes any `canonical_name` or `google_id`, and the other forms in docs/locations.md.
+ * SerpApi's Locations API (docs/compat.md#locations): a bare array, best match first (the most populous among
+ * equals), from the geotargets that ship with the product; without `q`, the most populous places. No key (SerpApi's
+ * needs none either); `location=` on /search takes any `canonical_name` or `google_id`, and the other forms in
+ * docs/locations.md.
  */
 export const locationRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts) => {
   app.get('/locations.json', {

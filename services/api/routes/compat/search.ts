@@ -16,7 +16,7 @@ import {
 } from '../../render/compat.js';
 import { publicFailureDetail } from '../../render/failure.js';
 import { answerKey } from '../../render/stored.js';
-import type { CompatOptions } from './index.js';
+import type { CompatOptions } from './options.js';
 
 const bad = (message: string) => new ApiError(400, 'SERP_COMPAT_BAD_PARAMETER', message);
 
@@ -61,7 +61,10 @@ interface ParsedSearch {
   page: CompatPage;
 }
 
-/** SerpApi's `/search` parameters onto our search request, with SerpApi's error wording (reference §2.5). */
+/**
+ * SerpApi's `/search` parameters onto our search request, with SerpApi's error wording
+ * (docs/compat.md#statuses-and-errors).
+ */
 const parseSearch = (query: Record<string, string>, opts: CompatOptions): ParsedSearch => {
   const engine = query.engine ?? 'google';
   if (engine.toLowerCase() !== 'google') throw bad(`Unsupported \`${clip(engine, 40)}\` search engine.`);

@@ -15,9 +15,9 @@ import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import { type Authenticator, type AuthFailureGate, keyCheck, rawKeyOf } from '../../auth.js';
 
 /**
- * The MCP tools over Streamable HTTP at `/mcp` (issue 11): hosted agents need no local process. Same API key as `/v1`
- * (X-API-Key or Bearer) on every request; one session per `initialize`, bound to the key that opened it (another key
- * gets 404, as an unknown session does). The tools call `/v1` in-process through `inject`, so validation, quota and
+ * The MCP tools over Streamable HTTP at `/mcp` (docs/mcp.md): hosted agents need no local process. Same API key as
+ * `/v1` (X-API-Key or Bearer) on every request; one session per `initialize`, bound to the key that opened it (another
+ * key gets 404, as an unknown session does). The tools call `/v1` in-process through `inject`, so validation, quota and
  * rate are exactly the HTTP surface's.
  */
 export interface McpRouteOptions {

@@ -1,44 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ReadModelQueries } from '../../../../projections/index.js';
-import type { MonitorService } from '../../../application/monitors.js';
-import type { SearchService } from '../../../application/searches.js';
-import type { WebhookService } from '../../../application/webhooks.js';
-import type { RateLimiter } from '../../../ports/rateLimiter.js';
-import { type Authenticator, type AuthFailureGate, keyCheck } from '../../auth.js';
+import { keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
-import type { RenderDeps } from '../../render/index.js';
-import type { StoredAnswers } from '../../render/stored.js';
 import { monitorRoutes } from './monitors.js';
+import type { V1Options } from './options.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
 import { webhookRoutes } from './webhooks.js';
 
-/** What the native surface needs; compose builds it. */
-export interface V1Options {
-  searches: SearchService;
-  authenticate: Authenticator;
-  authFailures: AuthFailureGate;
-  limiter: RateLimiter;
-  render: RenderDeps;
-  /** the origin signed links are built on */
-  baseUrl(): string;
-  /** SERP_SYNC_TIMEOUT_MS: how long `async: false` waits */
-  syncTimeoutMs: number;
-  /** SERP_RETENTION_DAYS: older jobs answer 410 */
-  retentionDays: number;
-  /** finished results as stored bytes, with ETag and compressed forms */
-  stored: StoredAnswers;
-  /** undefined when the location is unknown; the api answers 422 then */
-  resolveLocation?: (name: string) => unknown;
-  /** the closest places to a location that did not resolve, for the 422's "did you mean" */
-  suggestLocations?: (name: string, limit: number) => string[];
-  /** the read models (rank tracking reads its views through them) */
-  queries: ReadModelQueries;
-  /** rank tracking's commands (docs/rank-tracking.md); absent: no /v1/monitors routes */
-  monitors?: MonitorService;
-  /** webhooks (docs/webhooks.md); absent: no /v1/webhooks routes */
-  webhooks?: WebhookService;
-}
+export type { V1Options } from './options.js';
 
 /**
  * `/v1`: every route needs a key (X-API-Key or Bearer), checked once here for the whole scope. A route's

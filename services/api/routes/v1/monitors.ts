@@ -19,9 +19,9 @@ import {
 } from '../../../../contracts/monitors.js';
 import { ApiError } from '../../errors.js';
 import { unknownLocationDetail } from '../../locationCheck.js';
-import type { V1Options } from './index.js';
 import { errors } from './monitorErrors.js';
 import { changesOf, historyCsv, historyJson, visibilityOf } from './monitorReads.js';
+import type { V1Options } from './options.js';
 
 const params = z.object({ monitor_id: z.string().max(200) });
 const tags = ['rank tracking'];

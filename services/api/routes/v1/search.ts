@@ -19,7 +19,7 @@ import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import { unknownLocationDetail } from '../../locationCheck.js';
 import { type Rendered, renderJob } from '../../render/index.js';
 import { answerKey, encodingFor } from '../../render/stored.js';
-import type { V1Options } from './index.js';
+import type { V1Options } from './options.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
 // describes them for generated clients without re-encoding 150 kB per fetch.

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
 import { UsageResponse } from '../../../../contracts/search.js';
-import type { V1Options } from './index.js';
+import type { V1Options } from './options.js';
 
 export const usageRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   app.withTypeProvider<ZodTypeProvider>().get('/usage', {

@@ -17,7 +17,7 @@ import {
   WebhookResponse,
 } from '../../../../contracts/webhooks.js';
 import type { WebhookService } from '../../../application/webhooks.js';
-import type { V1Options } from './index.js';
+import type { V1Options } from './options.js';
 import { errors } from './webhookErrors.js';
 
 const params = z.object({ webhook_id: z.string().max(200) });
@@ -175,7 +175,8 @@ export const webhookRoutes: FastifyPluginAsync<V1Options & { webhooks?: WebhookS
     schema: {
       operationId: 'getMonitorAlerts',
       tags: ['rank tracking'],
-      summary: "A monitor's alerts (moves, tops entered or left, competitors above, URL and feature changes, failed runs)",
+      summary:
+        "A monitor's alerts (moves, tops entered or left, competitors above, URL and feature changes, failed runs)",
       description:
         'Computed when each run completes from its history, as the monitor `alerts` settings ask; each is also a `monitor.alert` webhook delivery. A failed search never raises a "dropped out" alert.',
       params: z.object({ monitor_id: z.string().max(200) }),

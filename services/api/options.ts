@@ -1,0 +1,28 @@
+/**
+ * What the HTTP layer is configured with. A composition root (services/compose) maps the service's configuration
+ * onto it; the api never reads the configuration or the environment itself.
+ */
+export interface ApiOptions {
+  /** how long `async: false` waits for a result (SERP_SYNC_TIMEOUT_MS) */
+  syncTimeoutMs: number;
+  /** how long a signed raw-HTML link stays valid (SERP_PRESIGN_TTL_S) */
+  presignTtlS: number;
+  /** jobs older than this answer 410 (SERP_RETENTION_DAYS) */
+  retentionDays: number;
+  /** the origin signed links and /openapi.json name; default: the listening address (SERP_PUBLIC_BASE_URL) */
+  publicBaseUrl?: string;
+  /** bad or missing keys one client IP may send a minute before 429 (SERP_AUTH_FAILURES_PER_MIN, default 30) */
+  authFailuresPerMin?: number;
+  /** the tiers a key can be minted in, with their limits (SERP_TIERS) */
+  tiers?: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
+}
+
+/** The secrets the HTTP layer checks and signs with. */
+export interface ApiSecrets {
+  /** API keys are stored as an HMAC with it */
+  keyPepper: string;
+  /** signs raw-HTML links */
+  linkSecret: string;
+  /** the admin token (`/admin`, `/admin/api`, `/metrics`) */
+  adminToken: string;
+}

@@ -1,0 +1,303 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { FastifyInstance } from 'fastify';
+import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../../projections/index.js';
+import { createNatsObjectBlobStore } from '../../adapters/blobStore/natsObject.js';
+import { createJetStreamEventStore } from '../../adapters/eventStore/jetstream.js';
+import { createKurrentDbEventStore } from '../../adapters/eventStore/kurrentdb.js';
+import { createJetStreamJobQueue, jetStreamQueueStats } from '../../adapters/jobQueue/jetstream.js';
+import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
+import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
+import { createCatchUp } from '../../api/auth.js';
+import { createServer } from '../../api/server.js';
+import { createCommandHandler } from '../../application/commandHandler.js';
+import { createKeyCommands } from '../../application/keys.js';
+import { createMonitorService } from '../../application/monitors.js';
+import { createSearchService } from '../../application/searches.js';
+import { createWebhookService } from '../../application/webhooks.js';
+import type { Config } from '../../config/config.js';
+import type { DistributedConfig } from '../../config/distributed.js';
+import { createCrawlWorker } from '../../crawler/worker.js';
+import { createLocationResolver } from '../../geo/locations.js';
+import { createMetrics } from '../../metrics/metrics.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
+import { systemResolver } from '../../webhooks/safety.js';
+import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
+import { crawlerFromConfig } from '../crawler.js';
+import { dataPaths, takeServeLock } from '../embedded/core.js';
+import { jsonLines } from '../logLines.js';
+import { packageVersion } from '../version.js';
+
+export interface Distributed {
+  /** the HTTP address: the api on an api process, else the health endpoint */
+  url: string;
+  app?: FastifyInstance;
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * `serp-api serve --role …` (docs/distributed.md#roles): the roles asked for, on the shared engines.
+ *
+ * - Every process talks to the event store (JetStream or KurrentDB) and NATS (queue, KV rate limits, raw HTML).
+ * - api, dispatcher and projector keep their own SQLite read models in SERP_DATA_DIR, fed by catch-up; a process
+ *   catches up with the log before it listens, so a fresh node never serves an old view. A job this node has not
+ *   projected yet is folded from its stream (read-your-writes across nodes).
+ * - The dispatcher is idempotent by design, so running two is safe: both enqueue the same job with the same message
+ *   id (job id + dispatch number) and JetStream's dedupe keeps one; quota releases are decided against the usage
+ *   stream, where a second release of the same job is nothing.
+ * - Processes without the api role answer `GET /health` on the port (for probes).
+ */
+/** JetStream setup on a cluster still electing its leaders (or a busy machine) may time out: try again a few times */
+const atStart = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const transient = /timeout|no responders|not ready|leader|unavailable|10008/i.test(
+        String((err as Error).message),
+      );
+      if (!transient || attempt >= 5) throw err;
+      console.error(`serp-api: ${what}: ${(err as Error).message}; trying again (${attempt}/5)`);
+      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+    }
+  }
+};
+
+export const startDistributed = async (
+  config: Config,
+  dist: DistributedConfig,
+  options: { logger?: boolean } = {},
+): Promise<Distributed> => {
+  const roles = new Set(dist.roles);
+  const needsReadModels = roles.has('api') || roles.has('dispatcher') || roles.has('projector');
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        console.error(`serp-api: while stopping: ${String(err)}`);
+      }
+    }
+  };
+  try {
+    const name = `serp-api ${dist.roles.join(',')} ${process.pid}`;
+    const nc: NatsConnection = await connect({ servers: dist.natsServers, name, maxReconnectAttempts: -1 });
+    cleanups.push(async () => {
+      if (!nc.isClosed()) await nc.drain();
+    });
+    const es = dist.eventStore;
+    const sameNats = es.kind === 'jetstream' && es.servers.join(',') === dist.natsServers.join(',');
+    const eventStore: EventStore =
+      es.kind === 'jetstream'
+        ? await atStart('event store', async () =>
+            createJetStreamEventStore({
+              nc: sameNats ? nc : await connect({ servers: es.servers, name, maxReconnectAttempts: -1 }),
+              ownsConnection: !sameNats,
+              replicas: dist.replicas,
+            }),
+          )
+        : createKurrentDbEventStore({ connectionString: es.connectionString });
+    cleanups.push(() => eventStore.close());
+    const handle = createCommandHandler(eventStore);
+
+    // raw HTML and results; the read models' projector reads results from it too
+    const blobStore =
+      roles.has('crawler') || roles.has('api') || needsReadModels
+        ? await atStart('blob store', () => createNatsObjectBlobStore({ nc, replicas: dist.replicas }))
+        : undefined;
+
+    let readModels: ReadModelStore | undefined;
+    let projector: Projector | undefined;
+    if (needsReadModels) {
+      mkdirSync(config.dataDir, { recursive: true });
+      const release = takeServeLock(config.dataDir);
+      cleanups.push(release);
+      const store = createSqliteReadModelStore(dataPaths(config.dataDir).readModels);
+      readModels = store;
+      cleanups.push(() => store.close());
+      projector = createProjector({
+        eventStore,
+        readModels: store,
+        projections: allProjections,
+        blobStore,
+        version: READ_MODELS_VERSION,
+      });
+      // catch up before serving anything
+      await atStart('catch-up', () => (projector as Projector).start());
+      const p = projector;
+      cleanups.push(() => p.stop());
+    }
+
+    const queue =
+      roles.has('crawler') || roles.has('dispatcher')
+        ? await atStart('job queue', () =>
+            createJetStreamJobQueue({
+              nc,
+              replicas: dist.replicas,
+              ackWaitMs: dist.ackWaitMs,
+              maxDeliver: dist.maxDeliver,
+              backoffMs: [1_000, 5_000, 15_000],
+              dedupeWindowMs: dist.dedupeWindowMs,
+            }),
+          )
+        : undefined;
+    if (queue) cleanups.push(() => queue.close());
+
+    const warnings: string[] = [];
+    let locations: ReturnType<typeof createLocationResolver> | undefined;
+    if (roles.has('crawler') || roles.has('api')) {
+      locations = createLocationResolver(config.dataDir);
+      locations.searchLocations('warm', 1);
+      const l = locations;
+      cleanups.push(() => l.close());
+    }
+
+    // the write side's background workers (backgroundWorkers.ts: the dispatcher, retention, …) run in every
+    // dispatcher process; each is idempotent when two dispatchers run it
+    const writeSideMetrics = createWriteSideRegistry();
+    if (roles.has('dispatcher') && queue && readModels && projector && blobStore) {
+      const p = projector;
+      // the monitor worker paces a key's searches under its rate, counted where every api process counts it
+      const limiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
+      cleanups.push(() => limiter.close());
+      const background = await startBackgroundWorkers({
+        config,
+        eventStore,
+        readModels,
+        queries: readModelQueries(readModels),
+        blobStore,
+        queue,
+        handle,
+        rateLimiter: limiter,
+        projected: (position) => p.waitFor(position),
+        log: jsonLines(config.logLevel, options.logger) ?? (() => undefined),
+        metrics: writeSideMetrics,
+        pepper: config.keyPepper as string,
+        sole: false,
+      });
+      cleanups.push(() => background.stop());
+    }
+
+    if (roles.has('crawler') && queue && blobStore && locations) {
+      const { crawler, warning } = await crawlerFromConfig(config, locations);
+      if (warning) warnings.push(warning);
+      cleanups.push(() => crawler.close());
+      const worker = createCrawlWorker({
+        queue,
+        handle,
+        crawler,
+        blobStore,
+        concurrency: config.crawlerConcurrency,
+        workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
+        heartbeatMs: Math.max(500, Math.floor(dist.ackWaitMs / 4)),
+        log: jsonLines(config.logLevel, options.logger),
+      });
+      worker.start();
+      cleanups.push(() => worker.stop().then(() => undefined));
+    }
+
+    if (roles.has('api') && readModels && projector && blobStore && locations) {
+      const secrets = {
+        keyPepper: config.keyPepper as string,
+        adminToken: config.adminToken as string,
+        linkSecret: config.linkSecret as string,
+      };
+      const queries = readModelQueries(readModels);
+      const rateLimiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
+      cleanups.push(() => rateLimiter.close());
+      const searches = createSearchService({ eventStore, queries, handle, cacheTtlS: config.cacheTtlS });
+      const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
+      const p = projector;
+      const l = locations;
+      const store = readModels;
+      const q = queue;
+      const metrics = createMetrics({
+        // an api without the queue reads its depth from JetStream, for its metrics and the dashboard
+        queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
+        monitors: () => queries.monitors.dueCount(new Date()),
+        // with the dispatcher role in this process too, its background workers' metrics
+        ...(roles.has('dispatcher') ? { writeSide: () => writeSideMetrics.metrics() } : {}),
+        projection: async () => ({
+          head: await eventStore.headPosition(),
+          projected: store.checkpoint(PROJECTOR_CHECKPOINT),
+        }),
+      });
+      await metrics.follow(eventStore);
+      cleanups.push(() => metrics.stop());
+      const app = await createServer(
+        {
+          config,
+          secrets,
+          queries,
+          searches,
+          keys,
+          monitors: createMonitorService({
+            queries,
+            handle,
+            projected: (position) => p.waitFor(position),
+            tiers: config.tiers,
+          }),
+          webhooks: createWebhookService({
+            queries,
+            handle,
+            projected: (position) => p.waitFor(position),
+            pepper: secrets.keyPepper,
+            safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+            resolve: systemResolver,
+          }),
+          blobStore,
+          rateLimiter,
+          projected: (position) => p.waitFor(position),
+          catchUp: createCatchUp(
+            () => eventStore.headPosition(),
+            (position) => p.waitFor(position),
+          ),
+          resolveLocation: (n) => l.resolveLocation(n),
+          suggestLocations: (n, limit) => l.suggestLocations(n, limit),
+          locations: { search: (q, limit) => l.searchLocations(q, limit), byId: (id) => l.locationById(id) },
+          version: packageVersion(),
+          metrics,
+        },
+        { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
+      );
+      const url = await app.listen({ port: config.port, host: config.host });
+      cleanups.push(() => app.close());
+      return { url, app, warnings, close: closeAll };
+    }
+
+    // no api here: a health endpoint for probes (and the port tells the operator the process is up)
+    const started = new Date().toISOString();
+    const health: Server = createHttpServer((req, res) => {
+      if (req.url !== '/health') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"only /health here"}');
+        return;
+      }
+      void (async () => {
+        try {
+          const head = await eventStore.headPosition();
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ status: 'ok', roles: dist.roles, started, head, nats: !nc.isClosed() }));
+        } catch (err) {
+          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: String(err) }));
+        }
+      })();
+    });
+    await new Promise<void>((resolve, reject) => {
+      health.once('error', reject);
+      health.listen(config.port, config.host, () => resolve());
+    });
+    cleanups.push(() => new Promise<void>((resolve) => health.close(() => resolve())));
+    const addr = health.address() as { port: number };
+    return { url: `http://${config.host}:${addr.port}`, warnings, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+};

@@ -1,0 +1,193 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { createMemoryRateLimiter } from '../../adapters/rateLimiter/memory.js';
+import { createCatchUp } from '../../api/auth.js';
+import { createServer } from '../../api/server.js';
+import { createMonitorService } from '../../application/monitors.js';
+import { createSearchService } from '../../application/searches.js';
+import { createWebhookService } from '../../application/webhooks.js';
+import type { Config } from '../../config/config.js';
+import { createTargetingResolver } from '../../crawler/targeting.js';
+import { createLocationResolver } from '../../geo/locations.js';
+import { createMetrics } from '../../metrics/metrics.js';
+import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
+import { lowerHelperThreads } from '../../runtime/nice.js';
+import { type PipelineThread, startPipelineThread } from '../../runtime/pipelineThread.js';
+import { systemResolver } from '../../webhooks/safety.js';
+import { jsonLines } from '../logLines.js';
+import { packageVersion } from '../version.js';
+import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
+import { composeWriteSide, type WriteSide } from './writeSide.js';
+
+export interface Embedded {
+  app: FastifyInstance;
+  url: string;
+  core: Core;
+  /** lines for the operator: what start-up decided differently from the configuration (a fetcher fallback) */
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+/** `serp-api serve`: every role in one process, no servers (docs/design.md#two-modes-one-code-base). */
+export const startEmbedded = async (config: Config, options: { logger?: boolean } = {}): Promise<Embedded> => {
+  const paths = dataPaths(config.dataDir);
+  // With the pipeline thread the event loop only answers HTTP, and V8's and libuv's helpers work mostly for the write
+  // side's threads: below the event loop, as those are. Done before any thread of ours starts (the event store's writer
+  // thread stays at the loop's priority: submits wait on it). Without the pipeline thread they stay at the loop's: the
+  // loop's own heap is the projector's, and slower collections of it cost test/bench/pipeline.ts 30 MB of peak RSS.
+  if (config.pipelineThread) lowerHelperThreads();
+  const releaseLock = takeServeLock(config.dataDir);
+  // one resolver for the process: the api validates `location` with it and the crawler targets with it
+  const locations = createLocationResolver(config.dataDir);
+  const log = jsonLines(config.logLevel, options.logger);
+  let pipeline: PipelineThread | undefined;
+  /** the last position this thread's event store committed (with the pipeline thread: what usage reads wait for) */
+  let lastOwnCommit = 0;
+  let core: Core;
+  try {
+    // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
+    locations.searchLocations('warm', 1);
+    core = await openCore(config, {
+      writerThread: true,
+      ...(config.pipelineThread
+        ? {
+            onCommitted: (position: number) => {
+              lastOwnCommit = position;
+              pipeline?.appended(position);
+            },
+            projectorElsewhere: (stores) => {
+              pipeline = startPipelineThread({
+                setup: { config, logger: options.logger !== false },
+                projectedAt: stores.readModels.checkpoint(PROJECTOR_CHECKPOINT),
+                onAppended: (position) => stores.eventStore.appendedElsewhere(position),
+                resolveTargeting: createTargetingResolver(locations),
+                onFailed: (err) => {
+                  // nothing is crawled or projected any more: stop, so a supervisor starts the service again (every
+                  // acknowledged write is in the log, and the queue is rebuilt from it)
+                  process.stderr.write(`serp-api: ${err.message}; stopping\n`);
+                  process.exit(70);
+                },
+              });
+              return pipeline.projector;
+            },
+          }
+        : {}),
+    });
+  } catch (err) {
+    locations.close();
+    releaseLock();
+    throw err;
+  }
+  let writeSide: WriteSide & { renderElsewhere?: PipelineThread['renderElsewhere'] };
+  if (pipeline) {
+    const thread = pipeline;
+    const { warning } = await thread.ready;
+    writeSide = {
+      queueStats: () => thread.queueStats(),
+      metricsText: () => thread.metricsText(),
+      renderElsewhere: thread.renderElsewhere,
+      warning,
+      start: async () => undefined,
+      stop: () => thread.close(),
+    };
+  } else {
+    writeSide = await composeWriteSide({
+      config,
+      eventStore: core.eventStore,
+      readModels: core.readModels,
+      queries: core.queries,
+      blobStore: core.blobStore,
+      handle: core.handle,
+      projected: (position) => core.projector.waitFor(position),
+      pepper: core.secrets.keyPepper,
+      locations,
+      log,
+    });
+  }
+  const metrics = createMetrics({
+    queueStats: () => writeSide.queueStats(),
+    monitors: () => core.queries.monitors.dueCount(new Date()),
+    writeSide: () => writeSide.metricsText(),
+    projection: async () => ({
+      head: await core.eventStore.headPosition(),
+      projected: core.readModels.checkpoint(PROJECTOR_CHECKPOINT),
+    }),
+  });
+  await metrics.follow(core.eventStore);
+  const searches = createSearchService({
+    eventStore: core.eventStore,
+    queries: core.queries,
+    handle: core.handle,
+    cacheTtlS: config.cacheTtlS,
+    // on this thread the projector takes each append from memory right after its commit; on the pipeline thread it
+    // is projected a moment later, so a usage read waits for it (bounded)
+    ...(pipeline
+      ? {
+          ownWritesProjected: createCatchUp(
+            async () => lastOwnCommit,
+            (position) => core.projector.waitFor(position),
+          ),
+        }
+      : {}),
+  });
+  const rateLimiter = createMemoryRateLimiter();
+  const app = await createServer(
+    {
+      config,
+      secrets: core.secrets,
+      queries: core.queries,
+      searches,
+      keys: core.keys,
+      monitors: createMonitorService({
+        queries: core.queries,
+        handle: core.handle,
+        projected: (position) => core.projector.waitFor(position),
+        tiers: config.tiers,
+      }),
+      webhooks: createWebhookService({
+        queries: core.queries,
+        handle: core.handle,
+        projected: (position) => core.projector.waitFor(position),
+        pepper: core.secrets.keyPepper,
+        safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+        resolve: systemResolver,
+      }),
+      blobStore: core.blobStore,
+      rateLimiter,
+      projected: (position) => core.projector.waitFor(position),
+      resolveLocation: (name) => locations.resolveLocation(name),
+      suggestLocations: (name, limit) => locations.suggestLocations(name, limit),
+      locations: {
+        search: (query, limit) => locations.searchLocations(query, limit),
+        byId: (id) => locations.locationById(id),
+      },
+      version: packageVersion(),
+      metrics,
+      renderElsewhere: writeSide.renderElsewhere,
+    },
+    { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
+  );
+  await writeSide.start();
+  const url = await app.listen({ port: config.port, host: config.host });
+  writeFileSync(paths.server, `${JSON.stringify({ pid: process.pid, url }, null, 2)}\n`);
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    url,
+    core,
+    warnings: writeSide.warning ? [writeSide.warning] : [],
+    close: () => {
+      closing ??= (async () => {
+        await app.close();
+        await metrics.stop();
+        await writeSide.stop();
+        await rateLimiter.close();
+        locations.close();
+        await core.close();
+        rmSync(paths.server, { force: true });
+        releaseLock();
+      })();
+      return closing;
+    },
+  };
+};

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+/**
+ * How every thread of the service starts (docs/architecture.md, "Threads"): its code is a `*Worker.ts` file in this
+ * folder, run as built (`dist/services/runtime/*.js`, what `npm start` runs) or, from the sources (tests, `tsx`),
+ * through tsx's loader, which the thread registers itself: Node 20 runs neither a thread's first script nor its
+ * imports through the loader that `--import tsx` set up on the thread that starts it.
+ */
+export interface ThreadEntry {
+  /** the file the thread runs */
+  url: URL;
+  /** true when that file is TypeScript (no build beside this module) */
+  fromSource: boolean;
+}
+
+/** the entry of `name` (a `*Worker` file of this folder), built when there is a build, else the source */
+export const threadEntry = (name: string): ThreadEntry => {
+  const built = new URL(`./${name}.js`, import.meta.url);
+  if (existsSync(built)) return { url: built, fromSource: false };
+  return { url: new URL(`./${name}.ts`, import.meta.url), fromSource: true };
+};
+
+/** a thread's script that registers tsx's loader, then imports `entry` (TypeScript) */
+const bootFromSource = (entry: URL) => {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
+};
+
+/**
+ * Starts the thread that runs `name` (`pipelineWorker`, `writerWorker`, `hashWorker`). The one place of the service
+ * that calls `new Worker`; the parse pool's threads are piscina's, started from `threadEntry('parseWorker')`.
+ */
+export const startThread = (name: string, options: Omit<WorkerOptions, 'eval'> = {}): Worker => {
+  const entry = threadEntry(name);
+  return entry.fromSource
+    ? new Worker(bootFromSource(entry.url), { ...options, eval: true })
+    : new Worker(entry.url, options);
+};

@@ -1,0 +1,105 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { type ParseContext, type ParseOutcome, parse } from '../../parser/index.js';
+import { ownBuffer } from '../buffers.js';
+import { type PackedPage, packPageAsync } from '../crawler/rawPacker.js';
+import { threadEntry } from './boot.js';
+
+/** A fetched page read: what the parser made of it and, for a result page, its packed part of the job's raw HTML. */
+export type PageRead =
+  | { outcome: Extract<ParseOutcome, { kind: 'serp' }>; raw: PackedPage }
+  /** a block or error page: it is never kept, so it is not packed */
+  | { outcome: Exclude<ParseOutcome, { kind: 'serp' }>; raw?: undefined }
+  /** more markup than any result page has (MAX_PAGE_TAGS): not parsed */
+  | { outcome: { kind: 'too_large'; tags: number }; raw?: undefined };
+
+/**
+ * The most `<` a page may hold to be parsed. Google's result pages hold at most ~22,000 (every fixture page, scripts
+ * included); the parser's tree costs ~140 bytes an element, so 250,000 keeps the densest page far inside a parse
+ * thread's heap (PARSE_THREAD_LIMITS), where the byte limit alone does not (8 MB of bare nested tags is 2.8 million
+ * elements, which ran a 384 MB thread out of heap). Counted before decoding, where the page is parsed.
+ */
+export const MAX_PAGE_TAGS = 250_000;
+
+/** `<` in `bytes`, stopping once past `limit` */
+const tagsIn = (bytes: Buffer, limit: number): number => {
+  let n = 0;
+  for (let at = bytes.indexOf(0x3c); at !== -1 && n <= limit; at = bytes.indexOf(0x3c, at + 1)) n += 1;
+  return n;
+};
+
+/** How the crawler reads a fetched page: on the event loop, or in a pool of worker threads. */
+export interface PageParser {
+  /**
+   * Decodes `body` (the page's bytes, UTF-8), parses it, and packs a result page's raw chunk (`rawHead` + body,
+   * gzipped). `body` may be handed to another thread: the caller must not use it afterwards, only `raw.body`.
+   */
+  read(body: Uint8Array, context: ParseContext, rawHead: string): Promise<PageRead>;
+  close(): Promise<void>;
+}
+
+/** Decode, parse and pack, the same on whichever thread it runs. */
+export const readPage = async (
+  body: Uint8Array,
+  context: ParseContext,
+  rawHead: string,
+  pack: (head: string, body: Uint8Array) => PackedPage | Promise<PackedPage>,
+): Promise<PageRead> => {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const tags = tagsIn(bytes, MAX_PAGE_TAGS);
+  if (tags > MAX_PAGE_TAGS) return { outcome: { kind: 'too_large', tags } };
+  const outcome = parse(bytes.toString('utf8'), context);
+  return outcome.kind === 'serp' ? { outcome, raw: await pack(rawHead, body) } : { outcome };
+};
+
+/** Parses on the calling thread (tests, the CLI, SERP_PARSE_THREADS=0); gzip runs on libuv's pool. */
+export const inlineParser: PageParser = {
+  read: (body, context, rawHead) => readPage(body, context, rawHead, packPageAsync),
+  close: async () => undefined,
+};
+
+/**
+ * A parse thread's heap (docs/decisions.md#the-write-side-on-a-thread-of-its-own). V8 sizes a worker like the main
+ * thread: with the main thread's ceiling (GBs here) it lets the old generation grow to ~4x what survives a collection,
+ * and each page's tree, promoted while it is being parsed, is garbage a moment later, so each thread sat at ~115 MB. A
+ * smaller ceiling makes V8 grow the heap by a smaller factor (it scales the factor with the ceiling), and a 16 MB young
+ * generation keeps the nursery small (a 1 MB Google page needs ~4 MB while parsed). The ceiling is not a guard against
+ * any page: 8 MB of bare nested tags ran it out, and a worker that runs out can take the process with it (Node 20), so
+ * a page is refused before it is parsed when it is over MAX_PAGE_BYTES (fetchPage.ts) or MAX_PAGE_TAGS.
+ */
+export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenerationSizeMb: 16 };
+
+/**
+ * Reading pages off the event loop (docs/architecture.md): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
+ * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
+ * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on `threads` threads, one
+ * per core by default. The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
+ * back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
+ * main thread.
+ */
+export const createParsePool = (threads = availableParallelism()): PageParser => {
+  const { url, fromSource } = threadEntry('parseWorker');
+  const hasTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
+  const pool = new Piscina({
+    filename: url.href,
+    minThreads: threads,
+    maxThreads: threads,
+    // a crawl's burst of pages waits its turn: the queue is unbounded (the crawler's concurrency bounds it), a task
+    // is never refused ('auto' would refuse past threads² queued pages and fail them)
+    maxQueue: Number.POSITIVE_INFINITY,
+    resourceLimits: PARSE_THREAD_LIMITS,
+    // piscina's default ('sync') parks an idle thread in Atomics.wait, so its event loop never turns between pages
+    // and the tasks V8 posts to it (finishing a GC, the memory reducer) wait; 'async' waits on a promise instead.
+    // Smaps probe, 200 jobs at concurrency 32, paired: peak RSS 408-418 -> 400-408 MB, and after the burst the
+    // process holds ~20 MB less; no loss of pages/s.
+    atomics: 'async',
+    ...(fromSource && !hasTsx ? { execArgv: [...process.execArgv, '--import', 'tsx'] } : {}),
+  });
+  return {
+    read: (body, context, rawHead) => {
+      const own = ownBuffer(body);
+      return pool.run({ body, context, rawHead }, own ? { transferList: [own] } : {}) as Promise<PageRead>;
+    },
+    close: () => pool.destroy(),
+  };
+};

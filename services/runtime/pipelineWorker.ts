@@ -1,0 +1,173 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { SearchRequest } from '../../contracts/search.js';
+import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
+import { renderJob } from '../api/render/index.js';
+import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../api/render/stored.js';
+import { createCommandHandler } from '../application/commandHandler.js';
+import { ownBuffer } from '../buffers.js';
+import { openStores } from '../compose/embedded/core.js';
+import { loadOrCreateSecrets } from '../compose/embedded/secrets.js';
+import { composeWriteSide } from '../compose/embedded/writeSide.js';
+import { jsonLines } from '../compose/logLines.js';
+import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
+import { runInBackground } from './nice.js';
+import {
+  type FromPipeline,
+  fromThrownError,
+  type PipelineThreadSetup,
+  resolvedTargetings,
+  type TargetingResolution,
+  type ToPipeline,
+  toThrownError,
+} from './pipelineThread.js';
+
+/**
+ * The pipeline thread (pipelineThread.ts): the write side of an embedded service, composed as embedded.ts composes
+ * it on the event loop, over connections of its own to the same files. The secrets are the ones the HTTP thread
+ * loaded (the file exists by now; the environment's values win the same way).
+ */
+// below the event loop that answers HTTP, as the parse threads are (nice.ts): projecting and crawling yield the core
+// to a read. In one readUnderCrawl.ts run (48 jobs, 2 rounds, beside the crawl thread of then) read p99 under crawl
+// was 9.8 ms at the default priority and 9.5 ms at this one, within the spread; the crawl's throughput did not
+// move (test/bench/pipeline.ts, one parse thread: 6.9 jobs/s at nice 5, 6.8–7.1 at 10). Linux only (nice.ts).
+runInBackground();
+const port = parentPort!;
+const post = (m: FromPipeline, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+const { config, logger } = workerData as PipelineThreadSetup;
+
+/** each crawl's request → its location as the HTTP thread resolved it (asked before each crawl) */
+const resolved = resolvedTargetings();
+const asked = new Map<number, (m: Extract<ToPipeline, { type: 'resolved' }>) => void>();
+let nextAsk = 1;
+const askTargeting = (request: SearchRequest) =>
+  new Promise<TargetingResolution>((resolve, reject) => {
+    const id = nextAsk++;
+    asked.set(id, (m) => ('error' in m ? reject(fromThrownError(m.error)) : resolve(m.resolution)));
+    post({ type: 'resolve', id, request });
+  });
+
+/** messages that came before the thread was composed (a close, an append elsewhere), handled once it is */
+const early: ToPipeline[] = [];
+let onMessage: (m: ToPipeline) => void = (m) => {
+  early.push(m);
+};
+// listening from the start: a crawl asks its location while the composition is still finishing
+port.on('message', (m: ToPipeline) => {
+  if (m.type !== 'resolved') return onMessage(m);
+  const answer = asked.get(m.id);
+  asked.delete(m.id);
+  answer?.(m);
+});
+
+const start = async () => {
+  const { secrets } = loadOrCreateSecrets(config.dataDir, {
+    keyPepper: config.keyPepper,
+    adminToken: config.adminToken,
+    linkSecret: config.linkSecret,
+  });
+  // the same stores as the HTTP thread's, over connections of this thread's own
+  const stores = openStores(config.dataDir, {
+    // its commits' fsyncs (and waits for the HTTP thread's writer to let go of the file) off this thread's loop too
+    writerThread: true,
+    onCommitted: (position) => post({ type: 'appended', position }),
+  });
+  const { eventStore, readModels, queries, blobStore } = stores;
+  const projector = createProjector({
+    eventStore,
+    readModels,
+    projections: allProjections,
+    blobStore,
+    version: READ_MODELS_VERSION,
+    onProjected: (position) => post({ type: 'projected', position }),
+  });
+  await projector.start();
+  const handle = createCommandHandler(eventStore);
+  const writeSide = await composeWriteSide({
+    config,
+    eventStore,
+    readModels,
+    queries,
+    blobStore,
+    handle,
+    projected: (position) => projector.waitFor(position),
+    pepper: secrets.keyPepper,
+    locations: resolved.resolveTargeting,
+    beforeCrawl: async (request) => {
+      resolved.set(request, await askTargeting(request));
+    },
+    log: jsonLines(config.logLevel, logger),
+  });
+  await writeSide.start();
+  const render = (m: Extract<ToPipeline, { type: 'render' }>) => {
+    const rendered = renderJob(
+      {
+        linkSecret: secrets.linkSecret,
+        presignTtlS: config.presignTtlS,
+        resultOf: (job) => queries.results.byJobId(job.sourceJobId ?? job.jobId),
+        hasResult: (job) => queries.results.has(job.sourceJobId ?? job.jobId),
+      },
+      m.job,
+      m.output,
+      { start: m.start, baseUrl: m.baseUrl },
+    );
+    if (!('json' in rendered)) return post({ type: 'rendered', id: m.id });
+    const json = typeof rendered.json === 'string' ? Buffer.from(rendered.json, 'utf8') : rendered.json;
+    const compressed =
+      m.encoding && json.length >= COMPRESS_MIN_BYTES
+        ? { encoding: m.encoding, bytes: compressAnswerSync(json, m.encoding) }
+        : undefined;
+    const transfer = [json, compressed?.bytes].flatMap((b) => {
+      const own = b ? ownBuffer(b) : undefined;
+      return own ? [own] : [];
+    });
+    post({ type: 'rendered', id: m.id, json, etag: etagOf(json), ...(compressed ? { compressed } : {}) }, transfer);
+  };
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await writeSide.stop();
+      await projector.stop();
+      await stores.close();
+      port.close();
+    })();
+    return closing;
+  };
+
+  onMessage = (m) => {
+    switch (m.type) {
+      case 'appended':
+        eventStore.appendedElsewhere(m.position);
+        return;
+      case 'render':
+        try {
+          render(m);
+        } catch {
+          post({ type: 'rendered', id: m.id });
+        }
+        return;
+      case 'metrics':
+        void writeSide.metricsText().then((text) => post({ type: 'metrics', id: m.id, text }));
+        return;
+      case 'queueStats':
+        void writeSide.queueStats().then((stats) => post({ type: 'queueStats', id: m.id, stats }));
+        return;
+      case 'close':
+        void close();
+        return;
+      default:
+        return;
+    }
+  };
+  for (const m of early.splice(0)) onMessage(m);
+  post({
+    type: 'ready',
+    position: readModels.checkpoint(PROJECTOR_CHECKPOINT),
+    ...(writeSide.warning ? { warning: writeSide.warning } : {}),
+  });
+};
+
+start().catch((err) => {
+  post({ type: 'failed', error: toThrownError(err) });
+  port.close();
+});
