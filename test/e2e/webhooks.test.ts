@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import t from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, startStack, submit } from '../support/service.js';
-import { type Received, startReceiver } from '../support/webhookReceiver.js';
+import { type Received, startReceiver, WEBHOOK_ENV } from '../support/webhookReceiver.js';
 
 /**
  * Webhooks end to end (docs/webhooks.md), through a listening port: `serp-api serve` against the fake Google, and a
@@ -14,15 +14,6 @@ import { type Received, startReceiver } from '../support/webhookReceiver.js';
  * followed) or hang (timeout).
  */
 const missing = fixturesMissing();
-
-export const WEBHOOK_ENV = {
-  SERP_WEBHOOK_ALLOW_HTTP: '1',
-  SERP_WEBHOOK_ALLOW_PRIVATE: '1',
-  SERP_WEBHOOK_BACKOFF_MS: '200',
-  SERP_WEBHOOK_TIMEOUT_MS: '1000',
-  SERP_MONITOR_TICK_MS: '200',
-  SERP_TIERS: JSON.stringify({ tiny: { monthlyQuota: 5, rateLimitPerMin: 60 } }),
-};
 
 const api = (base: string, key: string) => async (method: string, path: string, body?: unknown) => {
   const res = await fetch(`${base}/v1${path}`, {

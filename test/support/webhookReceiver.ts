@@ -86,3 +86,13 @@ export const startReceiver = async () => {
   };
 };
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** the service's settings for tests with a receiver on 127.0.0.1 (plain http, private addresses, short delays) */
+export const WEBHOOK_ENV = {
+  SERP_WEBHOOK_ALLOW_HTTP: '1',
+  SERP_WEBHOOK_ALLOW_PRIVATE: '1',
+  SERP_WEBHOOK_BACKOFF_MS: '200',
+  SERP_WEBHOOK_TIMEOUT_MS: '1000',
+  SERP_MONITOR_TICK_MS: '200',
+  SERP_TIERS: JSON.stringify({ tiny: { monthlyQuota: 5, rateLimitPerMin: 60 } }),
+};
