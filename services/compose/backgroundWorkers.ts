@@ -9,6 +9,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import { webhookMetrics } from '../webhooks/metrics.js';
 import { createWebhookWorker } from '../webhooks/worker.js';
 import { scheduleRetention } from './retention.js';
 
@@ -98,6 +99,7 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
         pepper: ctx.pepper,
         config: ctx.config,
         sole: ctx.sole,
+        onAttempt: webhookMetrics(ctx.metrics, ctx.queries),
         log: ctx.log,
       }),
   },

@@ -31,7 +31,11 @@ const ofType = (all: Received[], path: string, type: string) =>
 t.test('webhooks through a listening port', { skip: missing }, async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  const stack = await startStack(t, { google: { rotate: true }, env: WEBHOOK_ENV });
+  const adminToken = `adm_${'w'.repeat(32)}`;
+  const stack = await startStack(t, {
+    google: { rotate: true },
+    env: { ...WEBHOOK_ENV, SERP_ADMIN_TOKEN: adminToken },
+  });
   const base = stack.svc.url;
   const { key } = await stack.mintKey(['--tier', 'pro']);
   const call = api(base, key);
@@ -195,6 +199,17 @@ t.test('webhooks through a listening port', { skip: missing }, async (t) => {
     }
     t.equal(d.length, jobs.length, 'every search delivered after its timeout');
     for (const x of d) t.match(x.attempts[0], { status_code: null, error: /no answer within 1 s/ });
+  });
+
+  await t.test('/metrics: attempts by type and outcome, latency, the outbox', async (t) => {
+    const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
+    t.equal(res.status, 200);
+    const text = await res.text();
+    t.match(text, /^serp_webhook_attempts_total\{type="search.completed",outcome="delivered"\} \d+$/m, 'delivered');
+    t.match(text, /^serp_webhook_attempts_total\{type="search.completed",outcome="retry"\} \d+$/m, 'retried');
+    t.match(text, /^serp_webhook_attempt_seconds_count \d+$/m, 'latency');
+    t.match(text, /^serp_webhook_outbox_depth \d+$/m, 'outbox depth');
+    t.match(text, /^serp_webhook_outbox_oldest_seconds [\d.e+-]+$/m, 'oldest pending');
   });
 
   await t.test('a blocked search is a search.failed', async (t) => {
