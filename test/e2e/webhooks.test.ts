@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Webhook } from 'standardwebhooks';
@@ -31,11 +33,8 @@ const ofType = (all: Received[], path: string, type: string) =>
 t.test('webhooks through a listening port', { skip: missing }, async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  const adminToken = `adm_${'w'.repeat(32)}`;
-  const stack = await startStack(t, {
-    google: { rotate: true },
-    env: { ...WEBHOOK_ENV, SERP_ADMIN_TOKEN: adminToken },
-  });
+  const stack = await startStack(t, { google: { rotate: true }, env: WEBHOOK_ENV });
+  const { adminToken } = JSON.parse(readFileSync(join(stack.data, 'secrets.json'), 'utf8')) as { adminToken: string };
   const base = stack.svc.url;
   const { key } = await stack.mintKey(['--tier', 'pro']);
   const call = api(base, key);
