@@ -1,6 +1,20 @@
 import { z } from 'zod';
 import { ParsedSerp } from './result.js';
 import { SearchRequest } from './search.js';
+import {
+  MonitorAlertRaised,
+  WebhookAttemptClaimed,
+  WebhookChanged,
+  WebhookCreated,
+  WebhookDeleted,
+  WebhookDelivered,
+  WebhookDeliveryAttempted,
+  WebhookDeliveryGivenUp,
+  WebhookDeliveryRetryRequested,
+  WebhookDeliveryScheduled,
+  WebhookReplayRequested,
+  WebhookSecretRotated,
+} from './webhookEvents.js';
 
 /** Event names are contracts: never renamed, only added (docs/design.md#streams-and-events). Dates are ISO strings. */
 const iso = z.string();
@@ -239,6 +253,21 @@ export const MonitorSearch = z.object({
 });
 export type MonitorSearch = z.infer<typeof MonitorSearch>;
 
+/**
+ * What a monitor raises alerts on when a run completes (docs/webhooks.md): a move of at least `min_move`, entering
+ * or leaving each top N of `top`, a competitor above the own domain, another URL of a domain ranking, a feature of
+ * `features` gained or lost, a search that failed.
+ */
+export const RecordedAlerts = z.object({
+  min_move: z.number().int().optional(),
+  top: z.array(z.number().int()).optional(),
+  competitor_outranks: z.boolean().optional(),
+  url_changed: z.boolean().optional(),
+  features: z.array(z.string()).optional(),
+  run_failed: z.boolean().optional(),
+});
+export type RecordedAlerts = z.infer<typeof RecordedAlerts>;
+
 /** Rank tracking (docs/rank-tracking.md): a monitor's own stream holds its configuration and nothing per run. */
 export const MonitorCreated = z.object({
   type: z.literal('MonitorCreated'),
@@ -253,6 +282,8 @@ export const MonitorCreated = z.object({
     schedule: RecordedSchedule,
     ctrCurve: z.array(z.number()).optional(),
     backfill: z.boolean(),
+    /** added later: what the monitor raises alerts on (docs/webhooks.md) */
+    alerts: RecordedAlerts.optional(),
     createdAt: iso,
   }),
 });
@@ -270,6 +301,8 @@ export const MonitorChanged = z.object({
     depth: z.number().int().optional(),
     /** null: back to the default curve */
     ctrCurve: z.array(z.number()).nullable().optional(),
+    /** added later; null: no alerts */
+    alerts: RecordedAlerts.nullable().optional(),
     changedAt: iso,
   }),
 });
@@ -399,6 +432,18 @@ export const DomainEvent = z.discriminatedUnion('type', [
   MonitorRunCompleted,
   AdminSessionStarted,
   AdminSessionEnded,
+  MonitorAlertRaised,
+  WebhookCreated,
+  WebhookChanged,
+  WebhookSecretRotated,
+  WebhookDeleted,
+  WebhookReplayRequested,
+  WebhookDeliveryScheduled,
+  WebhookAttemptClaimed,
+  WebhookDeliveryAttempted,
+  WebhookDelivered,
+  WebhookDeliveryGivenUp,
+  WebhookDeliveryRetryRequested,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;
@@ -410,4 +455,7 @@ export const streams = {
   monitor: (monitorId: string) => `monitor-${monitorId}`,
   monitorRun: (runId: string) => `monitorRun-${runId}`,
   adminSession: (sessionHash: string) => `adminSession-${sessionHash}`,
+  webhook: (webhookId: string) => `webhook-${webhookId}`,
+  webhookDelivery: (deliveryId: string) => `webhookDelivery-${deliveryId}`,
+  monitorAlerts: (runId: string) => `monitorAlerts-${runId}`,
 } as const;

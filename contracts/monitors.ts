@@ -107,6 +107,35 @@ const Targeting = SearchParameters.pick({
 });
 export type MonitorTargeting = z.infer<typeof Targeting>;
 
+/** A monitor's alert settings, as its key sends them (`alerts` on POST / PATCH /v1/monitors). */
+export const MonitorAlertsConfig = z
+  .object({
+    min_move: z.number().int().min(1).max(100).optional().describe('a move of at least this many positions'),
+    top: z
+      .array(z.number().int().min(1).max(100))
+      .max(5)
+      .optional()
+      .describe('entering or leaving each of these tops, e.g. [3, 10]'),
+    competitor_outranks: z.boolean().optional().describe('a competitor moved above your (first) domain'),
+    url_changed: z.boolean().optional().describe('another URL of a domain ranks'),
+    features: z.array(z.enum(RANK_FEATURES)).max(RANK_FEATURES.length).optional().describe('features gained or lost'),
+    run_failed: z.boolean().optional().describe("a keyword's search failed (after the crawler's retries)"),
+  })
+  .strict()
+  .meta({
+    examples: [
+      {
+        min_move: 3,
+        top: [3, 10],
+        competitor_outranks: true,
+        url_changed: true,
+        features: ['ai_overview_citation', 'featured_snippet'],
+        run_failed: true,
+      },
+    ],
+  });
+export type MonitorAlertsConfig = z.infer<typeof MonitorAlertsConfig>;
+
 const name = z.string().trim().min(1, 'name must not be empty').max(200, 'name must be at most 200 characters');
 
 export const CreateMonitorBody = crossFieldRules(
@@ -121,6 +150,7 @@ export const CreateMonitorBody = crossFieldRules(
       .boolean()
       .default(false)
       .describe('turn earlier stored searches of this key with the same keyword and targeting into history'),
+    alerts: MonitorAlertsConfig.optional().describe('what raises an alert when a run completes (docs/webhooks.md)'),
   }).strict(),
 ).meta({
   examples: [
@@ -157,6 +187,7 @@ export const PatchMonitorBody = z
     paused: z.boolean().optional(),
     depth: depth.optional(),
     ctr_curve: CtrCurve.nullable().optional().describe('null goes back to the default curve'),
+    alerts: MonitorAlertsConfig.nullable().optional().describe('null: no alerts'),
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'send at least one change')
@@ -196,6 +227,7 @@ export const MonitorResponse = z
     last_run_at: z.string().nullable(),
     next_run_at: z.string().nullable().describe('the next scheduled slot (null while paused)'),
     backfill: z.enum(['none', 'pending', 'done']),
+    alerts: MonitorAlertsConfig.nullable().describe('what raises an alert when a run completes (null: nothing)'),
   })
   .meta({
     examples: [
@@ -214,6 +246,7 @@ export const MonitorResponse = z
         last_run_at: '2026-03-02T00:00:00.000Z',
         next_run_at: '2026-03-03T00:00:00.000Z',
         backfill: 'done',
+        alerts: { min_move: 3, top: [3, 10], competitor_outranks: true, run_failed: true },
       },
     ],
   });

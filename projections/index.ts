@@ -19,6 +19,9 @@ import { searchResultsQueries } from './searchResults/queries.js';
 import { searchResultsProjection } from './searchResults/searchResults.js';
 import { usageCountersQueries } from './usageCounters/queries.js';
 import { usageCountersProjection } from './usageCounters/usageCounters.js';
+import { monitorAlertsProjection } from './webhooks/alerts.js';
+import { webhookQueries } from './webhooks/queries.js';
+import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjection } from './webhooks/webhooks.js';
 
 /**
  * The read models' shape: bumped whenever a projection changes what it writes (a new view, a new lookup), so that a
@@ -28,8 +31,9 @@ import { usageCountersProjection } from './usageCounters/usageCounters.js';
  * 4: routeHealth (the dashboard's routes); searchResults keeps each crawl's blocks and cost.
  * 5: resultCache keeps each cache key's answers by the depth they cover; searchResults records depth and exhaustion.
  * 6: adminSessions (dashboard sessions, server-side).
+ * 7: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
  */
-export const READ_MODELS_VERSION = 6;
+export const READ_MODELS_VERSION = 7;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -47,6 +51,10 @@ export const allProjections: readonly Projection<unknown>[] = [
   rankBestProjection,
   routeHealthProjection,
   adminSessionsProjection,
+  webhooksProjection,
+  webhookDeliveriesProjection,
+  webhookOutboxProjection,
+  monitorAlertsProjection,
 ] as Projection<unknown>[];
 
 /** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */
@@ -60,5 +68,6 @@ export const readModelQueries = (docs: DocReader) => ({
   monitors: monitorQueries(docs),
   ranks: rankHistoryQueries(docs),
   adminSessions: adminSessionsQueries(docs),
+  webhooks: webhookQueries(docs),
 });
 export type ReadModelQueries = ReturnType<typeof readModelQueries>;

@@ -22,4 +22,8 @@ export const errorCodes = {
   monitorInvalid: 'SERP_MONITOR_INVALID',
   monitorLimit: 'SERP_MONITOR_LIMIT',
   runNotFound: 'SERP_MONITOR_RUN_NOT_FOUND',
+  webhookNotFound: 'SERP_WEBHOOK_NOT_FOUND',
+  webhookInvalid: 'SERP_WEBHOOK_INVALID',
+  webhookLimit: 'SERP_WEBHOOK_LIMIT',
+  deliveryNotFound: 'SERP_WEBHOOK_DELIVERY_NOT_FOUND',
 } as const;

@@ -1,4 +1,4 @@
-import type { EventOf, MonitorSearch } from '../../contracts/events.js';
+import type { EventOf, MonitorSearch, RecordedAlerts } from '../../contracts/events.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
 import type { RecordedSchedule } from './schedule.js';
@@ -26,6 +26,8 @@ export interface MonitorDefinition {
   schedule: RecordedSchedule;
   ctrCurve?: number[];
   backfill: boolean;
+  /** what raises an alert when a run completes (docs/webhooks.md) */
+  alerts?: RecordedAlerts;
 }
 
 export interface MonitorChange {
@@ -38,6 +40,7 @@ export interface MonitorChange {
   paused?: boolean;
   depth?: number;
   ctrCurve?: number[] | null;
+  alerts?: RecordedAlerts | null;
 }
 
 export type MonitorCommand =
@@ -79,8 +82,13 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand, MonitorEvent>
   decide(command, state) {
     if (command.type === 'CreateMonitor') {
       if (state.status !== 'none') throw invalid(`monitor ${command.monitorId} exists`);
-      const { type: _t, now, ctrCurve, ...def } = command;
-      return [{ type: 'MonitorCreated', data: { ...def, ...(ctrCurve ? { ctrCurve } : {}), createdAt: now } }];
+      const { type: _t, now, ctrCurve, alerts, ...def } = command;
+      return [
+        {
+          type: 'MonitorCreated',
+          data: { ...def, ...(ctrCurve ? { ctrCurve } : {}), ...(alerts ? { alerts } : {}), createdAt: now },
+        },
+      ];
     }
     if (state.status !== 'active' || state.keyId !== command.keyId) {
       throw new DomainError(errorCodes.monitorNotFound, 'monitor not found');
@@ -104,6 +112,7 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand, MonitorEvent>
           ...(c.paused !== undefined ? { paused: c.paused } : {}),
           ...(c.depth !== undefined ? { depth: c.depth } : {}),
           ...(c.ctrCurve !== undefined ? { ctrCurve: c.ctrCurve } : {}),
+          ...(c.alerts !== undefined ? { alerts: c.alerts } : {}),
           changedAt: c.now,
         },
       },

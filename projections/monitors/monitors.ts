@@ -1,4 +1,4 @@
-import type { EventOf, MonitorSearch } from '../../contracts/events.js';
+import type { EventOf, MonitorSearch, RecordedAlerts } from '../../contracts/events.js';
 import { nextSlot, type RecordedSchedule, slotAt } from '../../domain/monitor/schedule.js';
 import type { Projection } from '../projection.js';
 
@@ -13,6 +13,8 @@ export interface MonitorDoc {
   depth: number;
   schedule: RecordedSchedule;
   ctrCurve?: number[];
+  /** what raises an alert when a run completes (docs/webhooks.md) */
+  alerts?: RecordedAlerts;
   paused: boolean;
   createdAt: string;
   updatedAt: string;
@@ -61,8 +63,9 @@ export const monitorsProjection: Projection<MonitorDoc> = {
         if (!doc) return null;
         const c = e.data;
         const drop = (list: string[], gone?: string[]) => (gone ? list.filter((x) => !gone.includes(x)) : list);
-        const { ctrCurve: _old, ...rest } = doc;
+        const { ctrCurve: _old, alerts: _oldAlerts, ...rest } = doc;
         const ctrCurve = c.ctrCurve === undefined ? doc.ctrCurve : (c.ctrCurve ?? undefined);
+        const alerts = c.alerts === undefined ? doc.alerts : (c.alerts ?? undefined);
         return {
           ...rest,
           name: c.name ?? doc.name,
@@ -72,6 +75,7 @@ export const monitorsProjection: Projection<MonitorDoc> = {
           paused: c.paused ?? doc.paused,
           depth: c.depth ?? doc.depth,
           ...(ctrCurve ? { ctrCurve } : {}),
+          ...(alerts ? { alerts } : {}),
           updatedAt: c.changedAt,
         };
       }

@@ -10,6 +10,7 @@ import type { AdminSessionCommands } from '../application/adminSessions.js';
 import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
+import type { WebhookService } from '../application/webhooks.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
@@ -62,6 +63,8 @@ export interface AppDeps {
   renderElsewhere?: RenderDeps['renderElsewhere'];
   /** rank tracking's commands (docs/rank-tracking.md): the /v1/monitors routes exist only with it */
   monitors?: MonitorService;
+  /** webhooks' commands (docs/webhooks.md): the /v1/webhooks routes exist only with it */
+  webhooks?: WebhookService;
   /** Prometheus metrics (served at /metrics behind the admin token); the app makes its own HTTP-only ones without */
   metrics?: Metrics;
 }
@@ -80,6 +83,11 @@ const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => 
     {
       name: 'rank tracking',
       description: 'Monitors that search keywords on a schedule; position history, visibility and changes',
+    },
+    {
+      name: 'webhooks',
+      description:
+        'Signed (Standard Webhooks), durable, replayable deliveries of searches, monitor runs, alerts and quota',
     },
     { name: 'admin', description: 'Key management, behind SERP_ADMIN_TOKEN' },
     { name: 'meta', description: 'Keyless documents: health, this schema, llms.txt' },
@@ -219,6 +227,7 @@ export const app = fp<AppDeps>(
       suggestLocations: deps.suggestLocations,
       queries: deps.queries,
       monitors: deps.monitors,
+      webhooks: deps.webhooks,
     });
     await fastify.register(compatRoutes, {
       searches: deps.searches,

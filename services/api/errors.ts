@@ -27,6 +27,10 @@ const domainStatus: Record<string, number> = {
   [errorCodes.monitorInvalid]: 422,
   [errorCodes.monitorLimit]: 422,
   [errorCodes.runNotFound]: 404,
+  [errorCodes.webhookNotFound]: 404,
+  [errorCodes.webhookInvalid]: 422,
+  [errorCodes.webhookLimit]: 422,
+  [errorCodes.deliveryNotFound]: 404,
 };
 
 interface Issue {

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type MonitorSearch, streams } from '../../contracts/events.js';
-import { type CreateMonitorInput, DEFAULT_CTR_CURVE, type PatchMonitorBody } from '../../contracts/monitors.js';
+import {
+  type CreateMonitorInput,
+  DEFAULT_CTR_CURVE,
+  type MonitorAlertsConfig,
+  type PatchMonitorBody,
+} from '../../contracts/monitors.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { manualRunId } from '../../domain/monitor/ids.js';
 import { monitorDecider } from '../../domain/monitor/monitor.js';
@@ -83,6 +88,7 @@ export const createMonitorService = (deps: {
         last_run_at: doc.lastRunAt ?? null,
         next_run_at: doc.paused ? null : (schedule?.nextSlot ?? null),
         backfill: doc.backfill,
+        alerts: (doc.alerts ?? null) as MonitorAlertsConfig | null,
       };
     },
 
@@ -117,6 +123,7 @@ export const createMonitorService = (deps: {
           schedule,
           ...(body.ctr_curve ? { ctrCurve: body.ctr_curve } : {}),
           backfill: body.backfill,
+          ...(body.alerts ? { alerts: body.alerts } : {}),
           now: now().toISOString(),
         },
         { ...ctx, newStream: true },
@@ -146,6 +153,7 @@ export const createMonitorService = (deps: {
           paused: body.paused,
           depth: body.depth,
           ctrCurve: body.ctr_curve,
+          alerts: body.alerts,
           now: now().toISOString(),
         },
         ctx,

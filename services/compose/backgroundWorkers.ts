@@ -9,6 +9,8 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import { webhookMetrics } from '../webhooks/metrics.js';
+import { createWebhookWorker } from '../webhooks/worker.js';
 import { scheduleRetention } from './retention.js';
 
 /** A log line of a background worker: pino's JSON shape on stdout (logLines.ts), or nothing when logging is off. */
@@ -37,6 +39,10 @@ export interface WriteSideContext {
   log: LogLine;
   /** where the worker registers its Prometheus metrics; `/metrics` serves them (metrics.ts `writeSide`) */
   metrics: Registry;
+  /** the key pepper: webhook signing secrets derive from it (docs/webhooks.md) */
+  pepper: string;
+  /** the only write side over these stores (embedded): work claimed by an earlier life of it is abandoned at once */
+  sole: boolean;
 }
 
 /** One background worker: started once the write side's projector has caught up, stopped before its stores close. */
@@ -76,6 +82,24 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
         limiter: ctx.rateLimiter,
         projected: ctx.projected,
         config: ctx.config,
+        log: ctx.log,
+      }),
+  },
+  {
+    // webhooks (docs/webhooks.md): the router turns the log into deliveries scheduled on derived ids, and every
+    // attempt is claimed on its delivery's stream before the POST, so two dispatchers send each attempt once
+    name: 'webhooks',
+    create: (ctx) =>
+      createWebhookWorker({
+        eventStore: ctx.eventStore,
+        readModels: ctx.readModels,
+        queries: ctx.queries,
+        handle: ctx.handle,
+        projected: ctx.projected,
+        pepper: ctx.pepper,
+        config: ctx.config,
+        sole: ctx.sole,
+        onAttempt: webhookMetrics(ctx.metrics, ctx.queries),
         log: ctx.log,
       }),
   },

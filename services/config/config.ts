@@ -40,6 +40,16 @@ export interface Config {
   monitorTickMs: number;
   /** SERP_MONITOR_SPREAD_MAX_S: a scheduled run's searches are spread over its slot, at most this long (default 3,600) */
   monitorSpreadMaxS: number;
+  /** SERP_WEBHOOK_BACKOFF_MS: a failed delivery's first retry delay, doubling up to an hour (default 5,000) */
+  webhookBackoffMs: number;
+  /** SERP_WEBHOOK_TIMEOUT_MS: one delivery attempt, connection to answer (default 10,000) */
+  webhookTimeoutMs: number;
+  /** SERP_WEBHOOK_CONCURRENCY: delivery attempts in flight per write side (default 64) */
+  webhookConcurrency: number;
+  /** SERP_WEBHOOK_ALLOW_HTTP=1: plain http webhook URLs are accepted (default: https only) */
+  webhookAllowHttp: boolean;
+  /** SERP_WEBHOOK_ALLOW_PRIVATE=1: webhook hosts may resolve to non-public addresses (tests, on-premises) */
+  webhookAllowPrivate: boolean;
   keyPepper?: string;
   adminToken?: string;
   linkSecret?: string;
@@ -144,5 +154,10 @@ export const loadConfig = (
     cacheScope: e.SERP_CACHE_SCOPE,
     monitorTickMs: e.SERP_MONITOR_TICK_MS ?? 1000,
     monitorSpreadMaxS: e.SERP_MONITOR_SPREAD_MAX_S ?? 3600,
+    webhookBackoffMs: e.SERP_WEBHOOK_BACKOFF_MS ?? 5000,
+    webhookTimeoutMs: e.SERP_WEBHOOK_TIMEOUT_MS ?? 10_000,
+    webhookConcurrency: e.SERP_WEBHOOK_CONCURRENCY ?? 64,
+    webhookAllowHttp: (e.SERP_WEBHOOK_ALLOW_HTTP ?? 0) > 0,
+    webhookAllowPrivate: (e.SERP_WEBHOOK_ALLOW_PRIVATE ?? 0) > 0,
   };
 };

@@ -86,6 +86,9 @@ export const loadDistributedConfig = (
       problems.push(`${name} is required for the api role (every api process must share it)`);
     }
   }
+  if (e && e.SERP_KEY_PEPPER === undefined && roles.includes('dispatcher') && !roles.includes('api')) {
+    problems.push('SERP_KEY_PEPPER is required for the dispatcher role (webhook signing secrets derive from it)');
+  }
   if (problems.length > 0 || !e || !store) throw new ConfigError(problems);
   return {
     roles,

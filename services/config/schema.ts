@@ -301,6 +301,37 @@ export const Environment = z.object({
     'A scheduled monitor run’s searches are spread over its slot, at most this many seconds.',
   ),
 
+  SERP_WEBHOOK_BACKOFF_MS: doc(
+    wholeNumber(5000, 5000),
+    'service',
+    '5000',
+    'A failed webhook delivery’s first retry delay, doubling (with jitter) up to an hour, for 24 hours (0: the default; docs/webhooks.md).',
+  ),
+  SERP_WEBHOOK_TIMEOUT_MS: doc(
+    wholeNumber(10_000, 10_000),
+    'service',
+    '10000',
+    'One webhook delivery attempt, connection to answer; past it the attempt fails and is retried (0: the default).',
+  ),
+  SERP_WEBHOOK_CONCURRENCY: doc(
+    wholeNumber(64, 64),
+    'service',
+    '64',
+    'Webhook delivery attempts in flight per write side (the pipeline thread, or each dispatcher process) (0: the default).',
+  ),
+  SERP_WEBHOOK_ALLOW_HTTP: doc(
+    wholeNumber(0),
+    'service',
+    '0',
+    '1: plain `http` webhook URLs are accepted; 0: `https` only (a registration with `http` answers 422).',
+  ),
+  SERP_WEBHOOK_ALLOW_PRIVATE: doc(
+    wholeNumber(0),
+    'service',
+    '0',
+    '1: webhook hosts may resolve to loopback, private, link-local or other non-public addresses (tests, on-premises); 0: such an address is refused at registration (422) and at every delivery attempt (server-side request forgery).',
+  ),
+
   SERP_FETCHER: doc(
     oneOf(['http', 'browser', 'auto'] as const, 'auto'),
     'crawler',

@@ -4,6 +4,7 @@ import { createSearchService } from '../application/searches.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import { createAlerter } from './alerter.js';
 import { createRankRecorder } from './recorder.js';
 import { createMonitorScheduler } from './scheduler.js';
 
@@ -22,8 +23,8 @@ export interface MonitorWorkerParts {
 }
 
 /**
- * Rank tracking's background worker (docs/rank-tracking.md): the scheduler, ticking every `monitorTickMs`, and the
- * recorder following the log. It runs on the write side, beside the dispatcher and retention: the pipeline thread
+ * Rank tracking's background worker (docs/rank-tracking.md): the scheduler, ticking every `monitorTickMs`, the
+ * recorder following the log, and the alerter raising each completed run's alerts (docs/webhooks.md). It runs on the write side, beside the dispatcher and retention: the pipeline thread
  * in embedded mode, every dispatcher process in distributed mode (two of them are safe: every decision is on a
  * stream whose id is derived from what it decides). `stop` waits for a tick in progress.
  */
@@ -37,6 +38,7 @@ export const createMonitorWorker = (parts: MonitorWorkerParts) => {
     now: parts.now,
   });
   const recorder = createRankRecorder({ ...parts });
+  const alerter = createAlerter({ ...parts });
   const scheduler = createMonitorScheduler({
     queries: parts.queries,
     handle: parts.handle,
@@ -65,6 +67,7 @@ export const createMonitorWorker = (parts: MonitorWorkerParts) => {
     recorder,
     async start() {
       await recorder.start();
+      await alerter.start();
       timer = setInterval(tick, parts.config.monitorTickMs);
       timer.unref();
       tick();
@@ -73,6 +76,7 @@ export const createMonitorWorker = (parts: MonitorWorkerParts) => {
       stopped = true;
       clearInterval(timer);
       await running;
+      await alerter.stop();
       await recorder.stop();
     },
   };

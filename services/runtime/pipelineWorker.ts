@@ -90,6 +90,7 @@ const start = async () => {
     blobStore,
     handle,
     projected: (position) => projector.waitFor(position),
+    pepper: secrets.keyPepper,
     locations: resolved.resolveTargeting,
     beforeCrawl: async (request) => {
       resolved.set(request, await askTargeting(request));

@@ -101,6 +101,7 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp
     '/searches/{search_id}',
     '/v1/monitors',
     '/v1/monitors/{monitor_id}',
+    '/v1/monitors/{monitor_id}/alerts',
     '/v1/monitors/{monitor_id}/changes',
     '/v1/monitors/{monitor_id}/history',
     '/v1/monitors/{monitor_id}/runs',
@@ -108,6 +109,12 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp
     '/v1/search',
     '/v1/search/{job_id}',
     '/v1/usage',
+    '/v1/webhooks',
+    '/v1/webhooks/{webhook_id}',
+    '/v1/webhooks/{webhook_id}/deliveries',
+    '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry',
+    '/v1/webhooks/{webhook_id}/replay',
+    '/v1/webhooks/{webhook_id}/rotate-secret',
   ]);
   t.ok(doc.paths['/v1/search'].post, 'submit');
   t.ok(doc.paths['/v1/search/{job_id}'].get, 'fetch');

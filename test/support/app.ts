@@ -5,9 +5,11 @@ import type { AppDeps } from '../../services/api/app.js';
 import { createServer } from '../../services/api/server.js';
 import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
+import { createWebhookService } from '../../services/application/webhooks.js';
 import { type Core, openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
+import { type Resolver, systemResolver } from '../../services/webhooks/safety.js';
 import { removeDir, tempDataDir } from './service.js';
 
 export interface TestApp {
@@ -29,6 +31,8 @@ export const buildTestApp = async (
     dataDir?: string;
     renderElsewhere?: AppDeps['renderElsewhere'];
     onRoute?: (route: { method: string | string[]; url: string }) => void;
+    /** how webhook hosts resolve (tests answer without DNS) */
+    resolve?: Resolver;
   } = {},
 ): Promise<TestApp> => {
   const data = options.dataDir ?? tempDataDir('serp-app');
@@ -56,6 +60,14 @@ export const buildTestApp = async (
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),
         tiers: config.tiers,
+      }),
+      webhooks: createWebhookService({
+        queries: core.queries,
+        handle: core.handle,
+        projected: (position) => core.projector.waitFor(position),
+        pepper: core.secrets.keyPepper,
+        safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+        resolve: options.resolve ?? systemResolver,
       }),
       blobStore: core.blobStore,
       rateLimiter,

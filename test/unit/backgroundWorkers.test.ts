@@ -65,11 +65,11 @@ t.test('background workers › one that fails to start stops the ones started, a
 });
 
 t.test(
-  'background workers › the write side runs the dispatcher, rank tracking’s monitor worker, then the retention sweeps',
+  'background workers › the write side runs the dispatcher, rank tracking’s monitor worker, the webhook delivery worker, then the retention sweeps',
   async (t) => {
     t.same(
       BACKGROUND_WORKERS.map((w) => w.name),
-      ['dispatcher', 'monitors', 'retention'],
+      ['dispatcher', 'monitors', 'webhooks', 'retention'],
     );
   },
 );

@@ -16,6 +16,7 @@ import { createCommandHandler } from '../../application/commandHandler.js';
 import { createKeyCommands } from '../../application/keys.js';
 import { createMonitorService } from '../../application/monitors.js';
 import { createSearchService } from '../../application/searches.js';
+import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
@@ -25,6 +26,7 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
+import { systemResolver } from '../../webhooks/safety.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig } from '../crawler.js';
 import { dataPaths, takeServeLock } from '../embedded/core.js';
@@ -180,6 +182,8 @@ export const startDistributed = async (
         projected: (position) => p.waitFor(position),
         log: jsonLines(config.logLevel, options.logger) ?? (() => undefined),
         metrics: writeSideMetrics,
+        pepper: config.keyPepper as string,
+        sole: false,
       });
       cleanups.push(() => background.stop());
     }
@@ -250,6 +254,14 @@ export const startDistributed = async (
             handle,
             projected: (position) => p.waitFor(position),
             tiers: config.tiers,
+          }),
+          webhooks: createWebhookService({
+            queries,
+            handle,
+            projected: (position) => p.waitFor(position),
+            pepper: secrets.keyPepper,
+            safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+            resolve: systemResolver,
           }),
           blobStore,
           rateLimiter,

@@ -5,6 +5,7 @@ import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
 import { createMonitorService } from '../../application/monitors.js';
 import { createSearchService } from '../../application/searches.js';
+import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
 import { createLocationResolver } from '../../geo/locations.js';
@@ -13,6 +14,7 @@ import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
 import { type PipelineThread, startPipelineThread } from '../../runtime/pipelineThread.js';
+import { systemResolver } from '../../webhooks/safety.js';
 import { jsonLines } from '../logLines.js';
 import { packageVersion } from '../version.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
@@ -100,6 +102,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       blobStore: core.blobStore,
       handle: core.handle,
       projected: (position) => core.projector.waitFor(position),
+      pepper: core.secrets.keyPepper,
       locations,
       log,
     });
@@ -145,6 +148,14 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),
         tiers: config.tiers,
+      }),
+      webhooks: createWebhookService({
+        queries: core.queries,
+        handle: core.handle,
+        projected: (position) => core.projector.waitFor(position),
+        pepper: core.secrets.keyPepper,
+        safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
+        resolve: systemResolver,
       }),
       blobStore: core.blobStore,
       rateLimiter,

@@ -45,6 +45,8 @@ export const composeWriteSide = async (parts: {
   blobStore: BlobStore;
   handle: CommandHandler;
   projected(position: number): Promise<void>;
+  /** the key pepper: webhook signing secrets derive from it (docs/webhooks.md) */
+  pepper: string;
   locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting);
   beforeCrawl?: (request: SearchRequest) => Promise<void>;
   log: ReturnType<typeof jsonLines>;
@@ -97,6 +99,9 @@ export const composeWriteSide = async (parts: {
         projected: parts.projected,
         log: log ?? (() => undefined),
         metrics,
+        pepper: parts.pepper,
+        // one serve per data directory: delivery claims a previous life of this process left are dead at once
+        sole: true,
       });
       worker.start();
     },

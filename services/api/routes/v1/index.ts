@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
+import { monitorRoutes } from './monitors.js';
 import type { V1Options } from './options.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
+import { webhookRoutes } from './webhooks.js';
 
 export type { V1Options } from './options.js';
-
-import { monitorRoutes } from './monitors.js';
 
 /**
  * `/v1`: every route needs a key (X-API-Key or Bearer), checked once here for the whole scope. A route's
@@ -24,4 +24,5 @@ export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   await app.register(searchRoutes, routeOptions);
   await app.register(usageRoutes, routeOptions);
   await app.register(monitorRoutes, routeOptions);
+  await app.register(webhookRoutes, routeOptions);
 };

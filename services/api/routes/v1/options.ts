@@ -1,6 +1,7 @@
 import type { ReadModelQueries } from '../../../../projections/index.js';
 import type { MonitorService } from '../../../application/monitors.js';
 import type { SearchService } from '../../../application/searches.js';
+import type { WebhookService } from '../../../application/webhooks.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import type { Authenticator, AuthFailureGate } from '../../auth.js';
 import type { RenderDeps } from '../../render/index.js';
@@ -29,4 +30,6 @@ export interface V1Options {
   queries: ReadModelQueries;
   /** rank tracking's commands (docs/rank-tracking.md); absent: no /v1/monitors routes */
   monitors?: MonitorService;
+  /** webhooks (docs/webhooks.md); absent: no /v1/webhooks routes */
+  webhooks?: WebhookService;
 }

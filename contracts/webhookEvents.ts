@@ -1,0 +1,177 @@
+import { z } from 'zod';
+
+/**
+ * Webhooks and alerts as events (docs/webhooks.md). Streams: `webhook-<id>` (an endpoint's configuration, its
+ * secrets and replays), `webhookDelivery-<id>` (one message to one endpoint: scheduled, claimed, attempted,
+ * delivered or given up) and `monitorAlerts-<runId>` (the alerts a completed monitor run raised). Dates are ISO strings.
+ */
+const iso = z.string();
+
+export const WEBHOOK_EVENT_TYPES = [
+  'search.completed',
+  'search.failed',
+  'monitor.run_completed',
+  'monitor.alert',
+  'quota.low',
+  'quota.exhausted',
+] as const;
+export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
+export type WebhookEventType = z.infer<typeof WebhookEventType>;
+
+export const WebhookCreated = z.object({
+  type: z.literal('WebhookCreated'),
+  data: z.object({
+    webhookId: z.string(),
+    keyId: z.string(),
+    url: z.string(),
+    events: z.array(WebhookEventType),
+    monitorIds: z.array(z.string()).optional(),
+    /** the signing secret is derived from it and the server's key pepper: the secret itself is never recorded */
+    secretSeed: z.string(),
+    createdAt: iso,
+  }),
+});
+export const WebhookChanged = z.object({
+  type: z.literal('WebhookChanged'),
+  data: z.object({
+    webhookId: z.string(),
+    url: z.string().optional(),
+    events: z.array(WebhookEventType).optional(),
+    /** null: every monitor of the key again */
+    monitorIds: z.array(z.string()).nullable().optional(),
+    disabled: z.boolean().optional(),
+    /** why the service disabled it (`endpoint_gone`: the receiver answered 410) */
+    disabledReason: z.string().optional(),
+    changedAt: iso,
+  }),
+});
+export const WebhookSecretRotated = z.object({
+  type: z.literal('WebhookSecretRotated'),
+  data: z.object({
+    webhookId: z.string(),
+    secretSeed: z.string(),
+    /** the secret before: deliveries are signed with both until `previousValidUntil` */
+    previousSeed: z.string(),
+    previousValidUntil: iso,
+    rotatedAt: iso,
+  }),
+});
+export const WebhookDeleted = z.object({
+  type: z.literal('WebhookDeleted'),
+  data: z.object({ webhookId: z.string(), deletedAt: iso }),
+});
+/** Sends again every event of the endpoint's types recorded since `since` and before this request (docs/webhooks.md). */
+export const WebhookReplayRequested = z.object({
+  type: z.literal('WebhookReplayRequested'),
+  data: z.object({ webhookId: z.string(), replayId: z.string(), since: iso, requestedAt: iso }),
+});
+
+/**
+ * One message to one endpoint. `body` is the exact JSON sent on every attempt (`{type, timestamp, data}`);
+ * `messageId` is the `webhook-id` header, derived from the event it tells of, so a retry, a crash and a replay all
+ * send the same id and receivers dedupe on it.
+ */
+export const WebhookDeliveryScheduled = z.object({
+  type: z.literal('WebhookDeliveryScheduled'),
+  data: z.object({
+    deliveryId: z.string(),
+    webhookId: z.string(),
+    keyId: z.string(),
+    messageId: z.string(),
+    eventType: WebhookEventType,
+    body: z.string(),
+    /** when the event it tells of happened */
+    occurredAt: iso,
+    /** a replay's id, when it is one */
+    replayId: z.string().optional(),
+    scheduledAt: iso,
+  }),
+});
+/** A worker takes the next attempt (optimistic concurrency on the delivery's stream: one claim wins). */
+export const WebhookAttemptClaimed = z.object({
+  type: z.literal('WebhookAttemptClaimed'),
+  data: z.object({
+    deliveryId: z.string(),
+    attempt: z.number().int().positive(),
+    worker: z.string(),
+    claimedAt: iso,
+    /** another worker may claim the attempt again after this (the claimer died) */
+    leaseUntil: iso,
+  }),
+});
+const attemptOutcome = {
+  deliveryId: z.string(),
+  webhookId: z.string(),
+  eventType: WebhookEventType,
+  attempt: z.number().int().positive(),
+  /** the receiver's HTTP status; absent when none came (timeout, refused, an address refused) */
+  statusCode: z.number().int().optional(),
+  /** why the attempt failed, for the endpoint's owner (never the receiver's body) */
+  error: z.string().optional(),
+  latencyMs: z.number().nonnegative(),
+};
+/** An attempt failed and will be tried again at `nextAttemptAt`. */
+export const WebhookDeliveryAttempted = z.object({
+  type: z.literal('WebhookDeliveryAttempted'),
+  data: z.object({ ...attemptOutcome, attemptedAt: iso, nextAttemptAt: iso }),
+});
+export const WebhookDelivered = z.object({
+  type: z.literal('WebhookDelivered'),
+  data: z.object({ ...attemptOutcome, statusCode: z.number().int(), deliveredAt: iso }),
+});
+/** No more attempts: `retries_exhausted` (24 h), `endpoint_gone` (410), `endpoint_disabled`, `endpoint_deleted`. */
+export const WebhookDeliveryGivenUp = z.object({
+  type: z.literal('WebhookDeliveryGivenUp'),
+  data: z.object({
+    ...attemptOutcome,
+    attempt: z.number().int().nonnegative(),
+    latencyMs: z.number().nonnegative().optional(),
+    reason: z.string(),
+    givenUpAt: iso,
+  }),
+});
+/** The key asked for another try now (`POST …/deliveries/{id}/retry`): a new 24 h window starts. */
+export const WebhookDeliveryRetryRequested = z.object({
+  type: z.literal('WebhookDeliveryRetryRequested'),
+  data: z.object({ deliveryId: z.string(), webhookId: z.string(), eventType: WebhookEventType, requestedAt: iso }),
+});
+
+export const ALERT_KINDS = [
+  'moved',
+  'entered_top',
+  'left_top',
+  'competitor_outranks',
+  'url_changed',
+  'feature_gained',
+  'feature_lost',
+  'run_failed',
+] as const;
+export const AlertKind = z.enum(ALERT_KINDS);
+export type AlertKind = z.infer<typeof AlertKind>;
+
+/** One alert of a completed monitor run, computed from its history (docs/webhooks.md). */
+export const MonitorAlert = z.object({
+  alertId: z.string(),
+  kind: AlertKind,
+  keyword: z.string().optional(),
+  domain: z.string().optional(),
+  /** entered_top / left_top: which top N */
+  top: z.number().int().optional(),
+  feature: z.string().optional(),
+  /** competitor_outranks: the competitor now above the own domain */
+  competitor: z.string().optional(),
+  fromPosition: z.number().int().nullable().optional(),
+  toPosition: z.number().int().nullable().optional(),
+  fromUrl: z.string().nullable().optional(),
+  toUrl: z.string().nullable().optional(),
+  /** run_failed: the keywords whose search failed, with why */
+  failures: z.array(z.object({ keyword: z.string(), failure: z.string() })).optional(),
+  /** when the search that shows it was made */
+  at: iso,
+});
+export type MonitorAlert = z.infer<typeof MonitorAlert>;
+
+export const MonitorAlertRaised = z.object({
+  type: z.literal('MonitorAlertRaised'),
+  data: MonitorAlert.extend({ runId: z.string(), monitorId: z.string(), keyId: z.string(), raisedAt: iso }),
+});

@@ -1,0 +1,21 @@
+import { createHash } from 'node:crypto';
+
+const hex12 = (ms: number) => Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0').slice(-12);
+const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('hex');
+
+/**
+ * Ids derived from what they identify (docs/webhooks.md), so that two workers that see the same event decide the same
+ * stream, and a retry, a crash or a replay sends the same `webhook-id`.
+ */
+
+/** The `webhook-id` of the message that tells of one event (its event id in the log), or of a key's month crossing. */
+export const messageIdOf = (...what: string[]) => `msg_${digest('message', ...what).slice(0, 32)}`;
+
+/** One message to one endpoint: time-ordered by when the event happened (a replay: when it was asked for). */
+export const deliveryIdOf = (webhookId: string, messageId: string, atMs: number, replayId = '') =>
+  `dlv_${hex12(atMs)}${digest('delivery', webhookId, messageId, replayId).slice(0, 12)}`;
+
+/** One alert of a run: the same alert computed twice is the same id. */
+export const alertIdOf = (runId: string, ...what: string[]) => `alr_${digest('alert', runId, ...what).slice(0, 24)}`;
+
+export const replayIdOf = (atMs: number, random: string) => `rpl_${hex12(atMs)}${random.slice(0, 12)}`;

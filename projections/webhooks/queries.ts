@@ -1,0 +1,30 @@
+import type { DocReader } from '../projection.js';
+import { type AlertDoc, monitorAlertsProjection } from './alerts.js';
+import {
+  type DeliveryDoc,
+  type OutboxDoc,
+  type WebhookDoc,
+  webhookDeliveriesProjection,
+  webhookOutboxProjection,
+  webhooksProjection,
+} from './webhooks.js';
+
+export const webhookQueries = (docs: DocReader) => ({
+  byId: (webhookId: string) => docs.get<WebhookDoc>(webhooksProjection.name, webhookId),
+  /** the key's endpoints, by id */
+  ofKey: (keyId: string) => docs.listByLookup<WebhookDoc>(webhooksProjection.name, keyId),
+  delivery: (deliveryId: string) => docs.get<DeliveryDoc>(webhookDeliveriesProjection.name, deliveryId),
+  /** an endpoint's deliveries, oldest first (ids are time-ordered) */
+  deliveriesOf: (webhookId: string) => docs.listByLookup<DeliveryDoc>(webhookDeliveriesProjection.name, webhookId),
+  /** every delivery waiting for an attempt */
+  outbox: () => docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending'),
+  /** a monitor's alerts with `from` ≤ at ≤ `to` (ISO instants; absent: unbounded), oldest first */
+  alertsOf: (monitorId: string, from?: string, to?: string) =>
+    docs.listBetween<AlertDoc>(
+      monitorAlertsProjection.name,
+      `${monitorId}|${from ?? ''}`,
+      to ? `${monitorId}|${to}~` : `${monitorId}|~`,
+      100_000,
+    ),
+});
+export type WebhookQueries = ReturnType<typeof webhookQueries>;

@@ -1,0 +1,96 @@
+import { streams } from '../../contracts/events.js';
+import type { HistoryPoint } from '../../contracts/monitors.js';
+import { alertDecider, alertsOfRun, type DomainState, type KeywordComparison } from '../../domain/monitor/alerts.js';
+import type { ReadModelQueries } from '../../projections/index.js';
+import type { CommandHandler } from '../application/commandHandler.js';
+import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { ReadModelStore } from '../ports/readModelStore.js';
+
+const CHECKPOINT = 'monitor-alerter';
+
+const stateOf = (points: HistoryPoint[]) =>
+  new Map<string, DomainState>(
+    points.map((p) => [p.domain, { position: p.position ?? 0, url: p.url, features: p.features }]),
+  );
+
+/**
+ * Raises a completed run's alerts (docs/webhooks.md): it follows the log from a checkpoint of its own and, for each
+ * `MonitorRunCompleted` of a monitor with alert settings, compares each keyword's search in the run with the keyword's
+ * previous successful search in the history, and records what the settings ask for as `MonitorAlertRaised` events on
+ * the run's alert stream (once: a second worker decides nothing). Backfill runs raise none.
+ */
+export const createAlerter = (deps: {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  queries: ReadModelQueries;
+  handle: CommandHandler;
+  projected(position: number): Promise<unknown>;
+  now?: () => Date;
+}) => {
+  const { queries } = deps;
+  let subscription: Subscription | undefined;
+  let saved = 0;
+
+  const raise = async (e: RecordedEvent) => {
+    const { runId, monitorId, keyId, trigger } = e.data as Record<string, string>;
+    if (trigger === 'backfill') return;
+    const monitor = queries.monitors.byId(monitorId);
+    const run = queries.monitors.run(runId)?.run;
+    if (!monitor?.alerts || !run) return;
+    const comparisons: KeywordComparison[] = [];
+    const failures: Array<{ keyword: string; failure: string; at: string }> = [];
+    for (const keyword of new Set(run.keywords)) {
+      const points: HistoryPoint[] = [];
+      for (const batch of queries.ranks.points(monitorId, { from: 0, to: 8.64e15 }, { keyword })) points.push(...batch);
+      const mine = points.filter((p) => p.run_id === runId && p.keyword === keyword);
+      if (mine.length === 0) continue;
+      const at = mine[0]!.checked_at;
+      if (mine[0]!.status === 'failed') {
+        failures.push({ keyword, failure: mine[0]!.failure ?? 'failed', at });
+        continue;
+      }
+      // the keyword's previous successful search: the last job before this one whose points are not failed
+      const earlier = points.filter(
+        (p) => p.keyword === keyword && p.run_id !== runId && p.status !== 'failed' && p.checked_at <= at,
+      );
+      const lastJob = earlier[earlier.length - 1]?.job_id;
+      const before = lastJob ? earlier.filter((p) => p.job_id === lastJob) : [];
+      comparisons.push({ keyword, at, after: stateOf(mine), ...(before.length ? { before: stateOf(before) } : {}) });
+    }
+    const alerts = alertsOfRun(runId, monitor.alerts, run.domains, comparisons, failures);
+    if (alerts.length === 0) return;
+    await deps.handle(streams.monitorAlerts(runId), alertDecider, {
+      type: 'RaiseAlerts',
+      runId,
+      monitorId,
+      keyId,
+      alerts,
+      now: (deps.now?.() ?? new Date()).toISOString(),
+    });
+  };
+
+  const onBatch = async (batch: RecordedEvent[]) => {
+    if (batch.length === 0) return;
+    const last = batch[batch.length - 1]!.globalPosition;
+    const completed = batch.filter((e) => e.type === 'MonitorRunCompleted');
+    if (completed.length > 0) {
+      await deps.projected(last);
+      for (const e of completed) await raise(e);
+    }
+    if (last - saved >= 500 || completed.length > 0) {
+      deps.readModels.commit([], CHECKPOINT, last);
+      saved = last;
+    }
+  };
+
+  return {
+    async start() {
+      saved = deps.readModels.checkpoint(CHECKPOINT);
+      subscription = deps.eventStore.subscribeToAll(saved, onBatch);
+    },
+    async stop() {
+      await subscription?.stop();
+      subscription = undefined;
+    },
+  };
+};

@@ -1,0 +1,173 @@
+import { type EventOf, streams } from '../../contracts/events.js';
+import { deliveryDecider } from '../../domain/webhook/delivery.js';
+import { deliveryIdOf } from '../../domain/webhook/ids.js';
+import type { ReadModelQueries } from '../../projections/index.js';
+import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
+import type { CommandHandler } from '../application/commandHandler.js';
+import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { ReadModelStore } from '../ports/readModelStore.js';
+import { bodyOf, type Message, messagesOf, SOURCE_TYPES } from './messages.js';
+import { createQuotaTracker } from './quota.js';
+
+const CHECKPOINT = 'webhook-router';
+
+const wanted = (e: RecordedEvent) =>
+  SOURCE_TYPES.has(e.type) ||
+  e.type === 'QuotaReserved' ||
+  e.type === 'QuotaReleased' ||
+  e.type === 'WebhookReplayRequested';
+
+/** whether `w` takes `m`: its key, one of its types, its monitors (monitor.* events) and not disabled */
+const takes = (w: WebhookDoc, m: Message) =>
+  w.keyId === m.keyId &&
+  !w.disabled &&
+  w.events.includes(m.type) &&
+  (!m.type.startsWith('monitor.') ||
+    !w.monitorIds ||
+    (m.monitorId !== undefined && w.monitorIds.includes(m.monitorId)));
+
+/**
+ * Turns the log into deliveries (docs/webhooks.md): it follows the log from a checkpoint of its own, and for each event
+ * that makes a message (a finished search, a completed run, an alert, a quota line crossed) schedules one delivery
+ * per endpoint of the key that takes it, on a stream whose id is derived from the endpoint and the event: a second
+ * worker, or a batch handed over again after a crash, schedules nothing twice. A replay request sends again, from the
+ * log, every message of the endpoint's types since its `since`.
+ */
+export const createWebhookRouter = (deps: {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  queries: ReadModelQueries;
+  handle: CommandHandler;
+  projected(position: number): Promise<unknown>;
+  /** the origin links in `data` are built on (SERP_PUBLIC_BASE_URL); empty: paths */
+  baseUrl: string;
+  now?: () => Date;
+  /** told of the deliveries scheduled, once they are projected (the deliverer looks at once) */
+  onScheduled?: (deliveries: Array<EventOf<'WebhookDeliveryScheduled'>['data']>) => void;
+  log?: (msg: string, fields: Record<string, unknown>) => void;
+}) => {
+  const { queries, handle, eventStore } = deps;
+  const now = () => deps.now?.() ?? new Date();
+  const quota = createQuotaTracker(eventStore, queries);
+  let subscription: Subscription | undefined;
+  let saved = 0;
+  let fresh: Array<EventOf<'WebhookDeliveryScheduled'>['data']> = [];
+
+  const schedule = async (m: Message, w: WebhookDoc, atMs: number, replayId?: string) => {
+    const deliveryId = deliveryIdOf(w.webhookId, m.messageId, atMs, replayId);
+    const res = await handle(streams.webhookDelivery(deliveryId), deliveryDecider, {
+      type: 'ScheduleDelivery',
+      delivery: {
+        deliveryId,
+        webhookId: w.webhookId,
+        keyId: w.keyId,
+        messageId: m.messageId,
+        eventType: m.type,
+        body: bodyOf(m),
+        occurredAt: m.occurredAt,
+        ...(replayId ? { replayId } : {}),
+        scheduledAt: now().toISOString(),
+      },
+    });
+    for (const x of res.events) if (x.type === 'WebhookDeliveryScheduled') fresh.push(x.data);
+    return res.position ?? 0;
+  };
+
+  /** whether an endpoint of the key takes messages of this type (live routing) */
+  const anyTakes = (keyId: string, type: Message['type'], monitorId?: string) =>
+    queries.webhooks.ofKey(keyId).some((w) => takes(w, { type, keyId, monitorId } as Message));
+
+  const messagesFrom = async (e: RecordedEvent, usage: typeof quota, interested: typeof anyTakes) =>
+    SOURCE_TYPES.has(e.type) ? messagesOf(e, queries, deps.baseUrl, interested) : await usage(e);
+
+  /** the first position whose event was recorded at or after `since` (binary search over the log) */
+  const positionAt = async (sinceMs: number, before: number) => {
+    let lo = 0;
+    let hi = before;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const [e] = await eventStore.readAll({ fromPosition: mid, maxCount: 1 });
+      if (!e || Date.parse(e.metadata.recordedAt) >= sinceMs) hi = mid;
+      else lo = e.globalPosition;
+    }
+    return lo;
+  };
+
+  const replay = async (e: RecordedEvent) => {
+    const { webhookId, replayId, since, requestedAt } = e.data as Record<string, string>;
+    const w = queries.webhooks.byId(webhookId);
+    if (!w) return 0;
+    const atMs = Date.parse(requestedAt);
+    const usage = createQuotaTracker(eventStore, queries);
+    let from = await positionAt(Date.parse(since), e.globalPosition);
+    let last = 0;
+    let sent = 0;
+    for (;;) {
+      const batch = await eventStore.readAll({ fromPosition: from, maxCount: 500 });
+      const inRange = batch.filter((x) => x.globalPosition < e.globalPosition);
+      for (const x of inRange) {
+        if (!wanted(x) || x.type === 'WebhookReplayRequested') continue;
+        const mine = (keyId: string, type: Message['type'], monitorId?: string) =>
+          takes({ ...w, disabled: false }, { type, keyId, monitorId } as Message);
+        for (const m of await messagesFrom(x, usage, mine)) {
+          // a replay asks for what the endpoint takes now, disabled or not (it is how a receiver catches up)
+          if (!takes({ ...w, disabled: false }, m)) continue;
+          last = Math.max(last, await schedule(m, w, atMs, replayId));
+          sent++;
+        }
+      }
+      if (inRange.length < batch.length || batch.length === 0) break;
+      from = batch[batch.length - 1]!.globalPosition;
+    }
+    deps.log?.('webhook replay scheduled', { webhookId, replayId, since, deliveries: sent });
+    return last;
+  };
+
+  const onBatch = async (batch: RecordedEvent[]) => {
+    if (batch.length === 0) return;
+    const last = batch[batch.length - 1]!.globalPosition;
+    const relevant = batch.filter(wanted);
+    if (relevant.length > 0) {
+      await deps.projected(last);
+      const scheduled: Array<Promise<number>> = [];
+      let lastScheduled = 0;
+      for (const e of relevant) {
+        if (e.type === 'WebhookReplayRequested') {
+          lastScheduled = Math.max(lastScheduled, await replay(e));
+          continue;
+        }
+        const messages = await messagesFrom(e, quota, anyTakes);
+        if (messages.length === 0) continue;
+        for (const m of messages) {
+          for (const w of queries.webhooks.ofKey(m.keyId)) {
+            if (w.createdPosition < e.globalPosition && takes(w, m)) {
+              scheduled.push(schedule(m, w, Date.parse(e.metadata.recordedAt)));
+            }
+          }
+        }
+      }
+      for (const p of await Promise.all(scheduled)) lastScheduled = Math.max(lastScheduled, p);
+      if (lastScheduled > 0) {
+        await deps.projected(lastScheduled);
+        const told = fresh;
+        fresh = [];
+        deps.onScheduled?.(told);
+      }
+    }
+    if (last - saved >= 500 || relevant.length > 0) {
+      deps.readModels.commit([], CHECKPOINT, last);
+      saved = last;
+    }
+  };
+
+  return {
+    async start() {
+      saved = deps.readModels.checkpoint(CHECKPOINT);
+      subscription = eventStore.subscribeToAll(saved, onBatch);
+    },
+    async stop() {
+      await subscription?.stop();
+      subscription = undefined;
+    },
+  };
+};

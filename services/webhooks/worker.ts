@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import type { ReadModelQueries } from '../../projections/index.js';
+import type { CommandHandler } from '../application/commandHandler.js';
+import type { EventStore } from '../ports/eventStore.js';
+import type { ReadModelStore } from '../ports/readModelStore.js';
+import { type AttemptReport, createDeliverer } from './deliverer.js';
+import { createWebhookRouter } from './router.js';
+import type { Resolver } from './safety.js';
+import { systemResolver } from './safety.js';
+import { createSender } from './sender.js';
+
+export interface WebhookSettings {
+  /** SERP_WEBHOOK_BACKOFF_MS (default 5,000) */
+  webhookBackoffMs: number;
+  /** SERP_WEBHOOK_TIMEOUT_MS (default 10,000) */
+  webhookTimeoutMs: number;
+  /** SERP_WEBHOOK_CONCURRENCY: attempts in flight per worker (default 64) */
+  webhookConcurrency: number;
+  /** SERP_WEBHOOK_ALLOW_HTTP=1 */
+  webhookAllowHttp: boolean;
+  /** SERP_WEBHOOK_ALLOW_PRIVATE=1 */
+  webhookAllowPrivate: boolean;
+  publicBaseUrl?: string;
+}
+
+export const WEBHOOK_GIVE_UP_MS = 24 * 3_600_000;
+
+/**
+ * The webhook delivery worker (docs/webhooks.md): the router turning the log into deliveries, and the deliverer
+ * sending the outbox. It runs on the write side beside the monitor worker: the pipeline thread in embedded mode
+ * (`sole`: one process per data directory, so claims left by a previous life of it are dead at once), every
+ * dispatcher process in distributed mode (two are safe: deliveries are scheduled on derived ids, and every attempt
+ * is claimed on its stream before the POST).
+ */
+export const createWebhookWorker = (parts: {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  queries: ReadModelQueries;
+  handle: CommandHandler;
+  projected(position: number): Promise<unknown>;
+  pepper: string;
+  config: WebhookSettings;
+  sole: boolean;
+  resolve?: Resolver;
+  tickMs?: number;
+  onAttempt?: (report: AttemptReport) => void;
+  log?: (msg: string, fields: Record<string, unknown>) => void;
+}) => {
+  const { config } = parts;
+  const worker = `webhooks-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const sender = createSender({
+    allowHttp: config.webhookAllowHttp,
+    allowPrivate: config.webhookAllowPrivate,
+    resolve: parts.resolve ?? systemResolver,
+    timeoutMs: config.webhookTimeoutMs,
+    maxSockets: config.webhookConcurrency,
+  });
+  const deliverer = createDeliverer({
+    eventStore: parts.eventStore,
+    queries: parts.queries,
+    handle: parts.handle,
+    sender,
+    pepper: parts.pepper,
+    config: {
+      backoffMs: config.webhookBackoffMs,
+      timeoutMs: config.webhookTimeoutMs,
+      concurrency: config.webhookConcurrency,
+      tickMs: parts.tickMs ?? 100,
+      giveUpAfterMs: WEBHOOK_GIVE_UP_MS,
+    },
+    worker,
+    ...(parts.sole ? { staleBefore: Date.now() } : {}),
+    onAttempt: parts.onAttempt,
+    log: parts.log,
+  });
+  const router = createWebhookRouter({
+    eventStore: parts.eventStore,
+    readModels: parts.readModels,
+    queries: parts.queries,
+    handle: parts.handle,
+    projected: parts.projected,
+    baseUrl: (config.publicBaseUrl ?? '').replace(/\/+$/, ''),
+    onScheduled: (list) => {
+      for (const s of list) deliverer.remember(s);
+      deliverer.kick();
+    },
+    log: parts.log,
+  });
+  return {
+    async start() {
+      await router.start();
+      deliverer.start();
+    },
+    async stop() {
+      await router.stop();
+      await deliverer.stop();
+      sender.close();
+    },
+  };
+};

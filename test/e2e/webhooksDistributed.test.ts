@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import t from 'tap';
+import { startLocalCluster } from '../../services/cli/dev/cluster.js';
+import { startFakeGoogle } from '../support/fakeGoogle.js';
+import { fixturesMissing } from '../support/fixtures.js';
+import { natsUnavailable } from '../support/nats.js';
+import { pollJob, removeDir, submit, tempDataDir, UNPACED } from '../support/service.js';
+import { startReceiver, WEBHOOK_ENV } from '../support/webhookReceiver.js';
+
+/**
+ * Webhooks in distributed mode (docs/webhooks.md): a real three-node nats-server cluster and `serp-api serve --role …`
+ * processes, with two dispatchers, each running the delivery worker. Every finished search is delivered once per
+ * message (the receiver answers 204 at once, so an attempt sent twice would be seen twice), verified with
+ * `standardwebhooks`, and a receiver's failures are retried by whichever dispatcher claims the attempt.
+ */
+const unavailable = natsUnavailable() ?? fixturesMissing('serp');
+
+t.test('two dispatchers deliver each message once', { skip: unavailable ?? false, timeout: 600_000 }, async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const google = await startFakeGoogle({});
+  const dir = tempDataDir('serp-webhooks-cluster');
+  const cluster = await startLocalCluster({
+    dir,
+    log: () => undefined,
+    apis: 1,
+    crawlers: 1,
+    env: {
+      SERP_GOOGLE_ORIGIN: google.origin,
+      SERP_FETCHER: 'http',
+      ...UNPACED,
+      ...WEBHOOK_ENV,
+      SERP_LOG_LEVEL: 'warn',
+    },
+    command: [process.execPath, '--import', 'tsx', join(process.cwd(), 'services', 'cli', 'main.ts')],
+  });
+  t.teardown(async () => {
+    await cluster.stop();
+    await google.close();
+    removeDir(dir);
+  });
+  await cluster.add('dispatcher', 'dispatcher-2');
+  const [A] = cluster.apiUrls as [string];
+  const minted = await fetch(`${A}/admin/api/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ label: `hooks-${randomBytes(3).toString('hex')}`, tier: 'pro' }),
+  });
+  const { key } = (await minted.json()) as { key: string };
+  const created = await fetch(`${A}/v1/webhooks`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `${receiver.origin}/hook`, events: ['search.completed'] }),
+  });
+  t.equal(created.status, 201);
+  const hook = (await created.json()) as { webhook_id: string; secret: string };
+  receiver.setSecrets('/hook', [hook.secret]);
+  // every message's first attempt fails: the retry is claimed by one dispatcher or the other, never both
+  const seen = new Map<string, number>();
+  receiver.setAnswer((r) => {
+    const id = String(r.headers['webhook-id']);
+    seen.set(id, (seen.get(id) ?? 0) + 1);
+    return { status: seen.get(id) === 1 ? 503 : 204 };
+  });
+
+  const jobs: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const res = await submit(A, key, { keyword: `webhook cluster ${i} ${randomBytes(2).toString('hex')}` });
+    jobs.push(((await res.json()) as { job_id: string }).job_id);
+  }
+  for (const j of jobs) t.equal((await pollJob(A, key, j)).status, 200);
+  await receiver.waitFor((r) => r.length >= 2 * jobs.length, 'two attempts per search', 120_000);
+  // time for a duplicate attempt to show up, if a second dispatcher were to send one
+  await new Promise((r) => setTimeout(r, 2000));
+  t.equal(seen.size, jobs.length, 'one webhook-id per search');
+  t.same(
+    [...seen.values()],
+    jobs.map(() => 2),
+    'each message: one failed attempt and one delivery, no attempt sent twice',
+  );
+  t.ok(
+    receiver.received.every((r) => !r.error),
+    'every attempt verifies with standardwebhooks',
+  );
+  t.same(new Set(receiver.received.map((r) => r.payload?.data.job_id)), new Set(jobs), 'every search delivered');
+});
