@@ -136,6 +136,97 @@ const valid: DomainEvent[] = [
   },
   { type: 'AdminSessionStarted', data: { sessionHash: 'a'.repeat(64), expiresAt: at, startedAt: at } },
   { type: 'AdminSessionEnded', data: { sessionHash: 'a'.repeat(64), endedAt: at } },
+  {
+    type: 'MonitorAlertRaised',
+    data: {
+      alertId: 'a1',
+      kind: 'moved',
+      keyword: 'coffee',
+      domain: 'example.com',
+      fromPosition: 9,
+      toPosition: 3,
+      at,
+      runId: 'r1',
+      monitorId: 'm1',
+      keyId: 'key_1',
+      raisedAt: at,
+    },
+  },
+  {
+    type: 'WebhookCreated',
+    data: {
+      webhookId: 'wh1',
+      keyId: 'key_1',
+      url: 'https://example.com/hook',
+      events: ['search.completed'],
+      secretSeed: 's1',
+      createdAt: at,
+    },
+  },
+  { type: 'WebhookChanged', data: { webhookId: 'wh1', disabled: true, changedAt: at } },
+  {
+    type: 'WebhookSecretRotated',
+    data: { webhookId: 'wh1', secretSeed: 's2', previousSeed: 's1', previousValidUntil: at, rotatedAt: at },
+  },
+  { type: 'WebhookDeleted', data: { webhookId: 'wh1', deletedAt: at } },
+  { type: 'WebhookReplayRequested', data: { webhookId: 'wh1', replayId: 'rp1', since: at, requestedAt: at } },
+  {
+    type: 'WebhookDeliveryScheduled',
+    data: {
+      deliveryId: 'd1',
+      webhookId: 'wh1',
+      keyId: 'key_1',
+      messageId: 'msg_1',
+      eventType: 'search.completed',
+      body: '{}',
+      occurredAt: at,
+      scheduledAt: at,
+    },
+  },
+  {
+    type: 'WebhookAttemptClaimed',
+    data: { deliveryId: 'd1', attempt: 1, worker: 'w1', claimedAt: at, leaseUntil: at },
+  },
+  {
+    type: 'WebhookDeliveryAttempted',
+    data: {
+      deliveryId: 'd1',
+      webhookId: 'wh1',
+      eventType: 'search.completed',
+      attempt: 1,
+      statusCode: 503,
+      latencyMs: 5,
+      attemptedAt: at,
+      nextAttemptAt: at,
+    },
+  },
+  {
+    type: 'WebhookDelivered',
+    data: {
+      deliveryId: 'd1',
+      webhookId: 'wh1',
+      eventType: 'search.completed',
+      attempt: 2,
+      statusCode: 200,
+      latencyMs: 5,
+      deliveredAt: at,
+    },
+  },
+  {
+    type: 'WebhookDeliveryGivenUp',
+    data: {
+      deliveryId: 'd1',
+      webhookId: 'wh1',
+      eventType: 'search.completed',
+      attempt: 3,
+      reason: 'endpoint_gone',
+      givenUpAt: at,
+    },
+  },
+  {
+    type: 'WebhookDeliveryRetryRequested',
+    data: { deliveryId: 'd1', webhookId: 'wh1', eventType: 'search.completed', requestedAt: at },
+  },
 ];
 
 /** A value of another kind than the schema wants (and, for numbers, out of the usual ranges). */
