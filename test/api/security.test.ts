@@ -161,24 +161,20 @@ t.test('admin credentials count toward the per-address ceiling', async (t) => {
 const request = { keyword: 'coffee', device: 'desktop', capture_aio: true, no_cache: false } as SearchRequest;
 
 /** A job of `keyId`, finished with `raw` as its raw HTML (gzipped when asked, as the crawler stores it). */
-const finishedJob = async (core: Core, jobId: string, keyId: string, cacheKey: string, raw: string) => {
-  const stream = `searchJob-${jobId}`;
-  const now = new Date().toISOString();
-  const submit = { jobId, keyId, request, cacheKey, month: now.slice(0, 7).replace('-', ''), now };
-  await core.handle(stream, searchJobDecider, { type: 'SubmitSearch', ...submit });
-  await core.handle(stream, searchJobDecider, { type: 'StartCrawl', jobId, attempt: 1, worker: 'w', now });
-  const bytes = Buffer.from(raw);
-  const rawHtmlRef = await core.blobStore.putGzipped(`raw/${jobId}.html`, gzipSync(bytes), {
-    sha256: 'x'.repeat(64),
-    bytes: bytes.length,
-  });
-  const result = { organic_results: [{ position: 1, title: 'Coffee', link: 'https://example.com/' }] };
+/** Ends a started job `done` with the given organic results and raw HTML, and waits until it is projected. */
+const completeCrawl = async (
+  core: Core,
+  jobId: string,
+  rawHtmlRef: Awaited<ReturnType<Core['blobStore']['put']>>,
+  organic: { position: number; title: string; link: string }[],
+  now: string,
+) => {
   const resultRef = await putResult(core.blobStore, resultBlobKey(jobId), {
-    ...result,
+    organic_results: organic,
     serp_features: {},
     information: {},
   });
-  const done = await core.handle(stream, searchJobDecider, {
+  const done = await core.handle(`searchJob-${jobId}`, searchJobDecider, {
     type: 'CompleteCrawl',
     jobId,
     status: 'done',
@@ -190,6 +186,21 @@ const finishedJob = async (core: Core, jobId: string, keyId: string, cacheKey: s
     now,
   });
   await core.projector.waitFor(done.position as number);
+};
+
+const finishedJob = async (core: Core, jobId: string, keyId: string, cacheKey: string, raw: string) => {
+  const stream = `searchJob-${jobId}`;
+  const now = new Date().toISOString();
+  const submit = { jobId, keyId, request, cacheKey, month: now.slice(0, 7).replace('-', ''), now };
+  await core.handle(stream, searchJobDecider, { type: 'SubmitSearch', ...submit });
+  await core.handle(stream, searchJobDecider, { type: 'StartCrawl', jobId, attempt: 1, worker: 'w', now });
+  const bytes = Buffer.from(raw);
+  const rawHtmlRef = await core.blobStore.putGzipped(`raw/${jobId}.html`, gzipSync(bytes), {
+    sha256: 'x'.repeat(64),
+    bytes: bytes.length,
+  });
+  const organic = [{ position: 1, title: 'Coffee', link: 'https://example.com/' }];
+  await completeCrawl(core, jobId, rawHtmlRef, organic, now);
 };
 
 const keyIdOf = (core: Core, raw: string) =>
@@ -298,23 +309,7 @@ t.test('the result cache', async (t) => {
     const now = new Date().toISOString();
     await core.handle(stream, searchJobDecider, { type: 'StartCrawl', jobId, attempt: 1, worker: 'w', now });
     const rawHtmlRef = await core.blobStore.put(`raw/${jobId}.html`, '<html>coffee</html>');
-    const resultRef = await putResult(core.blobStore, resultBlobKey(jobId), {
-      organic_results: [],
-      serp_features: {},
-      information: {},
-    });
-    const done = await core.handle(stream, searchJobDecider, {
-      type: 'CompleteCrawl',
-      jobId,
-      status: 'done',
-      pages: [],
-      resultRef,
-      rawHtmlRef,
-      parserVersion: '1',
-      blocks: 0,
-      now,
-    });
-    await core.projector.waitFor(done.position as number);
+    await completeCrawl(core, jobId, rawHtmlRef, [], now);
     t.ok(job, 'the job was submitted');
   };
 
