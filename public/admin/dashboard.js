@@ -183,6 +183,12 @@ const loadService = async () => {
     s.queue?.oldest_pending_ms !== undefined ? `${(s.queue.oldest_pending_ms / 1000).toFixed(1)} s` : '–';
   $('#projection-lag').textContent = s.projection_lag === null ? '–' : `${fmt.format(s.projection_lag)} events`;
   renderRoutes(s.routes);
+  const o = s.webhook_outbox;
+  $('#outbox-depth').textContent =
+    o.pending === 0
+      ? 'empty'
+      : `${fmt.format(o.pending)} waiting (${fmt.format(o.due)} due, ${fmt.format(o.retrying)} retrying, ${fmt.format(o.sending)} sending)`;
+  $('#outbox-age').textContent = o.oldest_scheduled_at ? when(o.oldest_scheduled_at) : '–';
   const hours = s.hours.map((h) => ({
     ...h,
     failedAll: Object.values(h.failed).reduce((n, v) => n + v, 0),

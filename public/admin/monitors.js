@@ -1,6 +1,7 @@
 // The dashboard's monitor view (docs/rank-tracking.md): a key's monitors; per monitor, one keyword's positions over
 // time (one line per domain, position 1 at the top, a gap where a search failed, the best ever marked), the
-// visibility table and the latest changes. Every value is put in the page as text; the chart is SVG built with DOM
+// visibility table, the latest changes and the alerts its runs raised (docs/webhooks.md), those of the shown keyword
+// also marked on the chart. Every value is put in the page as text; the chart is SVG built with DOM
 // calls and styled by classes only (the page's CSP allows no inline style).
 
 const W = 720;
@@ -52,9 +53,34 @@ const segmentsOf = (points) => {
   return out;
 };
 
+/** one alert in words: what happened, as `GET /v1/monitors/{id}/alerts` gives it */
+export const alertText = (a) => {
+  switch (a.kind) {
+    case 'moved':
+      return `moved ${a.to_position < a.from_position ? 'up' : 'down'} ${Math.abs(a.to_position - a.from_position)}`;
+    case 'entered_top':
+      return `entered the top ${a.top}`;
+    case 'left_top':
+      return `left the top ${a.top}`;
+    case 'competitor_outranks':
+      return `${a.competitor} now ranks above`;
+    case 'url_changed':
+      return 'another page ranks';
+    case 'feature_gained':
+      return `gained ${a.feature}`;
+    case 'feature_lost':
+      return `lost ${a.feature}`;
+    case 'run_failed':
+      return `run failed (${(a.failures ?? []).map((f) => `${f.keyword}: ${f.failure}`).join(', ')})`;
+    default:
+      return a.kind;
+  }
+};
+
 export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
   let monitors = [];
   let current;
+  let alerts = [];
 
   const axes = (chart, s) => {
     chart.append(svg('line', { x1: LEFT, y1: TOP, x2: LEFT, y2: H - BOTTOM, class: 'axis' }));
@@ -148,7 +174,22 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
         ),
       );
     });
+    // the alerts of this keyword (and failed runs), a mark on the top edge at the search that raised them
+    const marked = alerts.filter(
+      (a) => (a.keyword === data.keyword || a.kind === 'run_failed') && a.at >= data.from && a.at <= data.to,
+    );
+    for (const a of marked) {
+      const x = s.x(a.at);
+      const mark = svg('polygon', {
+        points: `${(x - 5).toFixed(1)},${TOP - 10} ${(x + 5).toFixed(1)},${TOP - 10} ${x.toFixed(1)},${TOP - 2}`,
+        class: 'alert-mark',
+        'data-alert': a.alert_id,
+      });
+      mark.append(svg('title', {}, `${when(a.at)}: ${[a.domain, alertText(a)].filter(Boolean).join(' ')}`));
+      chart.append(mark);
+    }
     if (failed.size) legend.push(el('span', { class: 'legend failed-run' }, `failed search (${failed.size})`));
+    if (marked.length) legend.push(el('span', { class: 'legend alert-mark' }, `alert (${marked.length})`));
     legend.push(el('span', { class: 'legend best-ring' }, 'best ever'));
     return [chart, el('figcaption', {}, ...legend)];
   };
@@ -208,6 +249,25 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
     );
   };
 
+  const renderAlerts = () => {
+    $('#alerts-table tbody').replaceChildren(
+      ...(alerts.length
+        ? alerts.map((a) =>
+            el(
+              'tr',
+              { 'data-alert': a.alert_id },
+              el('td', {}, when(a.at)),
+              el('td', {}, alertText(a)),
+              el('td', {}, a.keyword ?? '–'),
+              el('td', {}, a.domain ?? '–'),
+              el('td', { class: 'num' }, a.from_position ?? '–'),
+              el('td', { class: 'num' }, a.to_position ?? '–'),
+            ),
+          )
+        : [el('tr', {}, el('td', { colspan: 6 }, 'No alert in these 30 days.'))]),
+    );
+  };
+
   const showChart = async (monitor, keyword) => {
     const q = new URLSearchParams({ keyword, days: '90' });
     const data = await api('GET', `/monitors/${encodeURIComponent(monitor.monitor_id)}/positions?${q}`);
@@ -225,6 +285,8 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
     const select = $('#monitor-keyword');
     select.replaceChildren(...monitor.keywords.map((k) => el('option', { value: k }, k)));
     const summary = await api('GET', `/monitors/${encodeURIComponent(monitorId)}/summary?days=30`);
+    alerts = summary.alerts;
+    renderAlerts();
     await showChart(monitor, monitor.keywords[0]);
     renderVisibility(summary);
     renderChanges(summary);

@@ -6,6 +6,7 @@ import { chromiumMissing, chromiumPath } from '../support/chromium.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 import { pollJob, startStack, submit } from '../support/service.js';
+import { startReceiver } from '../support/webhookReceiver.js';
 
 /**
  * The admin dashboard in Chromium (playwright-core), against a real service on a listening port: sign in,
@@ -21,7 +22,15 @@ const SHOTS = join(import.meta.dirname, '..', '.artifacts', 'dashboard');
 t.test('admin dashboard in Chromium', { skip }, async (t) => {
   mkdirSync(SHOTS, { recursive: true });
   // the service view counts a cache answer given to another key: this stack's cache is shared (docs/security.md)
-  const stack = await startStack(t, { env: { SERP_ADMIN_TOKEN: ADMIN_TOKEN, SERP_CACHE_SCOPE: 'shared' } });
+  const stack = await startStack(t, {
+    env: {
+      SERP_ADMIN_TOKEN: ADMIN_TOKEN,
+      SERP_CACHE_SCOPE: 'shared',
+      // a webhook to a receiver that answers 503: its delivery waits in the outbox the service view shows
+      SERP_WEBHOOK_ALLOW_PRIVATE: '1',
+      SERP_WEBHOOK_ALLOW_HTTP: '1',
+    },
+  });
   const base = stack.svc.url;
   const browser: Browser = await chromium.launch({
     executablePath: chromiumPath,
@@ -172,17 +181,36 @@ t.test('admin dashboard in Chromium', { skip }, async (t) => {
     await shot('07-revoked');
   });
 
-  await t.test('the service view: outcomes per hour, cache hit rate, queue, projection lag', async (t) => {
-    // a second identical search, by another key, is answered from cache (SERP_CACHE_SCOPE=shared above)
+  await t.test('the service view: outcomes per hour, cache hit rate, queue, projection lag, outbox', async (t) => {
+    // a second identical search, by another key, is answered from cache (SERP_CACHE_SCOPE=shared above); that key
+    // has a webhook whose receiver answers 503, so its search.completed waits in the outbox for a retry (5 s)
     const other = await mintByApi({ tier: 'free' });
+    const receiver = await startReceiver();
+    t.teardown(() => receiver.close());
+    receiver.setAnswer(() => ({ status: 503 }));
+    const hook = await fetch(`${base}/v1/webhooks`, {
+      method: 'POST',
+      headers: { 'x-api-key': other.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${receiver.origin}/hook`, events: ['search.completed'] }),
+    });
+    t.equal(hook.status, 201, 'the webhook is registered');
     const res = await submit(base, other.key, { keyword: 'coffee' });
     t.equal(res.status, 200, 'answered from cache');
+    let outbox = { pending: 0, retrying: 0 };
+    for (let i = 0; i < 100 && outbox.retrying === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const read = await fetch(`${base}/admin/api/service`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      outbox = ((await read.json()) as { webhook_outbox: typeof outbox }).webhook_outbox;
+    }
+    t.match(outbox, { pending: 1, retrying: 1 }, 'the refused delivery waits for its retry');
     await page.reload();
     await page.locator('#hours-table tbody tr').first().waitFor();
     await page.locator('#service').scrollIntoViewIfNeeded();
     t.match(await page.locator('#cache-rate').textContent(), /%/);
     t.match(await page.locator('#queue-depth').textContent(), /waiting/);
     t.match(await page.locator('#projection-lag').textContent(), /events/);
+    t.match(await page.locator('#outbox-depth').textContent(), /^1 waiting \(0 due, 1 retrying, 0 sending\)$/);
+    t.match(await page.locator('#outbox-age').textContent(), /^\d{4}-\d\d-\d\d \d\d:\d\d$/);
     const hours = await page.locator('#hours-table tbody').textContent();
     t.match(hours, /\d/, 'this hour is listed');
     const view = (await (

@@ -11,8 +11,9 @@ import { startStack } from '../support/service.js';
  * The dashboard's monitor view (docs/rank-tracking.md) in Debian's Chromium against a real service: a monitor over the
  * rotating fake Google, searched four times with one blocked search among them. The chart has one line per domain with
  * a dot per successful search at the position the history API gives (position 1 at the top), a break in each line at
- * the blocked search (marked once), the best ever ringed; the visibility and changes tables agree with /v1. The
- * screenshot is kept in test/.artifacts/dashboard/.
+ * the blocked search (marked once), the best ever ringed; the visibility, changes and alerts tables agree with /v1,
+ * and the alerts of the shown keyword are marked on the chart (docs/webhooks.md). The screenshot is kept in
+ * test/.artifacts/dashboard/.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const noChromium = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
@@ -54,6 +55,7 @@ t.test('the monitor view in Chromium', { skip }, async (t) => {
     keywords: [KEYWORD, 'second keyword'],
     domains: DOMAINS,
     schedule: 'daily',
+    alerts: { min_move: 1, top: [3, 10], competitor_outranks: true, run_failed: true },
   });
   t.equal(created.status, 201, created.text.slice(0, 200));
   const id = created.json.monitor_id as string;
@@ -71,6 +73,17 @@ t.test('the monitor view in Chromium', { skip }, async (t) => {
   t.equal(checks(all), 4, 'four searches of the keyword');
   t.equal(new Set(all.filter((p) => p.status === 'failed').map((p) => p.job_id)).size, 1, 'one of them blocked');
   const changes = (await api.call('GET', `/monitors/${id}/changes?min_move=3`)).json;
+  // a run's alerts are raised when it completes, a moment after its points are projected: wait until the blocked
+  // run's alert is there and the list has not changed for 1.5 s
+  type Alert = { alert_id: string; kind: string; keyword: string | null; at: string };
+  let alerts: Alert[] = [];
+  for (let i = 0, same = 0; i < 300 && same < 15; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now: Alert[] = (await api.call('GET', `/monitors/${id}/alerts`)).json.alerts;
+    const settled = now.some((a) => a.kind === 'run_failed') && now.length === alerts.length;
+    same = settled ? same + 1 : 0;
+    alerts = now;
+  }
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG] });
   t.teardown(() => browser.close());
@@ -165,6 +178,28 @@ t.test('the monitor view in Chromium', { skip }, async (t) => {
     const changeRows = await page.locator('#changes-table tbody tr').allTextContents();
     t.equal(changeRows.length, Math.max(1, changes.changes.length), 'a row per change (or the empty note)');
     if (changes.changes.length) t.match(changeRows[0], changes.changes.at(-1).domain, 'newest first');
+  });
+
+  await t.test('the alerts table lists /v1’s alerts, newest first; the chart marks those of its keyword', async (t) => {
+    t.equal(alerts.filter((a) => a.kind === 'run_failed').length, 1, 'the blocked run raised one run_failed alert');
+    const rows = page.locator('#alerts-table tbody tr[data-alert]');
+    t.same(
+      await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-alert'))),
+      alerts.map((a) => a.alert_id).reverse(),
+      'a row per alert, newest first',
+    );
+    t.match(await page.locator('#alerts-table tbody').textContent(), /run failed \(dashboard monitor: captcha/);
+    const marks = await page
+      .locator('#positions-chart polygon.alert-mark')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-alert')));
+    t.same(
+      marks.sort(),
+      alerts
+        .filter((a) => a.keyword === KEYWORD || a.kind === 'run_failed')
+        .map((a) => a.alert_id)
+        .sort(),
+      'the keyword’s alerts and the failed run are marked on the chart',
+    );
   });
 
   const path = join(SHOTS, '10-monitor.png');

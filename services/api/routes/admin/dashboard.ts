@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
+import type { OutboxDoc } from '../../../../projections/webhooks/webhooks.js';
 import { ApiError } from '../../errors.js';
 import type { AdminOptions } from './options.js';
 
@@ -45,6 +46,15 @@ const RouteHealth = z.object({
   reported_at: z.string().describe("the last crawl's report of it"),
 });
 
+const Outbox = z.object({
+  pending: z.number().int().describe('webhook deliveries waiting for an attempt (docs/webhooks.md)'),
+  due: z.number().int().describe('of those, due now (not yet sent, or their next retry is due)'),
+  retrying: z.number().int().describe('of those, waiting for a retry after a failed attempt'),
+  sending: z.number().int().describe('of those, claimed by a worker and being sent'),
+  oldest_scheduled_at: z.string().nullable().describe('when the oldest one was scheduled (null: none waits)'),
+  by_type: z.record(z.string(), z.number().int()).describe('waiting deliveries per event type'),
+});
+
 const ServiceView = z.object({
   hours: z.array(HourOutcomes).describe('the last 24 UTC hours, oldest first'),
   cache_hit_rate: z.number().nullable().describe('answered from cache / submitted over those hours; null: none'),
@@ -56,10 +66,29 @@ const ServiceView = z.object({
   routes: z
     .array(RouteHealth)
     .describe('every route a crawl reported in the last hour, as it stood at its last report (docs/fleet.md)'),
+  webhook_outbox: Outbox,
   now: z.string(),
 });
 
 const Tier = z.object({ name: z.string(), monthly_quota: z.number().int(), rate_limit_per_min: z.number().int() });
+
+/** the webhook outbox as the service view shows it: what waits, what is due, what retries, what is being sent */
+const outboxOf = (pending: OutboxDoc[], now: number): z.infer<typeof Outbox> => {
+  const byType: Record<string, number> = {};
+  let due = 0;
+  let retrying = 0;
+  let sending = 0;
+  let oldest: string | null = null;
+  for (const d of pending) {
+    byType[d.eventType] = (byType[d.eventType] ?? 0) + 1;
+    if (d.leaseUntil !== undefined && d.leaseUntil > now) sending++;
+    else if (d.due <= now) due++;
+    // an attempt moves `due` past the time it was scheduled; a retry asked for by hand makes it due now
+    if (d.due > Date.parse(d.scheduledAt) && d.due > now) retrying++;
+    if (oldest === null || d.scheduledAt < oldest) oldest = d.scheduledAt;
+  }
+  return { pending: pending.length, due, retrying, sending, oldest_scheduled_at: oldest, by_type: byType };
+};
 
 /** What the dashboard reads beside the key api: a key's 30 days and recent jobs, the service's last 24 hours. */
 export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => {
@@ -142,7 +171,8 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
     schema: {
       ...admin,
       operationId: 'getServiceView',
-      summary: 'Jobs per hour by outcome (24 h), cache hit rate, queue depth, projection lag, route health',
+      summary:
+        'Jobs per hour by outcome (24 h), cache hit rate, queue depth, projection lag, route health, webhook outbox',
       response: { 200: ServiceView, 401: ErrorBody },
     },
     handler: async () => {
@@ -171,6 +201,7 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
           cooling_until: r.coolUntil && r.coolUntil > at.toISOString() ? r.coolUntil : null,
           reported_at: r.reportedAt,
         })),
+        webhook_outbox: outboxOf(opts.queries.webhooks.outbox(), at.getTime()),
         now: at.toISOString(),
       };
     },

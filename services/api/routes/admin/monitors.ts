@@ -10,14 +10,17 @@ import {
   Schedule,
   VisibilityDay,
 } from '../../../../contracts/monitors.js';
+import { AlertResponse } from '../../../../contracts/webhooks.js';
 import type { MonitorDoc } from '../../../../projections/monitors/monitors.js';
+import { alertView } from '../../../application/webhooks.js';
 import { ApiError } from '../../errors.js';
 import { changesOf, visibilityOf } from '../v1/monitorReads.js';
 import type { AdminOptions } from './options.js';
 
 /**
  * The dashboard's monitor view (docs/rank-tracking.md): a key's monitors, one keyword's positions over time per
- * domain (the chart), and a monitor's visibility and latest changes. Read-only; the operator sees every key's.
+ * domain (the chart), and a monitor's visibility, latest changes and latest alerts (docs/webhooks.md). Read-only; the
+ * operator sees every key's.
  */
 
 const AdminMonitor = z.object({
@@ -131,17 +134,20 @@ export const adminMonitorRoutes: FastifyPluginAsync<AdminOptions> = async (app, 
     schema: {
       ...admin,
       operationId: 'getMonitorSummary',
-      summary: "A monitor's visibility per domain per day over the last `days`, and its latest changes (newest first)",
+      summary:
+        "A monitor's visibility per domain per day over the last `days`, and its latest changes and alerts (newest first)",
       params: MonitorParams,
       querystring: z.object({
         days: Days.default(30),
         changes: z.coerce.number().int().min(1).max(500).default(50).describe('how many of the latest changes'),
+        alerts: z.coerce.number().int().min(1).max(500).default(50).describe('how many of the latest alerts'),
       }),
       response: {
         200: z.object({
           monitor: AdminMonitor,
           visibility: z.array(z.object({ domain: z.string(), days: z.array(VisibilityDay) })),
           changes: z.array(Change),
+          alerts: z.array(AlertResponse).describe('the alerts its runs raised in these days, newest first'),
           ctr_curve: z.array(z.number()),
         }),
         401: ErrorBody,
@@ -154,10 +160,13 @@ export const adminMonitorRoutes: FastifyPluginAsync<AdminOptions> = async (app, 
       const to = now();
       const range = { from: to - req.query.days * DAY_MS, to };
       const changes = changesOf(ranks, doc, range, 3).changes;
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const alerts = opts.queries.webhooks.alertsOf(doc.monitorId, iso(range.from), iso(range.to));
       return {
         monitor: view(doc),
         visibility: visibilityOf(ranks, doc, range).domains,
         changes: changes.slice(-req.query.changes).reverse(),
+        alerts: alerts.slice(-req.query.alerts).reverse().map(alertView),
         ctr_curve: [...(doc.ctrCurve ?? DEFAULT_CTR_CURVE)],
       };
     },

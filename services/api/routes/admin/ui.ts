@@ -138,6 +138,13 @@ const dashboardPage = (csrf: string) =>
 <label class="filter">Keyword <select id="monitor-keyword"></select></label>
 <h5>Positions, last 90 days (1 at the top; a gap is a failed search)</h5>
 <figure id="positions-chart" class="chart"></figure>
+<h5 id="alerts-h">Alerts, last 30 days (newest first; those of this keyword are marked on the chart)</h5>
+<div class="table-wrap">
+<table id="alerts-table" aria-labelledby="alerts-h">
+<thead><tr><th scope="col">At</th><th scope="col">Alert</th><th scope="col">Keyword</th><th scope="col">Domain</th><th scope="col">From</th><th scope="col">To</th></tr></thead>
+<tbody></tbody>
+</table>
+</div>
 <h5 id="visibility-h">Visibility, last 30 days (UTC days, newest first)</h5>
 <div class="table-wrap">
 <table id="visibility-table" aria-labelledby="visibility-h">
@@ -162,6 +169,8 @@ const dashboardPage = (csrf: string) =>
 <div><dt>Queue depth</dt><dd id="queue-depth">–</dd></div>
 <div><dt>Oldest waiting</dt><dd id="queue-age">–</dd></div>
 <div><dt>Projection lag</dt><dd id="projection-lag">–</dd></div>
+<div><dt>Webhook outbox</dt><dd id="outbox-depth">–</dd></div>
+<div><dt>Oldest delivery waiting</dt><dd id="outbox-age">–</dd></div>
 </dl>
 <h3>Jobs per hour by outcome, last 24 hours</h3>
 <figure id="hours-chart" class="chart"></figure>
