@@ -10,7 +10,10 @@
  *
  * Per side: searches done / failed / unfinished, throughput against what the pool allows (P × L a window), the share
  * of requests that reached an address banned at that moment, and Google requests per successful search (all
- * requests the origin saw: result pages, challenge pages and reloads, session openings, /sorry/). The paced/unpaced
+ * requests the origin saw: result pages, challenge pages and reloads, session openings, /sorry/). Throughput is
+ * searches done from the first submit to the last search done, start-up included; the start-up (first submit to the
+ * origin's first request: the service taking jobs, Chromium starting) is shown apart, and so is the pace the origin
+ * saw while the routes were in use (its requests from its first to its last, against the pool). The paced/unpaced
  * ratio is printed only when neither side failed, left unfinished or ended partial a search (compare.ts).
  * `--fetcher http` runs without the challenge (a plain HTTP client cannot pass it) and without Chromium.
  */
