@@ -110,6 +110,15 @@ export const settle = (r: RouteHealth, policy: PacingPolicy, extra: number, now:
   return { ...r, sent, tat: pacing(policy) ? r.tat + extra * spacingOf(r, policy) : r.tat };
 };
 
+/**
+ * Requests reserved at one moment that went later: a session opening in the browser (Chromium starting, the home
+ * page, the challenge's reload) sends its requests, and the page that waited for it, up to seconds after they were
+ * spent. Counted from when they were reserved, they would bunch up with the requests paced after them (a route's
+ * first minute would hold more than its rate); so the route's next request is pushed back by that delay.
+ */
+export const deferred = (r: RouteHealth, policy: PacingPolicy, delayMs: number): RouteHealth =>
+  pacing(policy) && delayMs > 0 ? { ...r, tat: r.tat + delayMs } : r;
+
 /** An answer with results: the block streak ends, and the rate climbs (additively). */
 export const succeeded = (r: RouteHealth, policy: PacingPolicy, now: number): RouteHealth => {
   const next: RouteHealth = { ...r, streak: 0 };

@@ -6,6 +6,7 @@ import { type BlockKind, CrawlAbortedError, CrawlBlockedError, CrawlNoRouteError
 import {
   blocked,
   DEFAULT_PACING,
+  deferred,
   newRoute,
   type PacingPolicy,
   pacing,
@@ -189,9 +190,12 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
       userAgent: deviceProfile(device).userAgent,
       cookies: options.initialCookies ?? CONSENT_COOKIE,
     };
+    const began = now();
     const promise = (async () => {
       if (options.open) {
         const result = openedOf(await options.open(session, device, w.signal));
+        // its requests went while it opened, not when they were reserved (pacing.ts `deferred`)
+        route.health = deferred(route.health, policy, now() - began);
         route.health = settle(route.health, policy, result.requests - reserved, now());
         w.onOpen?.({ route: route.id, requests: result.requests, bytes: result.bytes });
         if (result.blocked) throw new CrawlBlockedError(result.blocked, 'the home page', 429);

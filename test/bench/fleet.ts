@@ -10,7 +10,10 @@
  *
  * Per side: searches done / failed / unfinished, throughput against what the pool allows (P × L a window), the share
  * of requests that reached an address banned at that moment, and Google requests per successful search (all
- * requests the origin saw: result pages, challenge pages and reloads, session openings, /sorry/). The paced/unpaced
+ * requests the origin saw: result pages, challenge pages and reloads, session openings, /sorry/). Throughput is
+ * searches done from the first submit to the last search done, start-up included; the start-up (first submit to the
+ * origin's first request: the service taking jobs, Chromium starting) is shown apart, and so is the pace the origin
+ * saw while the routes were in use (its requests from its first to its last, against the pool). The paced/unpaced
  * ratio is printed only when neither side failed, left unfinished or ended partial a search (compare.ts).
  * `--fetcher http` runs without the challenge (a plain HTTP client cannot pass it) and without Chromium.
  */
@@ -52,6 +55,10 @@ interface Side {
   whileBanned: number;
   bans: number;
   tokens: number;
+  /** from the first submit to the origin's first request (the service taking jobs, Chromium opening sessions) */
+  startupMs: number;
+  /** from the origin's first request to its last: the time the routes were in use */
+  crawlMs: number;
 }
 
 const runSide = async (name: Side['name']): Promise<Side> => {
@@ -122,11 +129,13 @@ const runSide = async (name: Side['name']): Promise<Side> => {
             const body = (await res.json()) as {
               status?: string;
               detail?: string;
-              search_metadata?: { status: string };
+              search_metadata?: { status: string; processed_at?: string };
             };
+            // when the service finished the job, not when this loop saw it (up to a poll round later)
+            const processed = Date.parse(body.search_metadata?.processed_at ?? '');
             ended.set(j, {
               status: body.search_metadata?.status ?? body.status ?? 'failed',
-              at: Date.now(),
+              at: Number.isFinite(processed) ? processed : Date.now(),
               ...(body.detail ? { detail: body.detail } : {}),
             });
           }),
@@ -139,6 +148,8 @@ const runSide = async (name: Side['name']): Promise<Side> => {
       whileBanned: number;
       bans: number;
       tokens: number;
+      firstAt?: number;
+      lastAt?: number;
     };
     const done = [...ended.values()].filter((e) => e.status === 'done');
     const partial = [...ended.values()].filter((e) => e.status === 'partial').length;
@@ -163,6 +174,8 @@ const runSide = async (name: Side['name']): Promise<Side> => {
       whileBanned: stats.whileBanned,
       bans: stats.bans,
       tokens: stats.tokens,
+      startupMs: (stats.firstAt ?? started) - started,
+      crawlMs: (stats.lastAt ?? started) - (stats.firstAt ?? started),
     };
   } finally {
     await svc.kill();
@@ -184,6 +197,9 @@ const row = (s: Side) => {
     'time s': (s.elapsedMs / 1000).toFixed(0),
     'searches/min': perMin.toFixed(1),
     'of pool %': pct(perMin / allowedPerMin),
+    'startup s': (s.startupMs / 1000).toFixed(1),
+    // what the routes carried while in use: every request the origin saw, against what the pool allows
+    'origin pace %': pct(s.requests / Math.max(1, s.crawlMs / 60_000) / allowedPerMin),
     'to banned %': pct(s.whileBanned / Math.max(1, s.requests)),
     bans: s.bans,
     'requests/search': (s.requests / Math.max(1, s.done)).toFixed(3),

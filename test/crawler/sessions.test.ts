@@ -1,6 +1,7 @@
 import t from 'tap';
 import { CrawlAbortedError, CrawlNoRouteError } from '../../services/crawler/errors.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
+import type { CrawlSession } from '../../services/ports/fetcher.js';
 
 t.test('SessionPool', async (t) => {
   t.test('pins one live session per proxy and device, spreading acquisitions over the proxies', async (t) => {
@@ -122,6 +123,32 @@ t.test('SessionPool', async (t) => {
     );
     t.ok(took >= 190, `two spacings of 105 ms waited on each route (${Math.round(took)} ms)`);
     t.match(pool.report('proxy-1'), { route: 'proxy-1', proxy: 'p1', rpm: 600, lastMinute: 3 });
+  });
+
+  t.test("a session that takes long to open pushes its route's pace back by that long", async (t) => {
+    // 60 a minute: 1,050 ms apart with the guard; an opening is reserved as three (home page, reload, the page)
+    let clock = 100_000;
+    const pool = createSessionPool({
+      pacing: { maxRpm: 60 },
+      now: () => clock,
+      open: async () => {
+        clock += 5_000; // Chromium starting on a loaded machine
+        return { cookies: 'GSG=1', requests: 2, bytes: 0 };
+      },
+    });
+    const first = await pool.acquire('desktop');
+    pool.release(first);
+    // reserved at 100 s, the three went at 105 s: the next is due three spacings after that, not after 100 s
+    clock = 108_100;
+    let second: CrawlSession | undefined;
+    const waiting = pool.acquire('desktop').then((s) => {
+      second = s;
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    t.equal(second, undefined, 'not at 108.1 s (paced from 100 s, it would have gone at 103.15 s)');
+    clock = 108_150;
+    await waiting;
+    t.ok(second, 'at 108.15 s: 105 s + 3 × 1,050 ms');
   });
 
   t.test('when every route rests longer than a page may wait: CrawlNoRouteError at once', async (t) => {

@@ -56,6 +56,9 @@ export interface AddressStats {
 
 export interface AdversaryStats extends AddressStats {
   byAddress: Record<string, AddressStats>;
+  /** when the first and the last request to `/` or `/search` came (ms since the epoch), from any address */
+  firstAt?: number;
+  lastAt?: number;
 }
 
 export interface AdversaryRequest {
@@ -138,6 +141,8 @@ export const createAdversary = (options: AdversaryOptions, shell: () => string):
   const nonces = new Map<string, { address: string; at: number }>();
   const tokens = new Map<string, { address: string; userAgent: string; at: number; uses: number }>();
   let strippedShell: string | undefined;
+  let firstAt: number | undefined;
+  let lastAt: number | undefined;
 
   const statsOf = (address: string) => {
     let s = byAddress.get(address);
@@ -214,6 +219,10 @@ export const createAdversary = (options: AdversaryOptions, shell: () => string):
       const s = statsOf(r.address);
       s.requests += 1;
       const asking = r.path === '/' || r.path === '/search';
+      if (asking) {
+        firstAt ??= t;
+        lastAt = t;
+      }
       const verdict = limited(r.address, t, asking);
       if (verdict === 'banned') s.whileBanned += 1;
       if (verdict === 'tripped') s.bans += 1;
@@ -255,7 +264,7 @@ export const createAdversary = (options: AdversaryOptions, shell: () => string):
         all[address] = { ...s };
         for (const k of Object.keys(total) as (keyof AddressStats)[]) total[k] += s[k];
       }
-      return { ...total, byAddress: all };
+      return { ...total, byAddress: all, ...(firstAt !== undefined ? { firstAt, lastAt } : {}) };
     },
   };
 };
