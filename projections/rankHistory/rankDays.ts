@@ -1,0 +1,176 @@
+import { DEFAULT_CTR_CURVE } from '../../contracts/monitors.js';
+import type { DocReader, Projection } from '../projection.js';
+import { featureBits, keywordKey } from './rankHistory.js';
+
+/**
+ * Rank days (docs/rank-tracking.md, "Visibility"): what visibility is made of, by UTC day. One document per monitor,
+ * UTC day and sixteenth of the keywords (by the first hex digit of the keyword's key), holding each keyword's
+ * successful checks of the day in time order, reduced to what visibility reads: the time and, per domain, the
+ * position and whether an AI Overview cites it. Failed checks are not here (they are no keyword of the day).
+ * Visibility over 90 days reads 90 × 16 small documents instead of every keyword's months of history (run ids, job
+ * ids, URLs and all), and stays exact for any range, a day cut in two included (every check of the day is kept).
+ */
+export interface RankDayDoc {
+  /** UTC day number (ms ÷ 86,400,000) */
+  day: number;
+  /** the domains the checks refer to by index */
+  d: string[];
+  /**
+   * keyword key → that keyword's successful checks of the day, oldest first: [ms into the day, then per domain
+   * index: position × 2 + 1 if an AI Overview cites the domain (position 0: not ranked), or -1: not measured].
+   * Keys are kept in sorted order, the order the history's documents are read in.
+   */
+  k: Record<string, number[][]>;
+}
+
+export const DAY_MS = 86_400_000;
+/** ai_overview_citation's bit (RANK_FEATURES order) */
+const AIO_BIT = 1;
+const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+export const rankDayId = (monitorId: string, day: number, key: string) => `${monitorId}|${dateOf(day)}|${key[0]}`;
+
+const indexIn = (list: string[], value: string): [string[], number] => {
+  const i = list.indexOf(value);
+  return i >= 0 ? [list, i] : [[...list, value], list.length];
+};
+
+export const rankDaysProjection: Projection<RankDayDoc> = {
+  name: 'rankDays',
+  idOf: (e) =>
+    e.type === 'MonitorKeywordChecked' && e.data.ok
+      ? rankDayId(e.data.monitorId, Math.floor(Date.parse(e.data.checkedAt) / DAY_MS), keywordKey(e.data.keyword))
+      : undefined,
+  evolve(doc, e) {
+    if (e.type !== 'MonitorKeywordChecked' || !e.data.ok) return doc ?? null;
+    const t = Date.parse(e.data.checkedAt);
+    const day = Math.floor(t / DAY_MS);
+    let d = doc?.d ?? [];
+    const values = new Map<number, number>();
+    for (const r of e.data.ranks) {
+      let di: number;
+      [d, di] = indexIn(d, r.domain);
+      values.set(di, (r.position ?? 0) * 2 + (featureBits(r.features) & AIO_BIT ? 1 : 0));
+    }
+    const check = [t - day * DAY_MS, ...d.map((_, di) => values.get(di) ?? -1)];
+    const key = keywordKey(e.data.keyword);
+    const k = doc?.k ?? {};
+    const was = k[key];
+    let list: number[][];
+    if (was) {
+      // in time order, after every check not later (the order the history keeps them in)
+      let at = was.length;
+      while (at > 0 && was[at - 1][0] > check[0]) at--;
+      list = [...was.slice(0, at), check, ...was.slice(at)];
+    } else list = [check];
+    const next: Record<string, number[][]> = {};
+    if (was) for (const [kk, v] of Object.entries(k)) next[kk] = kk === key ? list : v;
+    else for (const kk of [...Object.keys(k), key].sort()) next[kk] = kk === key ? list : k[kk];
+    return { day, d, k: next };
+  },
+};
+
+export interface VisibilityAccumulator {
+  keywords: number;
+  sumPosition: number;
+  ranked: number;
+  top3: number;
+  top10: number;
+  top100: number;
+  ctr: number;
+  aio: number;
+}
+
+export interface Range {
+  /** ms, inclusive */
+  from: number;
+  /** ms, inclusive */
+  to: number;
+}
+
+/** days read at once: whole days only (a page's last day is read again with the next page) */
+const PAGE = 2048;
+const LAST_DATE = 253_402_300_799_999;
+
+export const rankDayQueries = (docs: DocReader) => {
+  const view = rankDaysProjection.name;
+  /** the monitor's day documents whose day meets the range, in id order (by day, then keyword key), a page at a time */
+  function* dayDocs(monitorId: string, range: Range): Generator<RankDayDoc[]> {
+    let after = range.from > 0 ? `${monitorId}|${dateOf(Math.floor(range.from / DAY_MS))}|` : `${monitorId}|`;
+    const before = `${monitorId}|${range.to < LAST_DATE ? dateOf(Math.floor(range.to / DAY_MS)) : '9999-12-31'}|~`;
+    for (;;) {
+      const page = docs.listBetween<RankDayDoc>(view, after, before, PAGE);
+      if (page.length < PAGE) {
+        if (page.length) yield page;
+        return;
+      }
+      const lastDay = page[page.length - 1].day;
+      yield page.filter((doc) => doc.day !== lastDay);
+      after = `${monitorId}|${dateOf(lastDay)}|`;
+    }
+  }
+
+  /**
+   * Per domain per UTC day: each keyword counts once a day, with its last successful search of that day within the
+   * range; a failed search is no position and no keyword of the day. Share of voice: Σ CTR(position) ÷ keywords
+   * searched that day, summed in the same order as from the history (by keyword key), so the figures are the same.
+   */
+  const visibility = (monitorId: string, range: Range, ctrCurve: readonly number[] = DEFAULT_CTR_CURVE) => {
+    const byDomain = new Map<string, Map<string, VisibilityAccumulator>>();
+    const keywordsOfDay = new Map<string, number>();
+    for (const page of dayDocs(monitorId, range)) {
+      for (const doc of page) {
+        const start = doc.day * DAY_MS;
+        const date = dateOf(doc.day);
+        const accs: Array<VisibilityAccumulator | undefined> = [];
+        const accOf = (di: number) => {
+          let a = accs[di];
+          if (a) return a;
+          const domain = doc.d[di];
+          const days = byDomain.get(domain) ?? new Map<string, VisibilityAccumulator>();
+          byDomain.set(domain, days);
+          a = days.get(date);
+          if (!a) {
+            a = { keywords: 0, sumPosition: 0, ranked: 0, top3: 0, top10: 0, top100: 0, ctr: 0, aio: 0 };
+            days.set(date, a);
+          }
+          accs[di] = a;
+          return a;
+        };
+        let counted = 0;
+        for (const key in doc.k) {
+          const checks = doc.k[key];
+          // the last successful check of the day within the range
+          let c: number[] | undefined;
+          for (let i = checks.length - 1; i >= 0; i--) {
+            const at = start + checks[i][0];
+            if (at <= range.to && at >= range.from) {
+              c = checks[i];
+              break;
+            }
+          }
+          if (!c) continue;
+          counted++;
+          for (let di = 0; di + 1 < c.length; di++) {
+            const v = c[di + 1];
+            if (v < 0) continue;
+            const a = accOf(di);
+            const pos = v >> 1;
+            if (pos > 0) {
+              a.ranked++;
+              a.sumPosition += pos;
+              if (pos <= 3) a.top3++;
+              if (pos <= 10) a.top10++;
+              if (pos <= 100) a.top100++;
+              if (pos <= 20) a.ctr += ctrCurve[pos - 1] ?? 0;
+            }
+            if (v & 1) a.aio++;
+          }
+        }
+        if (counted) keywordsOfDay.set(date, (keywordsOfDay.get(date) ?? 0) + counted);
+      }
+    }
+    return { byDomain, keywordsOfDay };
+  };
+
+  return { visibility };
+};
