@@ -15,12 +15,13 @@ export interface RankDayDoc {
   day: number;
   /** the domains the checks refer to by index */
   d: string[];
+  /** the keys of the day's keywords (keywordKey), sorted: the order the history's documents are read in */
+  k: string[];
   /**
-   * keyword key → that keyword's successful checks of the day, oldest first: [ms into the day, then per domain
-   * index: position × 2 + 1 if an AI Overview cites the domain (position 0: not ranked), or -1: not measured].
-   * Keys are kept in sorted order, the order the history's documents are read in.
+   * for each key of `k`, that keyword's successful checks of the day, oldest first: [ms into the day, then per domain
+   * index: position × 2 + 1 if an AI Overview cites the domain (position 0: not ranked), or -1: not measured]
    */
-  k: Record<string, number[][]>;
+  c: number[][][];
 }
 
 export const DAY_MS = 86_400_000;
@@ -45,27 +46,34 @@ export const rankDaysProjection: Projection<RankDayDoc> = {
     const t = Date.parse(e.data.checkedAt);
     const day = Math.floor(t / DAY_MS);
     let d = doc?.d ?? [];
-    const values = new Map<number, number>();
+    const check = [t - day * DAY_MS];
     for (const r of e.data.ranks) {
       let di: number;
       [d, di] = indexIn(d, r.domain);
-      values.set(di, (r.position ?? 0) * 2 + (featureBits(r.features) & AIO_BIT ? 1 : 0));
+      check[di + 1] = (r.position ?? 0) * 2 + (featureBits(r.features) & AIO_BIT ? 1 : 0);
     }
-    const check = [t - day * DAY_MS, ...d.map((_, di) => values.get(di) ?? -1)];
+    for (let i = 1; i <= d.length; i++) if (check[i] === undefined) check[i] = -1;
     const key = keywordKey(e.data.keyword);
-    const k = doc?.k ?? {};
-    const was = k[key];
-    let list: number[][];
-    if (was) {
-      // in time order, after every check not later (the order the history keeps them in)
-      let at = was.length;
-      while (at > 0 && was[at - 1][0] > check[0]) at--;
-      list = [...was.slice(0, at), check, ...was.slice(at)];
-    } else list = [check];
-    const next: Record<string, number[][]> = {};
-    if (was) for (const [kk, v] of Object.entries(k)) next[kk] = kk === key ? list : v;
-    else for (const kk of [...Object.keys(k), key].sort()) next[kk] = kk === key ? list : k[kk];
-    return { day, d, k: next };
+    const k = doc?.k ?? [];
+    const c = doc?.c ?? [];
+    // the keyword's place among the day's keys (sorted)
+    let lo = 0;
+    let hi = k.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (k[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    if (k[lo] !== key) {
+      return { day, d, k: k.toSpliced(lo, 0, key), c: c.toSpliced(lo, 0, [check]) };
+    }
+    // in time order, after every check not later (the order the history keeps them in)
+    const was = c[lo];
+    let at = was.length;
+    while (at > 0 && was[at - 1][0] > check[0]) at--;
+    const next = c.slice();
+    next[lo] = was.toSpliced(at, 0, check);
+    return { day, d, k, c: next };
   },
 };
 
@@ -137,8 +145,7 @@ export const rankDayQueries = (docs: DocReader) => {
           return a;
         };
         let counted = 0;
-        for (const key in doc.k) {
-          const checks = doc.k[key];
+        for (const checks of doc.c) {
           // the last successful check of the day within the range
           let c: number[] | undefined;
           for (let i = checks.length - 1; i >= 0; i--) {
