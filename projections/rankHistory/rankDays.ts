@@ -3,7 +3,7 @@ import type { DocReader, Projection } from '../projection.js';
 import { featureBits, keywordKey } from './rankHistory.js';
 
 /**
- * Rank days (docs/rank-tracking.md, "Visibility"): what visibility is made of, by UTC day. One document per monitor,
+ * Rank days (docs/rank-tracking.md#events-and-read-models): what visibility is made of, by UTC day. One document per monitor,
  * UTC day and sixteenth of the keywords (by the first hex digit of the keyword's key), holding each keyword's
  * successful checks of the day in time order, reduced to what visibility reads: the time and, per domain, the
  * position and whether an AI Overview cites it. Failed checks are not here (they are no keyword of the day).
