@@ -15,18 +15,24 @@ export interface RankDayDoc {
   day: number;
   /** the domains the checks refer to by index */
   d: string[];
-  /** the keys of the day's keywords (keywordKey), sorted: the order the history's documents are read in */
-  k: string[];
   /**
-   * for each key of `k`, that keyword's successful checks of the day, oldest first: [ms into the day, then per domain
-   * index: position × 2 + 1 if an AI Overview cites the domain (position 0: not ranked), or -1: not measured]
+   * the keys of the day's keywords (keywordKey, 16 hex digits each) end to end, sorted: the order the history's
+   * documents are read in
    */
-  c: number[][][];
+  k: string;
+  /** for each key of `k`, how many successful checks of the day it has */
+  n: number[];
+  /**
+   * the checks, key after key, each key's oldest first, flat: per check the ms into the day, then per domain of `d`
+   * the position × 2, + 1 if an AI Overview cites the domain (position 0: not ranked), or -1: not measured
+   */
+  c: number[];
 }
 
 export const DAY_MS = 86_400_000;
 /** ai_overview_citation's bit (RANK_FEATURES order) */
 const AIO_BIT = 1;
+const KEY_LENGTH = 16;
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 export const rankDayId = (monitorId: string, day: number, key: string) => `${monitorId}|${dateOf(day)}|${key[0]}`;
 
@@ -45,7 +51,8 @@ export const rankDaysProjection: Projection<RankDayDoc> = {
     if (e.type !== 'MonitorKeywordChecked' || !e.data.ok) return doc ?? null;
     const t = Date.parse(e.data.checkedAt);
     const day = Math.floor(t / DAY_MS);
-    let d = doc?.d ?? [];
+    const before = doc?.d ?? [];
+    let d = before;
     const check = [t - day * DAY_MS];
     for (const r of e.data.ranks) {
       let di: number;
@@ -53,28 +60,48 @@ export const rankDaysProjection: Projection<RankDayDoc> = {
       check[di + 1] = (r.position ?? 0) * 2 + (featureBits(r.features) & AIO_BIT ? 1 : 0);
     }
     for (let i = 1; i <= d.length; i++) if (check[i] === undefined) check[i] = -1;
+    const stride = 1 + d.length;
+    // a domain new to the day: every check so far gets its -1
+    const c = d === before ? (doc?.c ?? []) : widened(doc?.c ?? [], 1 + before.length, stride);
     const key = keywordKey(e.data.keyword);
-    const k = doc?.k ?? [];
-    const c = doc?.c ?? [];
+    const k = doc?.k ?? '';
+    const n = doc?.n ?? [];
     // the keyword's place among the day's keys (sorted)
     let lo = 0;
-    let hi = k.length;
+    let hi = n.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (k[mid] < key) lo = mid + 1;
+      if (k.slice(mid * KEY_LENGTH, (mid + 1) * KEY_LENGTH) < key) lo = mid + 1;
       else hi = mid;
     }
-    if (k[lo] !== key) {
-      return { day, d, k: k.toSpliced(lo, 0, key), c: c.toSpliced(lo, 0, [check]) };
+    let off = 0;
+    for (let i = 0; i < lo; i++) off += n[i];
+    off *= stride;
+    if (k.slice(lo * KEY_LENGTH, (lo + 1) * KEY_LENGTH) !== key) {
+      const at = lo * KEY_LENGTH;
+      return {
+        day,
+        d,
+        k: k.slice(0, at) + key + k.slice(at),
+        n: n.toSpliced(lo, 0, 1),
+        c: c.toSpliced(off, 0, ...check),
+      };
     }
     // in time order, after every check not later (the order the history keeps them in)
-    const was = c[lo];
-    let at = was.length;
-    while (at > 0 && was[at - 1][0] > check[0]) at--;
-    const next = c.slice();
-    next[lo] = was.toSpliced(at, 0, check);
-    return { day, d, k, c: next };
+    let at = n[lo];
+    while (at > 0 && c[off + (at - 1) * stride] > check[0]) at--;
+    return { day, d, k, n: n.with(lo, n[lo] + 1), c: c.toSpliced(off + at * stride, 0, ...check) };
   },
+};
+
+/** checks of `from` numbers each made `to` long, the new places -1 */
+const widened = (c: number[], from: number, to: number) => {
+  const out: number[] = [];
+  for (let i = 0; i < c.length; i += from) {
+    for (let j = 0; j < from; j++) out.push(c[i + j]);
+    for (let j = from; j < to; j++) out.push(-1);
+  }
+  return out;
 };
 
 export interface VisibilityAccumulator {
@@ -145,20 +172,24 @@ export const rankDayQueries = (docs: DocReader) => {
           return a;
         };
         let counted = 0;
-        for (const checks of doc.c) {
-          // the last successful check of the day within the range
-          let c: number[] | undefined;
-          for (let i = checks.length - 1; i >= 0; i--) {
-            const at = start + checks[i][0];
+        const { c, n } = doc;
+        const stride = 1 + doc.d.length;
+        let off = 0;
+        for (const count of n) {
+          // the key's last successful check of the day within the range
+          let found = -1;
+          for (let i = off + (count - 1) * stride; i >= off; i -= stride) {
+            const at = start + c[i];
             if (at <= range.to && at >= range.from) {
-              c = checks[i];
+              found = i;
               break;
             }
           }
-          if (!c) continue;
+          off += count * stride;
+          if (found < 0) continue;
           counted++;
-          for (let di = 0; di + 1 < c.length; di++) {
-            const v = c[di + 1];
+          for (let di = 0; di + 1 < stride; di++) {
+            const v = c[found + 1 + di];
             if (v < 0) continue;
             const a = accOf(di);
             const pos = v >> 1;

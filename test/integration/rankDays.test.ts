@@ -30,9 +30,9 @@ const makeEvents = () => {
   let job = 0;
   const check = (keyword: string, at: number, runId: string) => {
     const failed = rand() < 0.15;
-    // example.com is measured until day 3, new.org from day 2 on
+    // example.com is measured until day 3, new.org from the middle of day 2 on (a domain new within a day)
     const day = Math.floor((at - START) / DAY);
-    const domains = [...(day < 3 ? ['example.com'] : []), 'rival.com', ...(day >= 2 ? ['new.org'] : [])];
+    const domains = [...(day < 3 ? ['example.com'] : []), 'rival.com', ...(at >= START + 2.5 * DAY ? ['new.org'] : [])];
     events.push({
       stream: `monitorRun-${runId}`,
       type: 'MonitorKeywordChecked',
