@@ -149,18 +149,20 @@ const visDays = Math.min(90, days);
 const visRange = { from: start + (days - visDays) * 86_400_000, to: year.to };
 let visBaseline: unknown;
 let visDayCount = 0;
-const visSide = (side: 'history' | 'days') => async (): Promise<Figure & { answer: unknown }> => {
+const visSide = (side: 'history' | 'days') => async (): Promise<Figure & { answer: unknown; cpuMs: number }> => {
+  const c0 = process.cpuUsage();
   const v0 = performance.now();
   const answer =
     side === 'days' ? q.ranks.visibility(monitorId, visRange) : visibilityFromHistory(rm, monitorId, visRange);
   const ms = performance.now() - v0;
+  const cpu = process.cpuUsage(c0);
   if (side === 'history') visBaseline = answer;
   else visDayCount = (answer as ReturnType<typeof q.ranks.visibility>).keywordsOfDay.size;
-  return { value: ms, failures: 0, answer };
+  return { value: ms, failures: 0, answer, cpuMs: (cpu.user + cpu.system) / 1000 };
 };
 const visRuns = await alternate(3, { history: visSide('history'), days: visSide('days') }, (round, r) =>
   console.log(
-    `  visibility round ${round + 1}: day documents ${r.days.value.toFixed(0)} ms, history ${r.history.value.toFixed(0)} ms`,
+    `  visibility round ${round + 1}: day documents ${r.days.value.toFixed(0)} ms (CPU ${r.days.cpuMs.toFixed(0)} ms), history ${r.history.value.toFixed(0)} ms (CPU ${r.history.cpuMs.toFixed(0)} ms)`,
   ),
 );
 const visDiffering = visRuns.days.filter((f) => !isDeepStrictEqual(f.answer, visBaseline)).length;
@@ -168,7 +170,7 @@ const vis = { ...medianOf(visRuns.days), failures: visDiffering };
 const visBase = medianOf(visRuns.history);
 report(
   `visibility, whole monitor, ${visDays} days`,
-  `${vis.value.toFixed(0)} ms (median of 3; slowest ${Math.max(...visRuns.days.map((f) => f.value)).toFixed(0)} ms)`,
+  `${vis.value.toFixed(0)} ms (median of 3; slowest ${Math.max(...visRuns.days.map((f) => f.value)).toFixed(0)} ms; CPU ${medianOf(visRuns.days.map((f) => ({ value: f.cpuMs, failures: 0 }))).value.toFixed(0)} ms by median, what a loaded machine's wall time hides)`,
   '≤ 250 ms',
   vis.value <= 250,
   `${ratio(visBase, vis, ['history', 'day documents (an answer differing from the history’s)'])} faster than from the history's documents (${visBase.value.toFixed(0)} ms); ${visDayCount} days`,
