@@ -12,6 +12,7 @@ import { monitorRunsProjection, monitorScheduleProjection, monitorsProjection } 
 import { monitorQueries } from './monitors/queries.js';
 import type { DocReader, Projection } from './projection.js';
 import { rankHistoryQueries } from './rankHistory/queries.js';
+import { rankDaysProjection } from './rankHistory/rankDays.js';
 import { rankBestProjection, rankHistoryProjection } from './rankHistory/rankHistory.js';
 import { resultCacheQueries } from './resultCache/queries.js';
 import { resultCacheProjection } from './resultCache/resultCache.js';
@@ -32,8 +33,9 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * 5: resultCache keeps each cache key's answers by the depth they cover; searchResults records depth and exhaustion.
  * 6: adminSessions (dashboard sessions, server-side).
  * 7: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
+ * 8: rankDays (each day's successful checks, reduced to what visibility reads).
  */
-export const READ_MODELS_VERSION = 7;
+export const READ_MODELS_VERSION = 8;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -49,6 +51,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   monitorRunsProjection,
   rankHistoryProjection,
   rankBestProjection,
+  rankDaysProjection,
   routeHealthProjection,
   adminSessionsProjection,
   webhooksProjection,

@@ -1,6 +1,6 @@
 import type { Change, HistoryPoint } from '../../contracts/monitors.js';
-import { DEFAULT_CTR_CURVE } from '../../contracts/monitors.js';
 import type { DocReader } from '../projection.js';
+import { type Range, rankDayQueries } from './rankDays.js';
 import {
   featuresOf,
   historyId,
@@ -12,12 +12,7 @@ import {
   type StoredCheck,
 } from './rankHistory.js';
 
-export interface Range {
-  /** ms, inclusive */
-  from: number;
-  /** ms, inclusive */
-  to: number;
-}
+export type { Range, VisibilityAccumulator } from './rankDays.js';
 
 const MIN_MONTH = '0000-00';
 
@@ -96,22 +91,10 @@ export const changesBetween = (
   return out;
 };
 
-export interface VisibilityAccumulator {
-  keywords: number;
-  sumPosition: number;
-  ranked: number;
-  top3: number;
-  top10: number;
-  top100: number;
-  ctr: number;
-  aio: number;
-}
-
-const AIO_BIT = 1;
-const DAY_MS = 86_400_000;
-
 export const rankHistoryQueries = (docs: DocReader) => {
   const view = rankHistoryProjection.name;
+  // visibility reads the day documents (rankDays.ts), not the history's
+  const { visibility } = rankDayQueries(docs);
   /** the monitor's documents of one month, every keyword, by keyword key */
   const monthDocs = (monitorId: string, month: string) =>
     docs.listBetween<RankHistoryDoc>(view, `${monitorId}|${month}|`, `${monitorId}|${month}|~`, 1_000_000);
@@ -164,60 +147,6 @@ export const rankHistoryQueries = (docs: DocReader) => {
       if (batch.length) yield batch;
     }
   }
-
-  /**
-   * Per domain per UTC day: each keyword counts once a day, with its last successful search of that day; a failed
-   * search is no position and no keyword of the day. Share of voice: Σ CTR(position) ÷ keywords searched that day.
-   */
-  const visibility = (monitorId: string, range: Range, ctrCurve: readonly number[] = DEFAULT_CTR_CURVE) => {
-    // days as whole UTC day numbers while counting (an ISO date per check cost most of the time), dates at the end
-    const byDomainDay = new Map<string, Map<number, VisibilityAccumulator>>();
-    const keywordsOfDayN = new Map<number, number>();
-    const fromMonth = range.from > 0 ? monthOf(range.from) : MIN_MONTH;
-    const toMonth = range.to < 8e15 ? monthOf(range.to) : '9999-12';
-    for (const month of months(monitorId, fromMonth, toMonth)) {
-      for (const doc of monthDocs(monitorId, month)) {
-        // the last successful check of each day (checks are in time order)
-        const lastOfDay = new Map<number, StoredCheck>();
-        for (const c of doc.c) {
-          if (c[3] !== '' || c[0] < range.from || c[0] > range.to) continue;
-          lastOfDay.set(Math.floor(c[0] / DAY_MS), c);
-        }
-        const accs = doc.d.map((domain) => {
-          const days = byDomainDay.get(domain) ?? new Map<number, VisibilityAccumulator>();
-          byDomainDay.set(domain, days);
-          return days;
-        });
-        for (const [day, c] of lastOfDay) {
-          keywordsOfDayN.set(day, (keywordsOfDayN.get(day) ?? 0) + 1);
-          for (const [di, pos, , bits] of c[4]) {
-            const days = accs[di];
-            let a = days.get(day);
-            if (!a) {
-              a = { keywords: 0, sumPosition: 0, ranked: 0, top3: 0, top10: 0, top100: 0, ctr: 0, aio: 0 };
-              days.set(day, a);
-            }
-            if (pos > 0) {
-              a.ranked++;
-              a.sumPosition += pos;
-              if (pos <= 3) a.top3++;
-              if (pos <= 10) a.top10++;
-              if (pos <= 100) a.top100++;
-              if (pos <= 20) a.ctr += ctrCurve[pos - 1] ?? 0;
-            }
-            if (bits & AIO_BIT) a.aio++;
-          }
-        }
-      }
-    }
-    const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-    const byDomain = new Map<string, Map<string, VisibilityAccumulator>>();
-    for (const [domain, days] of byDomainDay) {
-      if (days.size > 0) byDomain.set(domain, new Map([...days].map(([day, a]) => [dateOf(day), a])));
-    }
-    const keywordsOfDay = new Map([...keywordsOfDayN].map(([day, n]) => [dateOf(day), n]));
-    return { byDomain, keywordsOfDay };
-  };
 
   /**
    * Changes between consecutive successful searches of each keyword whose later search falls in the range (a failed

@@ -26,7 +26,20 @@ export type StoredCheck = [number, string, string, string, StoredRank[]];
 /** [domain index, position (0: not ranked), URL index (-1: none), feature bits (RANK_FEATURES order)] */
 export type StoredRank = [number, number, number, number];
 
-export const keywordKey = (keyword: string) => createHash('sha1').update(keyword).digest('hex').slice(0, 16);
+const keys = new Map<string, string>();
+/**
+ * A keyword's key: 16 hex digits of its SHA-1. Remembered (up to 20,000 keywords, then forgotten at once): the
+ * history, best and day projections each ask for it on every check, a rebuild hundreds of thousands of times.
+ */
+export const keywordKey = (keyword: string) => {
+  let key = keys.get(keyword);
+  if (key === undefined) {
+    key = createHash('sha1').update(keyword).digest('hex').slice(0, 16);
+    if (keys.size >= 20_000) keys.clear();
+    keys.set(keyword, key);
+  }
+  return key;
+};
 export const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 export const historyId = (monitorId: string, month: string, keyword: string) =>
   `${monitorId}|${month}|${keywordKey(keyword)}`;
