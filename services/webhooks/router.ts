@@ -42,7 +42,7 @@ export const createWebhookRouter = (deps: {
   /** the origin links in `data` are built on (SERP_PUBLIC_BASE_URL); empty: paths */
   baseUrl: string;
   now?: () => Date;
-  /** told of the deliveries scheduled, once they are projected (the deliverer looks at once) */
+  /** told of the deliveries scheduled as soon as they are recorded (the deliverer attempts them at once) */
   onScheduled?: (deliveries: Array<EventOf<'WebhookDeliveryScheduled'>['data']>) => void;
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }) => {
@@ -147,12 +147,14 @@ export const createWebhookRouter = (deps: {
         }
       }
       for (const p of await Promise.all(scheduled)) lastScheduled = Math.max(lastScheduled, p);
-      if (lastScheduled > 0) {
-        await deps.projected(lastScheduled);
+      if (fresh.length > 0) {
+        // told at once: the deliverer attempts them from what it is told (each claim is decided on the delivery's
+        // own stream), so the first attempt does not wait for the outbox projection
         const told = fresh;
         fresh = [];
         deps.onScheduled?.(told);
       }
+      if (lastScheduled > 0) await deps.projected(lastScheduled);
     }
     if (last - saved >= 500 || relevant.length > 0) {
       deps.readModels.commit([], CHECKPOINT, last);
