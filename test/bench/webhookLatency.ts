@@ -21,7 +21,7 @@
  *   `--phase-seconds`, 15); no ratio where a side had failed reads, failed submits or undelivered messages.
  *
  * `npx tsx test/bench/webhookLatency.ts [--only first,outage,reads] [--down 600] … [--no-build]`. Prints figures
- * only; never asserts a time.
+ * only; never asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=DIR`).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -56,6 +56,8 @@ if (missing) {
 const ADMIN = 'webhook-latency-bench-admin-token';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 if (!values['no-build']) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+/** node flags for the service (`SERP_TEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"`) */
+const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (x: number) => `${Math.round(x)} ms`;
 
@@ -64,14 +66,19 @@ const withService = async <T>(env: Record<string, string>, body: (s: Setup) => P
   const google = await startFakeGoogleProcess(20);
   const data = tempDataDir('webhook-latency');
   const receiver = await startReceiver();
-  const svc = await startBuiltService(root, data, {
-    SERP_GOOGLE_ORIGIN: google.origin,
-    SERP_ADMIN_TOKEN: ADMIN,
-    SERP_WEBHOOK_ALLOW_HTTP: '1',
-    SERP_WEBHOOK_ALLOW_PRIVATE: '1',
-    ...(values['backoff-ms'] ? { SERP_WEBHOOK_BACKOFF_MS: values['backoff-ms'] } : {}),
-    ...env,
-  });
+  const svc = await startBuiltService(
+    root,
+    data,
+    {
+      SERP_GOOGLE_ORIGIN: google.origin,
+      SERP_ADMIN_TOKEN: ADMIN,
+      SERP_WEBHOOK_ALLOW_HTTP: '1',
+      SERP_WEBHOOK_ALLOW_PRIVATE: '1',
+      ...(values['backoff-ms'] ? { SERP_WEBHOOK_BACKOFF_MS: values['backoff-ms'] } : {}),
+      ...env,
+    },
+    nodeArgs,
+  );
   try {
     const res = await fetch(`${svc.url}/admin/api/keys`, {
       method: 'POST',
@@ -98,6 +105,10 @@ const withService = async <T>(env: Record<string, string>, body: (s: Setup) => P
     };
     return await body({ url: svc.url, key, receiver, call, register });
   } finally {
+    // a drain, not kill -9: a --cpu-prof profile is written on the way out
+    const exited = once(svc.child, 'exit');
+    svc.child.kill('SIGTERM');
+    await Promise.race([exited, sleep(10_000)]);
     await svc.kill();
     await receiver.close();
     await google.close();
