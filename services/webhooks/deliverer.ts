@@ -58,8 +58,6 @@ export const createDeliverer = (deps: {
   const bodies = new Map<string, Scheduled>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let looking = false;
-  let again = false;
   /** when the earliest delivery not taken at the last look comes due, and when that look was */
   let nextDue = 0;
   let lookedAt = 0;
@@ -151,67 +149,107 @@ export const createDeliverer = (deps: {
     }
   };
 
-  const look = () => {
+  /**
+   * Deliveries ready to attempt, oldest due first: those the router just scheduled (`remember`) and what the last
+   * read of the outbox found ready beyond the free slots. A slot that comes free takes the next one from here, so the
+   * outbox (every pending delivery, parsed) is read once per tick or wake-up, not once per attempt: reading it per
+   * attempt made each delivery cost the whole backlog. A stale entry (sent meanwhile by another worker) is refused
+   * by its claim.
+   */
+  const queued = new Map<string, OutboxDoc>();
+  const QUEUE_MAX = 10_000;
+  /** the last read left ready deliveries out of the queue (full): read again when it runs dry */
+  let moreReady = false;
+  let lookScheduled = false;
+
+  const launch = (d: OutboxDoc) => {
+    inFlight.add(d.deliveryId);
+    const p = attempt(d)
+      .catch((err) =>
+        deps.log?.('webhook attempt failed', { deliveryId: d.deliveryId, reason: (err as Error).message }),
+      )
+      .finally(() => {
+        inFlight.delete(d.deliveryId);
+        running.delete(p);
+        // a slot came free: what waits may go now
+        pump();
+      });
+    running.add(p);
+  };
+
+  /** fills the free slots from the queue; reads the outbox when it ran dry and the last read left some out */
+  const pump = () => {
     if (stopped) return;
-    if (looking) {
-      again = true;
-      return;
+    for (const [id, d] of queued) {
+      if (inFlight.size >= config.concurrency) return;
+      queued.delete(id);
+      if (!inFlight.has(id)) launch(d);
     }
-    looking = true;
+    if (moreReady && inFlight.size < config.concurrency) lookSoon();
+  };
+
+  /** reads the outbox: what is due (or whose claim lapsed) joins the queue; when the rest comes due */
+  const look = () => {
+    lookScheduled = false;
+    if (stopped) return;
     try {
-      const free = config.concurrency - inFlight.size;
-      if (free <= 0) return;
       const at = clock().getTime();
       const pending = queries.webhooks.outbox();
       lookedAt = at;
       nextDue = Number.POSITIVE_INFINITY;
+      moreReady = false;
       const ready: OutboxDoc[] = [];
       for (const d of pending) {
-        if (claimable(d, at)) ready.push(d);
-        else if (!inFlight.has(d.deliveryId)) nextDue = Math.min(nextDue, Math.max(d.due, d.leaseUntil ?? 0));
+        if (claimable(d, at)) {
+          if (!queued.has(d.deliveryId)) ready.push(d);
+        } else if (!inFlight.has(d.deliveryId)) nextDue = Math.min(nextDue, Math.max(d.due, d.leaseUntil ?? 0));
       }
-      const due = ready.sort((a, b) => a.due - b.due).slice(0, free);
-      if (ready.length > due.length) nextDue = at;
-      for (const d of due) {
-        inFlight.add(d.deliveryId);
-        const p = attempt(d)
-          .catch((err) =>
-            deps.log?.('webhook attempt failed', { deliveryId: d.deliveryId, reason: (err as Error).message }),
-          )
-          .finally(() => {
-            inFlight.delete(d.deliveryId);
-            running.delete(p);
-            // a slot came free: what waits may go now
-            setImmediate(look);
-          });
-        running.add(p);
+      for (const d of ready.sort((a, b) => a.due - b.due)) {
+        if (queued.size >= QUEUE_MAX) {
+          moreReady = true;
+          break;
+        }
+        queued.set(d.deliveryId, d);
       }
     } catch (err) {
       deps.log?.('webhook outbox read failed', { reason: (err as Error).message });
-    } finally {
-      looking = false;
-      if (again) {
-        again = false;
-        setImmediate(look);
-      }
     }
+    pump();
+  };
+
+  /** one read of the outbox on the next turn, however many ask for it in this one */
+  const lookSoon = () => {
+    if (lookScheduled || stopped) return;
+    lookScheduled = true;
+    setImmediate(look);
   };
 
   return {
-    /** a delivery was scheduled (its body kept for its first attempt): look at the outbox now */
-    kick: look,
+    /** deliveries were scheduled (`remember`ed): attempt them now, as slots allow */
+    kick: pump,
+    /** a delivery just scheduled: its body kept for its first attempt, and queued for it without reading the outbox */
     remember(s: Scheduled) {
-      if (bodies.size < 10_000) bodies.set(s.deliveryId, s);
+      if (bodies.size < QUEUE_MAX) bodies.set(s.deliveryId, s);
+      if (queued.size < QUEUE_MAX && !inFlight.has(s.deliveryId)) {
+        const due = Date.parse(s.scheduledAt);
+        queued.set(s.deliveryId, {
+          deliveryId: s.deliveryId,
+          webhookId: s.webhookId,
+          eventType: s.eventType,
+          scheduledAt: s.scheduledAt,
+          due,
+        });
+      } else moreReady = true;
     },
     start() {
       // between kicks, the outbox is read when something comes due, and at least every second (a retry asked on
       // another process, a claim another worker let lapse)
       timer = setInterval(() => {
         const at = clock().getTime();
-        if (at >= nextDue || at - lookedAt >= 1_000) look();
+        if (at >= nextDue || at - lookedAt >= 1_000) lookSoon();
       }, config.tickMs);
       timer.unref();
-      look();
+      lookSoon();
     },
     async stop() {
       stopped = true;

@@ -30,9 +30,51 @@ export const bodyOf = (m: Message) => JSON.stringify({ type: m.type, timestamp: 
 
 const jsonEndpoint = (baseUrl: string, jobId: string) => `${baseUrl}/v1/search/${jobId}?output=json`;
 
-const searchData = (job: JobStatusDoc, queries: ReadModelQueries, baseUrl: string) => {
-  const result = queries.results.byJobId(job.sourceJobId ?? job.jobId)?.result;
-  const organic = result?.organic_results ?? [];
+interface ResultSummary {
+  organic_results_count: number;
+  top_results: Array<{ position: number; title: string; link: string | null }>;
+}
+
+const summarize = (queries: ReadModelQueries, jobId: string): ResultSummary => {
+  const organic = queries.results.byJobId(jobId)?.result.organic_results ?? [];
+  return {
+    organic_results_count: organic.length,
+    top_results: organic.slice(0, 3).map((o) => ({ position: o.position, title: o.title, link: o.link ?? null })),
+  };
+};
+
+/**
+ * What `data` tells of a result (its count and top three), kept for the `max` results read last: a search answered
+ * from the cache sends the result of the crawl it reuses, and reading that document (tens of kB) for every such
+ * message was most of the router's time. A reparse or a purge changes a result: the router forgets it then.
+ */
+export const createResultSummaries = (queries: ReadModelQueries, max = 1_000) => {
+  const kept = new Map<string, ResultSummary>();
+  return {
+    of(jobId: string) {
+      const hit = kept.get(jobId);
+      if (hit) {
+        kept.delete(jobId);
+        kept.set(jobId, hit);
+        return hit;
+      }
+      const summary = summarize(queries, jobId);
+      // an empty summary may be a result not projected yet: never kept
+      if (summary.organic_results_count > 0) {
+        kept.set(jobId, summary);
+        if (kept.size > max) kept.delete(kept.keys().next().value as string);
+      }
+      return summary;
+    },
+    forget(jobId: string) {
+      kept.delete(jobId);
+    },
+  };
+};
+export type ResultSummaries = ReturnType<typeof createResultSummaries>;
+
+const searchData = (job: JobStatusDoc, queries: ReadModelQueries, baseUrl: string, summaries?: ResultSummaries) => {
+  const resultJobId = job.sourceJobId ?? job.jobId;
   return {
     job_id: job.jobId,
     status: job.status,
@@ -40,8 +82,7 @@ const searchData = (job: JobStatusDoc, queries: ReadModelQueries, baseUrl: strin
     keyword: job.request.keyword,
     ...(job.request.location ? { location: job.request.location } : {}),
     device: job.request.device ?? 'desktop',
-    organic_results_count: organic.length,
-    top_results: organic.slice(0, 3).map((o) => ({ position: o.position, title: o.title, link: o.link ?? null })),
+    ...(summaries ? summaries.of(resultJobId) : summarize(queries, resultJobId)),
     ...(job.monitor ? { monitor_id: job.monitor.monitorId, run_id: job.monitor.runId } : {}),
     json_endpoint: jsonEndpoint(baseUrl, job.jobId),
   };
@@ -58,6 +99,8 @@ export const messagesOf = (
   baseUrl: string,
   /** whether anyone takes such a message: the result is read only then (results are tens of kB) */
   interested: (keyId: string, type: WebhookEventType, monitorId?: string) => boolean = () => true,
+  /** results' summaries kept across messages (createResultSummaries); without it, each is read */
+  summaries?: ResultSummaries,
 ): Message[] => {
   const id = e.metadata.eventId;
   const at = e.metadata.recordedAt;
@@ -74,7 +117,7 @@ export const messagesOf = (
           ...(job.monitor ? { monitorId: job.monitor.monitorId } : {}),
           messageId: messageIdOf(id),
           occurredAt: at,
-          data: { ...searchData(job, queries, baseUrl), completed_at: at },
+          data: { ...searchData(job, queries, baseUrl, summaries), completed_at: at },
         },
       ];
     }

@@ -6,7 +6,7 @@ import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
-import { bodyOf, type Message, messagesOf, SOURCE_TYPES } from './messages.js';
+import { bodyOf, createResultSummaries, type Message, messagesOf, SOURCE_TYPES } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 
 const CHECKPOINT = 'webhook-router';
@@ -42,13 +42,14 @@ export const createWebhookRouter = (deps: {
   /** the origin links in `data` are built on (SERP_PUBLIC_BASE_URL); empty: paths */
   baseUrl: string;
   now?: () => Date;
-  /** told of the deliveries scheduled, once they are projected (the deliverer looks at once) */
+  /** told of the deliveries scheduled as soon as they are recorded (the deliverer attempts them at once) */
   onScheduled?: (deliveries: Array<EventOf<'WebhookDeliveryScheduled'>['data']>) => void;
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }) => {
   const { queries, handle, eventStore } = deps;
   const now = () => deps.now?.() ?? new Date();
   const quota = createQuotaTracker(eventStore, queries);
+  const summaries = createResultSummaries(queries);
   let subscription: Subscription | undefined;
   let saved = 0;
   let fresh: Array<EventOf<'WebhookDeliveryScheduled'>['data']> = [];
@@ -78,7 +79,7 @@ export const createWebhookRouter = (deps: {
     queries.webhooks.ofKey(keyId).some((w) => takes(w, { type, keyId, monitorId } as Message));
 
   const messagesFrom = async (e: RecordedEvent, usage: typeof quota, interested: typeof anyTakes) =>
-    SOURCE_TYPES.has(e.type) ? messagesOf(e, queries, deps.baseUrl, interested) : await usage(e);
+    SOURCE_TYPES.has(e.type) ? messagesOf(e, queries, deps.baseUrl, interested, summaries) : await usage(e);
 
   /** the first position whose event was recorded at or after `since` (binary search over the log) */
   const positionAt = async (sinceMs: number, before: number) => {
@@ -126,6 +127,11 @@ export const createWebhookRouter = (deps: {
   const onBatch = async (batch: RecordedEvent[]) => {
     if (batch.length === 0) return;
     const last = batch[batch.length - 1]!.globalPosition;
+    // a result reparsed or purged is read again for the next message that tells of it
+    for (const e of batch) {
+      if (e.type === 'SearchReparsed' || e.type === 'SearchPurged')
+        summaries.forget((e.data as { jobId: string }).jobId);
+    }
     const relevant = batch.filter(wanted);
     if (relevant.length > 0) {
       await deps.projected(last);
@@ -147,12 +153,14 @@ export const createWebhookRouter = (deps: {
         }
       }
       for (const p of await Promise.all(scheduled)) lastScheduled = Math.max(lastScheduled, p);
-      if (lastScheduled > 0) {
-        await deps.projected(lastScheduled);
+      if (fresh.length > 0) {
+        // told at once: the deliverer attempts them from what it is told (each claim is decided on the delivery's
+        // own stream), so the first attempt does not wait for the outbox projection
         const told = fresh;
         fresh = [];
         deps.onScheduled?.(told);
       }
+      if (lastScheduled > 0) await deps.projected(lastScheduled);
     }
     if (last - saved >= 500 || relevant.length > 0) {
       deps.readModels.commit([], CHECKPOINT, last);

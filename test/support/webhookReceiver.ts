@@ -57,7 +57,8 @@ export const startReceiver = async () => {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
   return {
     origin,
     received,
@@ -78,7 +79,24 @@ export const startReceiver = async () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
+    /** stops listening and drops every connection: attempts meet a refused connection until `up` */
+    async down() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    /** listens again on the same port */
+    async up() {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    },
     async close() {
+      if (!server.listening) return;
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
