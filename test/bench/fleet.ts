@@ -7,6 +7,7 @@
  *
  *   node --import tsx test/bench/fleet.ts                 # the full figures: 4 proxies, 20 a minute, 300 searches
  *   node --import tsx test/bench/fleet.ts --scale 0.25    # the same ratios in a quarter of the time (15 s windows)
+ *   node --import tsx test/bench/fleet.ts --paced-only    # the paced side alone: its figures against the pool
  *
  * Per side: searches done / failed / unfinished, throughput against what the pool allows (P × L a window), the share
  * of requests that reached an address banned at that moment, and Google requests per successful search (all
@@ -34,8 +35,17 @@ const opts = new Command('fleet')
   .option('--limit <n>', 'requests one proxy may make a window before a ban', positive, 20)
   .option('--fetcher <f>', 'auto (Chromium opens sessions and passes the challenge) or http', 'auto')
   .option('--rounds <n>', 'rounds, sides alternated', positive, 1)
+  .option('--paced-only', 'the paced side alone (its figures against the pool; no ratio, there is no other side)')
   .parse()
-  .opts<{ scale: number; searches: number; proxies: number; limit: number; fetcher: string; rounds: number }>();
+  .opts<{
+    scale: number;
+    searches: number;
+    proxies: number;
+    limit: number;
+    fetcher: string;
+    rounds: number;
+    pacedOnly?: boolean;
+  }>();
 
 const ADMIN = 'fleet-bench-admin-token-0123456789';
 const windowMs = Math.round(60_000 * opts.scale);
@@ -210,6 +220,12 @@ const row = (s: Side) => {
 console.log(
   `fleet: ${opts.proxies} proxies × ${opts.limit} requests per ${windowMs / 1000} s window (pool ${allowedPerMin.toFixed(0)} searches/min), ${opts.searches} one-page searches at once, fetcher ${opts.fetcher}; ideal ${(idealMs / 1000).toFixed(0)} s`,
 );
+if (opts.pacedOnly) {
+  const rows: Side[] = [];
+  for (let i = 0; i < opts.rounds; i++) rows.push(await runSide('paced'));
+  console.table(rows.map(row));
+  process.exit(0);
+}
 const sides = await alternate(
   opts.rounds,
   { paced: () => runSide('paced'), unpaced: () => runSide('unpaced') },
