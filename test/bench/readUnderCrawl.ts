@@ -24,10 +24,9 @@
  * `npx tsx test/bench/readUnderCrawl.ts [jobs] [rounds] [--modes …] [--root DIR] [--no-build]`. Prints figures only;
  * never asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../services/config/config.js';
 import { startBuiltService } from '../support/builtService.js';
@@ -35,6 +34,7 @@ import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { removeDir, submit, tempDataDir } from '../support/service.js';
 import { alternate, type Figure, jobOutcome, machineNote, printRatio, quantile } from './compare.js';
+import { PROBE_RATE, runReadProbe } from './probeRun.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -56,43 +56,15 @@ const ADMIN = 'read-under-crawl-bench-admin-token';
 if (!values['no-build']) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-const PROBE = new URL('./readProbe.ts', import.meta.url);
-/** reads a second: a busy client's polling, well under what the idle service answers (~9,000 a second here) */
-const PROBE_RATE = 200;
-
 /** bytes a probe read took, on average (the last probe run): the answer is read in full */
 let probeBytes = 0;
 
-/**
- * The probe reading `url` at PROBE_RATE in a process of its own (readProbe.ts) while `phase` runs; each read's ms.
- * Its event loop does only this: the bench's own (submits, polls) would otherwise add its delays to the reads.
- */
+/** the probe's reads while `phase` runs (probeRun.ts); each read's ms */
 const probe = async (url: string, key: string, phase: () => Promise<unknown>) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(PROBE), url, key, String(PROBE_RATE)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const ready = new Promise<void>((resolve) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve();
-    });
-  });
-  const exited = once(child, 'exit');
-  await Promise.race([ready, exited]);
-  await phase();
-  child.stdin.end();
-  const [code] = (await exited) as [number | null];
-  if (code !== 0) throw new Error(`read probe exited with ${code}`);
-  const { times, bytes, failures, failureKinds } = JSON.parse(out.slice(out.indexOf('\n') + 1)) as {
-    times: number[];
-    bytes: number;
-    failures: number;
-    failureKinds: Record<string, number>;
-  };
-  probeBytes = bytes;
-  if (failures) console.log(`  failed reads: ${JSON.stringify(failureKinds)}`);
-  return { times, failures };
+  const { report } = await runReadProbe(url, key, phase);
+  probeBytes = report.bytes;
+  if (report.failures) console.log(`  failed reads: ${JSON.stringify(report.failureKinds)}`);
+  return { times: report.times, failures: report.failures };
 };
 
 const run = async (modeEnv: Record<string, string>, round: number) => {

@@ -23,7 +23,7 @@
  * `npx tsx test/bench/webhookLatency.ts [--only first,outage,reads] [--down 600] … [--no-build]`. Prints figures
  * only; never asserts a time. SERP_TEST_NODE_ARGS gives the service node flags (`--cpu-prof --cpu-prof-dir=DIR`).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -33,6 +33,7 @@ import { fixturesMissing } from '../support/fixtures.js';
 import { removeDir, submit, tempDataDir } from '../support/service.js';
 import { type Receiver, startReceiver } from '../support/webhookReceiver.js';
 import { alternate, type Figure, jobOutcome, machineNote, printRatio, quantile } from './compare.js';
+import { PROBE_RATE, runReadProbe } from './probeRun.js';
 
 const { values } = parseArgs({
   options: {
@@ -285,28 +286,10 @@ const outage = () =>
     );
   });
 
-const PROBE = new URL('./readProbe.ts', import.meta.url);
-const PROBE_RATE = 200;
-/** readProbe.ts reading `url` at PROBE_RATE in a process of its own while `phase` runs: each read's ms, failures */
+/** the probe's reads while `phase` runs (probeRun.ts): each read's ms, and the probe's and the phase's failures */
 const probe = async (url: string, key: string, phase: () => Promise<number>) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(PROBE), url, key, String(PROBE_RATE)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const ready = new Promise<void>((resolve) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve();
-    });
-  });
-  const exited = once(child, 'exit');
-  await Promise.race([ready, exited]);
-  const loadFailures = await phase();
-  child.stdin.end();
-  const [code] = (await exited) as [number | null];
-  if (code !== 0) throw new Error(`read probe exited with ${code}`);
-  const { times, failures } = JSON.parse(out.slice(out.indexOf('\n') + 1)) as { times: number[]; failures: number };
-  return { times, failures: failures + loadFailures };
+  const { report, phaseResult } = await runReadProbe(url, key, phase);
+  return { times: report.times, failures: report.failures + phaseResult };
 };
 
 /** (c) /v1 read p99 idle, under submits alone, and under the same submits making `--deliveries-per-s` deliveries */
