@@ -6,12 +6,18 @@
 // Under CI=true two more things fail the run, each listed by name: a file or subtest that ran no assertion, and a
 // skip that the allow-list (test/skips.json, or `--skips FILE`) does not name with its reason.
 //
-//   node scripts/runTests.mjs [--skips FILE] [tap arguments and files…]
-import { spawn } from 'node:child_process';
+// Before tap starts, the runner builds dist/ (`tsc -p tsconfig.build.json`, what `npm run build` does) and tells the
+// tests so (SERP_TEST_BUILT=1): the services and CLIs they start then run the compiled code, as `npm start` does,
+// rather than compiling the sources through tsx at every start (docs/testing.md#the-build-the-tests-run). A failed
+// build fails the run. `--no-build` runs the sources through tsx instead.
+//
+//   node scripts/runTests.mjs [--skips FILE] [--no-build] [tap arguments and files…]
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Parser } from 'tap-parser';
 
-const argv = process.argv.slice(2);
+const noBuild = process.argv.includes('--no-build');
+const argv = process.argv.slice(2).filter((a) => a !== '--no-build');
 const skipsAt = argv.indexOf('--skips');
 const skipsFile = skipsAt === -1 ? 'test/skips.json' : argv[skipsAt + 1];
 const tapArgs = skipsAt === -1 ? argv : [...argv.slice(0, skipsAt), ...argv.slice(skipsAt + 2)];
@@ -86,6 +92,23 @@ const watch = (parser, path, at) => {
     }
   });
 };
+
+/** dist/ fresh from the sources; a nested runner (the runner's own tests) uses its parent's build */
+const build = () => {
+  if (noBuild || process.env.SERP_TEST_BUILT === '1') return;
+  const started = Date.now();
+  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (tsc.status !== 0) {
+    console.log('\nFailed:\n  - the build (tsc -p tsconfig.build.json): the tests run the compiled service');
+    console.log('\n0 passed, 1 failed, 0 skipped');
+    process.exit(1);
+  }
+  process.env.SERP_TEST_BUILT = '1';
+  console.log(`# built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: the tests run the compiled service`);
+};
+build();
 
 const root = new Parser();
 watch(root, [], undefined);

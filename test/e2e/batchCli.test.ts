@@ -138,7 +138,8 @@ if (missing) {
     const keywords = Array.from({ length: 24 }, (_, i) => `batch resume ${i}`);
     const file = keywordsFile('c.txt', keywords);
     const out = join(dir, 'c.jsonl');
-    const args = ['--import', 'tsx', join(process.cwd(), 'services', 'cli', 'main.ts'), 'batch', file, '--out', out];
+    // one page a keyword (--depth 10): the subject is the resume, not the crawl
+    const args = [...cliArgs, 'batch', file, '--out', out, '--depth', '10'];
     // 120 submits a minute: one every 0.5 s, so the batch is still running when it is killed
     const child = spawn(process.execPath, [...args, '--base-url', url, '--rate', '120', '--concurrency', '3'], {
       env: { ...process.env, SERP_API_KEY: key },
@@ -159,7 +160,9 @@ if (missing) {
     await new Promise((r) => child.once('exit', r));
     const before = existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).length : 0;
     t.ok(before < keywords.length, `killed with ${before} of ${keywords.length} written`);
-    const res = await cliResult(['batch', file, '--out', out, '--base-url', url, '--resume'], { SERP_API_KEY: key });
+    const res = await cliResult(['batch', file, '--out', out, '--depth', '10', '--base-url', url, '--resume'], {
+      SERP_API_KEY: key,
+    });
     t.equal(res.code, 0, res.stderr.slice(-500));
     const lines = readFileSync(out, 'utf8')
       .trim()
@@ -196,7 +199,16 @@ if (missing) {
     const port = (proxy.address() as { port: number }).port;
     const out = join(dir, 'd.jsonl');
     const res = await cliResult(
-      ['batch', keywordsFile('d.txt', ['batch retry']), '--out', out, '--base-url', `http://127.0.0.1:${port}`],
+      [
+        'batch',
+        keywordsFile('d.txt', ['batch retry']),
+        '--out',
+        out,
+        '--depth',
+        '10',
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+      ],
       { SERP_API_KEY: key },
     );
     t.equal(res.code, 0, res.stderr.slice(-500));
@@ -207,7 +219,7 @@ if (missing) {
 
   t.test('search › one keyword, the result on stdout', async (t) => {
     const res = await cliResult(
-      ['search', 'batch single', '--base-url', url, '--device', 'mobile', '--output', 'compat'],
+      ['search', 'batch single', '--depth', '10', '--base-url', url, '--device', 'mobile', '--output', 'compat'],
       {
         SERP_API_KEY: key,
       },
@@ -255,9 +267,7 @@ if (missing) {
     const session = `serpbar${process.pid}`;
     const cmd = [
       process.execPath,
-      '--import',
-      'tsx',
-      join(process.cwd(), 'services', 'cli', 'main.ts'),
+      ...cliArgs,
       'batch',
       file,
       '--out',
@@ -270,6 +280,8 @@ if (missing) {
       '300',
       '--concurrency',
       '4',
+      '--depth',
+      '10',
     ]
       .map((a) => `'${a}'`)
       .join(' ');

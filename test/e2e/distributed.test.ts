@@ -13,7 +13,7 @@ import { createProjector } from '../../services/projector/projector.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { natsConnect, natsUnavailable } from '../support/nats.js';
-import { pollJob, removeDir, submit, tempDataDir, UNPACED } from '../support/service.js';
+import { cliArgs, pollJob, removeDir, submit, tempDataDir, UNPACED } from '../support/service.js';
 
 /**
  * Distributed mode end to end (docs/distributed.md#tested-on-a-real-three-node-cluster): a real three-node nats-server
@@ -44,8 +44,8 @@ if (unavailable) {
       SERP_CRAWLER_CONCURRENCY: '4',
       SERP_LOG_LEVEL: 'warn',
     },
-    // the sources, never a stale dist/
-    command: [process.execPath, '--import', 'tsx', join(process.cwd(), 'services', 'cli', 'main.ts')],
+    // the sources, or the build the test runner made for this run (support/service.ts cliEntry)
+    command: [process.execPath, ...cliArgs],
   });
   // a second dispatcher: the design says running two is safe (idempotent enqueues), so every case below runs with two
   await cluster.add('dispatcher', 'dispatcher-2');

@@ -6,7 +6,7 @@ import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { natsConnect, natsUnavailable } from '../support/nats.js';
 import { checks, monitorApi } from '../support/ranks.js';
-import { removeDir, tempDataDir, UNPACED } from '../support/service.js';
+import { cliArgs, removeDir, tempDataDir, UNPACED } from '../support/service.js';
 
 /**
  * Rank tracking on the three-node cluster (docs/rank-tracking.md): real nats-server nodes and `serp-api serve --role`
@@ -37,7 +37,7 @@ t.test(
         SERP_MONITOR_TICK_MS: '200',
         SERP_MONITOR_SPREAD_MAX_S: '4',
       },
-      command: [process.execPath, '--import', 'tsx', join(process.cwd(), 'services', 'cli', 'main.ts')],
+      command: [process.execPath, ...cliArgs],
     });
     await cluster.add('dispatcher', 'dispatcher-2');
     const es = await createJetStreamEventStore({ nc: await natsConnect(cluster.nats.urls), ownsConnection: true });

@@ -5,7 +5,7 @@ import { startLocalCluster } from '../../services/cli/dev/cluster.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { natsUnavailable } from '../support/nats.js';
-import { pollJob, removeDir, submit, tempDataDir, UNPACED } from '../support/service.js';
+import { cliArgs, pollJob, removeDir, submit, tempDataDir, UNPACED } from '../support/service.js';
 import { startReceiver, WEBHOOK_ENV } from '../support/webhookReceiver.js';
 
 /**
@@ -33,7 +33,7 @@ t.test('two dispatchers deliver each message once', { skip: unavailable ?? false
       ...WEBHOOK_ENV,
       SERP_LOG_LEVEL: 'warn',
     },
-    command: [process.execPath, '--import', 'tsx', join(process.cwd(), 'services', 'cli', 'main.ts')],
+    command: [process.execPath, ...cliArgs],
   });
   t.teardown(async () => {
     await cluster.stop();

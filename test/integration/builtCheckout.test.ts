@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { checkoutRoot } from '../../services/cli/dev/cluster.js';
+import { buildInto } from '../support/service.js';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -20,17 +21,7 @@ t.test('the cluster finds the checkout from the sources and from the build', asy
 
   const pkg = mkdtempSync(join(tmpdir(), 'serp-checkout-'));
   t.teardown(() => rmSync(pkg, { recursive: true, force: true }));
-  await run(process.execPath, [
-    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    join(root, 'tsconfig.build.json'),
-    '--outDir',
-    join(pkg, 'dist'),
-    '--sourceMap',
-    'false',
-    '--declaration',
-    'false',
-  ]);
+  await buildInto(join(pkg, 'dist'));
   copyFileSync(join(root, 'package.json'), join(pkg, 'package.json'));
   cpSync(join(root, 'bin'), join(pkg, 'bin'), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { PARSER_VERSION, parse } from '../../parser/index.js';
 import { fixturesDir, fixturesMissing } from '../support/fixtures.js';
+import { buildInto } from '../support/service.js';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -20,15 +21,7 @@ t.test('serp-api/parser › the compiled package exports parse, classify, toComp
   if (fixturesMissing()) return;
   const pkg = mkdtempSync(join(tmpdir(), 'serp-parser-pkg-'));
   t.teardown(() => rmSync(pkg, { recursive: true, force: true }));
-  await run(process.execPath, [
-    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    join(root, 'tsconfig.build.json'),
-    '--outDir',
-    join(pkg, 'dist'),
-    '--sourceMap',
-    'false',
-  ]);
+  await buildInto(join(pkg, 'dist'));
   copyFileSync(join(root, 'package.json'), join(pkg, 'package.json'));
   symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');
   const script = join(pkg, 'use.mjs');

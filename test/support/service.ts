@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,19 @@ import { type FakeGoogle, type FakeGoogleOptions, startFakeGoogle } from './fake
 import { CHROMIUM_HOST_RULES } from './loopback.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const cliArgs = ['--import', 'tsx', join(root, 'services', 'cli', 'main.ts')];
+
+/**
+ * How a test starts the CLI (and `serve`): node's arguments before the command. The test runner builds dist/ once
+ * before a run and sets SERP_TEST_BUILT=1 (docs/testing.md#the-build-the-tests-run): each service and CLI process
+ * then starts from the compiled JavaScript, as `npm start` runs it, instead of compiling the sources through tsx on
+ * every start (about 2× the CPU of a start). Run alone (`npx tap file`), a test runs the sources, never a dist/ that
+ * may be stale. `from`: another copy of the sources (a test that swaps one file) always runs through tsx.
+ */
+export const cliEntry = (from: string = root): string[] =>
+  process.env.SERP_TEST_BUILT === '1' && from === root
+    ? [join(root, 'dist', 'services', 'cli', 'main.js')]
+    : ['--import', 'tsx', join(from, 'services', 'cli', 'main.ts')];
+export const cliArgs = cliEntry();
 const run = promisify(execFile);
 
 export const tempDataDir = (name = 'serp') => mkdtempSync(join(tmpdir(), `${name}-`));
@@ -68,7 +80,7 @@ export const startService = async (
   // SERP_TEST_NODE_ARGS: extra node flags for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (Node
   // refuses --cpu-prof in NODE_OPTIONS)
   const nodeArgs = (env.SERP_TEST_NODE_ARGS ?? process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const entry = ['--import', 'tsx', join(from, 'services', 'cli', 'main.ts')];
+  const entry = cliEntry(from);
   const child = spawn(process.execPath, [...nodeArgs, ...entry, 'serve', '--port', '0', '--data', dataDir], {
     cwd: from,
     // tests not about the fleet (docs/fleet.md) crawl as the service did before pacing: no pace, cooldowns from 2 s
@@ -170,4 +182,22 @@ export const startStack = async (
     svc,
     mintKey: async (args) => JSON.parse(await cli(['keys', 'create', ...args, '--json', '--data', data])),
   };
+};
+
+/**
+ * A compiled copy of the service in `outDir` (a test that lays out a checkout of its own): the build the test runner
+ * made for this run when there is one (cliEntry), else `tsc -p tsconfig.build.json` into it.
+ */
+export const buildInto = async (outDir: string) => {
+  if (process.env.SERP_TEST_BUILT === '1') {
+    cpSync(join(root, 'dist'), outDir, { recursive: true });
+    return;
+  }
+  await run(process.execPath, [
+    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    join(root, 'tsconfig.build.json'),
+    '--outDir',
+    outDir,
+  ]);
 };
