@@ -122,7 +122,8 @@ export const headedBlocks = (root: HTMLElement): Record<string, unknown> => {
     }
     const match = HEADINGS.find(([, re]) => re.test(heading));
     if (match) {
-      const items = itemsOf(match[0], block, images);
+      let items = itemsOf(match[0], block, images);
+      if (match[0] === 'inline_images' && !items.length) items = multimediaImages(block, images);
       if (match[0] === 'inline_videos') withKeyMoments(block, items);
       add(match[0], items);
       // A pack whose items carry no outside link (2021–22) yields nothing here; its marked items are read below.
@@ -169,11 +170,41 @@ const videosOf = (block: HTMLElement, images: (id: string) => string | undefined
  * The image strip above the results of 2023–24 entity pages ("visual digest": `data-attrid` VisualDigestFirstImageResult,
  * then VisualDigestImageResult per image; its video and web cards are other attrids). An image links nowhere (it
  * opens Google's viewer), so each is SerpApi's inline image without `link`: the page it is from (`data-lpage`), its
- * title (the picture's alt text) and the picture. A page Google hosts itself (a licensed picture on gstatic) is the
- * picture, not the page it is from, and is left out.
+ * title (the picture's alt text) and the picture (`pictureItems`).
  */
-const digestImages = (root: HTMLElement, images: (id: string) => string | undefined): Item[] => {
-  const marked = qsa(root, '[data-attrid="VisualDigestFirstImageResult"], [data-attrid="VisualDigestImageResult"]');
+const digestImages = (root: HTMLElement, images: (id: string) => string | undefined): Item[] =>
+  pictureItems(
+    qsa(root, '[data-attrid="VisualDigestFirstImageResult"], [data-attrid="VisualDigestImageResult"]'),
+    images,
+  );
+
+/**
+ * The "multimedia" row of 2024 pages (WebSearcher's `images` of sub-type `multimedia`): a block headed "Images"
+ * whose pictures sit in a `g-scrolling-carousel` as cards marked `data-attrid="secondary image"` with the page each
+ * is from (`data-lpage`), and link nowhere (they open Google's viewer; the row's one link is "View all" into Google
+ * Images). Read like the visual digest: title (alt text), source, thumbnail. The same marker inside a knowledge
+ * panel's picture group (`#media_result_group`) is the panel's `header_images`, never an image pack; a picture the
+ * page holds twice (the same `data-docid`) is one item.
+ */
+const multimediaImages = (block: HTMLElement, images: (id: string) => string | undefined): Item[] => {
+  const seen = new Set<string>();
+  const cards = qsa(block, 'g-scrolling-carousel [data-attrid="secondary image"]').filter((el) => {
+    if (closest(el, '#media_result_group')) return false;
+    const doc = el.getAttribute('data-docid');
+    if (!doc) return true;
+    if (seen.has(doc)) return false;
+    seen.add(doc);
+    return true;
+  });
+  return pictureItems(cards, images);
+};
+
+/**
+ * Pictures that link nowhere, each marked with the page it is from (`data-lpage`): title (the alt text), source,
+ * thumbnail. A page Google hosts itself (a licensed picture on gstatic) is the picture, not the page it is from,
+ * and is left out.
+ */
+const pictureItems = (marked: HTMLElement[], images: (id: string) => string | undefined): Item[] => {
   const alts = marked.map((el) => qs(el, 'img')?.getAttribute('alt')?.trim() ?? '');
   // One alt text on every image ("Image Result" on the 2023 mobile strip) is a label, not a title.
   const label = alts.length > 1 && alts.every((a) => a === alts[0]);

@@ -1,5 +1,6 @@
 import { closest, type HTMLElement, hasClass, qs, qsa, spacedText, textOf } from '../dom/index.js';
 import { unwrapLink } from '../links.js';
+import { aboutPanel } from './aboutPanel.js';
 import { attr, countOf, pageImages, ratingOf, thumbnailOf, within } from './blockCards.js';
 
 type Panel = Record<string, unknown>;
@@ -21,6 +22,14 @@ type Images = (id: string) => string | undefined;
  * different thing, so they are never merged into the first.
  */
 export const knowledgeGraphs = (root: HTMLElement): Panel[] => {
+  const panels = entityPanels(root);
+  if (panels.length) return panels;
+  // 2025: a panel in the results column, headed "About …" (aboutPanel.ts).
+  const about = aboutPanel(root);
+  return about ? [about] : [];
+};
+
+const entityPanels = (root: HTMLElement): Panel[] => {
   // Pages hold several `.kp-wholepage` shells; the panel is the one around the entity title.
   const titleEl = qs(root, '[data-attrid="title"]') ?? qs(root, '#rhs h2');
   if (!titleEl) return [];
