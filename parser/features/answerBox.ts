@@ -24,6 +24,7 @@ export const answerBox = (root: HTMLElement): Record<string, unknown> | undefine
   translation(root) ??
   shortAnswer(root) ??
   featuredSnippet(root) ??
+  listFeaturedSnippet(root) ??
   basicFeaturedSnippet(root);
 
 const calculator = (root: HTMLElement) => {
@@ -158,6 +159,11 @@ const featuredSnippet = (root: HTMLElement) => {
     ),
   ];
   if (words.length) box.snippet_highlighted_words = words;
+  return withSource(box, block);
+};
+
+/** The snippet's source: the result under it (title, link, displayed link). */
+const withSource = (box: Record<string, unknown>, block: HTMLElement | null | undefined): Record<string, unknown> => {
   const a = qs(block, '.yuRUbf a') ?? qs(block, 'a h3')?.parentNode;
   const link = unwrapLink(a?.getAttribute('href'));
   if (link && /^https?:/.test(link)) {
@@ -168,6 +174,26 @@ const featuredSnippet = (root: HTMLElement) => {
     if (cite) box.displayed_link = cite;
   }
   return box;
+};
+
+/**
+ * A featured snippet that is a list (2023–25: a heading, then `ul`/`ol` items cut short by a "More items…" link,
+ * then the source result), with no snippet text for `featuredSnippet` to find. The block is the one holding the
+ * help link about featured snippets (`support.google.com/websearch?p=featured_snippets`, the same in every
+ * language), outside People also ask, whose answers carry the same link. SerpApi's answer box with `list`.
+ */
+const listFeaturedSnippet = (root: HTMLElement) => {
+  const help = qsa(root, 'a[href*="featured_snippets"]').find(
+    (a) => !hasAncestor(a, (e) => hasClass(e, 'related-question-pair') || e.id === 'rhs'),
+  );
+  const block = help ? (closest(help, 'block-component') ?? closest(help, '.MjjYud')) : null;
+  const list = qs(block, 'ul') ?? qs(block, 'ol');
+  if (!block || !list) return undefined;
+  const items = qsa(list, 'li')
+    .map((li) => textOf(li))
+    .filter(Boolean);
+  if (!items.length) return undefined;
+  return withSource({ type: 'organic_result', list: items }, block);
 };
 
 /**

@@ -1,4 +1,6 @@
 import t from 'tap';
+import { loadDom } from '../../parser/dom/index.js';
+import { answerBox } from '../../parser/features/answerBox.js';
 import { parse } from '../../parser/index.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 
@@ -57,5 +59,44 @@ t.test('answer box › the translate widget is translation_result', { skip: fixt
       source: { text: 'nimble', language: 'อังกฤษ', language_code: 'en' },
       target: { text: 'ว่องไว', language: 'ไทย', language_code: 'th', pronunciation: 'Ẁxngwị' },
     },
+  });
+});
+
+t.test('answer box › a featured snippet that is a list', { skip: fixturesMissing() }, async (t) => {
+  // "programming courses" (2023-07, Vietnamese interface): the snippet is a heading and eight list items cut short by
+  // "Mục khác..." ("More items..."), then its source result; no snippet text. The same layout holds 2025 pages.
+  t.same(answerBoxOf('serp/nimble-google-scraper-ruby-goose97/programming_courses_3_top_1_bottom.html.gz'), {
+    type: 'organic_result',
+    list: [
+      'Python Programming Course.',
+      'R Programming Course.',
+      'SAS Programming Course.',
+      'Java Programming Course.',
+      'JavaScript Course.',
+      'AngularJS Course.',
+      'C Programming Course.',
+      'Linux Programming Course.',
+    ],
+    link: 'https://intellipaat.com/blog/best-computer-programming-courses/',
+    title: '10 Best Programming Courses to learn in 2023 - Intellipaat',
+    displayed_link: 'https://intellipaat.com › blog › best-computer-programmi...',
+  });
+});
+
+t.test('answer box › a list in a People also ask answer is not the answer box', async (t) => {
+  // Hand-written after the structure above: an answer carries the same help link and a list of its own.
+  const help = '<a href="/url?url=https://support.google.com/websearch?p%3Dfeatured_snippets%26hl%3Den">About</a>';
+  const answer =
+    '<div class="MjjYud"><div class="related-question-pair" data-q="Which courses?"><block-component><ul>' +
+    `<li>Python.</li><li>Java.</li></ul><div class="yuRUbf"><a href="https://a.example.org/"><h3>Courses</h3></a></div>${help}` +
+    '</block-component></div></div>';
+  t.equal(answerBox(loadDom(`<html><body>${answer}</body></html>`)), undefined);
+  // The same block outside People also ask is the answer box.
+  const snippet = answer.replace(' class="related-question-pair" data-q="Which courses?"', '');
+  t.same(answerBox(loadDom(`<html><body>${snippet}</body></html>`)), {
+    type: 'organic_result',
+    list: ['Python.', 'Java.'],
+    link: 'https://a.example.org/',
+    title: 'Courses',
   });
 });

@@ -4,11 +4,11 @@ import { type Census, censusOfCorpus, diffCensus } from './census.js';
 
 /**
  * Which fixture pages carry a knowledge panel and an image pack, and how many images, over the whole corpus: a new
- * panel or image-pack reader (docs/parser.md#not-built: the main-column panel of early-2025 pages, the 2024
- * "multimedia" carousel) must add its feature only to the pages that hold that layout, and this pin says which ones
- * moved. Read from the parser and checked against the other parsers' expected outputs where the pages have them
- * (WebSearcher's `knowledge`/`images` components, serp-parser's panel assertions); none of the 2025 pages holds a
- * panel outside the right-hand column or an image carousel other than these.
+ * panel or image-pack reader must add its feature only to the pages that hold that layout, and this pin says which
+ * ones moved. Read from the parser and checked against the other parsers' expected outputs where the pages have them
+ * (WebSearcher's `knowledge`/`images` components, serp-parser's panel assertions). The readers of the 2025 "About …"
+ * panel in the results column and of the 2024 "multimedia" image row (docs/parser.md) changed no page here: no
+ * fixture page holds either layout.
  */
 const KNOWLEDGE_GRAPH = [
   'juremrzek-google-scraper/sushi',
