@@ -16,7 +16,7 @@ const firstOfNextMonth = (month: string) => {
  * reservation crosses its line, once per key and month (its `webhook-id` is derived from both, so a month that dips
  * under the line and crosses it again sends the same message). The count per stream is folded as the events pass
  * by, in the log's order; a stream first seen mid-way is read up to there once. A key none of whose endpoints takes
- * either message is not followed at all (its key is not even read: that was ~5% of a submit's time, for the many keys
+ * either message is not followed at all (its key is not even read: ~5% of the pipeline thread's time, for the many keys
  * with no endpoint); should one start taking them, its stream is read up to there then, as for a stream first seen.
  */
 export const createQuotaTracker = (eventStore: EventStore, queries: ReadModelQueries) => {

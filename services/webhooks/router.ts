@@ -77,7 +77,7 @@ export const createWebhookRouter = (deps: {
   /**
    * The key's endpoints, kept from batch to batch: the webhooks view changes only with the events it projects, which
    * pass through here in the log's order, so the first batch that holds one drops them all. Without it each search
-   * asked the view once (its quota reservation), ~4% of a submit's time.
+   * asked the view once (its quota reservation).
    */
   const endpoints = new Map<string, WebhookDoc[]>();
   const endpointsOf = (keyId: string) => {

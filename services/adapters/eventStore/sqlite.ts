@@ -131,8 +131,8 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
    * The log's latest events, in global order and without a gap, for this store's subscriptions (the projector, the
    * dispatcher and the background workers each read every event): this process's own commits, and the events one
    * subscription read from the file, so that the others take the same objects instead of reading, decoding (and, in
-   * the projector, validating) each event again (five readers on the pipeline thread made the file reads ~25% of a
-   * submit's time; docs/benchmarks.md#submits). A commit's positions are contiguous (BEGIN IMMEDIATE holds the
+   * the projector, validating) each event again (five readers on the pipeline thread made the file reads ~25% of the
+   * pipeline thread's time; docs/benchmarks.md#submits). A commit's positions are contiguous (BEGIN IMMEDIATE holds the
    * file's write lock), so a commit that does not start right after the tail's last event means another process wrote
    * in between: the tail restarts there, and a subscription behind it reads the file. Events every subscription has
    * passed are dropped. Whatever the tail cannot answer whole is read from the file, as before.
