@@ -20,7 +20,13 @@ export interface WebhookDoc {
   createdPosition: number;
 }
 
-const webhookEvents = new Set(['WebhookCreated', 'WebhookChanged', 'WebhookSecretRotated', 'WebhookDeleted']);
+/** the only events the webhooks view projects: nothing else changes an endpoint (services/webhooks/router.ts) */
+export const webhookEvents: ReadonlySet<string> = new Set([
+  'WebhookCreated',
+  'WebhookChanged',
+  'WebhookSecretRotated',
+  'WebhookDeleted',
+]);
 
 export const webhooksProjection: Projection<WebhookDoc> = {
   name: 'webhooks',

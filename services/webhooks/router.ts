@@ -2,7 +2,7 @@ import { type EventOf, streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { deliveryIdOf } from '../../domain/webhook/ids.js';
 import type { ReadModelQueries } from '../../projections/index.js';
-import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
+import { type WebhookDoc, webhookEvents } from '../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
@@ -74,12 +74,28 @@ export const createWebhookRouter = (deps: {
     return res.position ?? 0;
   };
 
+  /**
+   * The key's endpoints, kept from batch to batch: the webhooks view changes only with the events it projects, which
+   * pass through here in the log's order, so the first batch that holds one drops them all. Without it each search
+   * asked the view once (its quota reservation).
+   */
+  const endpoints = new Map<string, WebhookDoc[]>();
+  const endpointsOf = (keyId: string) => {
+    let found = endpoints.get(keyId);
+    if (found === undefined) {
+      if (endpoints.size >= 10_000) endpoints.clear();
+      found = queries.webhooks.ofKey(keyId);
+      endpoints.set(keyId, found);
+    }
+    return found;
+  };
+
   /** whether an endpoint of the key takes messages of this type (live routing) */
   const anyTakes = (keyId: string, type: Message['type'], monitorId?: string) =>
-    queries.webhooks.ofKey(keyId).some((w) => takes(w, { type, keyId, monitorId } as Message));
+    endpointsOf(keyId).some((w) => takes(w, { type, keyId, monitorId } as Message));
 
   const messagesFrom = async (e: RecordedEvent, usage: typeof quota, interested: typeof anyTakes) =>
-    SOURCE_TYPES.has(e.type) ? messagesOf(e, queries, deps.baseUrl, interested, summaries) : await usage(e);
+    SOURCE_TYPES.has(e.type) ? messagesOf(e, queries, deps.baseUrl, interested, summaries) : await usage(e, interested);
 
   /** the first position whose event was recorded at or after `since` (binary search over the log) */
   const positionAt = async (sinceMs: number, before: number) => {
@@ -127,16 +143,17 @@ export const createWebhookRouter = (deps: {
   const onBatch = async (batch: RecordedEvent[]) => {
     if (batch.length === 0) return;
     const last = batch[batch.length - 1]!.globalPosition;
-    // a result reparsed or purged is read again for the next message that tells of it
+    // a result reparsed or purged is read again for the next message that tells of it; an endpoint's change is seen
     for (const e of batch) {
       if (e.type === 'SearchReparsed' || e.type === 'SearchPurged')
         summaries.forget((e.data as { jobId: string }).jobId);
+      else if (webhookEvents.has(e.type)) endpoints.clear();
     }
     const relevant = batch.filter(wanted);
+    let lastScheduled = 0;
     if (relevant.length > 0) {
       await deps.projected(last);
       const scheduled: Array<Promise<number>> = [];
-      let lastScheduled = 0;
       for (const e of relevant) {
         if (e.type === 'WebhookReplayRequested') {
           lastScheduled = Math.max(lastScheduled, await replay(e));
@@ -145,7 +162,7 @@ export const createWebhookRouter = (deps: {
         const messages = await messagesFrom(e, quota, anyTakes);
         if (messages.length === 0) continue;
         for (const m of messages) {
-          for (const w of queries.webhooks.ofKey(m.keyId)) {
+          for (const w of endpointsOf(m.keyId)) {
             if (w.createdPosition < e.globalPosition && takes(w, m)) {
               scheduled.push(schedule(m, w, Date.parse(e.metadata.recordedAt)));
             }
@@ -162,7 +179,9 @@ export const createWebhookRouter = (deps: {
       }
       if (lastScheduled > 0) await deps.projected(lastScheduled);
     }
-    if (last - saved >= 500 || relevant.length > 0) {
+    // every 500 events, or once something was scheduled: handing a batch over again after a crash schedules nothing
+    // twice (the deliveries' ids are derived), so a batch that scheduled nothing need not be a commit of its own
+    if (last - saved >= 500 || lastScheduled > 0) {
       deps.readModels.commit([], CHECKPOINT, last);
       saved = last;
     }

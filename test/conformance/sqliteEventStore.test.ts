@@ -6,7 +6,7 @@ import t from 'tap';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { encode } from '../../services/adapters/eventStore/sqliteCodec.js';
 import type { WriteRequest } from '../../services/adapters/eventStore/sqliteWriter.js';
-import { WrongExpectedVersionError } from '../../services/ports/eventStore.js';
+import { type RecordedEvent, WrongExpectedVersionError } from '../../services/ports/eventStore.js';
 import { packGroup, startWriterThread, unpackGroup } from '../../services/runtime/writerThread.js';
 import { type EventStoreFixture, eventStoreConformance } from './eventStoreSuite.js';
 
@@ -216,6 +216,56 @@ t.test('SqliteEventStore › a subscription at the tail asks the file only once 
   await until(22);
   t.same(seen.slice(-2), [21, 22], "the other process's event arrives in order, read from the file");
   await sub.stop();
+});
+
+t.test('SqliteEventStore › what one subscription read from the file, the others take from memory', async (t) => {
+  const fixture = await makeFixture();
+  // the pipeline thread's store: the HTTP thread (here `other`) writes, several subscriptions read every event
+  const store = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
+  const other = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
+  t.teardown(async () => {
+    await store.close();
+    await other.close();
+    await fixture.cleanup();
+  });
+  const seen: RecordedEvent[][] = [[], [], []];
+  const subs = seen.map((into) =>
+    store.subscribeToAll(0, (events) => {
+      into.push(...events);
+    }),
+  );
+  const until = async (n: number) => {
+    for (let i = 0; i < 300 && seen.some((s) => s.length < n); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  await until(0);
+  const before = store.stats().fileReads;
+  for (let i = 0; i < 10; i++) {
+    const { lastGlobalPosition } = await other.appendToStream(`elsewhere-${i}`, [
+      { type: 'A', data: { i } },
+      { type: 'B', data: { i } },
+    ]);
+    store.appendedElsewhere(lastGlobalPosition);
+    await until(2 * (i + 1));
+  }
+  // this store's own commit after them continues the tail
+  await store.appendToStream('mine', [{ type: 'C', data: {} }]);
+  await until(21);
+  for (const s of subs) await s.stop();
+  t.same(
+    seen[0]!.map((e) => e.globalPosition),
+    Array.from({ length: 21 }, (_, i) => i + 1),
+    'every event, in order',
+  );
+  t.same(seen[0], await store.readAll(), 'the same events as a read of the file');
+  t.ok(
+    seen[1]!.every((e, i) => e === seen[0]![i]) && seen[2]!.every((e, i) => e === seen[0]![i]),
+    'the three subscriptions were handed the same objects',
+  );
+  const fileReads = store.stats().fileReads - before;
+  t.ok(
+    fileReads <= 10,
+    `${fileReads} file reads for 10 commits elsewhere and 3 subscriptions (60 when each read the file itself)`,
+  );
 });
 
 // the pipeline thread (pipelineThread.ts): two connections to one file on two threads, each telling the other what it

@@ -294,6 +294,33 @@ t.test('webhooks through a listening port', { skip: missing }, async (t) => {
     );
   });
 
+  await t.test('an endpoint registered mid-month counts the searches made before it', async (t) => {
+    // the router does not follow a key with no endpoint for quota messages; the first one it sees reads the month
+    const late = await stack.mintKey(['--tier', 'tiny']);
+    for (let i = 1; i <= 2; i++) {
+      t.equal((await submit(base, late.key, { keyword: `webhook late quota ${i}` })).status, 202, `early search ${i}`);
+    }
+    await register('/late-quota', ['quota.low', 'quota.exhausted'], late.key);
+    for (let i = 3; i <= 5; i++) {
+      t.equal((await submit(base, late.key, { keyword: `webhook late quota ${i}` })).status, 202, `search ${i}`);
+    }
+    await receiver.waitFor(
+      (r) =>
+        ofType(r, '/late-quota', 'quota.low').length >= 1 && ofType(r, '/late-quota', 'quota.exhausted').length >= 1,
+      'quota messages of the late endpoint',
+    );
+    t.same(
+      ofType(receiver.received, '/late-quota', 'quota.low').map((r) => r.payload?.data.used),
+      [4],
+      'quota.low once, at the fourth search of five',
+    );
+    t.same(
+      ofType(receiver.received, '/late-quota', 'quota.exhausted').map((r) => r.payload?.data.used),
+      [5],
+      'quota.exhausted once, at the fifth',
+    );
+  });
+
   await t.test('rotate-secret: deliveries verify with the old secret and the new', async (t) => {
     const rotated = await call('POST', `/webhooks/${all.webhook_id}/rotate-secret`);
     t.equal(rotated.status, 200, rotated.text.slice(0, 200));

@@ -16,7 +16,10 @@ export interface SqliteEventStoreOptions {
   busyTimeoutMs?: number;
   /** a subscription read or handler failed; the batch is retried after `pollIntervalMs` (default: stderr) */
   onSubscriptionError?: (error: unknown) => void;
-  /** most events this process keeps of its own latest commits for its subscriptions (default 4096; 0 = none) */
+  /**
+   * most events kept in memory for this store's subscriptions (default 4096; 0 = none): this process's own latest
+   * commits, and what one subscription read from the file for the others
+   */
   tailSize?: number;
   /**
    * Where the group commits (inserts and fsync) run. Default: on this thread. `serve` runs them on a thread of their
@@ -125,20 +128,40 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
   const stats: SqliteEventStoreStats = { appends: 0, commits: 0, tailReads: 0, fileReads: 0 };
 
   /**
-   * The events of this process's latest commits, in global order and without a gap, for its subscriptions (the
-   * projector and the dispatcher read every event back right after it is committed). A commit's positions are
-   * contiguous (BEGIN IMMEDIATE holds the file's write lock), so a commit that does not start right after the tail's
-   * last event means another process wrote in between: the tail restarts there, and a subscription behind it reads
-   * the file. Whatever the tail cannot answer whole is read from the file, as before.
+   * The log's latest events, in global order and without a gap, for this store's subscriptions (the projector, the
+   * dispatcher and the background workers each read every event): this process's own commits, and the events one
+   * subscription read from the file, so that the others take the same objects instead of reading, decoding (and, in
+   * the projector, validating) each event again (five readers on the pipeline thread made the file reads ~25% of the
+   * pipeline thread's time; docs/benchmarks.md#submits). A commit's positions are contiguous (BEGIN IMMEDIATE holds the
+   * file's write lock), so a commit that does not start right after the tail's last event means another process wrote
+   * in between: the tail restarts there, and a subscription behind it reads the file. Events every subscription has
+   * passed are dropped. Whatever the tail cannot answer whole is read from the file, as before.
    */
   const tailSize = options.tailSize ?? 4096;
   let tail: RecordedEvent[] = [];
+  /** each subscription's position: what all of them have read is dropped from the tail */
+  const readers = new Set<{ fileReadAt: number; position: number }>();
+  const dropPassed = () => {
+    const first = tail[0];
+    if (!first || readers.size === 0) return;
+    let slowest = Number.POSITIVE_INFINITY;
+    for (const r of readers) slowest = Math.min(slowest, r.position);
+    // the last event stays: it tells a subscription at the end that it has read all (no file read needed)
+    const passed = Math.min(tail.length - 1, slowest + 1 - first.globalPosition);
+    // not one by one: a slice copies what is left, so it waits until a good part of the tail is behind everyone
+    if (passed > 0 && passed >= tail.length / 2) tail = tail.slice(passed);
+  };
   const remember = (committed: RecordedEvent[]) => {
     if (tailSize === 0 || committed.length === 0) return;
     const last = tail[tail.length - 1];
-    if (!last || committed[0]!.globalPosition !== last.globalPosition + 1) tail = [];
-    for (const e of committed) tail.push(e);
+    const start = committed[0]!.globalPosition;
+    if (last && start > last.globalPosition + 1) tail = [];
+    // a commit whose events a subscription already read from the file (before the writer's answer came back) adds
+    // only what the tail does not hold yet
+    const from = last && start <= last.globalPosition + 1 ? last.globalPosition + 1 - start : 0;
+    for (let i = from; i < committed.length; i++) tail.push(committed[i]!);
     if (tail.length > tailSize * 2) tail = tail.slice(tail.length - tailSize);
+    dropPassed();
   };
   const appendListeners = new Set<() => void>();
   /** the newest position another connection told this store it committed (appendedElsewhere) */
@@ -217,12 +240,18 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
     selectAll.all(fromPosition, maxCount).map(toRecordedEvent);
 
   /**
-   * A subscription's next batch: from the tail when it holds the very next event, else from the file. A subscription
-   * at the tail's end has read all this process wrote; only another process can have written after it, which the
-   * file tells, and it is asked at most twice per poll interval per subscription (not after every batch: those empty
-   * reads were ~2% of a submit's time).
+   * A subscription's next batch: from the tail when it holds the very next event, else from the file (and what the file
+   * gave is kept in the tail when it continues it, for the other subscriptions). A subscription at the tail's end has
+   * read all this process wrote; only another process can have written after it, which the file tells, and it is asked
+   * at most twice per poll interval per subscription (not after every batch: those empty reads were ~2% of a submit's
+   * time).
    */
-  const readNext = (fromPosition: number, maxCount: number, reader: { fileReadAt: number }): RecordedEvent[] => {
+  const readNext = (
+    fromPosition: number,
+    maxCount: number,
+    reader: { fileReadAt: number; position: number },
+  ): RecordedEvent[] => {
+    reader.position = fromPosition;
     const first = tail[0];
     if (first && fromPosition + 1 >= first.globalPosition) {
       const at = fromPosition + 1 - first.globalPosition;
@@ -236,7 +265,10 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
     }
     stats.fileReads += 1;
     reader.fileReadAt = Date.now();
-    return readAfter(fromPosition, maxCount);
+    const read = readAfter(fromPosition, maxCount);
+    const last = tail[tail.length - 1];
+    if (read.length > 0 && (!last || last.globalPosition === fromPosition)) remember(read);
+    return read;
   };
 
   const store: SqliteEventStore = {
@@ -265,7 +297,8 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
 
     subscribeToAll(fromPosition, handler) {
       if (closing) throw new EventStoreClosedError();
-      const reader = { fileReadAt: 0 };
+      const reader = { fileReadAt: 0, position: fromPosition };
+      readers.add(reader);
       const subscription = startCatchUpSubscription({
         fromPosition,
         handler,
@@ -282,6 +315,7 @@ export const createSqliteEventStore = (options: SqliteEventStoreOptions): Sqlite
         async stop() {
           await subscription.stop();
           subscriptions.delete(subscription);
+          readers.delete(reader);
         },
       };
     },
