@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { encode } from '../../services/adapters/eventStore/sqliteCodec.js';
 import type { WriteRequest } from '../../services/adapters/eventStore/sqliteWriter.js';
@@ -21,6 +21,19 @@ const makeFixture = async (writerThread = false): Promise<EventStoreFixture & { 
     connect: async () => createSqliteEventStore({ path: file, pollIntervalMs: 50, ...writerOf(writerThread) }),
     cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
   };
+};
+
+/** two stores on one file, as the HTTP thread's and the pipeline thread's are, closed with the test */
+const twoStores = async (t: Test, pollIntervalMs: number) => {
+  const fixture = await makeFixture();
+  const mine = createSqliteEventStore({ path: fixture.file, pollIntervalMs });
+  const other = createSqliteEventStore({ path: fixture.file, pollIntervalMs });
+  t.teardown(async () => {
+    await mine.close();
+    await other.close();
+    await fixture.cleanup();
+  });
+  return { mine, other };
 };
 
 t.test('SqliteEventStore › conformance', async (t) => eventStoreConformance(t, () => makeFixture(false)));
@@ -104,14 +117,7 @@ t.test('SqliteEventStore › stored JSON is validated on read', async (t) => {
 });
 
 t.test('SqliteEventStore › subscriptions read recent commits from memory, gaps from the file', async (t) => {
-  const fixture = await makeFixture();
-  const mine = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 20 });
-  const other = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 20 });
-  t.teardown(async () => {
-    await mine.close();
-    await other.close();
-    await fixture.cleanup();
-  });
+  const { mine, other } = await twoStores(t, 20);
   const seen: unknown[] = [];
   const sub = mine.subscribeToAll(0, (events) => {
     seen.push(...events);
@@ -180,14 +186,7 @@ t.test('SqliteEventStore › a group crosses to the writer thread as one string,
 });
 
 t.test('SqliteEventStore › a subscription at the tail asks the file only once per half poll interval', async (t) => {
-  const fixture = await makeFixture();
-  const store = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
-  const other = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
-  t.teardown(async () => {
-    await store.close();
-    await other.close();
-    await fixture.cleanup();
-  });
+  const { mine: store, other } = await twoStores(t, 60_000);
   const seen: number[] = [];
   const sub = store.subscribeToAll(0, (events) => {
     for (const e of events) seen.push(e.globalPosition);
@@ -219,15 +218,8 @@ t.test('SqliteEventStore › a subscription at the tail asks the file only once 
 });
 
 t.test('SqliteEventStore › what one subscription read from the file, the others take from memory', async (t) => {
-  const fixture = await makeFixture();
   // the pipeline thread's store: the HTTP thread (here `other`) writes, several subscriptions read every event
-  const store = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
-  const other = createSqliteEventStore({ path: fixture.file, pollIntervalMs: 60_000 });
-  t.teardown(async () => {
-    await store.close();
-    await other.close();
-    await fixture.cleanup();
-  });
+  const { mine: store, other } = await twoStores(t, 60_000);
   const seen: RecordedEvent[][] = [[], [], []];
   const subs = seen.map((into) =>
     store.subscribeToAll(0, (events) => {
