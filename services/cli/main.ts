@@ -1,14 +1,26 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../config/config.js';
-import { type ServeFlags, serve } from '../runtime/serve.js';
-import { registerMaintenanceCommands } from './commands/admin.js';
-import { registerSearchCommands } from './commands/batch.js';
-import { registerClusterCommand } from './commands/cluster.js';
-import { registerKeysCommand } from './commands/keys.js';
-import { registerLocationsCommand } from './commands/locations.js';
-import { registerMonitorsCommand } from './commands/monitors.js';
-import { registerParseCommand } from './commands/parse.js';
-import { registerReparseCommand } from './commands/reparse.js';
+import type { ServeFlags } from '../runtime/serve.js';
+
+type Register = (program: Command) => void;
+/**
+ * Each top-level command's module, loaded only when that command runs: a `keys create` loads the key commands and
+ * what they use, not the server, the crawler or the cluster tooling (half of a short command's start-up). Help, or a
+ * name not listed here, loads them all, so commander can list them and suggest the nearest.
+ */
+const commandModules: Record<string, () => Promise<Register>> = {
+  keys: async () => (await import('./commands/keys.js')).registerKeysCommand,
+  cluster: async () => (await import('./commands/cluster.js')).registerClusterCommand,
+  search: async () => (await import('./commands/batch.js')).registerSearchCommands,
+  batch: async () => (await import('./commands/batch.js')).registerSearchCommands,
+  retention: async () => (await import('./commands/admin.js')).registerMaintenanceCommands,
+  projections: async () => (await import('./commands/admin.js')).registerMaintenanceCommands,
+  audit: async () => (await import('./commands/admin.js')).registerMaintenanceCommands,
+  locations: async () => (await import('./commands/locations.js')).registerLocationsCommand,
+  monitors: async () => (await import('./commands/monitors.js')).registerMonitorsCommand,
+  parse: async () => (await import('./commands/parse.js')).registerParseCommand,
+  reparse: async () => (await import('./commands/reparse.js')).registerReparseCommand,
+};
 
 const port = (v: string) => {
   const n = Number(v);
@@ -41,23 +53,22 @@ program
   .option('--host <host>', 'address to bind (SERP_HOST, default 127.0.0.1)')
   .option('--data <dir>', 'data directory (SERP_DATA_DIR, default ./.data)')
   .option('--role <roles>', 'distributed mode: api, crawler, dispatcher, projector, or a comma list of them')
-  .action((o: ServeFlags) => serve(o));
+  .action(async (o: ServeFlags) => (await import('../runtime/serve.js')).serve(o));
 
-registerKeysCommand(program);
-registerClusterCommand(program);
-registerSearchCommands(program);
-registerMaintenanceCommands(program);
-registerLocationsCommand(program);
-registerMonitorsCommand(program);
-registerParseCommand(program);
-registerReparseCommand(program);
+const registerCommands = async () => {
+  const asked = commandModules[process.argv[2] ?? ''];
+  const loaders = asked ? [asked] : Object.values(commandModules);
+  for (const register of new Set(await Promise.all(loaders.map((load) => load())))) register(program);
+};
 
-program.parseAsync(process.argv).catch((err: unknown) => {
-  // a setting that cannot work (a short secret in secrets.json, in any mode): one line each, exit 2, as serve says it
-  if (err instanceof ConfigError) {
-    for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
-    process.exit(2);
-  }
-  console.error(`serp-api: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+registerCommands()
+  .then(() => program.parseAsync(process.argv))
+  .catch((err: unknown) => {
+    // a setting that cannot work (a short secret in secrets.json, in any mode): one line each, exit 2, as serve says it
+    if (err instanceof ConfigError) {
+      for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
+      process.exit(2);
+    }
+    console.error(`serp-api: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
