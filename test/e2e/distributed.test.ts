@@ -238,10 +238,11 @@ if (unavailable) {
     let stop = false;
     let restarted = false;
     let acceptedAfterRestart = 0;
+    // one page per search: what is tested is the log and the queue through the node's loss, not the crawl
     const load = (async () => {
       for (let i = 0; !stop; i++) {
         try {
-          const res = await submit(i % 2 ? A : B, key, { keyword: uniq('node restart') });
+          const res = await submit(i % 2 ? A : B, key, { keyword: uniq('node restart'), depth: 10 });
           const body = (await res.json()) as { job_id?: string };
           if (res.ok && body.job_id) {
             accepted.push(body.job_id);

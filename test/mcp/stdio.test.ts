@@ -10,18 +10,23 @@ import { cli, startStack } from '../support/service.js';
 import { agentFlow, call, checkTools, errorFlow, textOf } from './flow.js';
 
 /**
- * `serp-api-mcp` as an MCP client runs it: the SDK's own Client spawning the package's bin through
- * `npx --no-install serp-api-mcp`, configured by the two variables, against a running service and a fake Google.
+ * `serp-api-mcp` as an MCP client runs it: the SDK's own Client spawning the package's bin (once through
+ * `npx --no-install serp-api-mcp`, as the docs register it), configured by the two variables, against a running
+ * service and a fake Google.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(root, 'bin', 'serp-api-mcp.js');
 const run = promisify(execFile);
 
-/** the server entry an MCP client registers: command, args, the two variables */
-const connect = async (t: { teardown(fn: () => unknown): void }, baseUrl: string, key: string) => {
+/**
+ * the server entry an MCP client registers: command, args, the two variables. `viaNpx` spawns it as the docs
+ * register it (`npx --no-install serp-api-mcp`); the other cases run the same bin with node, which spares npm's two
+ * seconds of start-up per client
+ */
+const connect = async (t: { teardown(fn: () => unknown): void }, baseUrl: string, key: string, viaNpx = false) => {
   const transport = new StdioClientTransport({
-    command: 'npx',
-    args: ['--no-install', 'serp-api-mcp'],
+    command: viaNpx ? 'npx' : process.execPath,
+    args: viaNpx ? ['--no-install', 'serp-api-mcp'] : [bin],
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SERP_API_BASE_URL: baseUrl, SERP_API_KEY: key },
     stderr: 'pipe',
@@ -116,7 +121,7 @@ t.test('serp-api-mcp on stdio, driven by the SDK client', { skip: fixturesMissin
   });
 
   t.test('tools, schemas and annotations', async (t) => {
-    await checkTools(t, await connect(t, svc.url, key));
+    await checkTools(t, await connect(t, svc.url, key, true));
   });
 
   t.test('an agent searches, waits, polls every output, and checks usage', async (t) => {

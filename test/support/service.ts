@@ -51,8 +51,9 @@ export const cliResult = async (args: string[], env: NodeJS.ProcessEnv = {}) => 
   }
 };
 
-/** pacing off and the old cooldowns (2 s doubling to 120 s), for tests whose subject is not the fleet */
-export const UNPACED = { SERP_ROUTE_MAX_RPM: '0', SERP_ROUTE_COOLDOWN_S: '2', SERP_ROUTE_COOLDOWN_MAX_S: '120' };
+/** pacing off and short cooldowns (1 s doubling to 4 s), for tests whose subject is not the fleet: a blocked search
+ * gives up in seconds instead of minutes */
+export const UNPACED = { SERP_ROUTE_MAX_RPM: '0', SERP_ROUTE_COOLDOWN_S: '1', SERP_ROUTE_COOLDOWN_MAX_S: '4' };
 /** a service's Chromium resolves loopback names only (support/loopback.ts) */
 export const LOOPBACK_ONLY = { SERP_CHROMIUM_HOST_RULES: CHROMIUM_HOST_RULES };
 
