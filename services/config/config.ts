@@ -93,6 +93,8 @@ export interface Config {
    * replaced and the page fails as `parse_timeout` (default 10,000; pages take milliseconds)
    */
   parseTimeoutMs: number;
+  /** SERP_DRAIN_TIMEOUT_MS: how long a stopping crawler lets its crawls run before handing them back (default 20,000) */
+  drainTimeoutMs: number;
   /** SERP_CACHE_SCOPE: `key` (default) answers a search from a cached result of the same key only; `shared`, any key's */
   cacheScope: 'key' | 'shared';
 }
@@ -151,6 +153,7 @@ export const loadConfig = (
     authFailuresPerMin: e.SERP_AUTH_FAILURES_PER_MIN ?? 30,
     rawPerAddressPerMin: e.SERP_RAW_PER_ADDRESS_PER_MIN ?? 60,
     parseTimeoutMs: e.SERP_PARSE_TIMEOUT_MS ?? 10_000,
+    drainTimeoutMs: e.SERP_DRAIN_TIMEOUT_MS ?? 20_000,
     cacheScope: e.SERP_CACHE_SCOPE,
     monitorTickMs: e.SERP_MONITOR_TICK_MS ?? 1000,
     monitorSpreadMaxS: e.SERP_MONITOR_SPREAD_MAX_S ?? 3600,

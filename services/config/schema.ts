@@ -358,6 +358,12 @@ export const Environment = z.object({
     "Chromium's `--host-resolver-rules` (e.g. `MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`: no name resolves but loopback). The test suite sets it so a fixture page's subresources never leave the machine; a deployment can pin names.",
   ),
   SERP_CRAWLER_CONCURRENCY: doc(wholeNumber(8, 1), 'crawler', '8', 'Jobs one crawler runs at once (0: 1).'),
+  SERP_DRAIN_TIMEOUT_MS: doc(
+    wholeNumber(20_000),
+    'crawler',
+    '20000',
+    'On SIGTERM, how long the crawls in flight may run on before they are handed back to the queue unfinished (another crawler, or this one after its restart, crawls them again). Keep it under your orchestrator’s grace period.',
+  ),
   SERP_PAGES_IN_FLIGHT: doc(
     wholeNumber(5, 1),
     'crawler',

@@ -272,10 +272,13 @@ if (unavailable) {
     await new Promise((r) => setTimeout(r, 3_000));
     await cluster.nats.startNode(victim);
     restarted = true;
+    const back = Date.now();
     const deadline = Date.now() + 30_000;
     while (acceptedAfterRestart < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    t.comment(`ten submits acknowledged ${((Date.now() - back) / 1000).toFixed(1)} s after the node restarted`);
     stop = true;
     await load;
+    const loadEnded = Date.now();
     t.comment(
       `acknowledged: ${before} before the kill, ${accepted.length - before} after, ${acceptedAfterRestart} once the node was back`,
     );
@@ -293,6 +296,7 @@ if (unavailable) {
       t.equal(res.status, 200, `job ${job} finished`);
       await res.arrayBuffer();
     }
+    t.comment(`every acknowledged job finished ${((Date.now() - loadEnded) / 1000).toFixed(1)} s after the load ended`);
     // a submit answered 503 may still have reserved (its outcome was unknown to the api): never one acknowledged
     // job reserved twice, every acknowledged job reserved once, and no more strays than 503s
     const month = new Date().toISOString().slice(0, 7).replace('-', '');

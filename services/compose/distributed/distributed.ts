@@ -198,6 +198,7 @@ export const startDistributed = async (
         crawler,
         blobStore,
         concurrency: config.crawlerConcurrency,
+        drainTimeoutMs: config.drainTimeoutMs,
         workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
         heartbeatMs: Math.max(500, Math.floor(dist.ackWaitMs / 4)),
         log: jsonLines(config.logLevel, options.logger),

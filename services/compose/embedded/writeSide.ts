@@ -75,6 +75,7 @@ export const composeWriteSide = async (parts: {
     crawler,
     blobStore,
     concurrency: config.crawlerConcurrency,
+    drainTimeoutMs: config.drainTimeoutMs,
     workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
     log,
   });
