@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Test } from 'tap';
+import { withinOneMinute } from '../support/clock.js';
 
 /**
  * What an agent does with the three tools, the same over stdio and Streamable HTTP: the caller gives a
@@ -198,6 +199,8 @@ export const errorFlow = async (t: Test, client: Client, quotaClient: Client, ra
   const usage = await call(quotaClient, 'serp_usage');
   t.match(usage.structuredContent, { monthly_quota: 1, remaining: 0 });
 
+  // both in one of the limiter's minutes
+  await withinOneMinute(5_000);
   t.notOk((await call(rateClient, 'serp_search', { keyword: 'rate one', wait: false })).isError);
   const fast = await call(rateClient, 'serp_search', { keyword: 'rate two', wait: false });
   t.equal(fast.isError, true, 'over the per-minute rate: isError');
