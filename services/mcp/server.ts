@@ -52,7 +52,13 @@ const ok = (o: JobOutcome): CallToolResult => ({
 
 const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
-const untilText = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+/**
+ * When a monthly quota renews, from the 429's Retry-After: a month starts on a whole minute, and Retry-After is
+ * rounded up to whole seconds and read a moment after it was sent, so the nearest whole minute is the renewal itself
+ * (not 00:00:01).
+ */
+const renewalText = (seconds: number) =>
+  new Date(Math.round((Date.now() + seconds * 1000) / 60_000) * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** A service error as an agent can act on it: the service's detail, and for a 429 which limit and when to retry. */
 export const errorText = (err: V1Error): string => {
@@ -60,7 +66,7 @@ export const errorText = (err: V1Error): string => {
     case 'quota':
       return `Quota exhausted (HTTP 429): ${err.detail}. This key's monthly quota is used up${
         err.retryAfter !== undefined
-          ? `; it renews at ${untilText(err.retryAfter)} (retry after ${err.retryAfter} s)`
+          ? `; it renews at ${renewalText(err.retryAfter)} (retry after ${err.retryAfter} s)`
           : ''
       }. serp_usage shows the numbers.`;
     case 'rate':
