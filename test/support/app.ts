@@ -10,6 +10,7 @@ import { type Core, openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { type Resolver, systemResolver } from '../../services/webhooks/safety.js';
+import { tierShare } from '../../services/config/config.js';
 import { removeDir, tempDataDir } from './service.js';
 
 export interface TestApp {
@@ -46,6 +47,7 @@ export const buildTestApp = async (
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
     cacheScope: config.cacheScope,
+    shareOf: tierShare(config.tiers),
   });
   const app = await createServer(
     {
