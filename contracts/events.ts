@@ -410,6 +410,39 @@ export const AdminSessionEnded = z.object({
   data: z.object({ sessionHash: z.string().regex(/^[0-9a-f]{64}$/), endedAt: iso }),
 });
 
+/**
+ * A key's limits, serialized on one stream per key (`keyLimits-<keyId>`, docs/security.md#per-key): each endpoint,
+ * monitor, manual run and replay a key takes is recorded there first, decided against what the stream holds and
+ * appended with its expected version, so parallel requests cannot take more than the limit (the usage stream bounds
+ * the quota the same way). `baseline` is what the key had of that kind before its stream recorded any (taken from the
+ * read model once, the first time). `scope` is the monitor of a manual run.
+ */
+const KeyLimitKind = z.enum(['webhook', 'monitor', 'manualRun', 'replay']);
+export type KeyLimitKind = z.infer<typeof KeyLimitKind>;
+export const KeyLimitTaken = z.object({
+  type: z.literal('KeyLimitTaken'),
+  data: z.object({
+    keyId: z.string(),
+    kind: KeyLimitKind,
+    id: z.string(),
+    scope: z.string().optional(),
+    baseline: z.number().int().nonnegative().optional(),
+    takenAt: iso,
+  }),
+});
+/** Given back: the endpoint or monitor deleted, the manual run completed, or a take whose creation never happened. */
+export const KeyLimitFreed = z.object({
+  type: z.literal('KeyLimitFreed'),
+  data: z.object({
+    keyId: z.string(),
+    kind: KeyLimitKind,
+    id: z.string(),
+    /** deleted, completed, abandoned (taken, and its creation never recorded) */
+    reason: z.string(),
+    freedAt: iso,
+  }),
+});
+
 export const DomainEvent = z.discriminatedUnion('type', [
   ApiKeyIssued,
   ApiKeyRevoked,
@@ -444,6 +477,8 @@ export const DomainEvent = z.discriminatedUnion('type', [
   WebhookDelivered,
   WebhookDeliveryGivenUp,
   WebhookDeliveryRetryRequested,
+  KeyLimitTaken,
+  KeyLimitFreed,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;
@@ -458,4 +493,5 @@ export const streams = {
   webhook: (webhookId: string) => `webhook-${webhookId}`,
   webhookDelivery: (deliveryId: string) => `webhookDelivery-${deliveryId}`,
   monitorAlerts: (runId: string) => `monitorAlerts-${runId}`,
+  keyLimits: (keyId: string) => `keyLimits-${keyId}`,
 } as const;

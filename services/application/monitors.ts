@@ -7,6 +7,7 @@ import {
   type PatchMonitorBody,
 } from '../../contracts/monitors.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
+import { keyLimitsDecider } from '../../domain/keyLimits/keyLimits.js';
 import { manualRunId } from '../../domain/monitor/ids.js';
 import { monitorDecider } from '../../domain/monitor/monitor.js';
 import { monitorRunDecider, plannedJobs } from '../../domain/monitor/monitorRun.js';
@@ -63,6 +64,13 @@ export const createMonitorService = (deps: {
     if (!doc || doc.keyId !== key.keyId) throw new DomainError(errorCodes.monitorNotFound, 'monitor not found');
     return doc;
   };
+  const freeLimit = (key: ApiKeyDoc, monitorId: string, reason: string, ctx: CommandContext) =>
+    handle(
+      streams.keyLimits(key.keyId),
+      keyLimitsDecider,
+      { type: 'Free', keyId: key.keyId, kind: 'monitor', id: monitorId, reason, now: now().toISOString() },
+      ctx,
+    );
   const checkSchedule = (s: RecordedSchedule) => {
     const problem = scheduleProblem(s, now());
     if (problem) throw invalid(problem);
@@ -99,15 +107,27 @@ export const createMonitorService = (deps: {
           `the ${key.tier} tier allows ${limits.keywordsPerMonitor} keywords per monitor; this one has ${body.keywords.length}`,
         );
       }
-      const count = queries.monitors.countOfKey(key.keyId);
-      if (count >= limits.monitors) {
-        throw limitError(
-          `the ${key.tier} tier allows ${limits.monitors} monitors per key and this key has ${count}: delete one first`,
-        );
-      }
       const schedule = recordedSchedule(body.schedule);
       checkSchedule(schedule);
       const monitorId = `mon_${randomBytes(12).toString('hex')}`;
+      // taken on the key's limits stream first: parallel creates are decided one after the other
+      await handle(
+        streams.keyLimits(key.keyId),
+        keyLimitsDecider,
+        {
+          type: 'Take',
+          keyId: key.keyId,
+          kind: 'monitor',
+          id: monitorId,
+          limit: limits.monitors,
+          current: queries.monitors.countOfKey(key.keyId),
+          exists: (id) => queries.monitors.byId(id) !== undefined,
+          refusal: (count) =>
+            `the ${key.tier} tier allows ${limits.monitors} monitors per key and this key has ${count}: delete one first`,
+          now: now().toISOString(),
+        },
+        ctx,
+      );
       const res = await handle(
         streams.monitor(monitorId),
         monitorDecider,
@@ -127,7 +147,10 @@ export const createMonitorService = (deps: {
           now: now().toISOString(),
         },
         { ...ctx, newStream: true },
-      );
+      ).catch(async (err) => {
+        await freeLimit(key, monitorId, 'abandoned', ctx);
+        throw err;
+      });
       await settle(res.position);
       return owned(key, monitorId);
     },
@@ -170,6 +193,7 @@ export const createMonitorService = (deps: {
         { type: 'DeleteMonitor', monitorId, keyId: key.keyId, now: now().toISOString() },
         ctx,
       );
+      if (res.events.length > 0) await freeLimit(key, monitorId, 'deleted', ctx);
       await settle(res.position);
     },
 

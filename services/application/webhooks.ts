@@ -7,6 +7,7 @@ import {
   WEBHOOKS_PER_KEY,
 } from '../../contracts/webhooks.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
+import { keyLimitsDecider } from '../../domain/keyLimits/keyLimits.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { replayIdOf } from '../../domain/webhook/ids.js';
 import { webhookDecider } from '../../domain/webhook/webhook.js';
@@ -107,6 +108,13 @@ export const createWebhookService = (deps: {
       throw err;
     }
   };
+  const freeLimit = (key: ApiKeyDoc, kind: 'webhook', id: string, reason: string, ctx: CommandContext) =>
+    handle(
+      streams.keyLimits(key.keyId),
+      keyLimitsDecider,
+      { type: 'Free', keyId: key.keyId, kind, id, reason, now: now().toISOString() },
+      ctx,
+    );
   const checkMonitors = (key: ApiKeyDoc, ids: string[] | null | undefined) => {
     for (const id of ids ?? []) {
       if (queries.monitors.byId(id)?.keyId !== key.keyId)
@@ -120,17 +128,28 @@ export const createWebhookService = (deps: {
     view: (doc: WebhookDoc) => webhookView(doc, now()),
 
     async create(key: ApiKeyDoc, body: CreateWebhookBody, ctx: CommandContext = {}) {
-      const count = queries.webhooks.ofKey(key.keyId).length;
-      if (count >= WEBHOOKS_PER_KEY) {
-        throw new DomainError(
-          errorCodes.webhookLimit,
-          `a key may have ${WEBHOOKS_PER_KEY} webhook endpoints and this one has ${count}: delete one first`,
-        );
-      }
       checkMonitors(key, body.monitor_ids);
       const url = await checkTarget(body.url);
       const webhookId = `wh_${randomBytes(12).toString('hex')}`;
       const secretSeed = newSecretSeed();
+      // the endpoint is taken on the key's limits stream first: parallel creates are decided one after the other
+      await handle(
+        streams.keyLimits(key.keyId),
+        keyLimitsDecider,
+        {
+          type: 'Take',
+          keyId: key.keyId,
+          kind: 'webhook',
+          id: webhookId,
+          limit: WEBHOOKS_PER_KEY,
+          current: queries.webhooks.ofKey(key.keyId).length,
+          exists: (id) => queries.webhooks.byId(id) !== undefined,
+          refusal: (count) =>
+            `a key may have ${WEBHOOKS_PER_KEY} webhook endpoints and this one has ${count}: delete one first`,
+          now: now().toISOString(),
+        },
+        ctx,
+      );
       const res = await handle(
         streams.webhook(webhookId),
         webhookDecider,
@@ -145,7 +164,10 @@ export const createWebhookService = (deps: {
           now: now().toISOString(),
         },
         { ...ctx, newStream: true },
-      );
+      ).catch(async (err) => {
+        await freeLimit(key, 'webhook', webhookId, 'abandoned', ctx);
+        throw err;
+      });
       await settle(res.position);
       return { ...webhookView(owned(key, webhookId), now()), secret: secretOf(deps.pepper, secretSeed) };
     },
@@ -206,6 +228,7 @@ export const createWebhookService = (deps: {
         { type: 'DeleteWebhook', webhookId, keyId: key.keyId, now: now().toISOString() },
         ctx,
       );
+      if (res.events.length > 0) await freeLimit(key, 'webhook', webhookId, 'deleted', ctx);
       await settle(res.position);
     },
 
