@@ -4,6 +4,8 @@ import {
   type CreateWebhookBody,
   type DELIVERY_STATUSES,
   type PatchWebhookBody,
+  REPLAY_WINDOW_DAYS,
+  REPLAYS_PER_HOUR,
   WEBHOOKS_PER_KEY,
 } from '../../contracts/webhooks.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
@@ -238,11 +240,13 @@ export const createWebhookService = (deps: {
       filter: { status?: (typeof DELIVERY_STATUSES)[number]; since?: string; limit: number },
     ) {
       owned(key, webhookId);
-      const since = filter.since ? Date.parse(filter.since) : 0;
-      const list = queries.webhooks
-        .deliveriesOf(webhookId)
-        .filter((d) => (!filter.status || d.status === filter.status) && Date.parse(d.scheduledAt) >= since);
-      return list.slice(-filter.limit).map(deliveryView);
+      return queries.webhooks
+        .deliveriesPage(webhookId, {
+          status: filter.status,
+          since: filter.since ? new Date(filter.since).toISOString() : undefined,
+          last: filter.limit,
+        })
+        .map(deliveryView);
     },
 
     async retry(key: ApiKeyDoc, webhookId: string, deliveryId: string, ctx: CommandContext = {}) {
@@ -264,7 +268,19 @@ export const createWebhookService = (deps: {
       owned(key, webhookId);
       const at = now();
       if (Date.parse(since) > at.getTime()) throw invalid('since must not be in the future');
+      if (Date.parse(since) < at.getTime() - REPLAY_WINDOW_DAYS * 86_400_000) {
+        throw invalid(
+          `since must be within the last ${REPLAY_WINDOW_DAYS} days (at or after ${new Date(at.getTime() - REPLAY_WINDOW_DAYS * 86_400_000).toISOString()}): replay a longer outage in steps`,
+        );
+      }
       const replayId = replayIdOf(at.getTime(), randomBytes(6).toString('hex'));
+      // counted on the key's limits stream first: parallel requests cannot pass the hourly limit
+      await handle(
+        streams.keyLimits(key.keyId),
+        keyLimitsDecider,
+        { type: 'RequestReplay', keyId: key.keyId, replayId, perHour: REPLAYS_PER_HOUR, now: at.toISOString() },
+        ctx,
+      );
       const res = await handle(
         streams.webhook(webhookId),
         webhookDecider,

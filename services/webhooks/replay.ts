@@ -1,4 +1,5 @@
 import type { EventOf } from '../../contracts/events.js';
+import { REPLAY_MAX_MESSAGES } from '../../contracts/webhooks.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
 import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
@@ -30,9 +31,15 @@ export const createReplayer = (deps: {
   baseUrl: string;
   summaries: Parameters<typeof messagesOf>[4];
   schedule(m: Message, w: WebhookDoc, atMs: number, replayId?: string): Promise<number>;
+  /** resolves once the read models hold `position` */
+  projected(position: number): Promise<unknown>;
+  maxMessages?: number;
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }) => {
   const { eventStore, queries } = deps;
+  const maxMessages = deps.maxMessages ?? REPLAY_MAX_MESSAGES;
+  /** the last delivery this replayer scheduled: the next replay reads the deliveries once they hold it */
+  let lastScheduled = 0;
 
   /** the first position whose event was recorded at or after `since` (binary search over the log) */
   const positionAt = async (sinceMs: number, before: number) => {
@@ -53,6 +60,14 @@ export const createReplayer = (deps: {
     if (!w) return 0;
     const atMs = Date.parse(requestedAt);
     const usage = createQuotaTracker(eventStore, queries);
+    // a message already waiting for this endpoint (its first delivery retrying, or an earlier replay's) is not
+    // scheduled again: twenty replays of one day send it once, not twenty times
+    if (lastScheduled > 0) await deps.projected(lastScheduled);
+    const queued = new Set(
+      queries.webhooks.deliveriesPage(webhookId, { status: 'pending', last: 100_000 }).map((d) => d.messageId),
+    );
+    let skipped = 0;
+    let capped = false;
     let from = await positionAt(Date.parse(since), e.globalPosition);
     let last = 0;
     let sent = 0;
@@ -69,14 +84,32 @@ export const createReplayer = (deps: {
           : await usage(x, mine);
         for (const m of messages) {
           if (!takes({ ...w, disabled: false }, m)) continue;
+          if (queued.has(m.messageId)) {
+            skipped++;
+            continue;
+          }
+          if (sent >= maxMessages) {
+            capped = true;
+            break;
+          }
+          queued.add(m.messageId);
           last = Math.max(last, await deps.schedule(m, w, atMs, replayId));
           sent++;
         }
+        if (capped) break;
       }
-      if (inRange.length < batch.length || batch.length === 0) break;
+      if (capped || inRange.length < batch.length || batch.length === 0) break;
       from = batch[batch.length - 1]!.globalPosition;
     }
-    deps.log?.('webhook replay scheduled', { webhookId, replayId, since, deliveries: sent });
+    lastScheduled = Math.max(lastScheduled, last);
+    deps.log?.('webhook replay scheduled', {
+      webhookId,
+      replayId,
+      since,
+      deliveries: sent,
+      alreadyQueued: skipped,
+      ...(capped ? { capped: maxMessages } : {}),
+    });
     return last;
   };
 };

@@ -95,6 +95,7 @@ export const createWebhookRouter = (deps: {
     baseUrl: deps.baseUrl,
     summaries,
     schedule,
+    projected: deps.projected,
     log: deps.log,
   });
 
