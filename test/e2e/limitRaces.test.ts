@@ -80,4 +80,24 @@ t.test('per-key limits under parallel requests, through a listening port', async
     t.same(statuses(res), { 200: 2, 422: 4 }, 'two of six additions fit');
     t.equal((await api.call('GET', `/monitors/${id}`)).json.keywords.length, 10, 'the monitor has 10 keywords');
   });
+
+  t.test('10 parallel manual runs of one monitor: one starts, the others are 409 naming it', async (t) => {
+    const { key } = await stack.mintKey(['--tier', 'pro']);
+    const api = monitorApi(base, key);
+    const created = await api.call('POST', '/monitors', {
+      name: 'runs race',
+      keywords: ['runs race keyword'],
+      domains: ['example.com'],
+      schedule: 'daily',
+    });
+    t.equal(created.status, 201);
+    const id = created.json.monitor_id as string;
+    const res = await Promise.all(Array.from({ length: 10 }, () => api.call('POST', `/monitors/${id}/runs`, {})));
+    t.same(statuses(res), { 202: 1, 409: 9 }, 'one run');
+    const runId = res.find((r) => r.status === 202)!.json.run_id as string;
+    t.ok(
+      res.filter((r) => r.status === 409).every((r) => r.json.detail.includes(runId)),
+      'each refusal names the run in progress',
+    );
+  });
 });
