@@ -20,6 +20,8 @@ export interface ApiOptions {
   rawPerAddressPerMin?: number;
   /** the tiers a key can be minted in, with their limits (SERP_TIERS) */
   tiers?: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
+  /** what a lower lane keeps of the fleet while a higher one has work (SERP_LANE_MIN_SHARE, default 0.1) */
+  laneMinShare?: number;
 }
 
 /** The secrets the HTTP layer checks and signs with. */

@@ -11,6 +11,7 @@ import { loadConfig } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { type Resolver, systemResolver } from '../../services/webhooks/safety.js';
+import { tierShare } from '../../services/config/config.js';
 import { removeDir, tempDataDir } from './service.js';
 
 export interface TestApp {
@@ -47,6 +48,7 @@ export const buildTestApp = async (
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
     cacheScope: config.cacheScope,
+    shareOf: tierShare(config.tiers),
   });
   const app = await createServer(
     {
