@@ -7,11 +7,10 @@ import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { createWebhookService } from '../../services/application/webhooks.js';
 import { type Core, openCore } from '../../services/compose/embedded/core.js';
-import { loadConfig } from '../../services/config/config.js';
+import { loadConfig, tierShare } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { type Resolver, systemResolver } from '../../services/webhooks/safety.js';
-import { tierShare } from '../../services/config/config.js';
 import { removeDir, tempDataDir } from './service.js';
 
 export interface TestApp {
