@@ -166,7 +166,13 @@ const run = async (google: FakeGoogle, proxies: string[], fair: boolean): Promis
     // the run submits its searches at the key's rate: the live search goes once a good part of it is queued
     await sleep(Math.min(3000, monitorKeywords * 25));
     const behindMonitorMs = await liveSearch();
-    const monitorSeconds = ((await allEnded(b, runJobs.map((j) => j.job_id))) - m0) / 1000;
+    const monitorSeconds =
+      ((await allEnded(
+        b,
+        runJobs.map((j) => j.job_id),
+      )) -
+        m0) /
+      1000;
     return {
       idleMs,
       behindBacklogMs,

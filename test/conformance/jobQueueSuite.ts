@@ -97,7 +97,10 @@ export const jobQueueConformance = (t: Test, makeQueue: MakeJobQueue) => {
       await queue.enqueue(first);
       await rec.until((s) => s.length >= 3, 'the live and express deliveries');
       t.same(
-        rec.seen.slice(1).map((r) => r.delivery.message.jobId).sort(),
+        rec.seen
+          .slice(1)
+          .map((r) => r.delivery.message.jobId)
+          .sort(),
         [live.jobId, first.jobId].sort(),
         'the live message and the express one went while bulk held its only slot',
       );
