@@ -20,7 +20,7 @@ export const takes = (w: WebhookDoc, m: Message) =>
     (m.monitorId !== undefined && w.monitorIds.includes(m.monitorId)));
 
 /**
- * A replay (docs/webhooks.md#durability-and-what-was-decided): every message of the endpoint's types recorded from
+ * A replay (docs/webhooks.md#replay-bounded): every message of the endpoint's types recorded from
  * `since` up to the request, read again from the log and scheduled as new deliveries with their original
  * `webhook-id`. The router hands it each `WebhookReplayRequested`; `schedule` records one delivery and answers the
  * position it was recorded at.
