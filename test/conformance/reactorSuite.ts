@@ -1,8 +1,7 @@
 import type { Test } from 'tap';
-import { openCore } from '../../services/compose/embedded/core.js';
-import { loadConfig } from '../../services/config/config.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
-import { dataPaths, type openCore as OpenCore } from '../../services/compose/embedded/core.js';
+import { dataPaths, type openCore as OpenCore, openCore } from '../../services/compose/embedded/core.js';
+import { loadConfig } from '../../services/config/config.js';
 import type { EventStore, RecordedEvent } from '../../services/ports/eventStore.js';
 import type { Reactor, ReactorDeps } from '../../services/reactor/reactor.js';
 import { removeDir, tempDataDir } from '../support/service.js';

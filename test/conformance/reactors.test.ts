@@ -62,9 +62,7 @@ t.test('the quota releaser', (t) =>
       return {
         seed: () => half(),
         poison: async (foreign) => {
-          await foreign.appendToStream('searchJob-poison', [
-            { type: 'CrawlFailed', data: { jobId: 7, final: 'yes' } },
-          ]);
+          await foreign.appendToStream('searchJob-poison', [{ type: 'CrawlFailed', data: { jobId: 7, final: 'yes' } }]);
         },
         create: (deps) => createQuotaReleaser({ ...deps, handle: core.handle }),
         async decisions() {

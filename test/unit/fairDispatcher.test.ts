@@ -51,15 +51,7 @@ const setup = async (t: Test, settings: { fairShare?: boolean; queueAhead?: numb
   };
   let n = 0;
   const submit = async (key: Awaited<ReturnType<typeof keyOf>>, priority: 'live' | 'bulk', depth = 100) =>
-    (
-      await searches.submit(
-        key,
-        SearchRequest.parse({ keyword: `k${n++}`, depth }),
-        {},
-        undefined,
-        priority,
-      )
-    ).jobId;
+    (await searches.submit(key, SearchRequest.parse({ keyword: `k${n++}`, depth }), {}, undefined, priority)).jobId;
   /** a dispatcher on a fresh queue, whose consumer holds every delivery until `start` is called for it */
   const life = async () => {
     const queue = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 5, dedupeWindowMs: 60_000 });
@@ -143,7 +135,11 @@ t.test("FairDispatcher › another key's one search does not wait for a backlog"
   // the express slot of A is taken (A's first job is out): B's job goes express the moment it is submitted
   const mine = await s.submit(b, 'live', 10);
   await until("B's job dispatched", () => run.delivered.some((m) => m.jobId === mine));
-  t.match(run.delivered.find((m) => m.jobId === mine), { first: true, lane: 'live' }, 'express, at once');
+  t.match(
+    run.delivered.find((m) => m.jobId === mine),
+    { first: true, lane: 'live' },
+    'express, at once',
+  );
   // a second job of B waits its fair turn: before most of A's backlog
   for (const m of run.delivered) await run.start(m.jobId);
   const second = await s.submit(b, 'live', 10);
@@ -229,7 +225,10 @@ t.test('FairDispatcher › a restart loses nothing and dispatches nothing twice'
   t.same([...started].sort(), [...jobs].sort(), 'every job reached a crawler');
   const fresh = second.delivered.filter((m) => m.dispatch === 0).map((m) => m.jobId);
   t.equal(new Set(fresh).size, fresh.length, 'no job was put on the queue twice');
-  t.notOk(fresh.some((id) => finished.has(id)), 'the finished job was not dispatched again');
+  t.notOk(
+    fresh.some((id) => finished.has(id)),
+    'the finished job was not dispatched again',
+  );
   t.ok(
     second.delivered.some((m) => m.jobId === first.delivered[0]!.jobId && m.dispatch === 1),
     'the crawl running at the crash went back on the queue (the in-process queue forgot it)',
