@@ -11,6 +11,7 @@ import { tierShare } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
+import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
@@ -151,6 +152,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),
         tiers: config.tiers,
+        versions: createMonitorVersions(core.eventStore),
       }),
       webhooks: createWebhookService({
         queries: core.queries,
