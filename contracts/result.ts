@@ -34,6 +34,24 @@ export const AiOverview = z
   .passthrough();
 export type AiOverview = z.infer<typeof AiOverview>;
 
+/** Where a place Google names came from, by the phrase beside it (docs/locations.md#where-google-placed-a-search). */
+export const LocationSource = z.enum(['ip_address', 'past_activity', 'places', 'precise', 'unknown']);
+export type LocationSource = z.infer<typeof LocationSource>;
+
+/**
+ * The place Google says it searched from: the line at the foot of the page ("San Francisco, California - From your IP
+ * address"), as the page writes it.
+ */
+export const DetectedLocation = z.object({
+  name: z
+    .string()
+    .describe('the place as the page writes it, in the interface language: "Austin, TX", "94301, Palo Alto, CA"'),
+  source: LocationSource.describe(
+    "where Google says the place came from: the IP address (also how a uule's place is shown), past activity, the user's places, the device's precise position, or unknown (a phrase in a language not read)",
+  ),
+});
+export type DetectedLocation = z.infer<typeof DetectedLocation>;
+
 export const SearchInformation = z
   .object({
     total_results: z.number().optional(),
@@ -42,6 +60,9 @@ export const SearchInformation = z
     spelling_fix: z.string().optional(),
     showing_results_for: z.string().optional(),
     organic_results_state: z.string().optional(),
+    detected_location: DetectedLocation.optional().describe(
+      "where Google says it placed the search (the first page's location line); absent when the page does not say",
+    ),
   })
   .passthrough();
 

@@ -93,5 +93,7 @@ const searchInformation = (info: Record<string, unknown>): Record<string, unknow
   }
   if (info.spelling_fix !== undefined) out.spelling_fix = info.spelling_fix;
   if (info.showing_results_for !== undefined) out.showing_results_for = info.showing_results_for;
+  // a field of ours (docs/compat.md#envelope): where Google says it placed the search
+  if (info.detected_location !== undefined) out.detected_location = info.detected_location;
   return out;
 };

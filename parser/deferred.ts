@@ -47,6 +47,29 @@ export const callBefore = (raw: string, at: number): DeferredCall | undefined =>
   return undefined;
 };
 
+/**
+ * A call's head whatever its first argument: a quoted id, or an expression such as `this.id` (2025–26 pages fill their
+ * footer with `jsl.dh(this.id,"…")` from a script inside the element).
+ */
+const ANY_HEAD = /jsl\.dh\((?:(['"])([^'"\\\s]+)\1|[\w.$]{1,40}),(['"])/y;
+
+/**
+ * The call whose markup string holds `at`, whatever its first argument (its `id` is '' when that is not a quoted
+ * id), or undefined when `at` is not inside one: a fragment of the page that only a script puts in place.
+ */
+export const callAround = (raw: string, at: number): DeferredCall | undefined => {
+  for (let c = raw.lastIndexOf(CALL, at); c >= 0; c = c > 0 ? raw.lastIndexOf(CALL, c - 1) : -1) {
+    ANY_HEAD.lastIndex = c;
+    const m = ANY_HEAD.exec(raw);
+    if (!m) continue;
+    const start = c + m[0].length;
+    if (start > at) continue;
+    const end = stringEnd(raw, start, m[3] as string);
+    return end > at ? { id: m[2] ?? '', start, end } : undefined;
+  }
+  return undefined;
+};
+
 /** Whether `el` holds nothing: no element, no text but whitespace. */
 export const isEmpty = (el: HTMLElement): boolean =>
   !el.childNodes.some((c) => c.nodeType === 1 || c.text.trim() !== '');
