@@ -79,12 +79,22 @@ export interface RouteReport {
 /** The cost of opening a session, for the search that caused it. */
 export type OpenCost = (cost: { route: string; requests: number; bytes: number }) => void;
 
+/** What an acquirer asks of the session it waits for, beyond its device. */
+export interface AcquireOptions {
+  /**
+   * routes not to use (a page Google placed elsewhere through them, docs/locations.md#the-retry): another route serves
+   * while one is not cooling down, even if the caller must wait for it; with none, an avoided route serves on a new
+   * session (its live one for the device is dropped, so new cookies, as a fresh visitor would have)
+   */
+  avoid?: readonly string[];
+}
+
 export interface SessionPool {
   /**
    * a live session for this device on a route that may take a request now, waiting in line otherwise; the caller
    * must `release` it when its request is over. Rejects with CrawlNoRouteError when every route cools down too long.
    */
-  acquire(device: Device, signal?: AbortSignal, onOpen?: OpenCost): Promise<CrawlSession>;
+  acquire(device: Device, signal?: AbortSignal, onOpen?: OpenCost, options?: AcquireOptions): Promise<CrawlSession>;
   /** the request made on an acquired session is over; `requests` it made to Google (redirects, reloads; default 1) */
   release(session: CrawlSession, requests?: number): void;
   /** keep the cookies a fetch brought back; the route's streak ends and its pace climbs */
@@ -118,6 +128,7 @@ interface Waiter {
   device: Device;
   signal?: AbortSignal;
   onOpen?: OpenCost;
+  avoid?: readonly string[];
   /** past this, waiting for a banned fleet ends in CrawlNoRouteError */
   deadline: number;
   resolve(session: CrawlSession): void;
@@ -214,6 +225,9 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   const start = (w: Waiter, route: Route, cost: number) => {
     route.health = spend(route.health, policy, cost, now());
     route.inFlight += 1;
+    // an avoided route serves only when no other can: on a new session
+    const stale = w.avoid?.includes(route.id) ? route.live.get(w.device) : undefined;
+    if (stale) drop(route, stale);
     const live = route.live.get(w.device);
     const session = live ? Promise.resolve(live) : openOn(route, w.device, cost - 1, w);
     session.then(
@@ -237,20 +251,24 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
     | { kind: 'banned'; until: number };
 
   /** the route that can take the device's request soonest (round-robin among equals), or how long until one can */
-  const choose = (device: Device, t: number): Choice => {
+  const choose = (device: Device, t: number, avoid?: readonly string[]): Choice => {
     let best: { route: Route; cost: number; at: number; index: number } | undefined;
     let cooling = 0;
     let soonestBack = Number.POSITIVE_INFINITY;
+    const avoided = (r: Route) => avoid?.includes(r.id) ?? false;
+    const skip = avoid?.length ? routes.some((r) => !avoided(r) && r.health.coolUntil <= t) : false;
     for (let i = 0; i < routes.length; i++) {
       const index = (next + i) % routes.length;
       const route = routes[index]!;
+      if (skip && avoided(route)) continue;
       if (route.health.coolUntil > t) {
         cooling += 1;
         soonestBack = Math.min(soonestBack, route.health.coolUntil);
         continue;
       }
       if (route.inFlight >= budget) continue;
-      const opens = !route.live.has(device) && !route.opening.has(device) && options.open !== undefined;
+      const opens =
+        (avoided(route) || !route.live.has(device)) && !route.opening.has(device) && options.open !== undefined;
       const cost = opens ? 1 + OPEN_COST : 1;
       // every route ready now ties, so the round-robin order decides among them
       const at = Math.max(t, readyAt(route.health, policy, cost));
@@ -284,7 +302,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
     while (waiters.length > 0) {
       const w = waiters[0]!;
       const t = now();
-      const choice = choose(w.device, t);
+      const choice = choose(w.device, t, w.avoid);
       if (choice.kind === 'go') {
         waiters.shift();
         w.stopListening();
@@ -330,7 +348,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   };
 
   return {
-    acquire(device, signal, onOpen) {
+    acquire(device, signal, onOpen, acquireOptions) {
       return new Promise<CrawlSession>((resolve, reject) => {
         if (signal?.aborted) return reject(new CrawlAbortedError());
         const onAbort = () => {
@@ -343,6 +361,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
           device,
           signal,
           onOpen,
+          ...(acquireOptions?.avoid?.length ? { avoid: acquireOptions.avoid } : {}),
           deadline: now() + noRouteWaitMs,
           resolve,
           reject,
