@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LocationCheckMetadata } from './result.js';
 
 /**
  * SerpApi's envelope as the compat answers carry it (docs/compat.md#envelope), for documentation and generated
@@ -48,6 +49,9 @@ export const CompatResult = z
         processed_at: z.string().nullable().optional().describe('null while processing and after an error'),
         google_url: z.string().optional(),
         total_time_taken: z.number().optional(),
+        location_check: LocationCheckMetadata.optional().describe(
+          'a field of ours: where Google placed the search against where it was asked to (docs/locations.md)',
+        ),
       })
       .catchall(z.unknown()),
     search_parameters: z.record(z.string(), z.unknown()).optional(),

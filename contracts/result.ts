@@ -87,6 +87,27 @@ export const TargetingMetadata = z.object({
 });
 export type TargetingMetadata = z.infer<typeof TargetingMetadata>;
 
+/**
+ * `search_metadata.location_check` (docs/locations.md#the-check): where Google placed the search against where it was
+ * asked to. A search placed elsewhere even after a retry on another route is `partial`, with the `reason`.
+ */
+export const LocationCheckMetadata = z.object({
+  status: z
+    .enum(['matched', 'mismatched', 'region_only', 'country_only', 'unverified'])
+    .describe(
+      'matched: the place asked for or one inside it; mismatched: elsewhere; region_only / country_only: only its region or country; unverified: the page or the request names no place to compare',
+    ),
+  requested: z.string().optional().describe('the geotarget asked for (canonical name)'),
+  detected: DetectedLocation.optional().describe("Google's location line on the page the verdict is about"),
+  detected_place: z.string().optional().describe('the geotarget that line was read as'),
+  reason: z
+    .string()
+    .optional()
+    .describe('why unverified; for a search placed elsewhere, the location_mismatch note: where Google placed it'),
+  retries: z.number().int().describe('pages fetched again on another route because Google placed them elsewhere'),
+});
+export type LocationCheckMetadata = z.infer<typeof LocationCheckMetadata>;
+
 export const SearchMetadata = z
   .object({
     id: z.string(),
@@ -108,6 +129,9 @@ export const SearchMetadata = z
     blocked: z.number().int().optional().describe('of those, answered with a block (CAPTCHA, challenge, consent, 429)'),
     browser_pages: z.number().int().optional().describe('of those, made by the browser; the rest went over plain HTTP'),
     bytes: z.number().int().optional().describe('bytes those requests brought'),
+    location_check: LocationCheckMetadata.optional().describe(
+      'where Google placed the search against where it was asked to; absent for crawls before the check existed',
+    ),
     parameters: z.record(z.string(), z.unknown()),
     information: SearchInformation,
   })

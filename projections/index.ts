@@ -34,8 +34,9 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * 6: adminSessions (dashboard sessions, server-side).
  * 7: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
  * 8: rankDays (each day's successful checks, reduced to what visibility reads).
+ * 9: jobStatus and searchResults keep a crawl's location check; routeHealth counts each route's placements.
  */
-export const READ_MODELS_VERSION = 8;
+export const READ_MODELS_VERSION = 9;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [

@@ -2,6 +2,7 @@ import type {
   CrawlCost,
   CrawlFailure,
   EventOf,
+  LocationCheck,
   PageFetched,
   RawHtmlRef,
   TargetingUsed,
@@ -74,6 +75,8 @@ export type SearchJobCommand =
       exhausted?: boolean;
       /** what the crawl cost in Google requests */
       cost?: CrawlCost;
+      /** where Google placed the search against where it was asked to */
+      locationCheck?: LocationCheck;
       now: string;
     }
   | {
@@ -165,7 +168,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'CompleteCrawl': {
-        const { type: _type, now, targeting, exhausted, cost, ...data } = command;
+        const { type: _type, now, targeting, exhausted, cost, locationCheck, ...data } = command;
         return [
           {
             type: 'CrawlCompleted',
@@ -176,6 +179,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               ...(cost ? { cost } : {}),
               depth: depthOf(state.request ?? {}),
               exhausted: exhausted ?? false,
+              ...(locationCheck ? { locationCheck } : {}),
               completedAt: now,
             },
           },

@@ -13,7 +13,7 @@ import {
   isCrawlError,
 } from './errors.js';
 import type { PackedPage } from './rawPacker.js';
-import type { SessionPool } from './sessions.js';
+import type { AcquireOptions, SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
 
 /** Per-page retry limits. Defaults suit live Google; tests shrink the waits. */
@@ -33,6 +33,8 @@ export interface KeptPage {
   fetched: Omit<FetchedPage, 'body'>;
   serp: ParsedSerp;
   fetcher: string;
+  /** the route it came through (`proxy-N` or `direct`) */
+  route: string;
   /** its part of the job's raw HTML, until the crawl packs it */
   raw?: PackedPage;
 }
@@ -54,6 +56,8 @@ export interface PageJob {
   parser?: PageParser;
   /** counts the Google requests this page costs */
   meter?: CostMeter;
+  /** what its sessions must be: not on a route Google placed it elsewhere through (placement.ts) */
+  acquireOptions?: AcquireOptions;
 }
 
 /**
@@ -205,7 +209,7 @@ export const fetchPageWithRetries = async (
     let spent: { requests: number; bytes: number } | undefined;
     let wasBlocked = false;
     try {
-      session = await sessions.acquire(job.device, job.signal, job.meter?.opened);
+      session = await sessions.acquire(job.device, job.signal, job.meter?.opened, job.acquireOptions);
       spent = { requests: 1, bytes: 0 };
       const fetched = await job.fetcher.fetch({
         url: job.url,
@@ -219,7 +223,14 @@ export const fetchPageWithRetries = async (
       spent = { requests: fetched.requests ?? 1, bytes: fetched.bytes ?? fetched.body.byteLength };
       const { serp, raw } = await judge(fetched, job, job.parser ?? inlineParser);
       sessions.succeeded(session, fetched.cookies);
-      return { start: job.start, fetched: meta, serp, fetcher: job.fetcher.name, raw };
+      return {
+        start: job.start,
+        fetched: meta,
+        serp,
+        fetcher: job.fetcher.name,
+        route: session.route ?? 'direct',
+        raw,
+      };
     } catch (err) {
       last = asCrawlError(err, job.url, job.signal);
       if (last instanceof CrawlBlockedError) {

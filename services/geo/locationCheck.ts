@@ -1,5 +1,6 @@
 import type { LocationStatus } from '../../contracts/events.js';
 import type { DetectedLocation } from '../../contracts/result.js';
+import type { SearchRequest } from '../../contracts/search.js';
 import { regionNamesByAbbreviation } from './regions.js';
 import { decodeUule } from './uule.js';
 
@@ -26,9 +27,7 @@ export interface Judgement {
   reason?: string;
 }
 
-/** Verdicts that say Google did not search from the place asked for: retried, then flagged (never a position). */
-const WRONG = new Set<LocationStatus>(['mismatched', 'region_only', 'country_only']);
-export const isWrongPlace = (status: LocationStatus | undefined): boolean => status !== undefined && WRONG.has(status);
+export { isWrongPlace } from '../../domain/location/placement.js';
 
 /**
  * What the request asked for: its location's geotarget, or the place a `w+` uule names. Coordinates (`lat`/`lon`, an
@@ -199,3 +198,20 @@ export const judgeLocation = (
     reason: `Google names ${JSON.stringify(detected.name)}, which is no place the geotargets know`,
   };
 };
+
+/**
+ * One page's stated place against what its search asked for, judged where the geotargets are: in this thread, or the
+ * HTTP thread's for the pipeline thread (services/runtime/pipelineThread.ts). `location` is the geotarget the
+ * request's location resolved to.
+ */
+export type LocationJudge = (
+  request: SearchRequest,
+  location: string | undefined,
+  detected: DetectedLocation | undefined,
+) => Judgement | Promise<Judgement>;
+
+/** The judge over one place lookup (the process's location resolver). */
+export const judgeWith =
+  (lookup: PlaceLookup): LocationJudge =>
+  (request, location, detected) =>
+    judgeLocation(askedPlace(request, location, lookup), detected, lookup);

@@ -127,6 +127,7 @@ export const compatDone = (
     ...(meta.google_url ? { google_url: meta.google_url } : {}),
     raw_html_file: raw.url,
     total_time_taken: meta.total_time_taken ?? 0,
+    ...(meta.location_check ? { location_check: meta.location_check } : {}),
   };
   const info = (out.search_information ?? {}) as Record<string, unknown>;
   if (all.length === 0) {

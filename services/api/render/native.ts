@@ -1,5 +1,5 @@
-import type { TargetingUsed } from '../../../contracts/events.js';
-import type { SerpResult, TargetingMetadata } from '../../../contracts/result.js';
+import type { LocationCheck, TargetingUsed } from '../../../contracts/events.js';
+import type { LocationCheckMetadata, SerpResult, TargetingMetadata } from '../../../contracts/result.js';
 import { depthOf } from '../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
@@ -8,6 +8,16 @@ import type { SearchResultDoc } from '../../../projections/searchResults/searchR
 const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMetadata => ({
   ...rest,
   google_domain: googleDomain,
+});
+
+/** `search_metadata.location_check` under the native schema's names: the verdict, not every page judged. */
+const publicLocationCheck = (c: LocationCheck): LocationCheckMetadata => ({
+  status: c.status,
+  ...(c.requested ? { requested: c.requested } : {}),
+  ...(c.detected ? { detected: c.detected } : {}),
+  ...(c.detectedPlace ? { detected_place: c.detectedPlace } : {}),
+  ...(c.reason ? { reason: c.reason } : {}),
+  retries: c.retries,
 });
 
 /**
@@ -54,6 +64,7 @@ export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: nu
       // a cached job's doc is its source's, so the targeting is the one the source crawl used
       ...(doc.targeting ? { targeting: publicTargeting(doc.targeting) } : {}),
       ...costMetadata(job, doc),
+      ...(doc.locationCheck ? { location_check: publicLocationCheck(doc.locationCheck) } : {}),
       parameters: { ...request, depth },
       information: doc.result.information,
     },
