@@ -57,8 +57,13 @@ const ANY_HEAD = /jsl\.dh\((?:(['"])([^'"\\\s]+)\1|[\w.$]{1,40}),(['"])/y;
  * The call whose markup string holds `at`, whatever its first argument (its `id` is '' when that is not a quoted
  * id), or undefined when `at` is not inside one: a fragment of the page that only a script puts in place.
  */
-export const callAround = (raw: string, at: number): DeferredCall | undefined => {
-  for (let c = raw.lastIndexOf(CALL, at); c >= 0; c = c > 0 ? raw.lastIndexOf(CALL, c - 1) : -1) {
+export const callAround = (raw: string, at: number, within = 256 * 1024): DeferredCall | undefined => {
+  // V8's lastIndexOf compares character by character: it looks back over a bounded stretch only (a fragment's string
+  // is tens of kB), never the whole page
+  const from = Math.max(0, at - within);
+  const before = raw.slice(from, at);
+  for (let k = before.lastIndexOf(CALL); k >= 0; k = k > 0 ? before.lastIndexOf(CALL, k - 1) : -1) {
+    const c = from + k;
     ANY_HEAD.lastIndex = c;
     const m = ANY_HEAD.exec(raw);
     if (!m) continue;
