@@ -34,7 +34,8 @@ const SEPARATOR = /^[\s\u00a0\u202f\-–—·•|]*$/;
 
 /** The first line in `root`: an icon followed by the place. */
 const lineOf = (root: HTMLElement): Found => {
-  for (const icon of qsa(root, ICON)) {
+  // the first few: a page shows one line (two with the script's copy), and each read looks along its row
+  for (const icon of qsa(root, ICON).slice(0, MAX_TRIES)) {
     const found = lineAt(icon);
     if (found) return found;
   }
@@ -93,8 +94,11 @@ const phraseAfter = (line: HTMLElement, place: HTMLElement): string | undefined 
  */
 const scriptLine = (raw: string): Found => {
   const markers = /known_loc|uul_text/g;
-  for (let m = markers.exec(raw); m; m = markers.exec(raw)) {
+  // a page has one or two; a hostile one could hold a million, each read costing up to a bounded look back: the
+  // first few are read, and a call already read is passed over whole
+  for (let m = markers.exec(raw), tries = 0; m && tries < MAX_TRIES; m = markers.exec(raw)) {
     if (m[0] === 'uul_text') {
+      tries += 1;
       const found = settingsLine(raw, m.index);
       if (found) return found;
       continue;
@@ -102,13 +106,18 @@ const scriptLine = (raw: string): Found => {
     // `unknown_loc` ends with `known_loc`; `.unknown_loc{…}` is a style sheet's
     const start = raw.startsWith('un', m.index - 2) ? m.index - 2 : m.index;
     if (raw[start - 1] === '.') continue;
+    tries += 1;
     const call = callAround(raw, start);
     const fragment = call && fragmentOf(raw, call);
     const found = fragment && lineOf(fragment);
     if (found) return found;
+    if (call) markers.lastIndex = Math.max(markers.lastIndex, call.end);
   }
   return undefined;
 };
+
+/** markers read at most, per page (one or two on Google's pages) */
+const MAX_TRIES = 8;
 
 /**
  * The basic HTML page's footer: `<span>324008, Kota, Rajasthan</span> - <span>From your IP address</span> - <a

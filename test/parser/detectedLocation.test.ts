@@ -159,6 +159,20 @@ t.test('detected location › markup written by hand', async (t) => {
     t.equal(detectedIn(page('<div><span class="unknown_loc"></span><span> </span></div>')), undefined, 'no place');
   });
 
+  t.test('a page full of markers is read in time that grows with its bytes', async (t) => {
+    const call = `<script>jsl.dh('x','${'\\x3cspan class\\x3d\\x22unknown_loc\\x22\\x3e\\x3c/span\\x3e'.repeat(20_000)}');</script>`;
+    const stray = `<script>var a="${'unknown_loc uul_text '.repeat(100_000)}";</script>`;
+    for (const [name, html] of [
+      ['one call holding them all', page('', call)],
+      ['in no call at all', page('', stray)],
+    ] as const) {
+      const started = performance.now();
+      t.equal(detectedIn(html), undefined, name);
+      const ms = performance.now() - started;
+      t.ok(ms < 5_000, `${name}: ${html.length} bytes in ${ms.toFixed(0)} ms`);
+    }
+  });
+
   t.test('"Unknown - Can\'t determine location" is no place', async (t) => {
     const html = page(
       '<div class="Srfpq"><div><span class="unknown_loc"></span><span>Unknown</span></div><span>Can\'t determine location</span> - <a href="/url?q=https://support.google.com/websearch%3Fp%3Dws_settings_location">Learn more</a></div>',
