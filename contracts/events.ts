@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Lane } from './lanes.js';
 import { DetectedLocation, ParsedSerp } from './result.js';
 import { SearchRequest } from './search.js';
 import {
@@ -170,6 +171,13 @@ export const SearchSubmitted = z.object({
     submittedAt: iso,
     /** added later: the monitor run this job searches one keyword of (docs/rank-tracking.md) */
     monitor: z.object({ monitorId: z.string(), runId: z.string() }).optional(),
+    /**
+     * added later: the lane it waits in (docs/fleet.md#lanes-and-fair-share); absent before lanes: `scheduled` for a
+     * monitor's job, else `live`
+     */
+    lane: Lane.optional(),
+    /** added later: its key's share against other keys in the lane, its tier's at submit (absent: 1) */
+    weight: z.number().positive().optional(),
   }),
 });
 export const SearchAnsweredFromCache = z.object({
@@ -206,6 +214,8 @@ export const CrawlCompleted = z.object({
     exhausted: z.boolean().optional(),
     /** added later: what the crawl cost (events recorded before it have `blocks` only) */
     cost: CrawlCost.optional(),
+    /** added later: when its first Google request went (the end of its wait in the queue: `queued_ms`) */
+    firstRequestAt: iso.optional(),
     /**
      * added later: where Google placed the search against where it was asked to (docs/locations.md#the-check); absent
      * before the check existed. A search placed elsewhere even after its retry is `partial`.
@@ -247,6 +257,8 @@ export const CrawlFailed = z.object({
     failure: CrawlFailure.optional(),
     /** added later: what the failed attempt cost */
     cost: CrawlCost.optional(),
+    /** added later: when the attempt's first Google request went, when it made one */
+    firstRequestAt: iso.optional(),
     final: z.boolean(),
     failedAt: iso,
   }),

@@ -13,7 +13,7 @@ import {
   isCrawlError,
 } from './errors.js';
 import type { PackedPage } from './rawPacker.js';
-import type { AcquireOptions, SessionPool } from './sessions.js';
+import type { RequestShare, SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
 
 /** Per-page retry limits. Defaults suit live Google; tests shrink the waits. */
@@ -56,8 +56,12 @@ export interface PageJob {
   parser?: PageParser;
   /** counts the Google requests this page costs */
   meter?: CostMeter;
-  /** what its sessions must be: not on a route Google placed it elsewhere through (placement.ts) */
-  acquireOptions?: AcquireOptions;
+  /** whose request it is: the session pool's fair queue serves it in its lane, key and share (docs/fleet.md) */
+  share?: RequestShare;
+  /** a route took the request: it goes to Google now (the crawl's first one ends its wait in the queue) */
+  onSent?: () => void;
+  /** routes not to take it through: those Google placed it elsewhere through (placement.ts) */
+  avoid?: readonly string[];
 }
 
 /**
@@ -209,7 +213,15 @@ export const fetchPageWithRetries = async (
     let spent: { requests: number; bytes: number } | undefined;
     let wasBlocked = false;
     try {
-      session = await sessions.acquire(job.device, job.signal, job.meter?.opened, job.acquireOptions);
+      session = await sessions.acquire(
+        job.device,
+        job.signal,
+        job.meter?.opened,
+        job.share || job.avoid
+          ? { ...(job.share ? { share: job.share } : {}), ...(job.avoid ? { avoid: job.avoid } : {}) }
+          : undefined,
+      );
+      job.onSent?.();
       spent = { requests: 1, bytes: 0 };
       const fetched = await job.fetcher.fetch({
         url: job.url,

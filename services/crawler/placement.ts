@@ -65,7 +65,7 @@ export const createPlacing = (judge: LocationJudge, request: SearchRequest, loca
       if (!isWrongPlace(verdict.status)) return page;
       retries += 1;
       try {
-        const again = await fetchPageWithRetries({ ...job, acquireOptions: { avoid: [page.route] } }, sessions, limits);
+        const again = await fetchPageWithRetries({ ...job, avoid: [page.route] }, sessions, limits);
         await judged(again);
         const taken = verdicts.get(again.start);
         if (taken) taken.retried = true;

@@ -7,6 +7,7 @@ import { createMonitorService } from '../../application/monitors.js';
 import { createSearchService } from '../../application/searches.js';
 import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
+import { tierShare } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
 import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
@@ -112,6 +113,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
     monitors: () => core.queries.monitors.dueCount(new Date()),
+    lanes: () => core.queries.queue.counts(),
     writeSide: () => writeSide.metricsText(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
@@ -125,6 +127,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
     cacheScope: config.cacheScope,
+    shareOf: tierShare(config.tiers),
     // on this thread the projector takes each append from memory right after its commit; on the pipeline thread it
     // is projected a moment later, so a usage read waits for it (bounded)
     ...(pipeline
