@@ -12,9 +12,9 @@
  * a per-address rate limit with /sorry/ bans, the EU consent page, 5xx and hangs, each tunable below; `--proxies N`
  * starts N local forward proxies that reach it from 127.0.0.2, 127.0.0.3, … (print them for SERP_PROXY_URLS).
  *
- * Every result page's location line names the request's uule place (docs/locations.md#offline-the-fake-google-plays-
- * along); `--home "2=Chicago, Illinois" --home-share 0.5` makes proxy 2 (127.0.0.3) place every second search in its
- * own city instead, as a proxy whose address Google trusts over the uule does; `--no-placement` keeps the pages' own.
+ * Every result page's location line names the request's uule place; `--home "2=Chicago, Illinois" --home-share 0.5`
+ * makes proxy 2 (127.0.0.3) place every second search in its own city instead, as a proxy whose address Google trusts
+ * over the uule does; `--no-placement` keeps the pages' own (docs/locations.md#offline-the-fake-google-plays-along).
  */
 import { Command, InvalidArgumentError } from 'commander';
 import type { AdversaryOptions } from '../test/support/adversary.js';
