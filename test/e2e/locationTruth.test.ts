@@ -1,7 +1,12 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import t from 'tap';
 import { openStores } from '../../services/compose/embedded/core.js';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
 import { ONE_PAGE } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
+import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 import { startProxies } from '../support/proxies.js';
 import { checks, monitorApi } from '../support/ranks.js';
 import { cli, pollJob, startService, startStack, submit } from '../support/service.js';
@@ -15,6 +20,7 @@ import { cli, pollJob, startService, startStack, submit } from '../support/servi
 const ADMIN = 'location-truth-admin-token-0123456789';
 const CITIES = ['Austin, Texas', 'Denver, Colorado', 'Seattle, Washington', 'Boston, Massachusetts'];
 const SEARCHES = 40;
+const SHOTS = join(import.meta.dirname, '..', '.artifacts', 'dashboard');
 
 interface Native {
   search_metadata: {
@@ -120,6 +126,30 @@ t.test('location truth, end to end', { skip: fixturesMissing() }, async (t) => {
     );
     const two = view.routes.find((r) => r.route === 'proxy-2')!;
     t.ok(two.misplaced_last_hour >= 3 && two.misplaced_last_hour <= two.placed_last_hour);
+  });
+
+  t.test('the dashboard marks the route, in Chromium', { skip: chromiumMissing() }, async (t) => {
+    const browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG],
+    });
+    t.teardown(() => browser.close());
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${svc.url}/admin`);
+    await page.getByLabel('Admin token').fill(ADMIN);
+    await page.keyboard.press('Enter');
+    await page.locator('#routes-table tbody tr.misplacing').first().waitFor();
+    const marked = await page.locator('#routes-table tbody tr.misplacing').allTextContents();
+    t.equal(marked.length, 1, 'one route marked');
+    t.match(marked[0], /^proxy-2 .*\d+ of \d+places searches elsewhere: drop it for local work/);
+    const others = await page.locator('#routes-table tbody tr:not(.misplacing)').allTextContents();
+    t.same(
+      others.map((r) => r.slice(0, 7)),
+      ['proxy-1', 'proxy-3', 'proxy-4'],
+    );
+    mkdirSync(SHOTS, { recursive: true });
+    await page.locator('#routes-table').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, '10-routes-placed-elsewhere.png'), fullPage: true });
   });
 
   t.test('placed elsewhere on every route: partial with the note, and a monitor records a failure', async (t) => {
