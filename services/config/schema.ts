@@ -341,7 +341,7 @@ export const Environment = z.object({
     wholeNumber(64, 64),
     'service',
     '64',
-    'Webhook delivery attempts in flight per write side (the pipeline thread, or each dispatcher process) (0: the default).',
+    'Webhook delivery attempts in flight per write side (the pipeline thread, or each dispatcher process), shared fairly between keys by their tier’s share; when all are taken, a key under its share may still start one (docs/webhooks.md#fair-share) (0: the default).',
   ),
   SERP_WEBHOOK_ALLOW_HTTP: doc(
     wholeNumber(0),

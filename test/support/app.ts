@@ -9,6 +9,7 @@ import { createWebhookService } from '../../services/application/webhooks.js';
 import { type Core, openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig, tierShare } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
+import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { type Resolver, systemResolver } from '../../services/webhooks/safety.js';
 import { removeDir, tempDataDir } from './service.js';
 
@@ -57,10 +58,12 @@ export const buildTestApp = async (
       keys: core.keys,
       adminSessions: core.adminSessions,
       monitors: createMonitorService({
+        spreadMaxMs: config.monitorSpreadMaxS * 1000,
         queries: core.queries,
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),
         tiers: config.tiers,
+        versions: createMonitorVersions(core.eventStore),
       }),
       webhooks: createWebhookService({
         queries: core.queries,

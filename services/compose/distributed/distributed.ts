@@ -23,6 +23,7 @@ import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
+import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
@@ -254,10 +255,12 @@ export const startDistributed = async (
           keys,
           adminSessions,
           monitors: createMonitorService({
+            spreadMaxMs: config.monitorSpreadMaxS * 1000,
             queries,
             handle,
             projected: (position) => p.waitFor(position),
             tiers: config.tiers,
+            versions: createMonitorVersions(eventStore),
           }),
           webhooks: createWebhookService({
             queries,

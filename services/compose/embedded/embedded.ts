@@ -12,6 +12,7 @@ import { createTargetingResolver } from '../../crawler/targeting.js';
 import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
+import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
@@ -149,10 +150,12 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       keys: core.keys,
       adminSessions: core.adminSessions,
       monitors: createMonitorService({
+        spreadMaxMs: config.monitorSpreadMaxS * 1000,
         queries: core.queries,
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),
         tiers: config.tiers,
+        versions: createMonitorVersions(core.eventStore),
       }),
       webhooks: createWebhookService({
         queries: core.queries,
