@@ -4,6 +4,7 @@ import type { BrowserFetcher } from '../adapters/fetcher/browser.js';
 import type { Config } from '../config/config.js';
 import type { Crawler, CrawlLimits, FetcherMode } from '../crawler/crawl.js';
 import { createTargetingResolver, type ResolvedTargeting } from '../crawler/targeting.js';
+import { judgeWith, type LocationJudge } from '../geo/locationCheck.js';
 import type { LocationResolver } from '../geo/locations.js';
 import type { ConsumeOptions } from '../ports/jobQueue.js';
 import { chooseFetcher } from './fetcherCheck.js';
@@ -20,6 +21,8 @@ export interface CrawlerSetup {
   locations?: LocationResolver;
   /** how a request's location becomes gl / hl / uule, when not through `locations` (the pipeline thread's) */
   resolveTargeting?: (request: SearchRequest) => ResolvedTargeting;
+  /** where Google placed each page, judged when not through `locations` (the pipeline thread's) */
+  judgeLocation?: LocationJudge;
   chromiumPath?: string;
   /** SERP_CHROMIUM_HOST_RULES */
   chromiumHostRules?: string;
@@ -112,6 +115,7 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
     sessions,
     resolveTargeting:
       setup.resolveTargeting ?? (setup.locations ? createTargetingResolver(setup.locations) : undefined),
+    judgeLocation: setup.judgeLocation ?? (setup.locations ? judgeOver(setup.locations) : undefined),
     limits: setup.limits,
     fairShare: setup.fairShare ?? true,
     // with the parse pool the event loop only moves bytes: the raw HTML's hash goes to a thread too
@@ -123,6 +127,10 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
       : {}),
   });
 };
+
+/** The location check over the process's resolver (docs/locations.md#the-check). */
+export const judgeOver = (locations: LocationResolver): LocationJudge =>
+  judgeWith({ resolve: (name) => locations.resolveLocation(name) });
 
 /** The crawler as the service's configuration asks (SERP_FETCHER, proxies, limits), with start-up's fetcher warning. */
 export const crawlerFromConfig = async (
@@ -147,8 +155,11 @@ export const crawlerFromConfig = async (
   >,
   /** the process's location resolver, or how another thread's resolves a request (the pipeline thread's) */
   locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting),
+  /** with a resolver from another thread: how that thread judges where Google placed a page */
+  judgeElsewhere?: LocationJudge,
 ): Promise<{ crawler: Crawler; warning?: string }> => {
   const resolveTargeting = typeof locations === 'function' ? locations : createTargetingResolver(locations);
+  const judgeLocation = typeof locations === 'function' ? judgeElsewhere : judgeOver(locations);
   const choice = chooseFetcher(config.fetcher, config.chromiumPath);
   const setup = {
     fetcher: choice.fetcher,
@@ -167,6 +178,6 @@ export const crawlerFromConfig = async (
     laneMinShare: config.laneMinShare,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   };
-  const crawler = await composeCrawler({ ...setup, resolveTargeting });
+  const crawler = await composeCrawler({ ...setup, resolveTargeting, ...(judgeLocation ? { judgeLocation } : {}) });
   return { crawler, warning: choice.warning };
 };

@@ -1,8 +1,9 @@
-import type { CrawlCost, CrawlFailure, PageFetched, TargetingUsed } from '../../contracts/events.js';
+import type { CrawlCost, CrawlFailure, LocationCheck, PageFetched, TargetingUsed } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import { depthOf, pagesFor, type SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
+import type { LocationJudge } from '../geo/locationCheck.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { PageParser } from '../runtime/parsePool.js';
@@ -10,6 +11,7 @@ import { type CostMeter, createCostMeter } from './cost.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
+import { createPlacing, type Placing } from './placement.js';
 import { inlineHashing, type RawHashing } from './rawHash.js';
 import { createRawPacker, type PackedRaw, type RawPacker } from './rawPacker.js';
 import type { RequestShare, SessionPool } from './sessions.js';
@@ -51,6 +53,8 @@ export interface CrawlerDeps {
    * and share; off, they all wait in one line, first come first served
    */
   fairShare?: boolean;
+  /** judges where Google placed each page (docs/locations.md#the-check); without it nothing is checked or retried */
+  judgeLocation?: LocationJudge;
 }
 
 export interface CrawlOutcome {
@@ -81,6 +85,8 @@ export interface CrawlOutcome {
   cost?: CrawlCost;
   /** when its first Google request went (ISO): the end of its wait in the queue; absent when it made none */
   firstRequestAt?: string;
+  /** where Google placed the search against where it was asked to; absent without a judge, or when failed */
+  locationCheck?: LocationCheck;
 }
 
 export interface CrawlOptions {
@@ -237,16 +243,20 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     let reason: string | undefined;
     let failure: CrawlFailure | undefined;
     let used: TargetingUsed | undefined;
+    let placing: Placing | undefined;
     const inFlight = new Map<number, InFlight>();
     try {
       const origin = googleOrigin(request, deps.googleOrigin);
       const targeting = deps.resolveTargeting?.(request);
       used = targetingUsed(request, targeting);
+      // each page judged where Google placed it, and fetched again on another route when elsewhere (placement.ts)
+      placing = deps.judgeLocation ? createPlacing(deps.judgeLocation, request, targeting?.location) : undefined;
+      const fetchPage = placing ? placing.fetch : fetchPageWithRetries;
       const launch = (index: number): InFlight => {
         const abort = new AbortController();
         const start = index * 10;
         const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
-        const settled = fetchPageWithRetries(
+        const settled = fetchPage(
           {
             url: buildGoogleUrl(request, { origin, start, targeting }),
             start,
@@ -291,6 +301,12 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
         if (!outcome.ok) throw outcome.err;
         const page = outcome.page;
         kept.push(page);
+        // placed elsewhere even after its retry: the search is flagged and goes no deeper
+        const misplaced = placing?.misplaced(page.start);
+        if (misplaced) {
+          reason = misplaced.reason;
+          break;
+        }
         organicSoFar += rankedOn(page);
         exhausted =
           Boolean(request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) || isLastPage(page);
@@ -342,6 +358,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
       ...(reason ? { reason } : {}),
       ...(failure ? { failure } : {}),
       ...(used ? { targeting: used } : {}),
+      ...(placing ? { locationCheck: placing.check(kept) } : {}),
     };
   };
 

@@ -71,6 +71,12 @@ export interface RequestShare {
 export interface AcquireOptions {
   /** whose request it is (default: the live lane's anonymous key, i.e. one queue in arrival order) */
   share?: RequestShare;
+  /**
+   * routes not to use (a page Google placed elsewhere through them, docs/locations.md#the-retry): another route serves
+   * while one is not cooling down, even if the caller must wait for it; with none, an avoided route serves on a new
+   * session (its live one for the device is dropped, so new cookies, as a fresh visitor would have)
+   */
+  avoid?: readonly string[];
 }
 
 /**
@@ -136,6 +142,7 @@ interface Waiter {
   device: Device;
   signal?: AbortSignal;
   onOpen?: OpenCost;
+  avoid?: readonly string[];
   /** past this, waiting for a banned fleet ends in CrawlNoRouteError */
   deadline: number;
   resolve(session: CrawlSession): void;
@@ -232,6 +239,9 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   const start = (w: Waiter, route: Route, cost: number) => {
     route.health = spend(route.health, policy, cost, now());
     route.inFlight += 1;
+    // an avoided route serves only when no other can: on a new session
+    const stale = w.avoid?.includes(route.id) ? route.live.get(w.device) : undefined;
+    if (stale) drop(route, stale);
     const live = route.live.get(w.device);
     const session = live ? Promise.resolve(live) : openOn(route, w.device, cost - 1, w);
     session.then(
@@ -255,20 +265,24 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
     | { kind: 'banned'; until: number };
 
   /** the route that can take the device's request soonest (round-robin among equals), or how long until one can */
-  const choose = (device: Device, t: number): Choice => {
+  const choose = (device: Device, t: number, avoid?: readonly string[]): Choice => {
     let best: { route: Route; cost: number; at: number; index: number } | undefined;
     let cooling = 0;
     let soonestBack = Number.POSITIVE_INFINITY;
+    const avoided = (r: Route) => avoid?.includes(r.id) ?? false;
+    const skip = avoid?.length ? routes.some((r) => !avoided(r) && r.health.coolUntil <= t) : false;
     for (let i = 0; i < routes.length; i++) {
       const index = (next + i) % routes.length;
       const route = routes[index]!;
+      if (skip && avoided(route)) continue;
       if (route.health.coolUntil > t) {
         cooling += 1;
         soonestBack = Math.min(soonestBack, route.health.coolUntil);
         continue;
       }
       if (route.inFlight >= budget) continue;
-      const opens = !route.live.has(device) && !route.opening.has(device) && options.open !== undefined;
+      const opens =
+        (avoided(route) || !route.live.has(device)) && !route.opening.has(device) && options.open !== undefined;
       const cost = opens ? 1 + OPEN_COST : 1;
       // every route ready now ties, so the round-robin order decides among them
       const at = Math.max(t, readyAt(route.health, policy, cost));
@@ -302,7 +316,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
     while (waiters.size > 0) {
       const w = waiters.peek()!;
       const t = now();
-      const choice = choose(w.device, t);
+      const choice = choose(w.device, t, w.avoid);
       if (choice.kind === 'go') {
         waiters.pop();
         w.stopListening();
@@ -360,6 +374,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
           device,
           signal,
           onOpen,
+          ...(acquireOptions?.avoid?.length ? { avoid: acquireOptions.avoid } : {}),
           deadline: now() + noRouteWaitMs,
           resolve,
           reject,

@@ -139,9 +139,17 @@ export const createCrawlWorker = (deps: {
         exhausted: outcome.exhausted ?? false,
         ...(outcome.cost ? { cost: outcome.cost } : {}),
         ...(outcome.firstRequestAt ? { firstRequestAt: outcome.firstRequestAt } : {}),
+        ...(outcome.locationCheck ? { locationCheck: outcome.locationCheck } : {}),
         now: now(),
       });
-      deps.log?.('crawl finished', { jobId, attempt: d.attempt, outcome: outcome.status, pages: outcome.pages.length });
+      deps.log?.('crawl finished', {
+        jobId,
+        attempt: d.attempt,
+        outcome: outcome.status,
+        pages: outcome.pages.length,
+        ...(outcome.locationCheck ? { location: outcome.locationCheck.status } : {}),
+        ...(outcome.status === 'partial' && outcome.reason ? { reason: outcome.reason } : {}),
+      });
       return d.ack();
     } catch (err) {
       if (signal.aborted) {

@@ -1,4 +1,5 @@
 import { streams } from '../../contracts/events.js';
+import { isWrongPlace } from '../../domain/location/placement.js';
 import { monitorRunDecider } from '../../domain/monitor/monitorRun.js';
 import { rankDomains } from '../../domain/monitor/ranking.js';
 import type { ReadModelQueries } from '../../projections/index.js';
@@ -48,8 +49,12 @@ export const createRankRecorder = (deps: {
       checkedAt,
       now: now(),
     };
-    if (job.status === 'failed') {
-      const failure = job.failure?.kind ?? job.failure?.code?.replace(/^SERP_CRAWL_/, '').toLowerCase() ?? 'failed';
+    // a search Google placed elsewhere is a failure, never a position (docs/rank-tracking.md)
+    const misplaced = isWrongPlace(job.locationCheck);
+    if (job.status === 'failed' || misplaced) {
+      const failure = misplaced
+        ? 'location_mismatch'
+        : (job.failure?.kind ?? job.failure?.code?.replace(/^SERP_CRAWL_/, '').toLowerCase() ?? 'failed');
       await handle(streams.monitorRun(run.runId), monitorRunDecider, { ...base, ok: false, failure, ranks: [] });
       return;
     }

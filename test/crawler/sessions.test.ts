@@ -191,4 +191,61 @@ t.test('SessionPool', async (t) => {
     httpOnly.blocked(c, 'js_challenge');
     t.ok(httpOnly.report('direct')?.coolUntil, 'without a browser a challenge cannot be passed: the route rests');
   });
+
+  t.test(
+    'avoid: another route serves, waiting for it if need be; with none, the avoided one on a new session',
+    async (t) => {
+      let clock = 1_000;
+      const pool = createSessionPool({
+        proxyUrls: ['http://p1', 'http://p2', 'http://p3'],
+        maxInFlightPerRoute: 1,
+        cooldownBaseMs: 500,
+        now: () => clock,
+      });
+      const avoid = { avoid: ['proxy-1', 'proxy-2'] };
+      const first = await pool.acquire('desktop', undefined, undefined, avoid);
+      t.equal(first.route, 'proxy-3', 'the one route not avoided');
+      let second: CrawlSession | undefined;
+      const waiting = pool.acquire('desktop', undefined, undefined, avoid).then((s) => {
+        second = s;
+      });
+      await new Promise((r) => setImmediate(r));
+      t.equal(second, undefined, 'proxy-3 is busy: it waits for it rather than take an avoided route');
+      pool.release(first);
+      await waiting;
+      t.equal(second?.route, 'proxy-3');
+      t.equal(second?.id, first.id, 'its live session');
+      pool.release(second!);
+
+      // proxy-3 cools down: nothing else can serve, so the avoided routes do, each on a new session
+      const p1 = await pool.acquire('desktop');
+      t.equal(p1.route, 'proxy-1');
+      pool.release(p1);
+      const three = await pool.acquire('desktop', undefined, undefined, { avoid: ['proxy-3'] });
+      t.not(three.route, 'proxy-3');
+      pool.release(three);
+      pool.retire(second!);
+      const fallback = await pool.acquire('desktop', undefined, undefined, avoid);
+      t.equal(fallback.route, 'proxy-1', 'the round goes on over the avoided routes');
+      t.not(fallback.id, p1.id, 'a new session on it: new cookies');
+      pool.release(fallback);
+      clock += 500;
+      const back = await pool.acquire('desktop', undefined, undefined, avoid);
+      t.equal(back.route, 'proxy-3', 'rested: the route not avoided serves again');
+    },
+  );
+
+  t.test('avoid with one route: the same route on a new session', async (t) => {
+    const pool = createSessionPool();
+    const a = await pool.acquire('desktop');
+    pool.release(a);
+    const b = await pool.acquire('desktop', undefined, undefined, { avoid: ['direct'] });
+    t.equal(b.route, 'direct');
+    t.not(b.id, a.id, 'a fresh session');
+    pool.release(b);
+    const c = await pool.acquire('desktop');
+    t.equal(c.id, b.id, "which is the route's live session from then on");
+    pool.succeeded(a, 'NID=old');
+    t.equal(c.cookies === 'NID=old', false, 'the old session, still in flight elsewhere, changes nothing');
+  });
 });

@@ -9,6 +9,7 @@ import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
 import { tierShare } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
+import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
 import { createMonitorVersions } from '../../monitors/monitorVersions.js';
@@ -66,6 +67,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
                 projectedAt: stores.readModels.checkpoint(PROJECTOR_CHECKPOINT),
                 onAppended: (position) => stores.eventStore.appendedElsewhere(position),
                 resolveTargeting: createTargetingResolver(locations),
+                judgeLocation: judgeWith({ resolve: (name) => locations.resolveLocation(name) }),
                 onFailed: (err) => {
                   // nothing is crawled or projected any more: stop, so a supervisor starts the service again (every
                   // acknowledged write is in the log, and the queue is rebuilt from it)

@@ -18,7 +18,7 @@ import {
   VisibilityResponse,
 } from '../../../../contracts/monitors.js';
 import { ApiError } from '../../errors.js';
-import { unknownLocationDetail } from '../../locationCheck.js';
+import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
 import { errors } from './monitorErrors.js';
 import { changesOf, historyCsvOf, historyJson, visibilityOf } from './monitorReads.js';
 import type { V1Options } from './options.js';
@@ -65,6 +65,8 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
     },
     handler: async (req, reply) => {
       checkLocation(req.body.location);
+      const badUule = req.body.uule && invalidUuleDetail(req.body.uule);
+      if (badUule) throw new ApiError(422, 'SERP_API_INVALID_UULE', badUule);
       const doc = await monitors.create(req.apiKey!, req.body, { correlationId: req.id });
       return reply
         .code(201)
