@@ -107,9 +107,9 @@ export const crawlerFromConfig = async (
     | 'proxyUrls'
     | 'routeMaxInFlight'
     | 'routeMaxRpm'
-    | 'routeCooldownMs'
-    | 'routeCooldownMaxMs'
-    | 'noRouteWaitMs'
+    | 'routeCooldownS'
+    | 'routeCooldownMaxS'
+    | 'noRouteWaitS'
     | 'pagesInFlight'
     | 'stopDomainPagesInFlight'
     | 'parseThreads'
@@ -128,9 +128,9 @@ export const crawlerFromConfig = async (
     proxyUrls: config.proxyUrls,
     routeMaxInFlight: config.routeMaxInFlight,
     routeMaxRpm: config.routeMaxRpm,
-    cooldownBaseMs: config.routeCooldownMs,
-    cooldownMaxMs: config.routeCooldownMaxMs,
-    noRouteWaitMs: config.noRouteWaitMs,
+    cooldownBaseMs: Math.round(config.routeCooldownS * 1000),
+    cooldownMaxMs: Math.round(config.routeCooldownMaxS * 1000),
+    noRouteWaitMs: Math.round(config.noRouteWaitS * 1000),
     parseThreads: config.parseThreads,
     parseTimeoutMs: config.parseTimeoutMs,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },

@@ -102,7 +102,7 @@ export const startDistributed = async (
             createJetStreamEventStore({
               nc: sameNats ? nc : await connect({ servers: es.servers, name, maxReconnectAttempts: -1 }),
               ownsConnection: !sameNats,
-              replicas: dist.replicas,
+              replicas: dist.natsReplicas,
             }),
           )
         : createKurrentDbEventStore({ connectionString: es.connectionString });
@@ -112,7 +112,7 @@ export const startDistributed = async (
     // raw HTML and results; the read models' projector reads results from it too
     const blobStore =
       roles.has('crawler') || roles.has('api') || needsReadModels
-        ? await atStart('blob store', () => createNatsObjectBlobStore({ nc, replicas: dist.replicas }))
+        ? await atStart('blob store', () => createNatsObjectBlobStore({ nc, replicas: dist.natsReplicas }))
         : undefined;
 
     let readModels: ReadModelStore | undefined;
@@ -143,11 +143,11 @@ export const startDistributed = async (
         ? await atStart('job queue', () =>
             createJetStreamJobQueue({
               nc,
-              replicas: dist.replicas,
-              ackWaitMs: dist.ackWaitMs,
-              maxDeliver: dist.maxDeliver,
+              replicas: dist.natsReplicas,
+              ackWaitMs: dist.queueAckWaitMs,
+              maxDeliver: dist.queueMaxDeliver,
               backoffMs: [1_000, 5_000, 15_000],
-              dedupeWindowMs: dist.dedupeWindowMs,
+              dedupeWindowMs: dist.queueDedupeWindowMs,
             }),
           )
         : undefined;
@@ -168,7 +168,7 @@ export const startDistributed = async (
     if (roles.has('dispatcher') && queue && readModels && projector && blobStore) {
       const p = projector;
       // the monitor worker paces a key's searches under its rate, counted where every api process counts it
-      const limiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
+      const limiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas }));
       cleanups.push(() => limiter.close());
       const background = await startBackgroundWorkers({
         config,
@@ -200,7 +200,7 @@ export const startDistributed = async (
         concurrency: config.crawlerConcurrency,
         drainTimeoutMs: config.drainTimeoutMs,
         workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
-        heartbeatMs: Math.max(500, Math.floor(dist.ackWaitMs / 4)),
+        heartbeatMs: Math.max(500, Math.floor(dist.queueAckWaitMs / 4)),
         log: jsonLines(config.logLevel, options.logger),
       });
       worker.start();
@@ -214,7 +214,9 @@ export const startDistributed = async (
         linkSecret: config.linkSecret as string,
       };
       const queries = readModelQueries(readModels);
-      const rateLimiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
+      const rateLimiter = await atStart('rate limiter', () =>
+        createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas }),
+      );
       cleanups.push(() => rateLimiter.close());
       const searches = createSearchService({
         eventStore,
@@ -277,7 +279,7 @@ export const startDistributed = async (
           version: packageVersion(),
           metrics,
         },
-        { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
+        { logLevel: config.logLevel, logger: options.logger, timeouts: config },
       );
       const url = await app.listen({ port: config.port, host: config.host });
       cleanups.push(() => app.close());

@@ -170,7 +170,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       metrics,
       renderElsewhere: writeSide.renderElsewhere,
     },
-    { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
+    { logLevel: config.logLevel, logger: options.logger, timeouts: config },
   );
   await writeSide.start();
   const url = await app.listen({ port: config.port, host: config.host });
