@@ -192,7 +192,7 @@ export const app = fp<AppDeps>(
     // the per-address ceiling on credential failures and the raw link's ceiling answer 429 on these routes
     documentThrottled(fastify, (url) => (/^\/(v1|admin|metrics|raw|mcp)\b/.test(url) ? ErrorBody : undefined));
     const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper, deps.catchUp);
-    const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
+    const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin);
     const adminGuard = createAdminGuard(deps.secrets.adminToken, authFailures);
     await fastify.register(metaRoutes);
     await fastify.register(metricsRoute, { guard: adminGuard, metrics });
@@ -202,7 +202,7 @@ export const app = fp<AppDeps>(
       blobStore: deps.blobStore,
       limiter: deps.rateLimiter,
       authFailures,
-      perAddressPerMin: deps.config.rawPerAddressPerMin ?? 60,
+      perAddressPerMin: deps.config.rawPerAddressPerMin,
     });
     // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
     const stored = createStoredAnswers();
@@ -274,7 +274,7 @@ export const app = fp<AppDeps>(
       sessions: deps.adminSessions,
       authFailures,
       catchUp: deps.catchUp,
-      tiers: deps.config.tiers ?? {},
+      tiers: deps.config.tiers,
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),
     });

@@ -8,6 +8,7 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { cachedAnswer } from '../../projections/resultCache/resultCache.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
+import type { Config } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
@@ -67,9 +68,8 @@ export const createSearchService = (deps: {
   eventStore: EventStore;
   queries: ReadModelQueries;
   handle: CommandHandler;
-  cacheTtlS: number;
-  /** SERP_CACHE_SCOPE: whose cached results may answer a search, the same key's (default) or any key's */
-  cacheScope?: 'key' | 'shared';
+  /** how long a result answers from cache, and whose results may answer a search: the same key's or any key's */
+  config: Pick<Config, 'cacheTtlS' | 'cacheScope'>;
   now?: () => Date;
   /**
    * resolves once the read models hold this process's own appends so far (bounded): where they are projected on
@@ -119,7 +119,7 @@ export const createSearchService = (deps: {
     ): Promise<SubmitOutcome> {
       const at = now();
       const jobId = planned?.jobId ?? newJobId(at.getTime());
-      const cacheKey = cacheKeyOf(request, deps.cacheScope === 'shared' ? undefined : key.keyId);
+      const cacheKey = cacheKeyOf(request, deps.config.cacheScope === 'shared' ? undefined : key.keyId);
       const submission = {
         jobId,
         keyId: key.keyId,
@@ -131,7 +131,7 @@ export const createSearchService = (deps: {
       };
       if (!request.no_cache) {
         const doc = queries.cache.byCacheKey(cacheKey);
-        const hit = doc && cachedAnswer(doc, depthOf(request), at, deps.cacheTtlS);
+        const hit = doc && cachedAnswer(doc, depthOf(request), at, deps.config.cacheTtlS);
         if (hit) {
           const res = await handle(
             streams.searchJob(jobId),

@@ -101,10 +101,10 @@ export const list = () =>
 export interface TierLimits {
   monthlyQuota: number;
   rateLimitPerMin: number;
-  /** monitors a key of this tier may have (default: the free tier's) */
-  monitors?: number;
+  /** monitors a key of this tier may have */
+  monitors: number;
   /** keywords one monitor may hold */
-  keywordsPerMonitor?: number;
+  keywordsPerMonitor: number;
 }
 
 const Tiers = z.record(
@@ -117,8 +117,14 @@ const Tiers = z.record(
   }),
 );
 
-/** JSON naming tiers and their limits, over `defaults` (a tier named in both is the JSON's) */
-export const tiers = (defaults: Readonly<Record<string, TierLimits>>) =>
+/**
+ * JSON naming tiers and their limits, over `defaults` (a tier named in both is the JSON's); a tier that leaves out
+ * rank tracking's limits gets `rankTracking`'s
+ */
+export const tiers = (
+  defaults: Readonly<Record<string, TierLimits>>,
+  rankTracking: Pick<TierLimits, 'monitors' | 'keywordsPerMonitor'>,
+) =>
   z
     .string()
     .optional()
@@ -140,7 +146,8 @@ export const tiers = (defaults: Readonly<Record<string, TierLimits>>) =>
         });
         return z.NEVER;
       }
-      return { ...defaults, ...parsed.data };
+      const given = Object.entries(parsed.data).map(([name, limits]) => [name, { ...rankTracking, ...limits }]);
+      return { ...defaults, ...Object.fromEntries(given) };
     });
 
 /** Every secret a deployment sets is at least this long in every mode (the generated ones are 43; docs/security.md). */

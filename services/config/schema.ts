@@ -81,7 +81,7 @@ const service = {
     'Minutes between retention sweeps of the write side (0: never; `serp-api retention sweep` by hand).',
   ),
   SERP_TIERS: variable(
-    tiers(defaultTiers),
+    tiers(defaultTiers, defaultTiers.free),
     'JSON that overrides or adds tiers: `{"free":{"monthlyQuota":250,"rateLimitPerMin":10,"monitors":2,"keywordsPerMonitor":10},…}` (monthlyQuota 0: unlimited).',
   ),
   SERP_KEY_PEPPER: variable(
@@ -168,7 +168,7 @@ const crawler = {
   SERP_CHROMIUM_PATH: variable(
     text(),
     'The Chromium the browser fetcher drives.',
-    '/usr/bin/chromium, else chromium or google-chrome on PATH',
+    '/usr/bin/chromium, else chromium, chromium-browser, google-chrome or google-chrome-stable on PATH',
   ),
   SERP_CHROMIUM_HOST_RULES: variable(
     text(),

@@ -3,6 +3,7 @@ import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import { depthOf, pagesFor, type SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
+import type { Config } from '../config/config.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { PageParser } from '../runtime/parsePool.js';
@@ -23,18 +24,18 @@ export interface CrawlLimits extends PageLimits {
   targetResults: number;
   /** at most this many pages, `start = 0, 10, …` (default 10); a job's `depth` lowers it to ceil(depth / 10) */
   maxPages: number;
-  /**
-   * pages of one job fetched at once after the first (default 5; 1 = one after another). Page 1 always goes alone:
-   * it says whether there is a page 2 and carries the AI Overview.
-   */
-  pagesInFlight: number;
-  /** with `stop_domain`, pages fetched at once after the first (default 2): a rank check stops cheaply */
-  stopDomainPagesInFlight: number;
 }
 
+/**
+ * The crawl's configuration: the origin it fetches instead of Google's (SERP_GOOGLE_ORIGIN: tests, mirrors), and the
+ * pages of one job fetched at once after the first (SERP_PAGES_IN_FLIGHT; SERP_STOP_DOMAIN_PAGES_IN_FLIGHT with
+ * `stop_domain`, so a rank check stops cheaply). Page 1 always goes alone: it says whether there is a page 2 and
+ * carries the AI Overview.
+ */
+export type CrawlSettings = Pick<Config, 'googleOrigin' | 'pagesInFlight' | 'stopDomainPagesInFlight'>;
+
 export interface CrawlerDeps {
-  /** SERP_GOOGLE_ORIGIN: replaces `https://www.{engine_domain}` (tests, mirrors) */
-  googleOrigin?: string;
+  settings: CrawlSettings;
   fetchers: { http?: Fetcher; browser?: Fetcher };
   /** SERP_FETCHER (default `auto` when both fetchers are given, else the one given) */
   fetcherMode?: FetcherMode;
@@ -100,8 +101,6 @@ export const DEFAULT_LIMITS: CrawlLimits = {
   backoffMaxMs: 15_000,
   targetResults: 100,
   maxPages: 10,
-  pagesInFlight: 5,
-  stopDomainPagesInFlight: 2,
 };
 
 type Settled = { ok: true; page: KeptPage } | { ok: false; err: unknown };
@@ -219,7 +218,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     let used: TargetingUsed | undefined;
     const inFlight = new Map<number, InFlight>();
     try {
-      const origin = googleOrigin(request, deps.googleOrigin);
+      const origin = googleOrigin(request, deps.settings.googleOrigin);
       const targeting = deps.resolveTargeting?.(request);
       used = targetingUsed(request, targeting);
       const launch = (index: number): InFlight => {
@@ -250,7 +249,10 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
         );
         return { settled, abort };
       };
-      const width = Math.max(1, request.stop_domain ? limits.stopDomainPagesInFlight : limits.pagesInFlight);
+      const width = Math.max(
+        1,
+        request.stop_domain ? deps.settings.stopDomainPagesInFlight : deps.settings.pagesInFlight,
+      );
       const wanted = Math.min(limits.targetResults, depthOf(request));
       // depth 10 is one Google request: pages past what the depth needs are never asked for
       const maxPages = Math.min(limits.maxPages, pagesFor(wanted));

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Device } from '../../contracts/search.js';
+import type { Config } from '../config/config.js';
 import { deviceProfile } from '../geo/devices.js';
 import type { CrawlSession, OpenedSession } from '../ports/fetcher.js';
 import { type BlockKind, CrawlAbortedError, CrawlBlockedError, CrawlNoRouteError } from './errors.js';
 import {
   blocked,
-  DEFAULT_PACING,
   deferred,
   newRoute,
   type PacingPolicy,
   pacing,
+  pacingPolicy,
   type RouteHealth,
   readyAt,
   sentLastMinute,
@@ -26,25 +27,19 @@ import {
  *
  * Acquirers wait in one queue, first come first served, for a route that is not cooling down, has a request slot
  * free (its in-flight cap) and whose pace (pacing.ts) lets one more request go; a page is never sent to a route that
- * is cooling down. When every route is cooling down for longer than an acquirer may wait (`noRouteWaitMs`), it fails
- * with CrawlNoRouteError.
+ * is cooling down. When every route is cooling down for longer than an acquirer may wait (SERP_NO_ROUTE_WAIT_S), it
+ * fails with CrawlNoRouteError.
+ *
+ * Its configuration: the proxies (none: one direct route), each route's pace and cooldowns (pacing.ts), that wait,
+ * and the requests in flight at once on one route over every job and page (SERP_ROUTE_MAX_IN_FLIGHT: parallel pages
+ * make a job fast, but a burst from one IP is what Google's rate limiter sees).
  */
+export type RouteSettings = Pick<
+  Config,
+  'proxyUrls' | 'routeMaxRpm' | 'routeCooldownS' | 'routeCooldownMaxS' | 'noRouteWaitS' | 'routeMaxInFlight'
+>;
+
 export interface SessionPoolOptions {
-  /** SERP_PROXY_URLS; empty: one direct route (no proxy) */
-  proxyUrls?: readonly string[];
-  /** cooldown after a route's first block; doubles per consecutive block (default 2,000 ms; pacing's when given) */
-  cooldownBaseMs?: number;
-  /** upper bound of a cooldown (default 120,000 ms) */
-  cooldownMaxMs?: number;
-  /** per-route pacing (pacing.ts); absent or `maxRpm` 0: routes are used as fast as requests come */
-  pacing?: Partial<PacingPolicy>;
-  /** SERP_NO_ROUTE_WAIT_S: how long an acquirer waits while every route cools down (default 120,000 ms) */
-  noRouteWaitMs?: number;
-  /**
-   * requests in flight at once on one route (proxy or direct), over every job and page (default 8): parallel pages
-   * make a job fast, but a burst from one IP is what Google's rate limiter sees
-   */
-  maxInFlightPerRoute?: number;
   /**
    * Opens a new session and returns its cookies: the browser visits Google like a person would (passing a challenge
    * on the way), so the http fetcher can reuse its cookies. Without it sessions start with `initialCookies` only.
@@ -139,17 +134,12 @@ const hostOf = (proxyUrl: string): string => {
 const openedOf = (opened: string | OpenedSession): OpenedSession =>
   typeof opened === 'string' ? { cookies: opened, requests: 1, bytes: 0 } : opened;
 
-export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool => {
+export const createSessionPool = (settings: RouteSettings, options: SessionPoolOptions = {}): SessionPool => {
   const now = options.now ?? Date.now;
-  const policy: PacingPolicy = {
-    ...DEFAULT_PACING,
-    ...(options.cooldownBaseMs !== undefined ? { cooldownBaseMs: options.cooldownBaseMs } : {}),
-    ...(options.cooldownMaxMs !== undefined ? { cooldownMaxMs: options.cooldownMaxMs } : {}),
-    ...options.pacing,
-  };
-  const noRouteWaitMs = options.noRouteWaitMs ?? 120_000;
-  const budget = Math.max(1, options.maxInFlightPerRoute ?? 8);
-  const proxies = options.proxyUrls?.length ? options.proxyUrls : [undefined];
+  const policy: PacingPolicy = pacingPolicy(settings);
+  const noRouteWaitMs = Math.round(settings.noRouteWaitS * 1000);
+  const budget = Math.max(1, settings.routeMaxInFlight);
+  const proxies = settings.proxyUrls.length ? settings.proxyUrls : [undefined];
   const routes: Route[] = proxies.map((proxyUrl, i) => ({
     id: proxyUrl ? `proxy-${i + 1}` : 'direct',
     proxyUrl,

@@ -1,6 +1,7 @@
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { createSearchService } from '../application/searches.js';
+import type { Config } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
@@ -17,7 +18,7 @@ export interface MonitorWorkerParts {
   limiter: RateLimiter;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
-  config: { monitorTickMs: number; monitorSpreadMaxS: number; cacheTtlS: number; cacheScope?: 'key' | 'shared' };
+  config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS' | 'cacheTtlS' | 'cacheScope'>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -33,8 +34,7 @@ export const createMonitorWorker = (parts: MonitorWorkerParts) => {
     eventStore: parts.eventStore,
     queries: parts.queries,
     handle: parts.handle,
-    cacheTtlS: parts.config.cacheTtlS,
-    cacheScope: parts.config.cacheScope,
+    config: parts.config,
     now: parts.now,
   });
   const recorder = createRankRecorder({ ...parts });

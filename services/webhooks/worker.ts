@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import type { Config } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { type AttemptReport, createDeliverer } from './deliverer.js';
@@ -9,19 +10,16 @@ import type { Resolver } from './safety.js';
 import { systemResolver } from './safety.js';
 import { createSender } from './sender.js';
 
-export interface WebhookSettings {
-  /** SERP_WEBHOOK_BACKOFF_MS (default 5,000) */
-  webhookBackoffMs: number;
-  /** SERP_WEBHOOK_TIMEOUT_MS (default 10,000) */
-  webhookTimeoutMs: number;
-  /** SERP_WEBHOOK_CONCURRENCY: attempts in flight per worker (default 64) */
-  webhookConcurrency: number;
-  /** SERP_WEBHOOK_ALLOW_HTTP=1 */
-  webhookAllowHttp: boolean;
-  /** SERP_WEBHOOK_ALLOW_PRIVATE=1 */
-  webhookAllowPrivate: boolean;
-  publicBaseUrl?: string;
-}
+/** The delivery worker's configuration: retries, timeouts, attempts in flight, which hosts it may call, links' origin. */
+export type WebhookSettings = Pick<
+  Config,
+  | 'webhookBackoffMs'
+  | 'webhookTimeoutMs'
+  | 'webhookConcurrency'
+  | 'webhookAllowHttp'
+  | 'webhookAllowPrivate'
+  | 'publicBaseUrl'
+>;
 
 export const WEBHOOK_GIVE_UP_MS = 24 * 3_600_000;
 

@@ -55,7 +55,7 @@ const scheduler = () =>
       eventStore: core.eventStore,
       queries: core.queries,
       handle: core.handle,
-      cacheTtlS: 0,
+      config: { ...config, cacheTtlS: 0 },
       now: clock,
     }),
     limiter,

@@ -90,7 +90,7 @@ const setup = async (t: Test) => {
   const created = await core.keys.create({ tier: 'free' });
   await core.projector.waitFor(created.position ?? 0);
   const key = core.queries.keys.byId(created.keyId)!;
-  const searches = createSearchService({ ...core, cacheTtlS: 0 });
+  const searches = createSearchService({ ...core, config: loadConfig({ SERP_CACHE_TTL_S: '0' }) });
   const messages = new Map<string, JobMessage>();
   const events = async (jobId: string) => (await core.eventStore.readStream(streams.searchJob(jobId))).events;
 
@@ -120,7 +120,16 @@ const setup = async (t: Test) => {
       queue: JobQueue,
       crawler: Crawler,
       o: { workerId: string; concurrency?: number; heartbeatMs?: number; drainTimeoutMs?: number },
-    ) => createCrawlWorker({ queue, handle: core.handle, crawler, blobStore, concurrency: 1, ...o }),
+    ) =>
+      createCrawlWorker({
+        queue,
+        handle: core.handle,
+        crawler,
+        blobStore,
+        concurrency: 1,
+        drainTimeoutMs: loadConfig({}).drainTimeoutMs,
+        ...o,
+      }),
     blobStore,
     blobsDir: join(dataDir, 'blobs'),
     events,

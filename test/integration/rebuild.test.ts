@@ -16,7 +16,7 @@ t.test('projections rebuild › replaying the log yields identical read models',
   await core.keys.changeLimits(other.keyId, { monthlyQuota: 7 });
   await core.projector.waitFor(await core.eventStore.headPosition());
   const key = core.queries.keys.byId(created.keyId)!;
-  const searches = createSearchService({ ...core, cacheTtlS: 3600 });
+  const searches = createSearchService({ ...core, config: loadConfig({}) });
   // normalised as every surface's validation leaves it (defaults in the schema's order), so a replay reads the same
   const request = SearchRequest.parse({ keyword: 'coffee' });
   for (let i = 0; i < 5; i++) await searches.submit(key, { ...request, keyword: `coffee ${i}` }, {});

@@ -44,8 +44,7 @@ export const buildTestApp = async (
     eventStore: core.eventStore,
     queries: core.queries,
     handle: core.handle,
-    cacheTtlS: config.cacheTtlS,
-    cacheScope: config.cacheScope,
+    config,
   });
   const app = await createServer(
     {
@@ -80,7 +79,7 @@ export const buildTestApp = async (
       },
       renderElsewhere: options.renderElsewhere,
     },
-    { logLevel: 'warn', logger: false, onRoute: options.onRoute },
+    { settings: config, logger: false, onRoute: options.onRoute },
   );
   await app.ready();
   t.teardown(async () => {

@@ -30,13 +30,14 @@ const twoApis = async (t: Test, catchUp: boolean) => {
   await projector.start();
   const queries = readModelQueries(readModels);
   const handle = createCommandHandler(storeB);
+  const config = loadConfig({}, { dataDir: dir });
   const keysOnA = createKeyCommands({ handle: createCommandHandler(storeA), pepper, tiers: defaultTiers });
   const app = await createServer(
     {
-      config: loadConfig({}, { dataDir: dir }),
+      config,
       secrets: { keyPepper: pepper, adminToken: 'adm_test_token_0123', linkSecret: 'link-secret-0123' },
       queries,
-      searches: createSearchService({ eventStore: storeB, queries, handle, cacheTtlS: 3600 }),
+      searches: createSearchService({ eventStore: storeB, queries, handle, config }),
       keys: createKeyCommands({ handle, pepper, tiers: defaultTiers }),
       adminSessions: createAdminSessionCommands({ handle }),
       blobStore: apiBlobStore,
@@ -51,7 +52,7 @@ const twoApis = async (t: Test, catchUp: boolean) => {
           }
         : {}),
     },
-    { logLevel: 'silent', logger: false },
+    { settings: config, logger: false },
   );
   t.teardown(async () => {
     await app.close();

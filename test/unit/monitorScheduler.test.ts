@@ -40,7 +40,7 @@ const setup = async (t: Test, tier: string, quota?: number) => {
       eventStore: core.eventStore,
       queries: core.queries,
       handle: core.handle,
-      cacheTtlS: 0,
+      config: { ...config, cacheTtlS: 0 },
       now: clock,
     });
     const recorder = createRankRecorder({ ...core, projected, now: clock });

@@ -57,7 +57,7 @@ const setup = async (t: Test) => {
   await projector.waitFor(created.position ?? 0);
   const doc = queries.keys.byId(created.keyId);
   if (!doc) throw new Error('key not projected');
-  const searches = createSearchService({ eventStore: store, queries, handle, cacheTtlS: 3600 });
+  const searches = createSearchService({ eventStore: store, queries, handle, config: loadConfig({}) });
   t.teardown(async () => {
     await projector.stop();
     readModels.close();
@@ -101,7 +101,7 @@ t.test('http › an unavailable store is a 503 with Retry-After, in both error s
       rateLimiter,
       projected: (position) => s.projector.waitFor(position),
     },
-    { logLevel: 'silent', logger: false },
+    { settings: config, logger: false },
   );
   t.teardown(async () => {
     await app.close();

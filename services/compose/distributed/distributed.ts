@@ -222,8 +222,7 @@ export const startDistributed = async (
         eventStore,
         queries,
         handle,
-        cacheTtlS: config.cacheTtlS,
-        cacheScope: config.cacheScope,
+        config,
       });
       const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
       const adminSessions = createAdminSessionCommands({ handle });
@@ -279,7 +278,7 @@ export const startDistributed = async (
           version: packageVersion(),
           metrics,
         },
-        { logLevel: config.logLevel, logger: options.logger, timeouts: config },
+        { settings: config, logger: options.logger },
       );
       const url = await app.listen({ port: config.port, host: config.host });
       cleanups.push(() => app.close());

@@ -121,8 +121,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     eventStore: core.eventStore,
     queries: core.queries,
     handle: core.handle,
-    cacheTtlS: config.cacheTtlS,
-    cacheScope: config.cacheScope,
+    config,
     // on this thread the projector takes each append from memory right after its commit; on the pipeline thread it
     // is projected a moment later, so a usage read waits for it (bounded)
     ...(pipeline
@@ -170,7 +169,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       metrics,
       renderElsewhere: writeSide.renderElsewhere,
     },
-    { logLevel: config.logLevel, logger: options.logger, timeouts: config },
+    { settings: config, logger: options.logger },
   );
   await writeSide.start();
   const url = await app.listen({ port: config.port, host: config.host });
