@@ -1,5 +1,6 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
+import type { Lane, Priority } from '../../contracts/lanes.js';
 import { depthOf, type SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { usageDecider, usageMonth } from '../../domain/usage/usage.js';
@@ -8,7 +9,7 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { cachedAnswer } from '../../projections/resultCache/resultCache.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
-import type { Config } from '../config/config.js';
+import { type Config, tierShare } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
@@ -68,8 +69,11 @@ export const createSearchService = (deps: {
   eventStore: EventStore;
   queries: ReadModelQueries;
   handle: CommandHandler;
-  /** how long a result answers from cache, and whose results may answer a search: the same key's or any key's */
-  config: Pick<Config, 'cacheTtlS' | 'cacheScope'>;
+  /**
+   * how long a result answers from cache, whose results may answer a search (the same key's or any key's), and the
+   * tiers, whose share weighs a key's jobs against other keys' in a lane (docs/fleet.md#lanes-and-fair-share)
+   */
+  config: Pick<Config, 'cacheTtlS' | 'cacheScope' | 'tiers'>;
   now?: () => Date;
   /**
    * resolves once the read models hold this process's own appends so far (bounded): where they are projected on
@@ -79,6 +83,7 @@ export const createSearchService = (deps: {
 }) => {
   const { queries, handle } = deps;
   const now = () => deps.now?.() ?? new Date();
+  const shareOf = tierShare(deps.config.tiers);
 
   /** The job as the read model has it, or folded from its stream when this node has not projected it yet. */
   const jobDoc = async (jobId: string): Promise<JobStatusDoc | undefined> => {
@@ -109,17 +114,20 @@ export const createSearchService = (deps: {
     jobDoc,
     /**
      * `planned`: a monitor's job (docs/rank-tracking.md), whose id was derived in advance so that two dispatchers
-     * submitting it submit one job, and which carries its monitor run.
+     * submitting it submit one job, and which carries its monitor run; it waits in the `scheduled` lane. Any other
+     * job waits in `priority`'s lane (default `live`; docs/fleet.md#lanes-and-fair-share).
      */
     async submit(
       key: ApiKeyDoc,
       request: SearchRequest,
       ctx: CommandContext,
       planned?: { jobId: string; monitor: { monitorId: string; runId: string } },
+      priority: Priority = 'live',
     ): Promise<SubmitOutcome> {
       const at = now();
       const jobId = planned?.jobId ?? newJobId(at.getTime());
       const cacheKey = cacheKeyOf(request, deps.config.cacheScope === 'shared' ? undefined : key.keyId);
+      const lane: Lane = planned ? 'scheduled' : priority;
       const submission = {
         jobId,
         keyId: key.keyId,
@@ -128,6 +136,8 @@ export const createSearchService = (deps: {
         month: usageMonth(at.toISOString()),
         now: at.toISOString(),
         ...(planned ? { monitor: planned.monitor } : {}),
+        lane,
+        weight: shareOf(key.tier),
       };
       if (!request.no_cache) {
         const doc = queries.cache.byCacheKey(cacheKey);

@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../config/config.js';
-import { createDispatcher } from '../dispatcher/dispatcher.js';
+import { createDispatcher, type FairDispatcherSettings } from '../dispatcher/dispatcher.js';
 import { createMonitorWorker, type MonitorWorkerParts } from '../monitors/worker.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
@@ -17,7 +17,8 @@ import { scheduleRetention } from './retention.js';
 export type LogLine = (msg: string, fields?: Record<string, unknown>) => void;
 
 /** The configuration the background workers read: each worker's slice (a new worker's slice is added here). */
-export type WriteSideConfig = MonitorWorkerParts['config'] &
+export type WriteSideConfig = FairDispatcherSettings &
+  MonitorWorkerParts['config'] &
   WebhookSettings &
   Pick<Config, 'retentionDays' | 'retentionSweepMin'>;
 
@@ -70,9 +71,20 @@ export interface BackgroundWorkerDefinition {
  */
 export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
   {
-    // SearchSubmitted → a job on the queue; a final CrawlFailed → its quota released (dispatcher.ts)
+    // SearchSubmitted → a job on the queue, in fair order by lane and key; a final CrawlFailed → its quota released
+    // (dispatcher.ts; docs/fleet.md#lanes-and-fair-share)
     name: 'dispatcher',
-    create: ({ eventStore, readModels, queue, handle }) => createDispatcher({ eventStore, readModels, queue, handle }),
+    create: ({ eventStore, readModels, queries, queue, handle, projected, config, log }) =>
+      createDispatcher({
+        eventStore,
+        readModels,
+        queries,
+        queue,
+        handle,
+        projected,
+        settings: config,
+        log,
+      }),
   },
   {
     // rank tracking (docs/rank-tracking.md): the scheduler and the recorder; its decisions are on streams whose ids

@@ -1,3 +1,4 @@
+import { LANES } from '../../contracts/lanes.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { BrowserFetcher } from '../adapters/fetcher/browser.js';
 import type { Config } from '../config/config.js';
@@ -5,12 +6,33 @@ import type { Crawler, CrawlSettings } from '../crawler/crawl.js';
 import type { RouteSettings } from '../crawler/sessions.js';
 import { createTargetingResolver, type ResolvedTargeting } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
+import type { ConsumeOptions } from '../ports/jobQueue.js';
 import { chooseFetcher } from './fetcherCheck.js';
 
 /** The crawler's slice of the service configuration: its fetcher, routes, pages in flight and parse threads. */
 export type CrawlerConfig = CrawlSettings &
   RouteSettings &
   Pick<Config, 'fetcher' | 'chromiumPath' | 'chromiumHostRules' | 'parseThreads' | 'parseTimeoutMs'>;
+
+/**
+ * A crawler's slots per queue class (docs/fleet.md#lanes-and-fair-share): SERP_CRAWLER_CONCURRENCY jobs of each lane,
+ * and a quarter as many more for each lane's express class (its keys' first jobs). Pages, not slots, are what the
+ * lanes and keys share: the session pool's fair queue decides whose page goes next. First come first served: one
+ * queue with SERP_CRAWLER_CONCURRENCY slots, as before lanes.
+ */
+export const crawlerSlots = (
+  config: Pick<Config, 'crawlerConcurrency' | 'fairShare'>,
+): ConsumeOptions['concurrency'] => {
+  const c = config.crawlerConcurrency;
+  if (!config.fairShare) return { live: c };
+  const express = Math.max(1, Math.ceil(c / 4));
+  return Object.fromEntries(
+    LANES.flatMap((lane) => [
+      [lane, c],
+      [`${lane}.first`, express],
+    ]),
+  );
+};
 
 /**
  * The crawler as the service's configuration asks (SERP_FETCHER, proxies, limits), with start-up's fetcher warning.

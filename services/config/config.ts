@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { processEnv } from './env.js';
-import { parseEnvironment, SERVE_VARIABLES, type Settings, settingsOf } from './schema.js';
+import { defaultTiers, parseEnvironment, SERVE_VARIABLES, type Settings, settingsOf } from './schema.js';
 
 export { ConfigError, defaultTiers, MIN_SECRET_LENGTH, type TierLimits } from './schema.js';
 
@@ -17,6 +17,15 @@ type Derived = 'parseThreads' | 'heapGrowingPercent' | 'routeMaxInFlight';
  * `Pick<Config, …>` it reads, so a value and its default are declared in the schema alone.
  */
 export type Config = Omit<ServeSettings, Derived> & { [K in Derived]: NonNullable<ServeSettings[K]> };
+
+/**
+ * A tier's share against other keys in a lane (docs/fleet.md#lanes-and-fair-share); a tier the configuration no
+ * longer names (a key minted under an older SERP_TIERS) gets the shipped free tier's, as its other limits do.
+ */
+export const tierShare =
+  (tiers: Config['tiers']) =>
+  (tier: string): number =>
+    (tiers[tier] ?? defaultTiers.free).share;
 
 /** What the command line sets; it wins over the environment. */
 export type ConfigOverrides = Partial<Pick<Config, 'port' | 'dataDir' | 'host'>>;

@@ -85,6 +85,24 @@ export const seconds = (fallback: number) =>
       return n;
     });
 
+/** a fraction within [0, max] */
+export const fraction = (fallback: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (unset(v)) return fallback;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0 || n > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a number from 0 to ${Math.floor(max * 1000) / 1000}, got "${v}"`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 /** comma-separated, blanks dropped; unset: none */
 export const list = () =>
   z
@@ -105,6 +123,11 @@ export interface TierLimits {
   monitors: number;
   /** keywords one monitor may hold */
   keywordsPerMonitor: number;
+  /**
+   * a key's share of the fleet against other keys in the same lane (docs/fleet.md#lanes-and-fair-share): a key of
+   * share 4 is served four pages for each page of a key of share 1 while both wait
+   */
+  share: number;
 }
 
 const Tiers = z.record(
@@ -114,16 +137,17 @@ const Tiers = z.record(
     rateLimitPerMin: z.number().int().positive(),
     monitors: z.number().int().nonnegative().optional(),
     keywordsPerMonitor: z.number().int().positive().max(10_000).optional(),
+    share: z.number().positive().max(1000).optional(),
   }),
 );
 
 /**
  * JSON naming tiers and their limits, over `defaults` (a tier named in both is the JSON's); a tier that leaves out
- * rank tracking's limits gets `rankTracking`'s
+ * rank tracking's limits or its share gets `omitted`'s
  */
 export const tiers = (
   defaults: Readonly<Record<string, TierLimits>>,
-  rankTracking: Pick<TierLimits, 'monitors' | 'keywordsPerMonitor'>,
+  omitted: Pick<TierLimits, 'monitors' | 'keywordsPerMonitor' | 'share'>,
 ) =>
   z
     .string()
@@ -142,11 +166,20 @@ export const tiers = (
         ctx.addIssue({
           code: 'custom',
           message:
-            'must map tier names to {"monthlyQuota": N ≥ 0, "rateLimitPerMin": N ≥ 1, "monitors"?: N ≥ 0, "keywordsPerMonitor"?: 1–10000}',
+            'must map tier names to {"monthlyQuota": N ≥ 0, "rateLimitPerMin": N ≥ 1, "monitors"?: N ≥ 0, "keywordsPerMonitor"?: 1–10000, "share"?: 0 < N ≤ 1000}',
         });
         return z.NEVER;
       }
-      const given = Object.entries(parsed.data).map(([name, limits]) => [name, { ...rankTracking, ...limits }]);
+      const given = Object.entries(parsed.data).map(([name, limits]) => [
+        name,
+        {
+          monitors: limits.monitors ?? omitted.monitors,
+          keywordsPerMonitor: limits.keywordsPerMonitor ?? omitted.keywordsPerMonitor,
+          share: limits.share ?? omitted.share,
+          monthlyQuota: limits.monthlyQuota,
+          rateLimitPerMin: limits.rateLimitPerMin,
+        },
+      ]);
       return { ...defaults, ...Object.fromEntries(given) };
     });
 

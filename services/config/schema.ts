@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { bounded, flag, list, oneOf, seconds, secret, type TierLimits, text, tiers, wholeNumber } from './parsers.js';
+import {
+  bounded,
+  flag,
+  fraction,
+  list,
+  oneOf,
+  seconds,
+  secret,
+  type TierLimits,
+  text,
+  tiers,
+  wholeNumber,
+} from './parsers.js';
 
 export { MIN_SECRET_LENGTH, type TierLimits } from './parsers.js';
 
@@ -39,13 +51,16 @@ const variable = <T extends z.ZodType>(schema: T, description: string, unsetMean
   return schema;
 };
 
-/** Tier defaults; SERP_TIERS (JSON) overrides or adds tiers. */
-export const defaultTiers: Readonly<Record<string, TierLimits>> = {
-  free: { monthlyQuota: 250, rateLimitPerMin: 10, monitors: 2, keywordsPerMonitor: 10 },
-  starter: { monthlyQuota: 5000, rateLimitPerMin: 60, monitors: 10, keywordsPerMonitor: 200 },
-  pro: { monthlyQuota: 50000, rateLimitPerMin: 300, monitors: 50, keywordsPerMonitor: 2000 },
-  enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200, monitors: 500, keywordsPerMonitor: 10_000 },
-};
+/**
+ * Tier defaults; SERP_TIERS (JSON) overrides or adds tiers, and a tier it names without rank tracking's limits or a
+ * share gets the free tier's here (a share of 1).
+ */
+export const defaultTiers = {
+  free: { monthlyQuota: 250, rateLimitPerMin: 10, monitors: 2, keywordsPerMonitor: 10, share: 1 },
+  starter: { monthlyQuota: 5000, rateLimitPerMin: 60, monitors: 10, keywordsPerMonitor: 200, share: 2 },
+  pro: { monthlyQuota: 50000, rateLimitPerMin: 300, monitors: 50, keywordsPerMonitor: 2000, share: 4 },
+  enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200, monitors: 500, keywordsPerMonitor: 10_000, share: 8 },
+} as const satisfies Readonly<Record<string, TierLimits>>;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
@@ -82,7 +97,7 @@ const service = {
   ),
   SERP_TIERS: variable(
     tiers(defaultTiers, defaultTiers.free),
-    'JSON that overrides or adds tiers: `{"free":{"monthlyQuota":250,"rateLimitPerMin":10,"monitors":2,"keywordsPerMonitor":10},…}` (monthlyQuota 0: unlimited).',
+    'JSON that overrides or adds tiers: `{"free":{"monthlyQuota":250,"rateLimitPerMin":10,"monitors":2,"keywordsPerMonitor":10,"share":1},…}` (monthlyQuota 0: unlimited; `share`: the key’s weight against other keys in a lane, default 1; docs/fleet.md#lanes-and-fair-share).',
   ),
   SERP_KEY_PEPPER: variable(
     secret(),
@@ -150,6 +165,19 @@ const service = {
   SERP_WEBHOOK_ALLOW_PRIVATE: variable(
     flag(false),
     '1: webhook hosts may resolve to loopback, private, link-local or other non-public addresses (tests, on-premises); 0: such an address is refused at registration (422) and at every delivery attempt (server-side request forgery).',
+  ),
+
+  SERP_FAIR_SHARE: variable(
+    flag(true),
+    'Lanes and fair share between keys (docs/fleet.md#lanes-and-fair-share); 0: one queue, first come first served, as before lanes existed (the baseline test/bench/fairness.ts compares against).',
+  ),
+  SERP_LANE_MIN_SHARE: variable(
+    fraction(0.1, 1 / 3),
+    'The share of page capacity every lower lane with work keeps while a higher lane has work too, so `scheduled` and `bulk` never starve behind `live` (0: strict priority; at most 1/3).',
+  ),
+  SERP_QUEUE_AHEAD: variable(
+    wholeNumber(2, { zeroMeans: 'the default' }),
+    'Jobs per lane the dispatcher keeps in the work queue ahead of the crawlers; the rest wait in the fair scheduler, so a job submitted later can still go first (0: the default).',
   ),
 };
 

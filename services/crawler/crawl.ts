@@ -13,7 +13,7 @@ import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPag
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
 import { inlineHashing, type RawHashing } from './rawHash.js';
 import { createRawPacker, type PackedRaw, type RawPacker } from './rawPacker.js';
-import type { SessionPool } from './sessions.js';
+import type { RequestShare, SessionPool } from './sessions.js';
 import type { ResolvedTargeting } from './targeting.js';
 
 /** SERP_FETCHER: which fetcher serves which page. */
@@ -30,9 +30,10 @@ export interface CrawlLimits extends PageLimits {
  * The crawl's configuration: the origin it fetches instead of Google's (SERP_GOOGLE_ORIGIN: tests, mirrors), and the
  * pages of one job fetched at once after the first (SERP_PAGES_IN_FLIGHT; SERP_STOP_DOMAIN_PAGES_IN_FLIGHT with
  * `stop_domain`, so a rank check stops cheaply). Page 1 always goes alone: it says whether there is a page 2 and
- * carries the AI Overview.
+ * carries the AI Overview. With SERP_FAIR_SHARE each page request waits in the session pool's fair queue under its
+ * job's lane, key and share; without, they all wait in one line, first come first served.
  */
-export type CrawlSettings = Pick<Config, 'googleOrigin' | 'pagesInFlight' | 'stopDomainPagesInFlight'>;
+export type CrawlSettings = Pick<Config, 'googleOrigin' | 'pagesInFlight' | 'stopDomainPagesInFlight' | 'fairShare'>;
 
 export interface CrawlerDeps {
   settings: CrawlSettings;
@@ -75,6 +76,8 @@ export interface CrawlOutcome {
   exhausted?: boolean;
   /** what the crawl cost in Google requests, and how the routes it used stood at its end (docs/fleet.md) */
   cost?: CrawlCost;
+  /** when its first Google request went (ISO): the end of its wait in the queue; absent when it made none */
+  firstRequestAt?: string;
 }
 
 export interface CrawlOptions {
@@ -186,9 +189,13 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
   const crawl = async (message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
     const packer = createRawPacker(opts.rawSink, (deps.hashing ?? inlineHashing).start());
     const meter = createCostMeter();
+    let firstRequestAt: string | undefined;
+    const sent = () => {
+      firstRequestAt ??= new Date().toISOString();
+    };
     try {
-      const outcome = await crawlInto(packer, meter, message, opts);
-      return { ...outcome, cost: meter.cost(deps.sessions) };
+      const outcome = await crawlInto(packer, meter, message, opts, sent);
+      return { ...outcome, cost: meter.cost(deps.sessions), ...(firstRequestAt ? { firstRequestAt } : {}) };
     } finally {
       // failed, thrown or aborted: what was packed goes (nothing once finished)
       packer.discard();
@@ -200,8 +207,16 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     meter: CostMeter,
     message: JobMessage,
     opts: CrawlOptions,
+    onSent: () => void,
   ): Promise<CrawlOutcome> => {
     const request = message.request;
+    const share: RequestShare | undefined = !deps.settings.fairShare
+      ? undefined
+      : {
+          lane: message.lane ?? 'live',
+          key: message.keyId,
+          ...(message.weight !== undefined ? { weight: message.weight } : {}),
+        };
     const kept: KeptPage[] = [];
     /** the kept pages not packed yet go into the raw HTML; only their parsed page stays for the merge */
     const packTaken = () => {
@@ -240,6 +255,8 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
             },
             parser: deps.parser,
             meter,
+            ...(share ? { share } : {}),
+            onSent,
           },
           deps.sessions,
           limits,

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { LANES, type Lane } from '../../contracts/lanes.js';
 import type { Device } from '../../contracts/search.js';
 import type { Config } from '../config/config.js';
+import { createFairQueue } from '../fairShare/fairQueue.js';
 import { deviceProfile } from '../geo/devices.js';
 import type { CrawlSession, OpenedSession } from '../ports/fetcher.js';
 import { type BlockKind, CrawlAbortedError, CrawlBlockedError, CrawlNoRouteError } from './errors.js';
@@ -25,18 +27,26 @@ import {
  * route one live session per device, because Google ties its cookies (and its challenge's token) to the address and
  * user agent that earned them.
  *
- * Acquirers wait in one queue, first come first served, for a route that is not cooling down, has a request slot
- * free (its in-flight cap) and whose pace (pacing.ts) lets one more request go; a page is never sent to a route that
- * is cooling down. When every route is cooling down for longer than an acquirer may wait (SERP_NO_ROUTE_WAIT_S), it
- * fails with CrawlNoRouteError.
+ * Acquirers wait in one fair queue (docs/fleet.md#lanes-and-fair-share) for a route that is not cooling down, has a
+ * request slot free (its in-flight cap) and whose pace (pacing.ts) lets one more request go; a page is never sent to
+ * a route that is cooling down. The next to go is the fair queue's: the highest lane first, each lower lane with pages
+ * waiting keeping SERP_LANE_MIN_SHARE of the requests, and between the keys of a lane round robin by page, weighted by
+ * their share; a key's own pages go in the order they asked. When every route is cooling down for longer than an
+ * acquirer may wait (SERP_NO_ROUTE_WAIT_S), it fails with CrawlNoRouteError.
  *
  * Its configuration: the proxies (none: one direct route), each route's pace and cooldowns (pacing.ts), that wait,
- * and the requests in flight at once on one route over every job and page (SERP_ROUTE_MAX_IN_FLIGHT: parallel pages
- * make a job fast, but a burst from one IP is what Google's rate limiter sees).
+ * the requests in flight at once on one route over every job and page (SERP_ROUTE_MAX_IN_FLIGHT: parallel pages
+ * make a job fast, but a burst from one IP is what Google's rate limiter sees), and the lanes' minimum share.
  */
 export type RouteSettings = Pick<
   Config,
-  'proxyUrls' | 'routeMaxRpm' | 'routeCooldownS' | 'routeCooldownMaxS' | 'noRouteWaitS' | 'routeMaxInFlight'
+  | 'proxyUrls'
+  | 'routeMaxRpm'
+  | 'routeCooldownS'
+  | 'routeCooldownMaxS'
+  | 'noRouteWaitS'
+  | 'routeMaxInFlight'
+  | 'laneMinShare'
 >;
 
 export interface SessionPoolOptions {
@@ -48,6 +58,18 @@ export interface SessionPoolOptions {
   /** the cookies a session starts with (default CONSENT_COOKIE) */
   initialCookies?: string;
   now?: () => number;
+}
+
+/** Whose request it is, for the fair queue: the job's lane, its key and the key's share (docs/fleet.md). */
+export interface RequestShare {
+  lane: Lane;
+  key: string;
+  weight?: number;
+}
+
+export interface AcquireOptions {
+  /** whose request it is (default: the live lane's anonymous key, i.e. one queue in arrival order) */
+  share?: RequestShare;
 }
 
 /**
@@ -79,7 +101,7 @@ export interface SessionPool {
    * a live session for this device on a route that may take a request now, waiting in line otherwise; the caller
    * must `release` it when its request is over. Rejects with CrawlNoRouteError when every route cools down too long.
    */
-  acquire(device: Device, signal?: AbortSignal, onOpen?: OpenCost): Promise<CrawlSession>;
+  acquire(device: Device, signal?: AbortSignal, onOpen?: OpenCost, options?: AcquireOptions): Promise<CrawlSession>;
   /** the request made on an acquired session is over; `requests` it made to Google (redirects, reloads; default 1) */
   release(session: CrawlSession, requests?: number): void;
   /** keep the cookies a fetch brought back; the route's streak ends and its pace climbs */
@@ -153,7 +175,7 @@ export const createSessionPool = (settings: RouteSettings, options: SessionPoolO
   const bySession = new Map<string, Route>();
   /** the route each handed-out session counts against, kept past retirement until its requests are released */
   const slotOf = new WeakMap<CrawlSession, Route>();
-  const waiters: Waiter[] = [];
+  const waiters = createFairQueue<Waiter, Lane>({ classes: LANES, minShare: settings.laneMinShare });
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Number.POSITIVE_INFINITY;
   let next = 0;
@@ -271,18 +293,18 @@ export const createSessionPool = (settings: RouteSettings, options: SessionPoolO
 
   /** serves the queue from its head for as long as routes can take requests now */
   function pump() {
-    while (waiters.length > 0) {
-      const w = waiters[0]!;
+    while (waiters.size > 0) {
+      const w = waiters.peek()!;
       const t = now();
       const choice = choose(w.device, t);
       if (choice.kind === 'go') {
-        waiters.shift();
+        waiters.pop();
         w.stopListening();
         start(w, choice.route, choice.cost);
         continue;
       }
       if (choice.kind === 'banned' && choice.until > w.deadline) {
-        waiters.shift();
+        waiters.pop();
         w.stopListening();
         w.reject(new CrawlNoRouteError(routes.length, choice.until));
         continue;
@@ -320,12 +342,11 @@ export const createSessionPool = (settings: RouteSettings, options: SessionPoolO
   };
 
   return {
-    acquire(device, signal, onOpen) {
+    acquire(device, signal, onOpen, acquireOptions) {
       return new Promise<CrawlSession>((resolve, reject) => {
         if (signal?.aborted) return reject(new CrawlAbortedError());
         const onAbort = () => {
-          const at = waiters.indexOf(w);
-          if (at >= 0) waiters.splice(at, 1);
+          waiters.remove(w);
           reject(new CrawlAbortedError());
           pump();
         };
@@ -339,7 +360,12 @@ export const createSessionPool = (settings: RouteSettings, options: SessionPoolO
           stopListening: () => signal?.removeEventListener('abort', onAbort),
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        waiters.push(w);
+        const share = acquireOptions?.share;
+        waiters.push(w, {
+          cls: share?.lane ?? 'live',
+          flow: share?.key ?? '',
+          ...(share?.weight !== undefined ? { weight: share.weight } : {}),
+        });
         pump();
       });
     },
@@ -373,7 +399,7 @@ export const createSessionPool = (settings: RouteSettings, options: SessionPoolO
       retired,
       proxies: routes.length,
       inFlight: routes.reduce((n, r) => n + r.inFlight, 0),
-      waiting: waiters.length,
+      waiting: waiters.size,
     }),
   };
 };

@@ -42,9 +42,12 @@ export interface FlowSummary {
 
 export interface FairQueue<T, C extends string> {
   push(item: T, place: FairPlace<C>): void;
-  /** the item `pop()` would return now */
-  peek(): T | undefined;
-  pop(): T | undefined;
+  /**
+   * the item `pop()` would return now; with `cls`, the next of that class alone (its flows in their fair order), and
+   * with `accept`, of the flows it accepts
+   */
+  peek(cls?: C, accept?: (flow: string) => boolean): T | undefined;
+  pop(cls?: C, accept?: (flow: string) => boolean): T | undefined;
   /** the next item of one flow, out of turn (charged to the flow as if served in turn) */
   popFlow(cls: C, flow: string): T | undefined;
   /** takes an item out wherever it waits; false when it is not queued */
@@ -147,10 +150,12 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     return best;
   };
 
-  const pickFlow = (c: Class<T, C>): Flow<T> | undefined => {
+  const pickFlow = (c: Class<T, C>, accept?: (flow: string) => boolean): Flow<T> | undefined => {
     let best: Flow<T> | undefined;
-    for (const f of c.active)
+    for (const f of c.active) {
+      if (accept && !accept(f.id)) continue;
       if (!best || f.start < best.start || (f.start === best.start && f.seq < best.seq)) best = f;
+    }
     return best;
   };
 
@@ -222,20 +227,20 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     return entry.item;
   };
 
-  const next = () => {
-    const c = pickClass();
-    const f = c && pickFlow(c);
+  const next = (cls?: C, accept?: (flow: string) => boolean) => {
+    const c = cls === undefined ? pickClass() : classOf(cls);
+    const f = c && pickFlow(c, accept);
     return c && f ? { c, f } : undefined;
   };
 
   return {
     push,
-    peek() {
-      const n = next();
+    peek(cls, accept) {
+      const n = next(cls, accept);
       return n ? n.f.items[n.f.head]!.item : undefined;
     },
-    pop() {
-      const n = next();
+    pop(cls, accept) {
+      const n = next(cls, accept);
       return n ? serve(n.c, n.f, true) : undefined;
     },
     popFlow(cls, flow) {

@@ -18,7 +18,7 @@ export interface MonitorWorkerParts {
   limiter: RateLimiter;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
-  config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS' | 'cacheTtlS' | 'cacheScope'>;
+  config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS' | 'cacheTtlS' | 'cacheScope' | 'tiers'>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
   now?: () => Date;
 }

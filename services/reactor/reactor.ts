@@ -5,8 +5,11 @@ import type { ReadModelStore } from '../ports/readModelStore.js';
 import { toProjected } from '../projector/projector.js';
 
 export type EventType = DomainEvent['type'];
-/** an event of one of the types a reactor handles, validated against its contract, with where it sits in the log */
-export type Handled<T extends EventType> = Extract<ProjectedEvent, { type: T }>;
+/**
+ * an event of one of the types a reactor handles, validated against its contract, with where it sits in the log and
+ * its id (what the reactor's own appends name as their cause)
+ */
+export type Handled<T extends EventType> = Extract<ProjectedEvent, { type: T }> & { eventId: string };
 
 /**
  * A log follower of the write side (docs/architecture.md#background-workers): it reacts to events of some types by
@@ -69,11 +72,7 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
   const everyMs = deps.checkpoint?.ms ?? 1000;
   const everyEvents = deps.checkpoint?.events ?? 500;
   const needs =
-    typeof def.needsProjection === 'function'
-      ? def.needsProjection
-      : def.needsProjection
-        ? () => true
-        : () => false;
+    typeof def.needsProjection === 'function' ? def.needsProjection : def.needsProjection ? () => true : () => false;
   let subscription: Subscription | undefined;
   let processed = 0;
   let saved = { position: 0, at: 0 };
@@ -91,8 +90,8 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
     let waitFor = 0;
     for (const raw of batch) {
       if (!types.has(raw.type)) continue;
-      const e = toProjected(raw) as Handled<T> | undefined;
-      if (!e) {
+      const projected = toProjected(raw);
+      if (!projected) {
         deps.log?.('event skipped: it does not match its contract', {
           reactor: def.name,
           type: raw.type,
@@ -101,6 +100,7 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
         deps.onPoison?.(raw);
         continue;
       }
+      const e = { ...projected, eventId: raw.metadata.eventId } as Handled<T>;
       events.push(e);
       if (needs(e)) waitFor = e.globalPosition;
     }

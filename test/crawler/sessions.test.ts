@@ -199,9 +199,12 @@ t.test('SessionPool', async (t) => {
   });
 });
 
-t.test('SessionPool › with the configuration’s defaults a block parks its route for SERP_ROUTE_COOLDOWN_S', async (t) => {
-  const clock = 1_000;
-  const pool = createSessionPool(loadConfig({}), { now: () => clock });
-  pool.retire(await pool.acquire('desktop'));
-  t.equal(pool.report('direct')?.coolUntil, clock + 60_000, 'the schema’s 60 s, not a default of the pool’s own');
-});
+t.test(
+  'SessionPool › with the configuration’s defaults a block parks its route for SERP_ROUTE_COOLDOWN_S',
+  async (t) => {
+    const clock = 1_000;
+    const pool = createSessionPool(loadConfig({}), { now: () => clock });
+    pool.retire(await pool.acquire('desktop'));
+    t.equal(pool.report('direct')?.coolUntil, clock + 60_000, 'the schema’s 60 s, not a default of the pool’s own');
+  },
+);

@@ -233,7 +233,7 @@ t.test('CrawlWorker › a crawl past the drain timeout is handed back and comple
 
   // first life: the crawl outlasts the drain timeout (and ignores the abort)
   const queue1 = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 5, dedupeWindowMs: 60_000 });
-  const dispatcher1 = createDispatcher({ ...core, queue: queue1 });
+  const dispatcher1 = createDispatcher({ ...core, queue: queue1, settings: loadConfig({}) });
   const stuck = fakeCrawler(() => sleep(1_500));
   const worker1 = env.worker(queue1, stuck.crawler, { workerId: 'first', drainTimeoutMs: 200 });
   await dispatcher1.start();
@@ -254,7 +254,7 @@ t.test('CrawlWorker › a crawl past the drain timeout is handed back and comple
   t.equal(core.queries.jobs.byId(id)?.status, 'running');
   const queue2 = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 5, dedupeWindowMs: 60_000 });
   t.teardown(() => queue2.close());
-  const dispatcher2 = createDispatcher({ ...core, queue: queue2 });
+  const dispatcher2 = createDispatcher({ ...core, queue: queue2, settings: loadConfig({}) });
   const fast = fakeCrawler(async () => undefined);
   const worker2 = env.worker(queue2, fast.crawler, { workerId: 'second' });
   await dispatcher2.start();

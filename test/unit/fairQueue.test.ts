@@ -178,3 +178,23 @@ t.test('FairQueue › every item pushed is served once, in order within its flow
     ),
   );
 });
+
+t.test('FairQueue › one class at a time, and only the flows asked for', async (t) => {
+  const q = queue();
+  q.push('l0', { cls: 'live', flow: 'A' });
+  q.push('b0', { cls: 'bulk', flow: 'A' });
+  q.push('b1', { cls: 'bulk', flow: 'B' });
+  t.equal(q.peek('bulk'), 'b0', 'the next of the bulk class, though live would go first overall');
+  t.equal(
+    q.pop('bulk', (flow) => flow === 'B'),
+    'b1',
+    'the next of the flows accepted',
+  );
+  t.equal(
+    q.pop('bulk', (flow) => flow === 'C'),
+    undefined,
+    'none accepted: nothing',
+  );
+  t.equal(q.pop(), 'l0');
+  t.equal(q.pop(), 'b0');
+});

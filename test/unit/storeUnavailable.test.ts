@@ -144,6 +144,7 @@ const spiedDispatcher = (s: Awaited<ReturnType<typeof setup>>) => {
     readModels: s.readModels,
     queue: spied,
     handle: s.handle,
+    settings: loadConfig({}),
   });
   return { dispatcher, queue, enqueued };
 };

@@ -28,7 +28,7 @@ import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
 import { systemResolver } from '../../webhooks/safety.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
-import { crawlerFromConfig } from '../crawler.js';
+import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
 import { dataPaths, takeServeLock } from '../embedded/core.js';
 import { jsonLines } from '../logLines.js';
 import { packageVersion } from '../version.js';
@@ -197,7 +197,7 @@ export const startDistributed = async (
         handle,
         crawler,
         blobStore,
-        concurrency: config.crawlerConcurrency,
+        concurrency: crawlerSlots(config),
         drainTimeoutMs: config.drainTimeoutMs,
         workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
         heartbeatMs: Math.max(500, Math.floor(dist.queueAckWaitMs / 4)),
