@@ -33,7 +33,10 @@ import { metricsRoute } from './routes/metrics.js';
 import { rawRoutes } from './routes/raw.js';
 import { v1Routes } from './routes/v1/index.js';
 
-/** Everything the HTTP surfaces need, built by a composition root (services/compose). */
+/**
+ * Everything the HTTP surfaces need, composed in one place (services/compose/application.ts `composeApi`) for every
+ * mode. A route's service is required: a composition that lacks one fails at start-up, never by answering 404.
+ */
 export interface AppDeps {
   config: ApiOptions;
   secrets: ApiSecrets;
@@ -52,19 +55,19 @@ export interface AppDeps {
    */
   catchUp?: () => Promise<void>;
   /** undefined when the location is unknown; the api answers 422 then */
-  resolveLocation?: (name: string) => unknown;
+  resolveLocation: (name: string) => unknown;
   /** the closest places to a location that did not resolve (the 422's "did you mean") */
-  suggestLocations?: (name: string, limit: number) => string[];
+  suggestLocations: (name: string, limit: number) => string[];
   /** location search and lookup by Google id (compat /locations.json and `location=<id>`) */
-  locations?: CompatOptions['locations'];
+  locations: NonNullable<CompatOptions['locations']>;
   /** the service's version, as the MCP server names itself */
   version?: string;
   /** a finished result's answer rendered on the pipeline thread (RenderDeps.renderElsewhere); absent: here */
   renderElsewhere?: RenderDeps['renderElsewhere'];
-  /** rank tracking's commands (docs/rank-tracking.md): the /v1/monitors routes exist only with it */
-  monitors?: MonitorService;
-  /** webhooks' commands (docs/webhooks.md): the /v1/webhooks routes exist only with it */
-  webhooks?: WebhookService;
+  /** rank tracking's commands (docs/rank-tracking.md): the /v1/monitors routes */
+  monitors: MonitorService;
+  /** webhooks' commands (docs/webhooks.md): the /v1/webhooks routes */
+  webhooks: WebhookService;
   /** Prometheus metrics (served at /metrics behind the admin token); the app makes its own HTTP-only ones without */
   metrics?: Metrics;
 }

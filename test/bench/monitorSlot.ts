@@ -10,6 +10,7 @@
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createRankRecorder } from '../../services/monitors/recorder.js';
@@ -26,7 +27,7 @@ let now = new Date(slotStart + 1000);
 const clock = () => now;
 const limiter = createMemoryRateLimiter(() => now.getTime());
 const projected = (p: number) => core.projector.waitFor(p);
-const created = await core.keys.create({ tier: 'enterprise', rateLimitPerMin: ratePerMin });
+const created = await composeApplication(core, config).keys.create({ tier: 'enterprise', rateLimitPerMin: ratePerMin });
 if (created.position) await projected(created.position);
 const key = core.queries.keys.byId(created.keyId)!;
 const monitors = createMonitorService({

@@ -10,7 +10,7 @@ import { usageMonth } from '../../domain/usage/usage.js';
 import { assembleRawHtml } from '../../parser/index.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
-import { createSearchService } from '../../services/application/searches.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import type { Crawler, CrawlOutcome } from '../../services/crawler/crawl.js';
@@ -81,16 +81,17 @@ const fakeCrawler = (wait: (call: number) => Promise<unknown>) => {
 /** A real SQLite event store, read models and blob store in a temp dir, a key, and submitted jobs. */
 const setup = async (t: Test) => {
   const dataDir = tempDataDir('worker');
-  const core = await openCore(loadConfig({}, { dataDir }));
+  const config = loadConfig({ SERP_CACHE_TTL_S: '0' }, { dataDir });
+  const core = await openCore(config);
+  const { keys, searches } = composeApplication(core, config);
   t.teardown(async () => {
     await core.close();
     removeDir(dataDir);
   });
   const blobStore = createFsBlobStore(join(dataDir, 'blobs'));
-  const created = await core.keys.create({ tier: 'free' });
+  const created = await keys.create({ tier: 'free' });
   await core.projector.waitFor(created.position ?? 0);
   const key = core.queries.keys.byId(created.keyId)!;
-  const searches = createSearchService({ ...core, config: loadConfig({ SERP_CACHE_TTL_S: '0' }) });
   const messages = new Map<string, JobMessage>();
   const events = async (jobId: string) => (await core.eventStore.readStream(streams.searchJob(jobId))).events;
 
@@ -127,7 +128,7 @@ const setup = async (t: Test) => {
         crawler,
         blobStore,
         concurrency: 1,
-        drainTimeoutMs: loadConfig({}).drainTimeoutMs,
+        drainTimeoutMs: config.drainTimeoutMs,
         ...o,
       }),
     blobStore,

@@ -11,12 +11,7 @@ import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
 import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
-import { createAdminSessionCommands } from '../../application/adminSessions.js';
 import { createCommandHandler } from '../../application/commandHandler.js';
-import { createKeyCommands } from '../../application/keys.js';
-import { createMonitorService } from '../../application/monitors.js';
-import { createSearchService } from '../../application/searches.js';
-import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
@@ -26,7 +21,7 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
-import { systemResolver } from '../../webhooks/safety.js';
+import { composeApi } from '../application.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
 import { dataPaths, takeServeLock } from '../embedded/core.js';
@@ -218,16 +213,7 @@ export const startDistributed = async (
         createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas }),
       );
       cleanups.push(() => rateLimiter.close());
-      const searches = createSearchService({
-        eventStore,
-        queries,
-        handle,
-        config,
-      });
-      const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
-      const adminSessions = createAdminSessionCommands({ handle });
       const p = projector;
-      const l = locations;
       const store = readModels;
       const q = queue;
       const metrics = createMetrics({
@@ -243,41 +229,24 @@ export const startDistributed = async (
       });
       await metrics.follow(eventStore);
       cleanups.push(() => metrics.stop());
+      const projected = (position: number) => p.waitFor(position);
       const app = await createServer(
-        {
+        composeApi(
+          {
+            eventStore,
+            queries,
+            handle,
+            secrets,
+            projected,
+            blobStore,
+            rateLimiter,
+            locations,
+            catchUp: createCatchUp(() => eventStore.headPosition(), projected),
+            version: packageVersion(),
+            metrics,
+          },
           config,
-          secrets,
-          queries,
-          searches,
-          keys,
-          adminSessions,
-          monitors: createMonitorService({
-            queries,
-            handle,
-            projected: (position) => p.waitFor(position),
-            tiers: config.tiers,
-          }),
-          webhooks: createWebhookService({
-            queries,
-            handle,
-            projected: (position) => p.waitFor(position),
-            pepper: secrets.keyPepper,
-            safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
-            resolve: systemResolver,
-          }),
-          blobStore,
-          rateLimiter,
-          projected: (position) => p.waitFor(position),
-          catchUp: createCatchUp(
-            () => eventStore.headPosition(),
-            (position) => p.waitFor(position),
-          ),
-          resolveLocation: (n) => l.resolveLocation(n),
-          suggestLocations: (n, limit) => l.suggestLocations(n, limit),
-          locations: { search: (q, limit) => l.searchLocations(q, limit), byId: (id) => l.locationById(id) },
-          version: packageVersion(),
-          metrics,
-        },
+        ),
         { settings: config, logger: options.logger },
       );
       const url = await app.listen({ port: config.port, host: config.host });
