@@ -11,6 +11,7 @@ import { jobStatusQueries } from './jobStatus/queries.js';
 import { monitorRunsProjection, monitorScheduleProjection, monitorsProjection } from './monitors/monitors.js';
 import { monitorQueries } from './monitors/queries.js';
 import type { DocReader, Projection } from './projection.js';
+import { laneHoursProjection } from './queue/laneHours.js';
 import { queueQueries } from './queue/queries.js';
 import { queueProjection } from './queue/queue.js';
 import { rankHistoryQueries } from './rankHistory/queries.js';
@@ -36,7 +37,8 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * 6: adminSessions (dashboard sessions, server-side).
  * 7: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
  * 8: rankDays (each day's successful checks, reduced to what visibility reads).
- * 9: queue (jobs not yet ended, by lane: the fair scheduler's state); jobStatus keeps a job's lane and its wait.
+ * 9: queue (jobs not yet ended, by lane: the fair scheduler's state), laneHours (pages asked per lane and hour);
+ *    jobStatus keeps a job's lane and its wait.
  */
 export const READ_MODELS_VERSION = 9;
 
@@ -62,6 +64,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   webhookOutboxProjection,
   monitorAlertsProjection,
   queueProjection,
+  laneHoursProjection,
 ] as Projection<unknown>[];
 
 /** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */

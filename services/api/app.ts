@@ -11,6 +11,7 @@ import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
 import type { WebhookService } from '../application/webhooks.js';
+import { createQueuePositions } from '../fairShare/queuePosition.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
@@ -209,6 +210,10 @@ export const app = fp<AppDeps>(
     });
     // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
     const stored = createStoredAnswers();
+    const queuePositions = createQueuePositions({
+      queries: deps.queries,
+      laneMinShare: deps.config.laneMinShare,
+    });
     await fastify.register(v1Routes, {
       prefix: '/v1',
       searches: deps.searches,
@@ -221,7 +226,9 @@ export const app = fp<AppDeps>(
         resultOf: (job) => deps.searches.resultOf(job),
         hasResult: (job) => deps.searches.hasResult(job),
         renderElsewhere: deps.renderElsewhere,
+        queuePosition: (jobId) => queuePositions.of(jobId),
       },
+      queuePositions,
       baseUrl,
       stored,
       syncTimeoutMs: deps.config.syncTimeoutMs,

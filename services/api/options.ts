@@ -9,7 +9,8 @@ import type { Config } from '../config/config.js';
  * - `publicBaseUrl`: the origin signed links and /openapi.json name (absent: the listening address).
  * - `authFailuresPerMin`: bad or missing credentials one client IP may send a minute before 429;
  *   `rawPerAddressPerMin`: requests to signed raw-HTML links one client IP may send a minute.
- * - `tiers`: the tiers a key can be minted in, with their limits.
+ * - `tiers`: the tiers a key can be minted in, with their limits; `laneMinShare`: what a lower lane keeps of the fleet
+ *   while a higher one has work (queue positions are estimated with it).
  */
 export type ApiOptions = Pick<
   Config,
@@ -20,6 +21,7 @@ export type ApiOptions = Pick<
   | 'authFailuresPerMin'
   | 'rawPerAddressPerMin'
   | 'tiers'
+  | 'laneMinShare'
 >;
 
 /** The secrets the HTTP layer checks and signs with. */

@@ -63,6 +63,9 @@ export interface SubmitOutcome {
   /** for an answer from cache: the crawled job whose result it is */
   sourceJobId?: string;
   position?: number;
+  /** the lane it waits in and its key's share there (docs/fleet.md#lanes-and-fair-share) */
+  lane: Lane;
+  weight: number;
 }
 
 export const createSearchService = (deps: {
@@ -153,7 +156,15 @@ export const createSearchService = (deps: {
             },
             { ...ctx, newStream: !planned },
           );
-          return { jobId, status: 'done', cached: true, sourceJobId: hit.jobId, position: res.position };
+          return {
+            jobId,
+            status: 'done',
+            cached: true,
+            sourceJobId: hit.jobId,
+            position: res.position,
+            lane,
+            weight: submission.weight,
+          };
         }
       }
       // Reserve first: a crash between the two appends leaves a reservation without a job, which
@@ -202,9 +213,16 @@ export const createSearchService = (deps: {
           return 'released' as const;
         })().catch(() => 'unknown' as const);
         if (settled !== 'landed') throw err;
-        return { jobId, status: 'queued' as const, cached: false, position: undefined };
+        return {
+          jobId,
+          status: 'queued' as const,
+          cached: false,
+          position: undefined,
+          lane,
+          weight: submission.weight,
+        };
       }
-      return { jobId, status: 'queued', cached: false, position: res.position };
+      return { jobId, status: 'queued', cached: false, position: res.position, lane, weight: submission.weight };
     },
 
     /** The result document behind a terminal job (a cached job reads its source's). */

@@ -127,6 +127,8 @@ export const compatDone = (
     ...(meta.google_url ? { google_url: meta.google_url } : {}),
     raw_html_file: raw.url,
     total_time_taken: meta.total_time_taken ?? 0,
+    // ours, beside SerpApi's (docs/compat.md): the lane it waited in and how long
+    ...(meta.lane !== undefined ? { lane: meta.lane, queued_ms: meta.queued_ms } : {}),
   };
   const info = (out.search_information ?? {}) as Record<string, unknown>;
   if (all.length === 0) {

@@ -220,6 +220,7 @@ export const startDistributed = async (
         // an api without the queue reads its depth from JetStream, for its metrics and the dashboard
         queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
         monitors: () => queries.monitors.dueCount(new Date()),
+        lanes: () => queries.queue.counts(),
         // with the dispatcher role in this process too, its background workers' metrics
         ...(roles.has('dispatcher') ? { writeSide: () => writeSideMetrics.metrics() } : {}),
         projection: async () => ({

@@ -107,6 +107,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
     monitors: () => core.queries.monitors.dueCount(new Date()),
+    lanes: () => core.queries.queue.counts(),
     writeSide: () => writeSide.metricsText(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
