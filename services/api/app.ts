@@ -287,6 +287,7 @@ export const app = fp<AppDeps>(
       tiers: deps.config.tiers,
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),
+      monitorSpreadMaxMs: deps.config.monitorSpreadMaxS * 1000,
     });
   },
   { name: 'serp-api', fastify: '5.x' },

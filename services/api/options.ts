@@ -10,7 +10,8 @@ import type { Config } from '../config/config.js';
  * - `authFailuresPerMin`: bad or missing credentials one client IP may send a minute before 429;
  *   `rawPerAddressPerMin`: requests to signed raw-HTML links one client IP may send a minute.
  * - `tiers`: the tiers a key can be minted in, with their limits; `laneMinShare`: what a lower lane keeps of the fleet
- *   while a higher one has work (queue positions are estimated with it).
+ *   while a higher one has work (queue positions are estimated with it); `monitorSpreadMaxS`: how far a monitor run is
+ *   spread (the dashboard plans the monitors' demand with it).
  */
 export type ApiOptions = Pick<
   Config,
@@ -22,6 +23,7 @@ export type ApiOptions = Pick<
   | 'rawPerAddressPerMin'
   | 'tiers'
   | 'laneMinShare'
+  | 'monitorSpreadMaxS'
 >;
 
 /** The secrets the HTTP layer checks and signs with. */

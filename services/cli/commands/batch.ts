@@ -36,6 +36,7 @@ interface SearchFlags {
   gl?: string;
   hl?: string;
   depth?: number;
+  priority?: 'live' | 'bulk';
 }
 
 /** --depth: results wanted, as /v1 takes it (docs/depth.md) */
@@ -62,7 +63,14 @@ const bodyOf = (keyword: string, o: SearchFlags) => ({
   ...(o.gl ? { gl: o.gl } : {}),
   ...(o.hl ? { hl: o.hl } : {}),
   ...(o.depth !== undefined ? { depth: o.depth } : {}),
+  ...(o.priority ? { priority: o.priority } : {}),
 });
+
+/** --priority: the lane the searches wait in (docs/fleet.md#lanes-and-fair-share) */
+const priorityOption = (fallback: 'live' | 'bulk', what: string) =>
+  new Option('--priority <lane>', `the lane the searches wait in: live or bulk (${what})`)
+    .choices(['live', 'bulk'])
+    .default(fallback);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pollGap = () => 1_500 + Math.random() * 500;
@@ -146,6 +154,7 @@ export const registerSearchCommands = (program: Command) => {
 
   clientOptions(program.command('search <keyword>'))
     .description('search one keyword on a running service and print the result (waits for it)')
+    .addOption(priorityOption('live', 'default live: an interactive search'))
     .addOption(new Option('--output <output>', 'json or compat').choices(['json', 'compat']).default('json'))
     .action(async (keyword: string, o: ClientFlags & SearchFlags & { output: string }) => {
       const client = clientOf(o);
@@ -161,6 +170,9 @@ export const registerSearchCommands = (program: Command) => {
     .description(
       'search every keyword of FILE (one per line; empty lines and # comments skipped) under the key’s rate, ' +
         'with a progress bar; results to --out as JSONL (whole results) or CSV (one row per organic result)',
+    )
+    .addOption(
+      priorityOption('bulk', 'default bulk: a batch waits behind live searches, which keep it from holding anyone up'),
     )
     .option('--out <file>', 'results.jsonl, or a .csv file', 'results.jsonl')
     .option('--concurrency <n>', 'keywords in flight at once', positive('--concurrency'), 8)
