@@ -9,6 +9,7 @@ import { createSearchService, type SearchService } from '../application/searches
 import { createWebhookService, type WebhookService } from '../application/webhooks.js';
 import type { Config } from '../config/config.js';
 import type { LocationResolver } from '../geo/locations.js';
+import { createMonitorVersions } from '../monitors/monitorVersions.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
@@ -34,7 +35,7 @@ export interface ApplicationPorts {
 /** The application services' slice of the configuration. */
 export type ApplicationConfig = Pick<
   Config,
-  'cacheTtlS' | 'cacheScope' | 'tiers' | 'webhookAllowHttp' | 'webhookAllowPrivate'
+  'cacheTtlS' | 'cacheScope' | 'tiers' | 'webhookAllowHttp' | 'webhookAllowPrivate' | 'monitorSpreadMaxS'
 >;
 
 /** The commands and queries the surfaces call: every one of them, for every mode (docs/architecture.md). */
@@ -64,7 +65,14 @@ export const composeApplication = (ports: ApplicationPorts, config: ApplicationC
     }),
     keys: createKeyCommands({ handle, pepper, tiers: config.tiers }),
     adminSessions: createAdminSessionCommands({ handle }),
-    monitors: createMonitorService({ queries, handle, projected, tiers: config.tiers }),
+    monitors: createMonitorService({
+      queries,
+      handle,
+      projected,
+      tiers: config.tiers,
+      versions: createMonitorVersions(eventStore),
+      spreadMaxMs: config.monitorSpreadMaxS * 1000,
+    }),
     webhooks: createWebhookService({
       queries,
       handle,

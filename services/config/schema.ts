@@ -156,7 +156,7 @@ const service = {
   ),
   SERP_WEBHOOK_CONCURRENCY: variable(
     wholeNumber(64, { zeroMeans: 'the default' }),
-    'Webhook delivery attempts in flight per write side (the pipeline thread, or each dispatcher process) (0: the default).',
+    'Webhook delivery attempts in flight per write side (the pipeline thread, or each dispatcher process), shared fairly between keys by their tier’s share; when all are taken, a key under its share may still start one (docs/webhooks.md#fair-share) (0: the default).',
   ),
   SERP_WEBHOOK_ALLOW_HTTP: variable(
     flag(false),

@@ -61,7 +61,7 @@ const viewOf = (jobs: QueuedJobDoc[], at: number): LaneView => {
  * them from now on (each key's jobs in submit order, a job's virtual start the pages of its key before it over the
  * key's share), and the jobs ahead of one are those of every key that start before it. A key with nothing of the lane
  * out with the crawlers sends its first job to the lane's express class: nothing is ahead of it. The lane's view is
- * computed at most once a second; the estimate of when a job starts divides the pages ahead by the share of the
+ * computed at most once a second (sooner for a job submitted after it was made); the estimate of when a job starts divides the pages ahead by the share of the
  * fleet's capacity (capacity.ts) that the lane gets while the other lanes have work.
  */
 export const createQueuePositions = (deps: {
@@ -74,10 +74,11 @@ export const createQueuePositions = (deps: {
   const views = new Map<Lane, LaneView>();
   let capacity: { value: FleetCapacity; at: number } | undefined;
 
-  const view = (lane: Lane) => {
+  /** the lane's view, computed again when older than `maxAgeMs` */
+  const view = (lane: Lane, maxAgeMs = 1000) => {
     const t = now();
     const cached = views.get(lane);
-    if (cached && t - cached.at < 1000) return cached;
+    if (cached && t - cached.at < maxAgeMs) return cached;
     const fresh = viewOf(deps.queries.queue.ofLane(lane), t);
     views.set(lane, fresh);
     return fresh;
@@ -127,10 +128,15 @@ export const createQueuePositions = (deps: {
       const doc = deps.queries.queue.byId(jobId);
       if (!doc) return undefined;
       if (doc.state !== 'waiting') return { lane: doc.lane, ahead: 0, estimated_start_s: 0 };
-      const v = view(doc.lane);
-      const f = v.flows.get(doc.keyId);
-      const i = f ? f.jobIds.indexOf(doc.jobId) : -1;
-      // not in the lane's view of a second ago: as a job just submitted
+      let v = view(doc.lane);
+      let f = v.flows.get(doc.keyId);
+      let i = f ? f.jobIds.indexOf(doc.jobId) : -1;
+      // submitted after the lane's view was made: made again (a job just submitted is polled at once)
+      if (!f || i < 0) {
+        v = view(doc.lane, 50);
+        f = v.flows.get(doc.keyId);
+        i = f ? f.jobIds.indexOf(doc.jobId) : -1;
+      }
       if (!f || i < 0) return this.ofNew(doc.lane, doc.keyId, doc.weight);
       if (i === 0 && !f.busy) return { lane: doc.lane, ahead: 0, estimated_start_s: 0 };
       const others = othersBefore(v, doc.keyId, f.starts[i]!, f.busy);
@@ -138,7 +144,7 @@ export const createQueuePositions = (deps: {
     },
     /** a job just submitted, before the read models hold it: it joins its key's jobs of the lane at their end */
     ofNew(lane: Lane, keyId: string, weight: number): QueuePosition {
-      const v = view(lane);
+      const v = view(lane, 250);
       const f = v.flows.get(keyId);
       if (!f || (f.starts.length === 0 && !f.busy)) return { lane, ahead: 0, estimated_start_s: 0 };
       const mine = f.starts.length;

@@ -6,6 +6,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createAlerter } from './alerter.js';
+import { createMonitorVersions } from './monitorVersions.js';
 import { createRankRecorder } from './recorder.js';
 import { createMonitorScheduler } from './scheduler.js';
 
@@ -37,14 +38,16 @@ export const createMonitorWorker = (parts: MonitorWorkerParts) => {
     config: parts.config,
     now: parts.now,
   });
+  const versions = createMonitorVersions(parts.eventStore);
   const recorder = createRankRecorder({ ...parts });
-  const alerter = createAlerter({ ...parts });
+  const alerter = createAlerter({ ...parts, versions });
   const scheduler = createMonitorScheduler({
     queries: parts.queries,
     handle: parts.handle,
     searches,
     limiter: parts.limiter,
     recorder,
+    versions,
     projected: parts.projected,
     spreadMaxMs: parts.config.monitorSpreadMaxS * 1000,
     now: parts.now,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import type { Config } from '../config/config.js';
+import { type Config, tierShare } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { type AttemptReport, createDeliverer } from './deliverer.js';
@@ -10,7 +10,10 @@ import type { Resolver } from './safety.js';
 import { systemResolver } from './safety.js';
 import { createSender } from './sender.js';
 
-/** The delivery worker's configuration: retries, timeouts, attempts in flight, which hosts it may call, links' origin. */
+/**
+ * The delivery worker's configuration: retries, timeouts, attempts in flight, which hosts it may call, links' origin,
+ * and the tiers, whose share weighs a key's deliveries against other keys' (docs/webhooks.md#fair-share).
+ */
 export type WebhookSettings = Pick<
   Config,
   | 'webhookBackoffMs'
@@ -19,9 +22,29 @@ export type WebhookSettings = Pick<
   | 'webhookAllowHttp'
   | 'webhookAllowPrivate'
   | 'publicBaseUrl'
+  | 'tiers'
 >;
 
 export const WEBHOOK_GIVE_UP_MS = 24 * 3_600_000;
+
+/** a key's weight in the deliverer's fair queue: its tier's share, looked up once a minute at most */
+const keyShares = (queries: ReadModelQueries, tiers: Config['tiers']) => {
+  const shareOfTier = tierShare(tiers);
+  const known = new Map<string, number>();
+  let since = Date.now();
+  return (keyId: string) => {
+    if (Date.now() - since > 60_000 || known.size > 10_000) {
+      known.clear();
+      since = Date.now();
+    }
+    let share = known.get(keyId);
+    if (share === undefined) {
+      share = shareOfTier(queries.keys.byId(keyId)?.tier ?? '');
+      known.set(keyId, share);
+    }
+    return share;
+  };
+};
 
 /**
  * The webhook delivery worker (docs/webhooks.md): the router turning the log into deliveries, and the deliverer
@@ -68,6 +91,7 @@ export const createWebhookWorker = (parts: {
     },
     worker,
     ...(parts.sole ? { staleBefore: Date.now() } : {}),
+    shareOf: keyShares(parts.queries, config.tiers),
     onAttempt: parts.onAttempt,
     log: parts.log,
   });

@@ -13,6 +13,7 @@ import { createSearchService } from '../../services/application/searches.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
+import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { createRankRecorder } from '../../services/monitors/recorder.js';
 import { createMonitorScheduler } from '../../services/monitors/scheduler.js';
 import { removeDir, tempDataDir } from '../support/service.js';
@@ -35,6 +36,8 @@ const monitors = createMonitorService({
   handle: core.handle,
   projected,
   tiers: config.tiers,
+  versions: createMonitorVersions(core.eventStore),
+  spreadMaxMs: config.monitorSpreadMaxS * 1000,
   now: clock,
 });
 const keywords = Array.from({ length: keywordCount }, (_, i) => `slot keyword ${i}`);
@@ -52,6 +55,7 @@ const scheduler = () =>
   createMonitorScheduler({
     queries: core.queries,
     handle: core.handle,
+    versions: createMonitorVersions(core.eventStore),
     searches: createSearchService({
       eventStore: core.eventStore,
       queries: core.queries,

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../services/api/app.js';
 import { createServer } from '../../services/api/server.js';
 import { type ApplicationServices, composeApi } from '../../services/compose/application.js';
 import { type Core, openCore } from '../../services/compose/embedded/core.js';
-import { loadConfig } from '../../services/config/config.js';
+import { loadConfig, tierShare } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import type { Resolver } from '../../services/webhooks/safety.js';
 import { removeDir, tempDataDir } from './service.js';

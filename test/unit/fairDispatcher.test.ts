@@ -35,7 +35,7 @@ const setup = async (t: Test, settings: { fairShare?: boolean; queueAhead?: numb
   const queues: JobQueue[] = [];
   const dispatchers: Array<{ stop(): Promise<void> }> = [];
   /** the consumers hold every delivery until the test ends */
-  let release = () => undefined as void;
+  let release: () => void = () => {};
   const released = new Promise<void>((r) => {
     release = r;
   });

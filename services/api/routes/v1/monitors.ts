@@ -24,6 +24,10 @@ import { errors } from './monitorErrors.js';
 import { changesOf, historyCsvOf, historyJson, visibilityOf } from './monitorReads.js';
 import type { V1Options } from './options.js';
 
+/** a monitor as written: with what it leaves the fleet short of, when it does */
+const withWarnings = <T extends object>(view: T, warnings: string[]) =>
+  warnings.length ? { ...view, warnings } : view;
+
 const params = z.object({ monitor_id: z.string().max(200) });
 const tags = ['rank tracking'];
 
@@ -62,7 +66,10 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
     handler: async (req, reply) => {
       checkLocation(req.body.location);
       const doc = await monitors.create(req.apiKey!, req.body, { correlationId: req.id });
-      return reply.code(201).header('Location', `/v1/monitors/${doc.monitorId}`).send(monitors.view(doc));
+      return reply
+        .code(201)
+        .header('Location', `/v1/monitors/${doc.monitorId}`)
+        .send(withWarnings(monitors.view(doc), monitors.warnings(doc)));
     },
   });
 
@@ -117,8 +124,10 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
         503: errors.unavailable,
       },
     },
-    handler: async (req) =>
-      monitors.view(await monitors.change(req.apiKey!, req.params.monitor_id, req.body, { correlationId: req.id })),
+    handler: async (req) => {
+      const doc = await monitors.change(req.apiKey!, req.params.monitor_id, req.body, { correlationId: req.id });
+      return withWarnings(monitors.view(doc), monitors.warnings(doc));
+    },
   });
 
   r.delete('/monitors/:monitor_id', {
@@ -144,13 +153,14 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
   });
 
   r.post('/monitors/:monitor_id/runs', {
-    config: { limit: 'read' },
+    // a run is submissions: the request counts against the key's rate, as a search does
+    config: { limit: 'submit' },
     schema: {
       operationId: 'runMonitor',
       tags,
       summary: 'Search every keyword now: one ordinary search job per keyword (quota, rate limit, raw HTML)',
       description:
-        'Answers 202 with the run and its jobs. Jobs are submitted at the key rate (the first at once): each exists from its `submit_at` and is polled like any job. Runs crawl fresh unless `no_cache: false`.',
+        'Answers 202 with the run and its jobs. Jobs are submitted at the key rate (the first at once): each exists from its `submit_at` and is polled like any job. Runs crawl fresh unless `no_cache: false`. One manual run of a monitor at a time: a second while one is in progress is a 409 naming it. The request counts against the key rate (429 past it).',
       params,
       body: RunMonitorBody,
       response: {
@@ -158,6 +168,7 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
         400: errors.badJson,
         401: errors.unauthorized,
         404: errors.notFound,
+        409: errors.runInProgress,
         415: errors.mediaType,
         422: errors.invalidParams,
         429: errors.rate,
