@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { LANES, type Lane } from '../../contracts/lanes.js';
 import type { Device } from '../../contracts/search.js';
+import type { Config } from '../config/config.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
 import { deviceProfile } from '../geo/devices.js';
 import type { CrawlSession, OpenedSession } from '../ports/fetcher.js';
 import { type BlockKind, CrawlAbortedError, CrawlBlockedError, CrawlNoRouteError } from './errors.js';
 import {
   blocked,
-  DEFAULT_PACING,
   deferred,
   newRoute,
   type PacingPolicy,
   pacing,
+  pacingPolicy,
   type RouteHealth,
   readyAt,
   sentLastMinute,
@@ -29,26 +30,26 @@ import {
  * Acquirers wait in one fair queue (docs/fleet.md#lanes-and-fair-share) for a route that is not cooling down, has a
  * request slot free (its in-flight cap) and whose pace (pacing.ts) lets one more request go; a page is never sent to
  * a route that is cooling down. The next to go is the fair queue's: the highest lane first, each lower lane with pages
- * waiting keeping `laneMinShare` of the requests, and between the keys of a lane round robin by page, weighted by
+ * waiting keeping SERP_LANE_MIN_SHARE of the requests, and between the keys of a lane round robin by page, weighted by
  * their share; a key's own pages go in the order they asked. When every route is cooling down for longer than an
- * acquirer may wait (`noRouteWaitMs`), it fails with CrawlNoRouteError.
+ * acquirer may wait (SERP_NO_ROUTE_WAIT_S), it fails with CrawlNoRouteError.
+ *
+ * Its configuration: the proxies (none: one direct route), each route's pace and cooldowns (pacing.ts), that wait,
+ * the requests in flight at once on one route over every job and page (SERP_ROUTE_MAX_IN_FLIGHT: parallel pages
+ * make a job fast, but a burst from one IP is what Google's rate limiter sees), and the lanes' minimum share.
  */
+export type RouteSettings = Pick<
+  Config,
+  | 'proxyUrls'
+  | 'routeMaxRpm'
+  | 'routeCooldownS'
+  | 'routeCooldownMaxS'
+  | 'noRouteWaitS'
+  | 'routeMaxInFlight'
+  | 'laneMinShare'
+>;
+
 export interface SessionPoolOptions {
-  /** SERP_PROXY_URLS; empty: one direct route (no proxy) */
-  proxyUrls?: readonly string[];
-  /** cooldown after a route's first block; doubles per consecutive block (default 2,000 ms; pacing's when given) */
-  cooldownBaseMs?: number;
-  /** upper bound of a cooldown (default 120,000 ms) */
-  cooldownMaxMs?: number;
-  /** per-route pacing (pacing.ts); absent or `maxRpm` 0: routes are used as fast as requests come */
-  pacing?: Partial<PacingPolicy>;
-  /** SERP_NO_ROUTE_WAIT_S: how long an acquirer waits while every route cools down (default 120,000 ms) */
-  noRouteWaitMs?: number;
-  /**
-   * requests in flight at once on one route (proxy or direct), over every job and page (default 8): parallel pages
-   * make a job fast, but a burst from one IP is what Google's rate limiter sees
-   */
-  maxInFlightPerRoute?: number;
   /**
    * Opens a new session and returns its cookies: the browser visits Google like a person would (passing a challenge
    * on the way), so the http fetcher can reuse its cookies. Without it sessions start with `initialCookies` only.
@@ -56,8 +57,6 @@ export interface SessionPoolOptions {
   open?: (session: CrawlSession, device: Device, signal?: AbortSignal) => Promise<string | OpenedSession>;
   /** the cookies a session starts with (default CONSENT_COOKIE) */
   initialCookies?: string;
-  /** SERP_LANE_MIN_SHARE: what a lower lane keeps of the requests while a higher one has pages waiting (default 0.1) */
-  laneMinShare?: number;
   now?: () => number;
 }
 
@@ -164,17 +163,12 @@ const hostOf = (proxyUrl: string): string => {
 const openedOf = (opened: string | OpenedSession): OpenedSession =>
   typeof opened === 'string' ? { cookies: opened, requests: 1, bytes: 0 } : opened;
 
-export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool => {
+export const createSessionPool = (settings: RouteSettings, options: SessionPoolOptions = {}): SessionPool => {
   const now = options.now ?? Date.now;
-  const policy: PacingPolicy = {
-    ...DEFAULT_PACING,
-    ...(options.cooldownBaseMs !== undefined ? { cooldownBaseMs: options.cooldownBaseMs } : {}),
-    ...(options.cooldownMaxMs !== undefined ? { cooldownMaxMs: options.cooldownMaxMs } : {}),
-    ...options.pacing,
-  };
-  const noRouteWaitMs = options.noRouteWaitMs ?? 120_000;
-  const budget = Math.max(1, options.maxInFlightPerRoute ?? 8);
-  const proxies = options.proxyUrls?.length ? options.proxyUrls : [undefined];
+  const policy: PacingPolicy = pacingPolicy(settings);
+  const noRouteWaitMs = Math.round(settings.noRouteWaitS * 1000);
+  const budget = Math.max(1, settings.routeMaxInFlight);
+  const proxies = settings.proxyUrls.length ? settings.proxyUrls : [undefined];
   const routes: Route[] = proxies.map((proxyUrl, i) => ({
     id: proxyUrl ? `proxy-${i + 1}` : 'direct',
     proxyUrl,
@@ -188,7 +182,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   const bySession = new Map<string, Route>();
   /** the route each handed-out session counts against, kept past retirement until its requests are released */
   const slotOf = new WeakMap<CrawlSession, Route>();
-  const waiters = createFairQueue<Waiter, Lane>({ classes: LANES, minShare: options.laneMinShare ?? 0.1 });
+  const waiters = createFairQueue<Waiter, Lane>({ classes: LANES, minShare: settings.laneMinShare });
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Number.POSITIVE_INFINITY;
   let next = 0;

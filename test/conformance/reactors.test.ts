@@ -5,10 +5,8 @@ import { CreateMonitorBody } from '../../contracts/monitors.js';
 import { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
-import { createMonitorService } from '../../services/application/monitors.js';
-import { createSearchService } from '../../services/application/searches.js';
-import { createWebhookService } from '../../services/application/webhooks.js';
-import { defaultTiers } from '../../services/config/config.js';
+import { composeApplication } from '../../services/compose/application.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createFairDispatcher, createQuotaReleaser } from '../../services/dispatcher/dispatcher.js';
 import { createAlerter } from '../../services/monitors/alerter.js';
 import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
@@ -18,13 +16,18 @@ import { type Core, reactorConformance } from './reactorSuite.js';
 
 /** a key and the search service, and ways to move a job through its life as a crawler would */
 const jobsOf = async (core: Core) => {
-  const created = await core.keys.create({ tier: 'enterprise' });
+  const app = composeApplication(
+    { ...core, resolveHost: async () => [{ address: '127.0.0.1', family: 4 }] },
+    loadConfig({ SERP_CACHE_TTL_S: '0', SERP_WEBHOOK_ALLOW_HTTP: '1', SERP_WEBHOOK_ALLOW_PRIVATE: '1' }),
+  );
+  const { keys, searches } = app;
+  const created = await keys.create({ tier: 'enterprise' });
   await core.projector.waitFor(await core.eventStore.headPosition());
   const key = core.queries.keys.byId(created.keyId)!;
-  const searches = createSearchService({ ...core, cacheTtlS: 0 });
   let n = 0;
   const now = () => new Date().toISOString();
   return {
+    app,
     key,
     submit: async (priority: 'live' | 'bulk' = 'live') =>
       (await searches.submit(key, SearchRequest.parse({ keyword: `r${n++}`, depth: 10 }), {}, undefined, priority))
@@ -148,14 +151,7 @@ const monitorRuns = async (core: Core, keywords: number) => {
   const jobs = await jobsOf(core);
   const versions = createMonitorVersions(core.eventStore);
   const projected = (p: number) => core.projector.waitFor(p);
-  const monitors = createMonitorService({
-    queries: core.queries,
-    handle: core.handle,
-    projected,
-    tiers: defaultTiers,
-    versions,
-  });
-  const searches = createSearchService({ ...core, cacheTtlS: 0 });
+  const { monitors, searches } = jobs.app;
   const monitor = await monitors.create(
     jobs.key,
     CreateMonitorBody.parse({
@@ -197,7 +193,7 @@ t.test('the rank recorder', (t) =>
         async seed(part) {
           // one run of six keywords: three of its jobs end in each half
           current ??= await m.run(0);
-          const searches = createSearchService({ ...core, cacheTtlS: 0 });
+          const { searches } = m.jobs.app;
           for (const j of current.jobs.slice(part * 3, part * 3 + 3)) {
             await searches.submit(
               m.jobs.key,
@@ -267,15 +263,7 @@ t.test('the webhook router', (t) =>
     name: 'webhook-router',
     async prepare(core) {
       const jobs = await jobsOf(core);
-      const webhooks = createWebhookService({
-        queries: core.queries,
-        handle: core.handle,
-        projected: (p) => core.projector.waitFor(p),
-        pepper: 'pepper-pepper-pepper-pepper',
-        safety: { allowHttp: true, allowPrivate: true },
-        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
-      });
-      await webhooks.create(jobs.key, { url: 'http://127.0.0.1:9/hook', events: ['search.failed'] });
+      await jobs.app.webhooks.create(jobs.key, { url: 'http://127.0.0.1:9/hook', events: ['search.failed'] });
       const half = async () => {
         for (let i = 0; i < 3; i++) {
           const id = await jobs.submit();

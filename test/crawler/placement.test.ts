@@ -25,7 +25,7 @@ t.test('placement › through proxies', { skip }, async (t) => {
   const [first, second] = proxies.addresses;
   const crawlerWith = () => {
     const { crawler, sessions } = httpCrawlerFor(google.origin, {
-      pool: { proxyUrls: proxies.urls },
+      env: { SERP_PROXY_URLS: proxies.urls.join(',') },
       deps: {
         resolveTargeting: createTargetingResolver(locations),
         judgeLocation: judgeWith({ resolve: (name) => locations.resolveLocation(name) }),

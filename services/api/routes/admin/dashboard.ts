@@ -317,7 +317,7 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
         })),
         webhook_outbox: outboxOf(opts.queries.webhooks.outbox(), at.getTime()),
         lanes: LANES.map((lane) => laneView(opts.queries, lane)),
-        ...demandView(opts.queries, at, opts.monitorSpreadMaxMs ?? 3_600_000),
+        ...demandView(opts.queries, at, opts.monitorSpreadMaxMs),
         now: at.toISOString(),
       };
     },

@@ -19,6 +19,7 @@ import {
 } from '../../../../contracts/monitors.js';
 import { ApiError } from '../../errors.js';
 import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
+import { wired } from '../../wiring.js';
 import { errors } from './monitorErrors.js';
 import { changesOf, historyCsvOf, historyJson, visibilityOf } from './monitorReads.js';
 import type { V1Options } from './options.js';
@@ -33,8 +34,7 @@ const tags = ['rank tracking'];
 /** `/v1/monitors`: rank tracking (docs/rank-tracking.md). A monitor of another key answers 404, as one that does not exist. */
 export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const monitors = opts.monitors;
-  if (!monitors) return;
+  const monitors = wired(opts.monitors, '/v1/monitors', 'monitor service');
   const ranks = opts.queries.ranks;
   const checkLocation = (location: string | undefined) => {
     if (location && opts.resolveLocation && opts.resolveLocation(location) === undefined) {
