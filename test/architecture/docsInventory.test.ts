@@ -124,6 +124,21 @@ t.test('the documents › architecture.md names every background worker', async 
   );
 });
 
+t.test('the documents › benchmarks.md names every bench', async (t) => {
+  const files = readdirSync(join(root, 'test', 'bench')).filter((f) => f.endsWith('.ts'));
+  const sources = files.map((f) => read(join('test', 'bench', f)));
+  // a bench's helpers are imported by another bench (`from './compare.js'`) or started by one (`new URL('./readProbe.ts'`)
+  const helper = (f: string) => {
+    const name = f.replace(/\.ts$/, '');
+    return sources.some((s) => s.includes(`from './${name}.js'`) || s.includes(`new URL('./${name}.ts'`));
+  };
+  const benches = files.filter((f) => !helper(f));
+  t.ok(benches.length >= 20, `${benches.length} benches, ${files.length - benches.length} helpers`);
+  const rows = tableOf(read('docs/benchmarks.md'), 'benchmarks', 'bench') ?? [];
+  const listed = rows.map((r) => (codeSpans(r[0] ?? '')[0] ?? '').split(' ')[0] ?? '');
+  t.same(listFindings('docs/benchmarks.md (its table of benches)', listed, benches), [], 'each bench of test/bench');
+});
+
 t.test('the documents › mcp.md names every tool the MCP server registers', async (t) => {
   const v1 = createV1Client({
     baseUrl: 'http://127.0.0.1:9',
