@@ -225,6 +225,7 @@ if (missing) {
       },
     );
     t.equal(res.code, 0, res.stderr.slice(-500));
+    t.equal(res.stdout.trimEnd().split('\n').length, 1, 'into a pipe: the whole result on one line');
     const body = JSON.parse(res.stdout) as { search_metadata: { status: string }; organic_results: unknown[] };
     t.equal(body.search_metadata.status, 'Success', 'the compat envelope');
     t.ok(body.organic_results.length > 0);
@@ -304,5 +305,22 @@ if (missing) {
     t.ok(sawBar, 'a bar with the count, the rate against the key’s, the ETA and failures');
     t.match(screen, /batch: 20\/20 keywords done \(0 failed\)/, `the summary:\n${screen}`);
     t.notMatch(screen, /batch: \d+\/20 done,/, 'no plain progress lines on a terminal');
+  });
+
+  t.test('search › on a terminal (tmux): indented JSON', { skip: tmux ? false : 'tmux not installed' }, async (t) => {
+    const session = `serpsearch${process.pid}`;
+    const cmd = [process.execPath, ...cliArgs, 'search', 'batch single', '--depth', '10', '--base-url', url]
+      .map((a) => `'${a}'`)
+      .join(' ');
+    spawnSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '12', `${cmd} --key '${key}'; sleep 30`]);
+    t.teardown(() => void spawnSync('tmux', ['kill-session', '-t', session]));
+    let screen = '';
+    const deadline = Date.now() + 60_000;
+    // the whole scrollback: the result's last lines are its closing braces
+    while (Date.now() < deadline && !/^}\s*$/m.test(screen)) {
+      await new Promise((r) => setTimeout(r, 100));
+      screen = spawnSync('tmux', ['capture-pane', '-p', '-J', '-S', '-', '-t', session]).stdout.toString();
+    }
+    t.match(screen, /^ {2}"search_metadata": \{$/m, `indented, a field a line:\n${screen.slice(0, 400)}`);
   });
 }
