@@ -18,6 +18,8 @@ export interface ApiOptions {
   authFailuresPerMin?: number;
   /** requests to signed raw-HTML links one client IP may send a minute (SERP_RAW_PER_ADDRESS_PER_MIN, default 60) */
   rawPerAddressPerMin?: number;
+  /** what `GET /health` names this process (SERP_INSTANCE_ID); default: a name made when the app is built */
+  instanceId?: string;
   /** the tiers a key can be minted in, with their limits (SERP_TIERS) */
   tiers?: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { processEnv } from './env.js';
@@ -74,6 +75,8 @@ export interface Config {
   fetcher: 'http' | 'browser' | 'auto';
   proxyUrls: string[];
   publicBaseUrl?: string;
+  /** SERP_INSTANCE_ID: what `GET /health` names this process (default: one made when the process started) */
+  instanceId: string;
   logLevel: string;
   /** SERP_CHROMIUM_PATH (default: /usr/bin/chromium, else chromium or google-chrome on PATH) */
   chromiumPath?: string;
@@ -98,6 +101,9 @@ export interface Config {
   /** SERP_CACHE_SCOPE: `key` (default) answers a search from a cached result of the same key only; `shared`, any key's */
   cacheScope: 'key' | 'shared';
 }
+
+/** this process's name when SERP_INSTANCE_ID gives none: made once, so every loadConfig of a process agrees */
+const PROCESS_INSTANCE_ID = `ins_${randomBytes(6).toString('hex')}`;
 
 /**
  * The service's settings from the environment (schema.ts: every variable, its default and what it does); flags from
@@ -142,6 +148,7 @@ export const loadConfig = (
     fetcher: e.SERP_FETCHER,
     proxyUrls: e.SERP_PROXY_URLS,
     publicBaseUrl: e.SERP_PUBLIC_BASE_URL,
+    instanceId: e.SERP_INSTANCE_ID ?? PROCESS_INSTANCE_ID,
     logLevel: e.SERP_LOG_LEVEL,
     chromiumPath: e.SERP_CHROMIUM_PATH,
     chromiumHostRules: e.SERP_CHROMIUM_HOST_RULES,

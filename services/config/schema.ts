@@ -196,6 +196,12 @@ export const Environment = z.object({
     'info',
     'Level of the JSON log lines on stdout: trace, debug, info, warn, error, fatal or silent.',
   ),
+  SERP_INSTANCE_ID: doc(
+    text(),
+    'service',
+    'ins_ and 12 random hex digits, made at start',
+    'A name for this process, answered by `GET /health` as `instance_id`: `cluster up` names each process it starts and checks that its port answers with that name, not another process’s.',
+  ),
   SERP_PUBLIC_BASE_URL: doc(
     text(),
     'service',
