@@ -28,7 +28,7 @@ registerCommands()
   .then(() => program.parseAsync(process.argv))
   .catch(async (err: unknown) => {
     // a setting that cannot work (a short secret in secrets.json, in any mode): one line each, exit 2, as serve says it
-    // (imported here: the schema behind it is a tenth of a help's start-up)
+    // (imported here, not above: the configuration schema, zod included, loads in about the time the whole help takes)
     const { ConfigError } = await import('../config/config.js');
     if (err instanceof ConfigError) {
       for (const problem of err.problems) console.error(`serp-api: config: ${problem}`);
