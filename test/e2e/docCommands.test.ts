@@ -1,5 +1,5 @@
 import t from 'tap';
-import { commandLines, type NotRun, runDocument, staleNotRun } from '../support/docCommands.js';
+import { commandLines, docCommandsUnavailable, type NotRun, runDocument, staleNotRun } from '../support/docCommands.js';
 import { fixturesMissing } from '../support/fixtures.js';
 
 /**
@@ -18,7 +18,7 @@ const NOT_RUN: NotRun[] = [
   },
 ];
 
-const missing = fixturesMissing();
+const missing = fixturesMissing() ?? docCommandsUnavailable();
 
 t.test('the documents’ shell blocks run as written', { skip: missing }, async (t) => {
   t.same(staleNotRun(NOT_RUN, DOCS), [], 'every block left out is still in its document');

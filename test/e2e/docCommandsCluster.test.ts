@@ -1,5 +1,5 @@
 import t from 'tap';
-import { type NotRun, runDocument, staleNotRun } from '../support/docCommands.js';
+import { docCommandsUnavailable, type NotRun, runDocument, staleNotRun } from '../support/docCommands.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { natsUnavailable } from '../support/nats.js';
 
@@ -18,7 +18,7 @@ const NOT_RUN: NotRun[] = [
   },
 ];
 
-const missing = fixturesMissing() ?? natsUnavailable();
+const missing = fixturesMissing() ?? natsUnavailable() ?? docCommandsUnavailable();
 
 t.test('docs/distributed.md’s shell blocks run as written', { skip: missing }, async (t) => {
   t.same(staleNotRun(NOT_RUN, DOCS), [], 'every block left out is still in its document');

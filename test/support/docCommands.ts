@@ -174,6 +174,20 @@ exec "$DOC_TEST_CURL" --fail-with-body "$@"
 const which = (cmd: string) => execFileSync('bash', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim();
 
 /**
+ * Why the documents cannot run here (no curl: the documents call it), or undefined. Under CI=true it throws instead:
+ * .ci/run installs curl, so a skip there would hide a broken install.
+ */
+export const docCommandsUnavailable = (): string | undefined => {
+  try {
+    which('curl');
+    return undefined;
+  } catch {
+    if (process.env.CI === 'true') throw new Error('curl is not installed: CI requires it (.ci/run installs it)');
+    return 'curl is not installed: the documents call it';
+  }
+};
+
+/**
  * A copy of the checkout for one document: the sources and bin/ copied (so the built CLI, the cluster and the
  * dashboard's files are found from here, not from the checkout), dist/ copied when the runner built it for this run
  * (else bin/ runs the sources through tsx, as a test run alone does: docs/testing.md), the rest linked; `.data`,
