@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
@@ -205,6 +205,11 @@ const makeSandbox = () => {
   const shims = join(dir, '.doc-test-bin');
   mkdirSync(shims);
   mkdirSync(join(dir, '.tmp'));
+  // tsx keeps what it compiled in TMPDIR/tsx-<uid>: the machine's, not a cold one per copy (npm run fake-google runs
+  // through tsx)
+  const tsxCache = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+  mkdirSync(join(tmpdir(), tsxCache), { recursive: true });
+  symlinkSync(join(tmpdir(), tsxCache), join(dir, '.tmp', tsxCache));
   for (const [name, text] of [
     ['npm', NPM_SHIM],
     ['curl', CURL_SHIM],
@@ -385,7 +390,7 @@ export const runDocument = async (
   let session: Session | undefined;
   t.teardown(async () => {
     await session?.stop();
-    for (const s of [...servers].reverse()) await s.stop();
+    await Promise.all(servers.map((s) => s.stop()));
     rmSync(sandbox.dir, { recursive: true, force: true });
   });
   const serverOutput = new Map<number, string>();
