@@ -316,11 +316,16 @@ if (missing) {
     t.teardown(() => void spawnSync('tmux', ['kill-session', '-t', session]));
     let screen = '';
     const deadline = Date.now() + 60_000;
-    // the whole scrollback: the result's last lines are its closing braces
-    while (Date.now() < deadline && !/^}\s*$/m.test(screen)) {
+    // the whole scrollback, until the result's closing brace
+    while (Date.now() < deadline && !/^}$/m.test(screen)) {
       await new Promise((r) => setTimeout(r, 100));
-      screen = spawnSync('tmux', ['capture-pane', '-p', '-J', '-S', '-', '-t', session]).stdout.toString();
+      // without the blanks a pane may pad its lines with
+      screen = spawnSync('tmux', ['capture-pane', '-p', '-J', '-S', '-', '-t', session])
+        .stdout.toString()
+        .replace(/[ \t]+$/gm, '');
     }
-    t.match(screen, /^ {2}"search_metadata": \{$/m, `indented, a field a line:\n${screen.slice(0, 400)}`);
+    // the pane keeps the result's last 2,000 lines: its end, indented, one field a line
+    t.match(screen, /^ {2,}"[a-z_]+": .+,$/m, `indented, a field a line:\n${screen.slice(-400)}`);
+    t.match(screen, /^}$/m, 'closed on a line of its own');
   });
 }
