@@ -48,6 +48,8 @@ export const CompatResult = z
         processed_at: z.string().nullable().optional().describe('null while processing and after an error'),
         google_url: z.string().optional(),
         total_time_taken: z.number().optional(),
+        lane: z.enum(['live', 'scheduled', 'bulk']).optional().describe('ours: the lane the search waited in'),
+        queued_ms: z.number().int().optional().describe('ours: from submit to its first Google request'),
       })
       .catchall(z.unknown()),
     search_parameters: z.record(z.string(), z.unknown()).optional(),
@@ -115,6 +117,10 @@ export const CompatSearchQuery = z.object({
   as_sitesearch: text(''),
   no_cache: text('true: never answer from the cache (not with async)'),
   async: text('true: answer at once with status Processing; fetch /searches/{id}.json later'),
+  priority: z
+    .enum(['live', 'bulk'])
+    .optional()
+    .describe('ours: the lane the search waits in, live (the default) or bulk (docs/fleet.md#lanes-and-fair-share)'),
   output: z.enum(['json', 'html']).optional(),
   search_id: text(
     'a search of yours to page through (pagination links carry it): no crawl, no quota as far as that search goes; past it, a new search',

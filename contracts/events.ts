@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Lane } from './lanes.js';
 import { ParsedSerp } from './result.js';
 import { SearchRequest } from './search.js';
 import {
@@ -130,6 +131,13 @@ export const SearchSubmitted = z.object({
     submittedAt: iso,
     /** added later: the monitor run this job searches one keyword of (docs/rank-tracking.md) */
     monitor: z.object({ monitorId: z.string(), runId: z.string() }).optional(),
+    /**
+     * added later: the lane it waits in (docs/fleet.md#lanes-and-fair-share); absent before lanes: `scheduled` for a
+     * monitor's job, else `live`
+     */
+    lane: Lane.optional(),
+    /** added later: its key's share against other keys in the lane, its tier's at submit (absent: 1) */
+    weight: z.number().positive().optional(),
   }),
 });
 export const SearchAnsweredFromCache = z.object({
@@ -166,6 +174,8 @@ export const CrawlCompleted = z.object({
     exhausted: z.boolean().optional(),
     /** added later: what the crawl cost (events recorded before it have `blocks` only) */
     cost: CrawlCost.optional(),
+    /** added later: when its first Google request went (the end of its wait in the queue: `queued_ms`) */
+    firstRequestAt: iso.optional(),
     completedAt: iso,
   }),
 });
@@ -202,6 +212,8 @@ export const CrawlFailed = z.object({
     failure: CrawlFailure.optional(),
     /** added later: what the failed attempt cost */
     cost: CrawlCost.optional(),
+    /** added later: when the attempt's first Google request went, when it made one */
+    firstRequestAt: iso.optional(),
     final: z.boolean(),
     failedAt: iso,
   }),
@@ -268,24 +280,33 @@ export const RecordedAlerts = z.object({
 });
 export type RecordedAlerts = z.infer<typeof RecordedAlerts>;
 
+/**
+ * A monitor's definition, declared once: what `MonitorCreated` records (with its time), what the monitor decider is
+ * given, and, picked from it, what a run searches with (`RunTargeting`). Member order is the recorded order.
+ */
+export const MonitorDefinition = z.object({
+  monitorId: z.string(),
+  keyId: z.string(),
+  name: z.string(),
+  keywords: z.array(z.string()),
+  domains: z.array(z.string()),
+  search: MonitorSearch,
+  depth: z.number().int(),
+  schedule: RecordedSchedule,
+  ctrCurve: z.array(z.number()).optional(),
+  backfill: z.boolean(),
+  /** added later: what the monitor raises alerts on (docs/webhooks.md) */
+  alerts: RecordedAlerts.optional(),
+});
+export type MonitorDefinition = z.infer<typeof MonitorDefinition>;
+/** What a run copies of its monitor: small and fixed (the keywords are referenced by the monitor's version). */
+export const RunTargeting = MonitorDefinition.pick({ domains: true, search: true, depth: true });
+export type RunTargeting = z.infer<typeof RunTargeting>;
+
 /** Rank tracking (docs/rank-tracking.md): a monitor's own stream holds its configuration and nothing per run. */
 export const MonitorCreated = z.object({
   type: z.literal('MonitorCreated'),
-  data: z.object({
-    monitorId: z.string(),
-    keyId: z.string(),
-    name: z.string(),
-    keywords: z.array(z.string()),
-    domains: z.array(z.string()),
-    search: MonitorSearch,
-    depth: z.number().int(),
-    schedule: RecordedSchedule,
-    ctrCurve: z.array(z.number()).optional(),
-    backfill: z.boolean(),
-    /** added later: what the monitor raises alerts on (docs/webhooks.md) */
-    alerts: RecordedAlerts.optional(),
-    createdAt: iso,
-  }),
+  data: MonitorDefinition.extend({ createdAt: iso }),
 });
 export const MonitorChanged = z.object({
   type: z.literal('MonitorChanged'),
@@ -312,10 +333,14 @@ export const MonitorDeleted = z.object({
 });
 
 /**
- * A run searches each of `keywords` once, the i-th submitted at `startAt + i × intervalMs` (spread over the slot and
- * paced under the key's rate) as the job `jobIdOf(runId, keyword, submit time)`; a backfill run instead names the
- * stored jobs it reads (`sources`). Its own stream (`monitorRun-<runId>`): a scheduled run's id is derived from the
- * monitor and the slot, so two dispatchers that see the same slot decide one run.
+ * A run searches each keyword once, the i-th submitted at `startAt + i × intervalMs` (spread over the slot and paced
+ * under the key's rate) as the job `jobIdOf(runId, keyword, submit time)`; a backfill run instead names the stored
+ * jobs it reads (`sources`). Its own stream (`monitorRun-<runId>`): a scheduled run's id is derived from the monitor
+ * and the slot, so two dispatchers that see the same slot decide one run.
+ *
+ * The keywords are the monitor's at `monitorVersion` (its stream's version, in their order): a run records how many
+ * (`keywordCount`), never the list, so a run's event is the same size whatever the keywords. Runs recorded before
+ * (and backfill runs, whose keywords are those of the stored jobs) carry `keywords` instead.
  */
 export const MonitorRunStarted = z.object({
   type: z.literal('MonitorRunStarted'),
@@ -326,16 +351,19 @@ export const MonitorRunStarted = z.object({
     trigger: z.enum(['schedule', 'manual', 'backfill']),
     /** the scheduled slot (its firing time), for trigger schedule */
     slot: iso.optional(),
-    keywords: z.array(z.string()),
-    domains: z.array(z.string()),
-    search: MonitorSearch,
-    depth: z.number().int(),
+    /** runs recorded before `monitorVersion`, and backfill runs */
+    keywords: z.array(z.string()).optional(),
+    ...RunTargeting.shape,
     noCache: z.boolean(),
     startAt: iso,
     intervalMs: z.number().nonnegative(),
     /** backfill: the stored job each keyword's check reads, in the order of `keywords` (a keyword may repeat) */
     sources: z.array(z.string()).optional(),
     startedAt: iso,
+    /** added later: the version of `monitor-<monitorId>` whose keywords the run searches */
+    monitorVersion: z.number().int().nonnegative().optional(),
+    /** added later: how many keywords that version has */
+    keywordCount: z.number().int().nonnegative().optional(),
   }),
 });
 
@@ -370,10 +398,14 @@ export const MonitorKeywordsSkipped = z.object({
   data: z.object({
     runId: z.string(),
     monitorId: z.string(),
-    keywords: z.array(z.string()),
+    /** recorded before skips were counted: the keywords skipped */
+    keywords: z.array(z.string()).optional(),
     /** quota_exhausted, key_revoked, monitor_deleted, monitor_paused */
     reason: z.string(),
     skippedAt: iso,
+    /** added later: how many of the run's searches were skipped: those from `fromIndex` on not already checked */
+    count: z.number().int().nonnegative().optional(),
+    fromIndex: z.number().int().nonnegative().optional(),
   }),
 });
 /**
@@ -410,6 +442,39 @@ export const AdminSessionEnded = z.object({
   data: z.object({ sessionHash: z.string().regex(/^[0-9a-f]{64}$/), endedAt: iso }),
 });
 
+/**
+ * A key's limits, serialized on one stream per key (`keyLimits-<keyId>`, docs/security.md#per-key): each endpoint,
+ * monitor, manual run and replay a key takes is recorded there first, decided against what the stream holds and
+ * appended with its expected version, so parallel requests cannot take more than the limit (the usage stream bounds
+ * the quota the same way). `baseline` is what the key had of that kind before its stream recorded any (taken from the
+ * read model once, the first time). `scope` is the monitor of a manual run.
+ */
+const KeyLimitKind = z.enum(['webhook', 'monitor', 'manualRun', 'replay']);
+export type KeyLimitKind = z.infer<typeof KeyLimitKind>;
+export const KeyLimitTaken = z.object({
+  type: z.literal('KeyLimitTaken'),
+  data: z.object({
+    keyId: z.string(),
+    kind: KeyLimitKind,
+    id: z.string(),
+    scope: z.string().optional(),
+    baseline: z.number().int().nonnegative().optional(),
+    takenAt: iso,
+  }),
+});
+/** Given back: the endpoint or monitor deleted, the manual run completed, or a take whose creation never happened. */
+export const KeyLimitFreed = z.object({
+  type: z.literal('KeyLimitFreed'),
+  data: z.object({
+    keyId: z.string(),
+    kind: KeyLimitKind,
+    id: z.string(),
+    /** deleted, completed, abandoned (taken, and its creation never recorded) */
+    reason: z.string(),
+    freedAt: iso,
+  }),
+});
+
 export const DomainEvent = z.discriminatedUnion('type', [
   ApiKeyIssued,
   ApiKeyRevoked,
@@ -444,6 +509,8 @@ export const DomainEvent = z.discriminatedUnion('type', [
   WebhookDelivered,
   WebhookDeliveryGivenUp,
   WebhookDeliveryRetryRequested,
+  KeyLimitTaken,
+  KeyLimitFreed,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;
@@ -458,4 +525,5 @@ export const streams = {
   webhook: (webhookId: string) => `webhook-${webhookId}`,
   webhookDelivery: (deliveryId: string) => `webhookDelivery-${deliveryId}`,
   monitorAlerts: (runId: string) => `monitorAlerts-${runId}`,
+  keyLimits: (keyId: string) => `keyLimits-${keyId}`,
 } as const;

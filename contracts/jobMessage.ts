@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Lane } from './lanes.js';
 import { SearchRequest } from './search.js';
 
 /**
@@ -12,5 +13,15 @@ export const JobMessage = z.object({
   cacheKey: z.string(),
   submittedAt: z.string(),
   request: SearchRequest,
+  /** the lane it was submitted in (absent in messages before lanes: live) */
+  lane: Lane.optional(),
+  /**
+   * its key had no other job of the lane out with the crawlers when it was dispatched: it goes to the lane's express
+   * consumer, whose slots only such jobs take, so one key's backlog never holds a crawler slot another key waits for
+   * (docs/fleet.md#lanes-and-fair-share)
+   */
+  first: z.boolean().optional(),
+  /** its key's share against other keys of the lane, for the crawler's page scheduling (absent: 1) */
+  weight: z.number().positive().optional(),
 });
 export type JobMessage = z.infer<typeof JobMessage>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { crossFieldRules, JobStatus, OutputFormat, SearchParameters, UsageResponse } from './search.js';
+import { crossFieldRules, JobStatus, OutputFormat, QueuePosition, SearchParameters, UsageResponse } from './search.js';
 
 /**
  * The MCP tools' inputs and outputs (docs/mcp.md#tools). Inputs mirror `/v1`: `serp_search` is the submit body's own
@@ -101,6 +101,9 @@ export const JobOutcome = z.object({
   html_url: z.string().optional(),
   expires_at: z.string().optional(),
   next: z.string().optional().describe('what to call next while the job runs'),
+  queue: QueuePosition.optional().describe(
+    'while the job waits: its lane, the jobs expected to start before it and the seconds until it should start',
+  ),
 });
 export type JobOutcome = z.infer<typeof JobOutcome>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Lane } from './lanes.js';
 
 /**
  * The native result (`output=json`): exactly the spec's four top-level members (docs/api.md#outputs).
@@ -87,6 +88,17 @@ export const SearchMetadata = z
     blocked: z.number().int().optional().describe('of those, answered with a block (CAPTCHA, challenge, consent, 429)'),
     browser_pages: z.number().int().optional().describe('of those, made by the browser; the rest went over plain HTTP'),
     bytes: z.number().int().optional().describe('bytes those requests brought'),
+    lane: Lane.optional().describe(
+      'the lane the search waited in: live, scheduled (a monitor run) or bulk (every job has it; a page parsed by `serp-api parse` has none)',
+    ),
+    queued_ms: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'from submit to its first Google request: its wait in the queue (0 for an answer from cache; every job has it)',
+      ),
     parameters: z.record(z.string(), z.unknown()),
     information: SearchInformation,
   })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GL_CODES, GOOGLE_DOMAINS, HL_CODES, TBM_VALUES } from './googleParams.js';
+import { Lane, Priority } from './lanes.js';
 
 /** Devices the crawler can impersonate: each picks a user agent, client hints and a viewport. */
 export const Device = z.enum(['desktop', 'mobile', 'tablet']);
@@ -214,12 +215,18 @@ export type SearchRequest = z.infer<typeof SearchParameters>;
 
 /** `POST /v1/search`: unknown members are refused (422) so typos never pass silently. */
 export const SubmitSearchBody = crossFieldRules(
-  SearchParameters.extend({ async: z.boolean().default(true) }).strict(),
+  SearchParameters.extend({
+    async: z.boolean().default(true),
+    priority: Priority.default('live').describe(
+      'the lane the search waits in: live (the default: interactive searches, served first) or bulk (batches, which keep a guaranteed share of the fleet behind live searches; docs/fleet.md#lanes-and-fair-share)',
+    ),
+  }).strict(),
 ).meta({
   examples: [
     { keyword: 'coffee', location: 'Austin, Texas, United States', device: 'mobile' },
     { keyword: 'best running shoes', gl: 'de', hl: 'de', stop_domain: 'example.com' },
     { keyword: 'coffee', location: 'Austin, Texas, United States', depth: 10 },
+    { keyword: 'coffee', depth: 100, priority: 'bulk' },
   ],
 });
 export type SubmitSearchBody = z.infer<typeof SubmitSearchBody>;
@@ -229,14 +236,35 @@ export const JobId = z.string().regex(/^[0-9a-f]{24}$/, 'job ids are 24 lowercas
 export const JobStatus = z.enum(['queued', 'running', 'done', 'partial', 'failed']);
 export type JobStatus = z.infer<typeof JobStatus>;
 
+/**
+ * Where a job not yet ended stands (docs/fleet.md#lanes-and-fair-share): the jobs of its lane the fair scheduler will
+ * start before it, and when it should start, from the fleet's capacity; both 0 once it is crawling. An estimate:
+ * other keys' searches submitted later may still go first, as fairness between keys wants.
+ */
+export const QueuePosition = z.object({
+  lane: Lane,
+  ahead: z.number().int().nonnegative().describe('jobs of its lane expected to start before it'),
+  estimated_start_s: z
+    .number()
+    .nonnegative()
+    .nullable()
+    .describe('seconds until its first Google request, from the capacity measured; null while none is measured'),
+});
+export type QueuePosition = z.infer<typeof QueuePosition>;
+
 export const SubmitSearchResponse = z.object({
   job_id: z.string(),
   status: JobStatus,
   cached: z.boolean(),
+  queue: QueuePosition.optional().describe('a queued job only: where it stands'),
 });
 export type SubmitSearchResponse = z.infer<typeof SubmitSearchResponse>;
 
-export const RunningResponse = z.object({ job_id: z.string(), status: z.literal('running') });
+export const RunningResponse = z.object({
+  job_id: z.string(),
+  status: z.literal('running'),
+  queue: QueuePosition.optional().describe('where it stands, while the read models know the job'),
+});
 
 export const FailedResponse = z.object({ job_id: z.string(), status: z.literal('failed'), detail: z.string() });
 

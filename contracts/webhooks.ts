@@ -5,6 +5,12 @@ import { ALERT_KINDS, WEBHOOK_EVENT_TYPES } from './webhookEvents.js';
 
 export const WEBHOOK_URL_MAX = 2000;
 export const WEBHOOKS_PER_KEY = 10;
+/** How far back a replay may reach: `since` at most this many days before the request (docs/webhooks.md#replay-bounded). */
+export const REPLAY_WINDOW_DAYS = 7;
+/** The messages one replay sends at most; a receiver that needs more asks again from the last one's timestamp. */
+export const REPLAY_MAX_MESSAGES = 1_000;
+/** Replays a key may request in an hour (its keyLimits stream counts them). */
+export const REPLAYS_PER_HOUR = 10;
 
 export const WebhookUrl = z
   .string({ error: 'url must be a string such as "https://example.com/hooks/serp"' })

@@ -11,6 +11,9 @@ import { jobStatusQueries } from './jobStatus/queries.js';
 import { monitorRunsProjection, monitorScheduleProjection, monitorsProjection } from './monitors/monitors.js';
 import { monitorQueries } from './monitors/queries.js';
 import type { DocReader, Projection } from './projection.js';
+import { laneHoursProjection } from './queue/laneHours.js';
+import { queueQueries } from './queue/queries.js';
+import { queueProjection } from './queue/queue.js';
 import { rankHistoryQueries } from './rankHistory/queries.js';
 import { rankDaysProjection } from './rankHistory/rankDays.js';
 import { rankBestProjection, rankHistoryProjection } from './rankHistory/rankHistory.js';
@@ -34,8 +37,10 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * 6: adminSessions (dashboard sessions, server-side).
  * 7: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
  * 8: rankDays (each day's successful checks, reduced to what visibility reads).
+ * 9: queue (jobs not yet ended, by lane: the fair scheduler's state), laneHours (pages asked per lane and hour);
+ *    jobStatus keeps a job's lane and its wait.
  */
-export const READ_MODELS_VERSION = 8;
+export const READ_MODELS_VERSION = 9;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -58,6 +63,8 @@ export const allProjections: readonly Projection<unknown>[] = [
   webhookDeliveriesProjection,
   webhookOutboxProjection,
   monitorAlertsProjection,
+  queueProjection,
+  laneHoursProjection,
 ] as Projection<unknown>[];
 
 /** Every view's typed queries over one document store: what the api, dispatcher and CLI read through. */
@@ -72,5 +79,6 @@ export const readModelQueries = (docs: DocReader) => ({
   ranks: rankHistoryQueries(docs),
   adminSessions: adminSessionsQueries(docs),
   webhooks: webhookQueries(docs),
+  queue: queueQueries(docs),
 });
 export type ReadModelQueries = ReturnType<typeof readModelQueries>;

@@ -25,8 +25,16 @@ export interface DocReader {
   has(view: string, id: string): boolean;
   findByLookup<T>(view: string, lookup: string): T | undefined;
   list<T>(view: string): T[];
-  /** by id; with `last`, only the last `last` of them (ids of time-ordered documents: the newest) */
-  listByLookup<T>(view: string, lookup: string, options?: { last?: number }): T[];
+  /**
+   * by id; with `last`, only the last `last` of them (ids of time-ordered documents: the newest). `equal` and `atLeast`
+   * keep the documents whose top-level string fields equal, or sort at or after, the values given: the store filters
+   * and pages (an index walk from the newest), so a page costs its own documents, not the lookup's.
+   */
+  listByLookup<T>(
+    view: string,
+    lookup: string,
+    options?: { last?: number; equal?: Record<string, string>; atLeast?: Record<string, string> },
+  ): T[];
   /** documents with `after` < id < `before`, by id, at most `limit` (time-ordered ids: a page of what is older) */
   listBetween<T>(view: string, after: string, before: string, limit: number): T[];
 }

@@ -3,6 +3,8 @@ export class DomainError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** for a refusal that passes with time (a limit per hour): when to ask again, in seconds (Retry-After) */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -26,4 +28,6 @@ export const errorCodes = {
   webhookInvalid: 'SERP_WEBHOOK_INVALID',
   webhookLimit: 'SERP_WEBHOOK_LIMIT',
   deliveryNotFound: 'SERP_WEBHOOK_DELIVERY_NOT_FOUND',
+  runInProgress: 'SERP_MONITOR_RUN_IN_PROGRESS',
+  replayLimit: 'SERP_WEBHOOK_REPLAY_LIMIT',
 } as const;

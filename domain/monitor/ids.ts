@@ -12,5 +12,7 @@ export const scheduledRunId = (monitorId: string, slot: string) =>
 export const backfillRunId = (monitorId: string, createdAt: string) =>
   `run_${hex12(Date.parse(createdAt))}${digest('backfill', monitorId).slice(0, 12)}`;
 export const manualRunId = (at: number, random: string) => `run_${hex12(at)}${random.slice(0, 12)}`;
+/** when a run id says it was made (ms): the 12 hex digits after `run_` */
+export const runTimeOf = (runId: string) => Number.parseInt(runId.slice(4, 16), 16) || 0;
 export const monitorJobId = (runId: string, keyword: string, submitAt: number) =>
   hex12(submitAt) + digest('job', runId, keyword).slice(0, 12);

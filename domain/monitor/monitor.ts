@@ -1,4 +1,4 @@
-import type { EventOf, MonitorSearch, RecordedAlerts } from '../../contracts/events.js';
+import type { EventOf, MonitorDefinition, RecordedAlerts } from '../../contracts/events.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
 import type { RecordedSchedule } from './schedule.js';
@@ -15,20 +15,8 @@ interface Existing {
 }
 export type MonitorState = { status: 'none' } | Existing;
 
-export interface MonitorDefinition {
-  monitorId: string;
-  keyId: string;
-  name: string;
-  keywords: string[];
-  domains: string[];
-  search: MonitorSearch;
-  depth: number;
-  schedule: RecordedSchedule;
-  ctrCurve?: number[];
-  backfill: boolean;
-  /** what raises an alert when a run completes (docs/webhooks.md) */
-  alerts?: RecordedAlerts;
-}
+/** what a monitor is created with: declared once, in the contract of `MonitorCreated` */
+export type { MonitorDefinition };
 
 export interface MonitorChange {
   name?: string;

@@ -1,5 +1,11 @@
 import { Map as PMap, Set as PSet } from 'immutable';
-import { type DomainRank, type EventOf, MonitorRunStarted } from '../../contracts/events.js';
+import {
+  type DomainRank,
+  type EventOf,
+  type MonitorDefinition,
+  MonitorRunStarted,
+  RunTargeting,
+} from '../../contracts/events.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
 import { monitorJobId } from './ids.js';
@@ -12,25 +18,78 @@ export type MonitorRunEvent =
 
 export type RunStartedData = EventOf<'MonitorRunStarted'>['data'];
 
+/** A monitor's keywords as of one version of its stream: what a run references. */
+export interface MonitorAt {
+  version: number;
+  keywords: string[];
+}
+
+/**
+ * The one place a run's record is built (scheduled, manual and backfill runs alike): the monitor's targeting copied
+ * (small), its keywords referenced by the monitor's version and counted. A backfill run names stored jobs, whose
+ * keywords it records (once per monitor).
+ */
+export const runRecord = (
+  monitor: Pick<MonitorDefinition, 'monitorId' | 'keyId'> & RunTargeting,
+  keywords: MonitorAt | { backfill: string[]; sources: string[] },
+  run: Pick<RunStartedData, 'runId' | 'trigger' | 'slot' | 'noCache' | 'startAt' | 'intervalMs' | 'startedAt'>,
+): RunStartedData => ({
+  runId: run.runId,
+  monitorId: monitor.monitorId,
+  keyId: monitor.keyId,
+  trigger: run.trigger,
+  ...(run.slot ? { slot: run.slot } : {}),
+  ...('backfill' in keywords ? { keywords: keywords.backfill } : {}),
+  ...RunTargeting.parse(monitor),
+  noCache: run.noCache,
+  startAt: run.startAt,
+  intervalMs: run.intervalMs,
+  ...('backfill' in keywords ? { sources: keywords.sources } : {}),
+  startedAt: run.startedAt,
+  ...('backfill' in keywords ? {} : { monitorVersion: keywords.version, keywordCount: keywords.keywords.length }),
+});
+
+/** how many searches the run makes */
+export const keywordCountOf = (run: RunStartedData) => run.keywords?.length ?? run.keywordCount ?? 0;
+
 /**
  * The jobs a run searches, in order: the i-th keyword's job is submitted at `startAt + i × intervalMs` (a backfill
- * run's are the stored jobs it names).
+ * run's are the stored jobs it names). `keywords` are the run's own (older runs, backfills) or its monitor's at its
+ * version.
  */
-export const plannedJobs = (run: RunStartedData) => {
+export const plannedJobs = (run: RunStartedData, keywords: readonly string[] = run.keywords ?? []) => {
   const start = Date.parse(run.startAt);
-  return run.keywords.map((keyword, i) => {
+  return keywords.map((keyword, i) => {
     const submitAt = start + i * run.intervalMs;
     return { keyword, jobId: run.sources?.[i] ?? monitorJobId(run.runId, keyword, submitAt), submitAt };
   });
 };
 
+/**
+ * Where a job sits in its run's plan, from the job id alone: its first 12 hex digits are its submit time, and the
+ * i-th job is submitted at `startAt + i × intervalMs` (a whole number of ms, at least 1: the key's rate). Undefined
+ * when the id does not tell (no interval).
+ */
+export const planIndexOf = (run: RunStartedData, jobId: string): number | undefined => {
+  if (!(run.intervalMs >= 1)) return undefined;
+  const at = Number.parseInt(jobId.slice(0, 12), 16);
+  if (!Number.isFinite(at)) return undefined;
+  const i = Math.round((at - Date.parse(run.startAt)) / run.intervalMs);
+  return i >= 0 ? i : undefined;
+};
+
 interface Open {
   status: 'open' | 'completed';
   run: RunStartedData;
-  /** keyword → its job (not for backfill runs, whose keywords may repeat) */
+  total: number;
+  /** keyword → its job, for runs that recorded their keywords (not backfills, whose keywords may repeat) */
   jobOf: PMap<string, string>;
-  /** jobs checked or skipped */
+  /** job → its place in the plan, for runs that recorded their keywords */
+  jobIndex: PMap<string, number>;
+  /** jobs checked, and jobs skipped by name (runs recorded before skips were counted) */
   done: PSet<string>;
+  /** the plan from this index on is skipped (counted skips) */
+  skippedFrom: number;
   checked: number;
   failed: number;
   skipped: number;
@@ -51,10 +110,11 @@ export type MonitorRunCommand =
       ranks: DomainRank[];
       now: string;
     }
-  | { type: 'SkipKeywords'; runId: string; keywords: string[]; reason: string; now: string };
+  /** the run's searches from `fromIndex` on that are not checked yet will not be made */
+  | { type: 'SkipRest'; runId: string; fromIndex: number; reason: string; now: string };
 
 const completion = (s: Open, now: string): MonitorRunEvent[] =>
-  s.done.size < s.run.keywords.length
+  s.checked + s.failed + s.skipped < s.total
     ? []
     : [
         {
@@ -73,10 +133,31 @@ const completion = (s: Open, now: string): MonitorRunEvent[] =>
         },
       ];
 
+const indexOf = (s: Open, jobId: string) => s.jobIndex.get(jobId) ?? planIndexOf(s.run, jobId);
+
+/** whether a job of the plan is already checked, or skipped */
+const settled = (s: Open, jobId: string) => {
+  if (s.done.has(jobId)) return true;
+  const i = indexOf(s, jobId);
+  return i !== undefined && i >= s.skippedFrom;
+};
+
+/** how many of the plan's searches in [from, to) are not checked: what a skip from `from` counts */
+const unchecked = (s: Open, from: number, to: number) => {
+  let checkedInRange = 0;
+  for (const job of s.done) {
+    const i = indexOf(s, job);
+    if (i !== undefined && i >= from && i < to) checkedInRange++;
+  }
+  return Math.max(0, to - from - checkedInRange);
+};
+
 /**
  * One run of a monitor (docs/rank-tracking.md): started once per id (a scheduled run's id is derived from its slot,
  * so two dispatchers start it once), each job checked once (a redelivered result or a second dispatcher decides
- * nothing), keywords skipped with a reason, and completed when every job is checked or skipped.
+ * nothing), the rest of its searches skipped with a reason and a count, and completed when every search is checked
+ * or skipped. Its events are the same size whatever its keywords: the start references the monitor's version, a skip
+ * counts.
  */
 export const monitorRunDecider: Decider<MonitorRunState, MonitorRunCommand, MonitorRunEvent> = {
   initialState: () => ({ status: 'none' }),
@@ -91,24 +172,15 @@ export const monitorRunDecider: Decider<MonitorRunState, MonitorRunCommand, Moni
       };
       const s = monitorRunDecider.evolve(state, started) as Open;
       // nothing to search (a backfill that found no stored search): started and completed at once
-      if (command.run.keywords.length === 0) return [started, ...completion(s, command.run.startedAt)];
+      if (s.total === 0) return [started, ...completion(s, command.run.startedAt)];
       if (!command.skipAll) return [started];
-      const skipped: MonitorRunEvent = {
-        type: 'MonitorKeywordsSkipped',
-        data: {
-          runId: command.run.runId,
-          monitorId: command.run.monitorId,
-          keywords: command.run.keywords,
-          reason: command.skipAll,
-          skippedAt: command.run.startedAt,
-        },
-      };
+      const skipped = skipEvent(s, 0, command.skipAll, command.run.startedAt);
       return [started, skipped, ...completion(monitorRunDecider.evolve(s, skipped) as Open, command.run.startedAt)];
     }
     if (state.status === 'none') throw new DomainError(errorCodes.runNotFound, `run ${command.runId} not found`);
     if (state.status === 'completed') return [];
     if (command.type === 'RecordCheck') {
-      if (state.done.has(command.jobId)) return [];
+      if (settled(state, command.jobId)) return [];
       const { type: _t, now, failure, ...rest } = command;
       const checked: MonitorRunEvent = {
         type: 'MonitorKeywordChecked',
@@ -122,29 +194,29 @@ export const monitorRunDecider: Decider<MonitorRunState, MonitorRunCommand, Moni
       };
       return [checked, ...completion(monitorRunDecider.evolve(state, checked) as Open, now)];
     }
-    const open = command.keywords.filter((k) => {
-      const job = state.jobOf.get(k);
-      return job !== undefined && !state.done.has(job);
-    });
-    if (open.length === 0) return [];
-    const skipped: MonitorRunEvent = {
-      type: 'MonitorKeywordsSkipped',
-      data: {
-        runId: command.runId,
-        monitorId: state.run.monitorId,
-        keywords: open,
-        reason: command.reason,
-        skippedAt: command.now,
-      },
-    };
+    if (command.fromIndex >= Math.min(state.skippedFrom, state.total)) return [];
+    const skipped = skipEvent(state, command.fromIndex, command.reason, command.now);
+    if (skipped.data.count === 0) return [];
     return [skipped, ...completion(monitorRunDecider.evolve(state, skipped) as Open, command.now)];
   },
   evolve(state, event) {
     switch (event.type) {
       case 'MonitorRunStarted': {
-        const jobs = plannedJobs(event.data);
-        const jobOf = event.data.sources ? PMap<string, string>() : PMap(jobs.map((j) => [j.keyword, j.jobId]));
-        return { status: 'open', run: event.data, jobOf, done: PSet(), checked: 0, failed: 0, skipped: 0 };
+        const run = event.data;
+        const jobs = plannedJobs(run);
+        const jobOf = run.sources ? PMap<string, string>() : PMap(jobs.map((j) => [j.keyword, j.jobId]));
+        return {
+          status: 'open',
+          run,
+          total: keywordCountOf(run),
+          jobOf,
+          jobIndex: PMap(jobs.map((j, i) => [j.jobId, i])),
+          done: PSet(),
+          skippedFrom: Number.POSITIVE_INFINITY,
+          checked: 0,
+          failed: 0,
+          skipped: 0,
+        };
       }
       case 'MonitorKeywordChecked':
         if (state.status === 'none') return state;
@@ -156,16 +228,36 @@ export const monitorRunDecider: Decider<MonitorRunState, MonitorRunCommand, Moni
         };
       case 'MonitorKeywordsSkipped': {
         if (state.status === 'none') return state;
-        const jobs = event.data.keywords.map((k) => state.jobOf.get(k)).filter((j): j is string => j !== undefined);
-        return {
-          ...state,
-          done: state.done.union(jobs),
-          skipped: state.skipped + jobs.length,
-          skipReason: state.skipReason ?? event.data.reason,
-        };
+        const reason = state.skipReason ?? event.data.reason;
+        if (event.data.count !== undefined) {
+          return {
+            ...state,
+            skippedFrom: Math.min(state.skippedFrom, event.data.fromIndex ?? 0),
+            skipped: state.skipped + event.data.count,
+            skipReason: reason,
+          };
+        }
+        // recorded before skips were counted: the keywords by name
+        const jobs = (event.data.keywords ?? [])
+          .map((k) => state.jobOf.get(k))
+          .filter((j): j is string => j !== undefined);
+        return { ...state, done: state.done.union(jobs), skipped: state.skipped + jobs.length, skipReason: reason };
       }
       case 'MonitorRunCompleted':
         return state.status === 'none' ? state : { ...state, status: 'completed' };
     }
   },
 };
+
+/** a counted skip of the plan from `fromIndex` (up to where an earlier skip began) */
+const skipEvent = (s: Open, fromIndex: number, reason: string, now: string): EventOf<'MonitorKeywordsSkipped'> => ({
+  type: 'MonitorKeywordsSkipped',
+  data: {
+    runId: s.run.runId,
+    monitorId: s.run.monitorId,
+    reason,
+    skippedAt: now,
+    count: unchecked(s, fromIndex, Math.min(s.skippedFrom, s.total)),
+    fromIndex,
+  },
+});

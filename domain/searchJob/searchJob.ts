@@ -6,6 +6,7 @@ import type {
   RawHtmlRef,
   TargetingUsed,
 } from '../../contracts/events.js';
+import type { Lane } from '../../contracts/lanes.js';
 import { depthOf, type SearchRequest } from '../../contracts/search.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
@@ -52,6 +53,10 @@ interface Submission {
   now: string;
   /** the monitor run this job searches a keyword of */
   monitor?: { monitorId: string; runId: string };
+  /** the lane it waits in (absent: `scheduled` for a monitor's job, else `live`) */
+  lane?: Lane;
+  /** its key's share in the lane (absent: 1) */
+  weight?: number;
 }
 
 export type SearchJobCommand =
@@ -74,6 +79,8 @@ export type SearchJobCommand =
       exhausted?: boolean;
       /** what the crawl cost in Google requests */
       cost?: CrawlCost;
+      /** when its first Google request went */
+      firstRequestAt?: string;
       now: string;
     }
   | {
@@ -83,6 +90,7 @@ export type SearchJobCommand =
       reason: string;
       failure?: CrawlFailure;
       cost?: CrawlCost;
+      firstRequestAt?: string;
       final: boolean;
       now: string;
     }
@@ -102,8 +110,14 @@ const submitted = (c: Submission, charged: boolean): EventOf<'SearchSubmitted'> 
     month: c.month,
     submittedAt: c.now,
     ...(c.monitor ? { monitor: c.monitor } : {}),
+    ...(c.lane ? { lane: c.lane } : {}),
+    ...(c.weight !== undefined && c.weight !== 1 ? { weight: c.weight } : {}),
   },
 });
+
+/** The lane a submitted job waits in: recorded since lanes exist; before, a monitor's job was `scheduled`. */
+export const laneOf = (data: { lane?: Lane; monitor?: unknown }): Lane =>
+  data.lane ?? (data.monitor ? 'scheduled' : 'live');
 
 /**
  * A job is submitted once, crawled until it ends exactly once (done, partial or failed), and may be re-parsed later.
@@ -165,7 +179,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'CompleteCrawl': {
-        const { type: _type, now, targeting, exhausted, cost, ...data } = command;
+        const { type: _type, now, targeting, exhausted, cost, firstRequestAt, ...data } = command;
         return [
           {
             type: 'CrawlCompleted',
@@ -174,6 +188,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               cacheKey: state.cacheKey ?? '',
               ...(targeting ? { targeting } : {}),
               ...(cost ? { cost } : {}),
+              ...(firstRequestAt ? { firstRequestAt } : {}),
               depth: depthOf(state.request ?? {}),
               exhausted: exhausted ?? false,
               completedAt: now,
@@ -191,6 +206,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               reason: command.reason,
               ...(command.failure ? { failure: command.failure } : {}),
               ...(command.cost ? { cost: command.cost } : {}),
+              ...(command.firstRequestAt ? { firstRequestAt: command.firstRequestAt } : {}),
               final: command.final,
               failedAt: command.now,
             },

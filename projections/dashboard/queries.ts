@@ -59,6 +59,25 @@ export const dashboardQueries = (docs: DocReader) => ({
       .filter((r) => r.reportedAt !== '')
       .sort((a, b) => a.route.localeCompare(b.route, 'en', { numeric: true }));
   },
+  /**
+   * the most Google requests every route together reported in one minute of the hour up to `now` (by the minute its
+   * crawl ended): what an unpaced fleet has shown it can do (services/fairShare/capacity.ts)
+   */
+  busiestMinute(now: Date): number {
+    const since = new Date(now.getTime() - 3_600_000).toISOString().slice(0, 16);
+    const byMinute = new Map<string, number>();
+    for (const h of [hourOf(since), hourOf(now.toISOString())].filter((h, i, all) => all.indexOf(h) === i)) {
+      const doc = docs.get<RouteHealthDoc>(routeHealthProjection.name, h);
+      for (const r of Object.values(doc?.routes ?? {})) {
+        for (const [minute, m] of Object.entries(r.minutes)) {
+          const at = `${h}:${minute}`;
+          if (at <= since) continue;
+          byMinute.set(at, (byMinute.get(at) ?? 0) + m.requests);
+        }
+      }
+    }
+    return Math.max(0, ...byMinute.values());
+  },
   /** the service's last `hours` UTC hours up to `now`, every hour present */
   hours(hours: number, now: Date): HourlyOutcomesDoc[] {
     const before = hourOf(new Date(now.getTime() - hours * 3_600_000).toISOString());

@@ -1,5 +1,7 @@
 import type { CrawlFailure } from '../../contracts/events.js';
+import type { Lane } from '../../contracts/lanes.js';
 import type { SearchRequest } from '../../contracts/search.js';
+import { laneOf } from '../../domain/searchJob/searchJob.js';
 import type { Projection } from '../projection.js';
 
 export interface JobStatusDoc {
@@ -27,7 +29,30 @@ export interface JobStatusDoc {
   monitor?: { monitorId: string; runId: string };
   /** only on a doc folded from the stream of a job retention purged (the read model has no row for it) */
   purgedAt?: string;
+  /** the lane it waited in (docs/fleet.md#lanes-and-fair-share); absent in docs folded by hand (laneOf) */
+  lane?: Lane;
+  /** when its first crawl started */
+  startedAt?: string;
+  /** when its first Google request went, once an attempt that made one has ended */
+  firstRequestAt?: string;
+  /**
+   * from submit to its first Google request (its wait in the queue); 0 for an answer from cache; absent until its
+   * crawl ended (crawls recorded before the first request's time was: until its first crawl started)
+   */
+  queuedMs?: number;
 }
+
+/** the end of the job's wait: its first attempt's first request (an earlier attempt's, when one failed first) */
+const waited = (doc: JobStatusDoc, firstRequestAt: string | undefined) => {
+  const first = doc.firstRequestAt ?? firstRequestAt;
+  const at = first ?? doc.startedAt;
+  return at === undefined
+    ? {}
+    : {
+        ...(first ? { firstRequestAt: first } : {}),
+        queuedMs: Math.max(0, Date.parse(at) - Date.parse(doc.submittedAt)),
+      };
+};
 
 export const terminalStatuses = new Set(['done', 'partial', 'failed']);
 
@@ -41,6 +66,7 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
       const { jobId, keyId, request, cacheKey, month, charged, submittedAt, monitor } = e.data;
       return {
         ...(monitor ? { monitor } : {}),
+        lane: laneOf(e.data),
         jobId,
         keyId,
         status: 'queued',
@@ -64,12 +90,20 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
           sourceJobId: e.data.sourceJobId,
           updatedAt: e.data.answeredAt,
           completedAt: e.data.answeredAt,
+          queuedMs: 0,
         };
       case 'CrawlStarted':
-        return { ...doc, status: 'running', attempts: e.data.attempt, updatedAt: e.data.startedAt };
+        return {
+          ...doc,
+          status: 'running',
+          attempts: e.data.attempt,
+          updatedAt: e.data.startedAt,
+          startedAt: doc.startedAt ?? e.data.startedAt,
+        };
       case 'CrawlCompleted':
         return {
           ...doc,
+          ...waited(doc, e.data.firstRequestAt),
           status: e.data.status,
           pagesFetched: e.data.pages.length,
           blocks: e.data.blocks,
@@ -78,9 +112,13 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
           completedAt: e.data.completedAt,
         };
       case 'CrawlFailed':
-        if (!e.data.final) return { ...doc, updatedAt: e.data.failedAt };
+        if (!e.data.final) {
+          const first = doc.firstRequestAt ?? e.data.firstRequestAt;
+          return { ...doc, ...(first ? { firstRequestAt: first } : {}), updatedAt: e.data.failedAt };
+        }
         return {
           ...doc,
+          ...waited(doc, e.data.firstRequestAt),
           status: 'failed',
           detail: e.data.reason,
           ...(e.data.failure ? { failure: e.data.failure } : {}),

@@ -172,7 +172,7 @@ export const monitorRunsProjection: Projection<MonitorRunDoc> = {
         if (!doc) return null;
         return {
           ...doc,
-          skipped: doc.skipped + e.data.keywords.length,
+          skipped: doc.skipped + (e.data.count ?? e.data.keywords?.length ?? 0),
           skipReason: doc.skipReason ?? e.data.reason,
         };
       case 'MonitorRunCompleted':

@@ -16,6 +16,16 @@ export const webhookQueries = (docs: DocReader) => ({
   delivery: (deliveryId: string) => docs.get<DeliveryDoc>(webhookDeliveriesProjection.name, deliveryId),
   /** an endpoint's deliveries, oldest first (ids are time-ordered) */
   deliveriesOf: (webhookId: string) => docs.listByLookup<DeliveryDoc>(webhookDeliveriesProjection.name, webhookId),
+  /**
+   * The newest `last` deliveries of an endpoint with the status (when given) and scheduled at or after `since` (an ISO
+   * instant), oldest first: filtered and paged by the store, so `?limit=1` reads one document whatever the endpoint holds.
+   */
+  deliveriesPage: (webhookId: string, filter: { status?: string; since?: string; last: number }) =>
+    docs.listByLookup<DeliveryDoc>(webhookDeliveriesProjection.name, webhookId, {
+      last: filter.last,
+      equal: filter.status ? { status: filter.status } : {},
+      atLeast: filter.since ? { scheduledAt: filter.since } : {},
+    }),
   /** every delivery waiting for an attempt */
   outbox: () => docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending'),
   /** a monitor's alerts with `from` ≤ at ≤ `to` (ISO instants; absent: unbounded), oldest first */

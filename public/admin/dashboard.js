@@ -99,11 +99,12 @@ const loadKeys = async () => {
 };
 
 /** a bar chart as SVG with a text alternative: one bar per item, stacked by series */
-const barChart = (items, series, label, title) => {
+// `line`: a level drawn across the chart, e.g. { value, name, cls } for the fleet's capacity
+const barChart = (items, series, label, title, line) => {
   const w = 720;
   const h = 180;
   const pad = 24;
-  const max = Math.max(1, ...items.map((it) => series.reduce((n, s) => n + (it[s.key] ?? 0), 0)));
+  const max = Math.max(1, line?.value ?? 0, ...items.map((it) => series.reduce((n, s) => n + (it[s.key] ?? 0), 0)));
   const bw = (w - pad) / items.length;
   const chart = svg('svg', { viewBox: `0 0 ${w} ${h + pad}`, role: 'img', 'aria-label': title });
   chart.append(svg('line', { x1: pad, y1: h, x2: w, y2: h, class: 'axis' }));
@@ -123,7 +124,14 @@ const barChart = (items, series, label, title) => {
       chart.append(svg('text', { x: pad + i * bw, y: h + 16, class: 'tick' }, label(it)));
     }
   });
-  const legend = el('figcaption', {}, ...series.map((s) => el('span', { class: `legend ${s.cls}` }, s.name)));
+  if (line) {
+    const y = h - (line.value / max) * (h - 16);
+    const level = svg('line', { x1: pad, y1: y, x2: w, y2: y, class: line.cls });
+    level.append(svg('title', {}, `${line.name}: ${fmt.format(line.value)}`));
+    chart.append(level);
+  }
+  const names = [...series, ...(line ? [line] : [])];
+  const legend = el('figcaption', {}, ...names.map((s) => el('span', { class: `legend ${s.cls}` }, s.name)));
   return [chart, legend];
 };
 
@@ -183,6 +191,8 @@ const loadService = async () => {
     s.queue?.oldest_pending_ms !== undefined ? `${(s.queue.oldest_pending_ms / 1000).toFixed(1)} s` : '–';
   $('#projection-lag').textContent = s.projection_lag === null ? '–' : `${fmt.format(s.projection_lag)} events`;
   renderRoutes(s.routes);
+  renderLanes(s.lanes);
+  renderDemand(s.demand, s.capacity);
   const o = s.webhook_outbox;
   $('#outbox-depth').textContent =
     o.pending === 0
@@ -228,6 +238,53 @@ const loadService = async () => {
           ),
         ),
       ),
+  );
+};
+
+// jobs not yet ended per lane, and whose pages wait most (docs/fleet.md#lanes-and-fair-share)
+const renderLanes = (lanes) => {
+  $('#lanes-table tbody').replaceChildren(
+    ...lanes.map((l) =>
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'row' }, l.lane),
+        el('td', { class: 'num' }, fmt.format(l.waiting)),
+        el('td', { class: 'num' }, fmt.format(l.waiting_pages)),
+        el('td', { class: 'num' }, fmt.format(l.crawling)),
+        el(
+          'td',
+          {},
+          l.top_keys.length
+            ? l.top_keys
+                .map((k) => `${k.prefix ?? k.key_id}${k.label ? ` (${k.label})` : ''}: ${fmt.format(k.waiting)}`)
+                .join(', ')
+            : '–',
+        ),
+      ),
+    ),
+  );
+};
+
+// pages asked per hour (the last day as submitted, the next as the monitors plan) against what the fleet can crawl
+const renderDemand = (hours, capacity) => {
+  const perHour = capacity.pages_per_minute === null ? undefined : capacity.pages_per_minute * 60;
+  $('#capacity-note').textContent =
+    perHour === undefined
+      ? 'Capacity not known yet: no crawl has reported.'
+      : `The fleet can crawl about ${fmt.format(Math.round(perHour))} pages an hour (${capacity.routes} route${capacity.routes === 1 ? '' : 's'}${capacity.cooling ? `, ${capacity.cooling} resting` : ''}; ${capacity.basis === 'paced' ? 'their paces now' : 'the busiest minute of the last hour'}). Live searches took up to ${fmt.format(capacity.live_peak_pages_per_hour)} pages in an hour of the last day.`;
+  $('#demand-chart').replaceChildren(
+    ...barChart(
+      hours,
+      [
+        { key: 'live', name: 'live', cls: 's-done' },
+        { key: 'scheduled', name: 'monitors', cls: 's-partial' },
+        { key: 'bulk', name: 'bulk', cls: 's-cached' },
+      ],
+      (h) => `${h.planned ? '+' : ''}${h.hour.slice(11)}h`,
+      "Google pages asked per hour by lane, the last 24 hours and the monitors' next 24 (+), against the fleet's capacity",
+      perHour === undefined ? undefined : { value: perHour, name: 'capacity', cls: 's-capacity' },
+    ),
   );
 };
 

@@ -12,6 +12,7 @@ import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
 import type { WebhookService } from '../application/webhooks.js';
+import { createQueuePositions } from '../fairShare/queuePosition.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
@@ -210,6 +211,10 @@ export const app = fp<AppDeps>(
     });
     // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
     const stored = createStoredAnswers();
+    const queuePositions = createQueuePositions({
+      queries: deps.queries,
+      laneMinShare: deps.config.laneMinShare ?? 0.1,
+    });
     await fastify.register(v1Routes, {
       prefix: '/v1',
       searches: deps.searches,
@@ -222,7 +227,9 @@ export const app = fp<AppDeps>(
         resultOf: (job) => deps.searches.resultOf(job),
         hasResult: (job) => deps.searches.hasResult(job),
         renderElsewhere: deps.renderElsewhere,
+        queuePosition: (jobId) => queuePositions.of(jobId),
       },
+      queuePositions,
       baseUrl,
       stored,
       syncTimeoutMs: deps.config.syncTimeoutMs,
@@ -281,6 +288,7 @@ export const app = fp<AppDeps>(
       tiers: deps.config.tiers ?? {},
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),
+      monitorSpreadMaxMs: (deps.config.monitorSpreadMaxS ?? 3600) * 1000,
     });
   },
   { name: 'serp-api', fastify: '5.x' },

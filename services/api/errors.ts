@@ -31,6 +31,8 @@ const domainStatus: Record<string, number> = {
   [errorCodes.webhookInvalid]: 422,
   [errorCodes.webhookLimit]: 422,
   [errorCodes.deliveryNotFound]: 404,
+  [errorCodes.runInProgress]: 409,
+  [errorCodes.replayLimit]: 429,
 };
 
 interface Issue {
@@ -179,8 +181,14 @@ export const installErrorHandler = (app: FastifyInstance) => {
     if (err instanceof ApiError)
       return send(reply, err.statusCode, { detail: err.detail, code: err.code }, err.headers);
     if (err instanceof DomainError) {
+      const later = (err as DomainError).retryAfterSeconds;
       // a monthly quota comes back on the first of next month (UTC): say when, as every 429 here does
-      const retry = err.code === errorCodes.quotaExceeded ? { 'Retry-After': String(secondsToNextMonth()) } : undefined;
+      const retry =
+        err.code === errorCodes.quotaExceeded
+          ? { 'Retry-After': String(secondsToNextMonth()) }
+          : later !== undefined
+            ? { 'Retry-After': String(later) }
+            : undefined;
       return send(reply, domainStatus[err.code] ?? 422, { detail: err.message, code: err.code }, retry);
     }
     if (err.validation) {

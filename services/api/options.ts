@@ -22,6 +22,10 @@ export interface ApiOptions {
   instanceId?: string;
   /** the tiers a key can be minted in, with their limits (SERP_TIERS) */
   tiers?: Record<string, { monthlyQuota: number; rateLimitPerMin: number }>;
+  /** what a lower lane keeps of the fleet while a higher one has work (SERP_LANE_MIN_SHARE, default 0.1) */
+  laneMinShare?: number;
+  /** SERP_MONITOR_SPREAD_MAX_S: the dashboard plans the monitors' demand with it */
+  monitorSpreadMaxS?: number;
 }
 
 /** The secrets the HTTP layer checks and signs with. */

@@ -7,13 +7,15 @@ import {
   type PatchMonitorBody,
 } from '../../contracts/monitors.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
-import { manualRunId } from '../../domain/monitor/ids.js';
+import { ABANDONED_AFTER_MS, keyLimitsDecider } from '../../domain/keyLimits/keyLimits.js';
+import { manualRunId, runTimeOf } from '../../domain/monitor/ids.js';
 import { monitorDecider } from '../../domain/monitor/monitor.js';
-import { monitorRunDecider, plannedJobs } from '../../domain/monitor/monitorRun.js';
+import { monitorRunDecider, plannedJobs, runRecord } from '../../domain/monitor/monitorRun.js';
 import { pacing, type RecordedSchedule, scheduleProblem } from '../../domain/monitor/schedule.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { MonitorDoc } from '../../projections/monitors/monitors.js';
+import type { MonitorVersions } from '../monitors/monitorVersions.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 
 export interface MonitorTierLimits {
@@ -47,6 +49,8 @@ export const createMonitorService = (deps: {
   handle: CommandHandler;
   projected(position: number): Promise<void>;
   tiers: Record<string, MonitorTierLimits>;
+  /** a monitor's keywords at a version of its stream: what a run references */
+  versions: MonitorVersions;
   now?: () => Date;
 }) => {
   const { queries, handle } = deps;
@@ -63,6 +67,13 @@ export const createMonitorService = (deps: {
     if (!doc || doc.keyId !== key.keyId) throw new DomainError(errorCodes.monitorNotFound, 'monitor not found');
     return doc;
   };
+  const freeLimit = (key: ApiKeyDoc, monitorId: string, reason: string, ctx: CommandContext) =>
+    handle(
+      streams.keyLimits(key.keyId),
+      keyLimitsDecider,
+      { type: 'Free', keyId: key.keyId, kind: 'monitor', id: monitorId, reason, now: now().toISOString() },
+      ctx,
+    );
   const checkSchedule = (s: RecordedSchedule) => {
     const problem = scheduleProblem(s, now());
     if (problem) throw invalid(problem);
@@ -99,15 +110,27 @@ export const createMonitorService = (deps: {
           `the ${key.tier} tier allows ${limits.keywordsPerMonitor} keywords per monitor; this one has ${body.keywords.length}`,
         );
       }
-      const count = queries.monitors.countOfKey(key.keyId);
-      if (count >= limits.monitors) {
-        throw limitError(
-          `the ${key.tier} tier allows ${limits.monitors} monitors per key and this key has ${count}: delete one first`,
-        );
-      }
       const schedule = recordedSchedule(body.schedule);
       checkSchedule(schedule);
       const monitorId = `mon_${randomBytes(12).toString('hex')}`;
+      // taken on the key's limits stream first: parallel creates are decided one after the other
+      await handle(
+        streams.keyLimits(key.keyId),
+        keyLimitsDecider,
+        {
+          type: 'Take',
+          keyId: key.keyId,
+          kind: 'monitor',
+          id: monitorId,
+          limit: limits.monitors,
+          current: queries.monitors.countOfKey(key.keyId),
+          exists: (id) => queries.monitors.byId(id) !== undefined,
+          refusal: (count) =>
+            `the ${key.tier} tier allows ${limits.monitors} monitors per key and this key has ${count}: delete one first`,
+          now: now().toISOString(),
+        },
+        ctx,
+      );
       const res = await handle(
         streams.monitor(monitorId),
         monitorDecider,
@@ -127,7 +150,10 @@ export const createMonitorService = (deps: {
           now: now().toISOString(),
         },
         { ...ctx, newStream: true },
-      );
+      ).catch(async (err) => {
+        await freeLimit(key, monitorId, 'abandoned', ctx);
+        throw err;
+      });
       await settle(res.position);
       return owned(key, monitorId);
     },
@@ -170,6 +196,7 @@ export const createMonitorService = (deps: {
         { type: 'DeleteMonitor', monitorId, keyId: key.keyId, now: now().toISOString() },
         ctx,
       );
+      if (res.events.length > 0) await freeLimit(key, monitorId, 'deleted', ctx);
       await settle(res.position);
     },
 
@@ -179,22 +206,36 @@ export const createMonitorService = (deps: {
      */
     async run(key: ApiKeyDoc, monitorId: string, noCache: boolean, ctx: CommandContext = {}) {
       const doc = owned(key, monitorId);
+      const monitor = await deps.versions.current(monitorId);
+      if (!monitor) throw new DomainError(errorCodes.monitorNotFound, 'monitor not found');
       const at = now();
       const runId = manualRunId(at.getTime(), randomBytes(6).toString('hex'));
-      const run = {
+      // one manual run in progress per monitor, decided on the key's limits stream (parallel requests included)
+      await handle(
+        streams.keyLimits(key.keyId),
+        keyLimitsDecider,
+        {
+          type: 'StartManualRun',
+          keyId: key.keyId,
+          monitorId,
+          runId,
+          completed: (id) => {
+            const known = queries.monitors.run(id);
+            // a run taken and never started (its process died between the two appends) is over after a minute
+            return known ? known.status === 'completed' : at.getTime() - runTimeOf(id) > ABANDONED_AFTER_MS;
+          },
+          now: at.toISOString(),
+        },
+        ctx,
+      );
+      const run = runRecord(doc, monitor, {
         runId,
-        monitorId,
-        keyId: key.keyId,
-        trigger: 'manual' as const,
-        keywords: doc.keywords,
-        domains: doc.domains,
-        search: doc.search,
-        depth: doc.depth,
+        trigger: 'manual',
         noCache,
         startAt: at.toISOString(),
-        intervalMs: pacing(doc.keywords.length, 0, key.rateLimitPerMin).intervalMs,
+        intervalMs: pacing(monitor.keywords.length, 0, key.rateLimitPerMin).intervalMs,
         startedAt: at.toISOString(),
-      };
+      });
       const res = await handle(
         streams.monitorRun(runId),
         monitorRunDecider,
@@ -207,7 +248,7 @@ export const createMonitorService = (deps: {
       await settle(res.position);
       return {
         run_id: runId,
-        jobs: plannedJobs(run).map((j) => ({
+        jobs: plannedJobs(run, monitor.keywords).map((j) => ({
           keyword: j.keyword,
           job_id: j.jobId,
           submit_at: new Date(j.submitAt).toISOString(),

@@ -1,5 +1,6 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
+import type { Lane, Priority } from '../../contracts/lanes.js';
 import { depthOf, type SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { usageDecider, usageMonth } from '../../domain/usage/usage.js';
@@ -61,6 +62,9 @@ export interface SubmitOutcome {
   /** for an answer from cache: the crawled job whose result it is */
   sourceJobId?: string;
   position?: number;
+  /** the lane it waits in and its key's share there (docs/fleet.md#lanes-and-fair-share) */
+  lane: Lane;
+  weight: number;
 }
 
 export const createSearchService = (deps: {
@@ -76,6 +80,8 @@ export const createSearchService = (deps: {
    * another thread (SERP_PIPELINE_THREAD), usage read right after a submit would otherwise not count it yet
    */
   ownWritesProjected?: () => Promise<void>;
+  /** a tier's share against other keys in a lane (SERP_TIERS `share`; docs/fleet.md#lanes-and-fair-share) */
+  shareOf?: (tier: string) => number;
 }) => {
   const { queries, handle } = deps;
   const now = () => deps.now?.() ?? new Date();
@@ -109,17 +115,20 @@ export const createSearchService = (deps: {
     jobDoc,
     /**
      * `planned`: a monitor's job (docs/rank-tracking.md), whose id was derived in advance so that two dispatchers
-     * submitting it submit one job, and which carries its monitor run.
+     * submitting it submit one job, and which carries its monitor run; it waits in the `scheduled` lane. Any other
+     * job waits in `priority`'s lane (default `live`; docs/fleet.md#lanes-and-fair-share).
      */
     async submit(
       key: ApiKeyDoc,
       request: SearchRequest,
       ctx: CommandContext,
       planned?: { jobId: string; monitor: { monitorId: string; runId: string } },
+      priority: Priority = 'live',
     ): Promise<SubmitOutcome> {
       const at = now();
       const jobId = planned?.jobId ?? newJobId(at.getTime());
       const cacheKey = cacheKeyOf(request, deps.cacheScope === 'shared' ? undefined : key.keyId);
+      const lane: Lane = planned ? 'scheduled' : priority;
       const submission = {
         jobId,
         keyId: key.keyId,
@@ -128,6 +137,8 @@ export const createSearchService = (deps: {
         month: usageMonth(at.toISOString()),
         now: at.toISOString(),
         ...(planned ? { monitor: planned.monitor } : {}),
+        lane,
+        weight: deps.shareOf?.(key.tier) ?? 1,
       };
       if (!request.no_cache) {
         const doc = queries.cache.byCacheKey(cacheKey);
@@ -143,7 +154,15 @@ export const createSearchService = (deps: {
             },
             { ...ctx, newStream: !planned },
           );
-          return { jobId, status: 'done', cached: true, sourceJobId: hit.jobId, position: res.position };
+          return {
+            jobId,
+            status: 'done',
+            cached: true,
+            sourceJobId: hit.jobId,
+            position: res.position,
+            lane,
+            weight: submission.weight,
+          };
         }
       }
       // Reserve first: a crash between the two appends leaves a reservation without a job, which
@@ -192,9 +211,16 @@ export const createSearchService = (deps: {
           return 'released' as const;
         })().catch(() => 'unknown' as const);
         if (settled !== 'landed') throw err;
-        return { jobId, status: 'queued' as const, cached: false, position: undefined };
+        return {
+          jobId,
+          status: 'queued' as const,
+          cached: false,
+          position: undefined,
+          lane,
+          weight: submission.weight,
+        };
       }
-      return { jobId, status: 'queued', cached: false, position: res.position };
+      return { jobId, status: 'queued', cached: false, position: res.position, lane, weight: submission.weight };
     },
 
     /** The result document behind a terminal job (a cached job reads its source's). */

@@ -4,9 +4,12 @@ import {
   type CreateWebhookBody,
   type DELIVERY_STATUSES,
   type PatchWebhookBody,
+  REPLAY_WINDOW_DAYS,
+  REPLAYS_PER_HOUR,
   WEBHOOKS_PER_KEY,
 } from '../../contracts/webhooks.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
+import { keyLimitsDecider } from '../../domain/keyLimits/keyLimits.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { replayIdOf } from '../../domain/webhook/ids.js';
 import { webhookDecider } from '../../domain/webhook/webhook.js';
@@ -107,6 +110,13 @@ export const createWebhookService = (deps: {
       throw err;
     }
   };
+  const freeLimit = (key: ApiKeyDoc, kind: 'webhook', id: string, reason: string, ctx: CommandContext) =>
+    handle(
+      streams.keyLimits(key.keyId),
+      keyLimitsDecider,
+      { type: 'Free', keyId: key.keyId, kind, id, reason, now: now().toISOString() },
+      ctx,
+    );
   const checkMonitors = (key: ApiKeyDoc, ids: string[] | null | undefined) => {
     for (const id of ids ?? []) {
       if (queries.monitors.byId(id)?.keyId !== key.keyId)
@@ -120,17 +130,28 @@ export const createWebhookService = (deps: {
     view: (doc: WebhookDoc) => webhookView(doc, now()),
 
     async create(key: ApiKeyDoc, body: CreateWebhookBody, ctx: CommandContext = {}) {
-      const count = queries.webhooks.ofKey(key.keyId).length;
-      if (count >= WEBHOOKS_PER_KEY) {
-        throw new DomainError(
-          errorCodes.webhookLimit,
-          `a key may have ${WEBHOOKS_PER_KEY} webhook endpoints and this one has ${count}: delete one first`,
-        );
-      }
       checkMonitors(key, body.monitor_ids);
       const url = await checkTarget(body.url);
       const webhookId = `wh_${randomBytes(12).toString('hex')}`;
       const secretSeed = newSecretSeed();
+      // the endpoint is taken on the key's limits stream first: parallel creates are decided one after the other
+      await handle(
+        streams.keyLimits(key.keyId),
+        keyLimitsDecider,
+        {
+          type: 'Take',
+          keyId: key.keyId,
+          kind: 'webhook',
+          id: webhookId,
+          limit: WEBHOOKS_PER_KEY,
+          current: queries.webhooks.ofKey(key.keyId).length,
+          exists: (id) => queries.webhooks.byId(id) !== undefined,
+          refusal: (count) =>
+            `a key may have ${WEBHOOKS_PER_KEY} webhook endpoints and this one has ${count}: delete one first`,
+          now: now().toISOString(),
+        },
+        ctx,
+      );
       const res = await handle(
         streams.webhook(webhookId),
         webhookDecider,
@@ -145,7 +166,10 @@ export const createWebhookService = (deps: {
           now: now().toISOString(),
         },
         { ...ctx, newStream: true },
-      );
+      ).catch(async (err) => {
+        await freeLimit(key, 'webhook', webhookId, 'abandoned', ctx);
+        throw err;
+      });
       await settle(res.position);
       return { ...webhookView(owned(key, webhookId), now()), secret: secretOf(deps.pepper, secretSeed) };
     },
@@ -206,6 +230,7 @@ export const createWebhookService = (deps: {
         { type: 'DeleteWebhook', webhookId, keyId: key.keyId, now: now().toISOString() },
         ctx,
       );
+      if (res.events.length > 0) await freeLimit(key, 'webhook', webhookId, 'deleted', ctx);
       await settle(res.position);
     },
 
@@ -215,11 +240,13 @@ export const createWebhookService = (deps: {
       filter: { status?: (typeof DELIVERY_STATUSES)[number]; since?: string; limit: number },
     ) {
       owned(key, webhookId);
-      const since = filter.since ? Date.parse(filter.since) : 0;
-      const list = queries.webhooks
-        .deliveriesOf(webhookId)
-        .filter((d) => (!filter.status || d.status === filter.status) && Date.parse(d.scheduledAt) >= since);
-      return list.slice(-filter.limit).map(deliveryView);
+      return queries.webhooks
+        .deliveriesPage(webhookId, {
+          status: filter.status,
+          since: filter.since ? new Date(filter.since).toISOString() : undefined,
+          last: filter.limit,
+        })
+        .map(deliveryView);
     },
 
     async retry(key: ApiKeyDoc, webhookId: string, deliveryId: string, ctx: CommandContext = {}) {
@@ -241,7 +268,19 @@ export const createWebhookService = (deps: {
       owned(key, webhookId);
       const at = now();
       if (Date.parse(since) > at.getTime()) throw invalid('since must not be in the future');
+      if (Date.parse(since) < at.getTime() - REPLAY_WINDOW_DAYS * 86_400_000) {
+        throw invalid(
+          `since must be within the last ${REPLAY_WINDOW_DAYS} days (at or after ${new Date(at.getTime() - REPLAY_WINDOW_DAYS * 86_400_000).toISOString()}): replay a longer outage in steps`,
+        );
+      }
       const replayId = replayIdOf(at.getTime(), randomBytes(6).toString('hex'));
+      // counted on the key's limits stream first: parallel requests cannot pass the hourly limit
+      await handle(
+        streams.keyLimits(key.keyId),
+        keyLimitsDecider,
+        { type: 'RequestReplay', keyId: key.keyId, replayId, perHour: REPLAYS_PER_HOUR, now: at.toISOString() },
+        ctx,
+      );
       const res = await handle(
         streams.webhook(webhookId),
         webhookDecider,

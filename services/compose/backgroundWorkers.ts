@@ -65,9 +65,20 @@ export interface BackgroundWorkerDefinition {
  */
 export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
   {
-    // SearchSubmitted → a job on the queue; a final CrawlFailed → its quota released (dispatcher.ts)
+    // SearchSubmitted → a job on the queue, in fair order by lane and key; a final CrawlFailed → its quota released
+    // (dispatcher.ts; docs/fleet.md#lanes-and-fair-share)
     name: 'dispatcher',
-    create: ({ eventStore, readModels, queue, handle }) => createDispatcher({ eventStore, readModels, queue, handle }),
+    create: ({ eventStore, readModels, queries, queue, handle, projected, config, log }) =>
+      createDispatcher({
+        eventStore,
+        readModels,
+        queries,
+        queue,
+        handle,
+        projected,
+        settings: { fairShare: config.fairShare, queueAhead: config.queueAhead },
+        log,
+      }),
   },
   {
     // rank tracking (docs/rank-tracking.md): the scheduler and the recorder; its decisions are on streams whose ids

@@ -1,9 +1,11 @@
+import { LANES } from '../../contracts/lanes.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { BrowserFetcher } from '../adapters/fetcher/browser.js';
 import type { Config } from '../config/config.js';
 import type { Crawler, CrawlLimits, FetcherMode } from '../crawler/crawl.js';
 import { createTargetingResolver, type ResolvedTargeting } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
+import type { ConsumeOptions } from '../ports/jobQueue.js';
 import { chooseFetcher } from './fetcherCheck.js';
 
 /** The crawler's slice of the service configuration (services/config reads the environment). */
@@ -36,7 +38,31 @@ export interface CrawlerSetup {
   parseThreads?: number;
   /** SERP_PARSE_TIMEOUT_MS: a page's parse deadline on a parse thread */
   parseTimeoutMs?: number;
+  /** SERP_FAIR_SHARE: page requests in the fair queue by lane and key (default), or first come first served */
+  fairShare?: boolean;
+  /** SERP_LANE_MIN_SHARE */
+  laneMinShare?: number;
 }
+
+/**
+ * A crawler's slots per queue class (docs/fleet.md#lanes-and-fair-share): SERP_CRAWLER_CONCURRENCY jobs of each lane,
+ * and a quarter as many more for each lane's express class (its keys' first jobs). Pages, not slots, are what the
+ * lanes and keys share: the session pool's fair queue decides whose page goes next. First come first served: one
+ * queue with SERP_CRAWLER_CONCURRENCY slots, as before lanes.
+ */
+export const crawlerSlots = (
+  config: Pick<Config, 'crawlerConcurrency' | 'fairShare'>,
+): ConsumeOptions['concurrency'] => {
+  const c = config.crawlerConcurrency;
+  if (!config.fairShare) return { live: c };
+  const express = Math.max(1, Math.ceil(c / 4));
+  return Object.fromEntries(
+    LANES.flatMap((lane) => [
+      [lane, c],
+      [`${lane}.first`, express],
+    ]),
+  );
+};
 
 /**
  * Wires a crawler as configured. With a browser (browser or auto), new sessions are opened by the browser on the
@@ -76,6 +102,7 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
     pacing: { maxRpm: setup.routeMaxRpm ?? 0 },
     noRouteWaitMs: setup.noRouteWaitMs,
     maxInFlightPerRoute: setup.routeMaxInFlight,
+    ...(setup.laneMinShare !== undefined ? { laneMinShare: setup.laneMinShare } : {}),
     ...(browser ? { open: (session, device, signal) => browser.openSession(home, session, device, signal) } : {}),
   });
   return createCrawler({
@@ -86,6 +113,7 @@ export const composeCrawler = async (setup: CrawlerSetup): Promise<Crawler> => {
     resolveTargeting:
       setup.resolveTargeting ?? (setup.locations ? createTargetingResolver(setup.locations) : undefined),
     limits: setup.limits,
+    fairShare: setup.fairShare ?? true,
     // with the parse pool the event loop only moves bytes: the raw HTML's hash goes to a thread too
     ...(setup.parseThreads
       ? {
@@ -114,6 +142,8 @@ export const crawlerFromConfig = async (
     | 'stopDomainPagesInFlight'
     | 'parseThreads'
     | 'parseTimeoutMs'
+    | 'fairShare'
+    | 'laneMinShare'
   >,
   /** the process's location resolver, or how another thread's resolves a request (the pipeline thread's) */
   locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting),
@@ -133,6 +163,8 @@ export const crawlerFromConfig = async (
     noRouteWaitMs: config.noRouteWaitMs,
     parseThreads: config.parseThreads,
     parseTimeoutMs: config.parseTimeoutMs,
+    fairShare: config.fairShare,
+    laneMinShare: config.laneMinShare,
     limits: { pagesInFlight: config.pagesInFlight, stopDomainPagesInFlight: config.stopDomainPagesInFlight },
   };
   const crawler = await composeCrawler({ ...setup, resolveTargeting });

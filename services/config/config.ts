@@ -6,6 +6,12 @@ import { parseEnvironment, type TierLimits } from './schema.js';
 
 export { ConfigError, defaultTiers, MIN_SECRET_LENGTH, type TierLimits } from './schema.js';
 
+/** A tier's share against other keys in a lane (SERP_TIERS `share`, default 1; docs/fleet.md#lanes-and-fair-share). */
+export const tierShare =
+  (tiers: Record<string, TierLimits>) =>
+  (tier: string): number =>
+    tiers[tier]?.share ?? 1;
+
 /** What `serp-api serve` runs with (every mode), and what the CLI's commands on a data directory read. */
 export interface Config {
   port: number;
@@ -100,6 +106,12 @@ export interface Config {
   drainTimeoutMs: number;
   /** SERP_CACHE_SCOPE: `key` (default) answers a search from a cached result of the same key only; `shared`, any key's */
   cacheScope: 'key' | 'shared';
+  /** SERP_FAIR_SHARE (default on): lanes and fair share between keys; off: one queue, first come first served */
+  fairShare: boolean;
+  /** SERP_LANE_MIN_SHARE: what every lower lane with work keeps of page capacity (default 0.1) */
+  laneMinShare: number;
+  /** SERP_QUEUE_AHEAD: jobs per lane the dispatcher keeps in the work queue ahead of the crawlers (default 2) */
+  queueAhead: number;
 }
 
 /** this process's name when SERP_INSTANCE_ID gives none: made once, so every loadConfig of a process agrees */
@@ -162,6 +174,9 @@ export const loadConfig = (
     parseTimeoutMs: e.SERP_PARSE_TIMEOUT_MS ?? 10_000,
     drainTimeoutMs: e.SERP_DRAIN_TIMEOUT_MS ?? 20_000,
     cacheScope: e.SERP_CACHE_SCOPE,
+    fairShare: (e.SERP_FAIR_SHARE ?? 1) > 0,
+    laneMinShare: e.SERP_LANE_MIN_SHARE,
+    queueAhead: e.SERP_QUEUE_AHEAD ?? 2,
     monitorTickMs: e.SERP_MONITOR_TICK_MS ?? 1000,
     monitorSpreadMaxS: e.SERP_MONITOR_SPREAD_MAX_S ?? 3600,
     webhookBackoffMs: e.SERP_WEBHOOK_BACKOFF_MS ?? 5000,

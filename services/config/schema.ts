@@ -96,6 +96,24 @@ const seconds = (fallbackS: number) =>
       return Math.round(n * 1000);
     });
 
+/** a fraction within [0, max] */
+const fraction = (fallback: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (unset(v)) return fallback;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0 || n > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a number from 0 to ${Math.floor(max * 1000) / 1000}, got "${v}"`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 const list = () =>
   z
     .string()
@@ -115,14 +133,19 @@ export interface TierLimits {
   monitors?: number;
   /** keywords one monitor may hold */
   keywordsPerMonitor?: number;
+  /**
+   * a key's share of the fleet against other keys in the same lane (docs/fleet.md#lanes-and-fair-share): a key of
+   * share 4 is served four pages for each page of a key of share 1 while both wait (default: 1)
+   */
+  share?: number;
 }
 
 /** Tier defaults; SERP_TIERS (JSON) overrides or adds tiers. */
 export const defaultTiers: Record<string, TierLimits> = {
-  free: { monthlyQuota: 250, rateLimitPerMin: 10, monitors: 2, keywordsPerMonitor: 10 },
-  starter: { monthlyQuota: 5000, rateLimitPerMin: 60, monitors: 10, keywordsPerMonitor: 200 },
-  pro: { monthlyQuota: 50000, rateLimitPerMin: 300, monitors: 50, keywordsPerMonitor: 2000 },
-  enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200, monitors: 500, keywordsPerMonitor: 10_000 },
+  free: { monthlyQuota: 250, rateLimitPerMin: 10, monitors: 2, keywordsPerMonitor: 10, share: 1 },
+  starter: { monthlyQuota: 5000, rateLimitPerMin: 60, monitors: 10, keywordsPerMonitor: 200, share: 2 },
+  pro: { monthlyQuota: 50000, rateLimitPerMin: 300, monitors: 50, keywordsPerMonitor: 2000, share: 4 },
+  enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200, monitors: 500, keywordsPerMonitor: 10_000, share: 8 },
 };
 
 const Tiers = z.record(
@@ -132,6 +155,7 @@ const Tiers = z.record(
     rateLimitPerMin: z.number().int().positive(),
     monitors: z.number().int().nonnegative().optional(),
     keywordsPerMonitor: z.number().int().positive().max(10_000).optional(),
+    share: z.number().positive().max(1000).optional(),
   }),
 );
 
@@ -153,7 +177,7 @@ const tiers = () =>
         ctx.addIssue({
           code: 'custom',
           message:
-            'must map tier names to {"monthlyQuota": N ≥ 0, "rateLimitPerMin": N ≥ 1, "monitors"?: N ≥ 0, "keywordsPerMonitor"?: 1–10000}',
+            'must map tier names to {"monthlyQuota": N ≥ 0, "rateLimitPerMin": N ≥ 1, "monitors"?: N ≥ 0, "keywordsPerMonitor"?: 1–10000, "share"?: 0 < N ≤ 1000}',
         });
         return z.NEVER;
       }
@@ -237,7 +261,7 @@ export const Environment = z.object({
     tiers(),
     'service',
     'free, starter, pro, enterprise',
-    'JSON that overrides or adds tiers: `{"free":{"monthlyQuota":250,"rateLimitPerMin":10,"monitors":2,"keywordsPerMonitor":10},…}` (monthlyQuota 0: unlimited).',
+    'JSON that overrides or adds tiers: `{"free":{"monthlyQuota":250,"rateLimitPerMin":10,"monitors":2,"keywordsPerMonitor":10,"share":1},…}` (monthlyQuota 0: unlimited; `share`: the key’s weight against other keys in a lane, default 1; docs/fleet.md#lanes-and-fair-share).',
   ),
   SERP_KEY_PEPPER: doc(
     secret(),
@@ -323,7 +347,7 @@ export const Environment = z.object({
     wholeNumber(64, 64),
     'service',
     '64',
-    'Webhook delivery attempts in flight per write side (the pipeline thread, or each dispatcher process) (0: the default).',
+    'Webhook delivery attempts in flight per write side (the pipeline thread, or each dispatcher process), shared fairly between keys by their tier’s share; when all are taken, a key under its share may still start one (docs/webhooks.md#fair-share) (0: the default).',
   ),
   SERP_WEBHOOK_ALLOW_HTTP: doc(
     wholeNumber(0),
@@ -336,6 +360,25 @@ export const Environment = z.object({
     'service',
     '0',
     '1: webhook hosts may resolve to loopback, private, link-local or other non-public addresses (tests, on-premises); 0: such an address is refused at registration (422) and at every delivery attempt (server-side request forgery).',
+  ),
+
+  SERP_FAIR_SHARE: doc(
+    wholeNumber(1),
+    'service',
+    '1',
+    'Lanes and fair share between keys (docs/fleet.md#lanes-and-fair-share); 0: one queue, first come first served, as before lanes existed (the baseline test/bench/fairness.ts compares against).',
+  ),
+  SERP_LANE_MIN_SHARE: doc(
+    fraction(0.1, 1 / 3),
+    'service',
+    '0.1',
+    'The share of page capacity every lower lane with work keeps while a higher lane has work too, so `scheduled` and `bulk` never starve behind `live` (0: strict priority; at most 1/3).',
+  ),
+  SERP_QUEUE_AHEAD: doc(
+    wholeNumber(2, 2),
+    'service',
+    '2',
+    'Jobs per lane the dispatcher keeps in the work queue ahead of the crawlers; the rest wait in the fair scheduler, so a job submitted later can still go first (0: the default).',
   ),
 
   SERP_FETCHER: doc(

@@ -12,7 +12,7 @@ import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPag
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
 import { inlineHashing, type RawHashing } from './rawHash.js';
 import { createRawPacker, type PackedRaw, type RawPacker } from './rawPacker.js';
-import type { SessionPool } from './sessions.js';
+import type { RequestShare, SessionPool } from './sessions.js';
 import type { ResolvedTargeting } from './targeting.js';
 
 /** SERP_FETCHER: which fetcher serves which page. */
@@ -46,6 +46,11 @@ export interface CrawlerDeps {
   parser?: PageParser;
   /** where the raw HTML's SHA-256 is computed (default: on the event loop); closed with the crawler */
   hashing?: RawHashing;
+  /**
+   * SERP_FAIR_SHARE (default on): each page request waits in the session pool's fair queue under its job's lane, key
+   * and share; off, they all wait in one line, first come first served
+   */
+  fairShare?: boolean;
 }
 
 export interface CrawlOutcome {
@@ -74,6 +79,8 @@ export interface CrawlOutcome {
   exhausted?: boolean;
   /** what the crawl cost in Google requests, and how the routes it used stood at its end (docs/fleet.md) */
   cost?: CrawlCost;
+  /** when its first Google request went (ISO): the end of its wait in the queue; absent when it made none */
+  firstRequestAt?: string;
 }
 
 export interface CrawlOptions {
@@ -187,9 +194,13 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
   const crawl = async (message: JobMessage, opts: CrawlOptions): Promise<CrawlOutcome> => {
     const packer = createRawPacker(opts.rawSink, (deps.hashing ?? inlineHashing).start());
     const meter = createCostMeter();
+    let firstRequestAt: string | undefined;
+    const sent = () => {
+      firstRequestAt ??= new Date().toISOString();
+    };
     try {
-      const outcome = await crawlInto(packer, meter, message, opts);
-      return { ...outcome, cost: meter.cost(deps.sessions) };
+      const outcome = await crawlInto(packer, meter, message, opts, sent);
+      return { ...outcome, cost: meter.cost(deps.sessions), ...(firstRequestAt ? { firstRequestAt } : {}) };
     } finally {
       // failed, thrown or aborted: what was packed goes (nothing once finished)
       packer.discard();
@@ -201,8 +212,17 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     meter: CostMeter,
     message: JobMessage,
     opts: CrawlOptions,
+    onSent: () => void,
   ): Promise<CrawlOutcome> => {
     const request = message.request;
+    const share: RequestShare | undefined =
+      deps.fairShare === false
+        ? undefined
+        : {
+            lane: message.lane ?? 'live',
+            key: message.keyId,
+            ...(message.weight !== undefined ? { weight: message.weight } : {}),
+          };
     const kept: KeptPage[] = [];
     /** the kept pages not packed yet go into the raw HTML; only their parsed page stays for the merge */
     const packTaken = () => {
@@ -241,6 +261,8 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
             },
             parser: deps.parser,
             meter,
+            ...(share ? { share } : {}),
+            onSent,
           },
           deps.sessions,
           limits,

@@ -13,7 +13,7 @@ import {
   isCrawlError,
 } from './errors.js';
 import type { PackedPage } from './rawPacker.js';
-import type { SessionPool } from './sessions.js';
+import type { RequestShare, SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
 
 /** Per-page retry limits. Defaults suit live Google; tests shrink the waits. */
@@ -54,6 +54,10 @@ export interface PageJob {
   parser?: PageParser;
   /** counts the Google requests this page costs */
   meter?: CostMeter;
+  /** whose request it is: the session pool's fair queue serves it in its lane, key and share (docs/fleet.md) */
+  share?: RequestShare;
+  /** a route took the request: it goes to Google now (the crawl's first one ends its wait in the queue) */
+  onSent?: () => void;
 }
 
 /**
@@ -205,7 +209,13 @@ export const fetchPageWithRetries = async (
     let spent: { requests: number; bytes: number } | undefined;
     let wasBlocked = false;
     try {
-      session = await sessions.acquire(job.device, job.signal, job.meter?.opened);
+      session = await sessions.acquire(
+        job.device,
+        job.signal,
+        job.meter?.opened,
+        job.share ? { share: job.share } : undefined,
+      );
+      job.onSent?.();
       spent = { requests: 1, bytes: 0 };
       const fetched = await job.fetcher.fetch({
         url: job.url,

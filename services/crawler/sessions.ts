@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { LANES, type Lane } from '../../contracts/lanes.js';
 import type { Device } from '../../contracts/search.js';
+import { createFairQueue } from '../fairShare/fairQueue.js';
 import { deviceProfile } from '../geo/devices.js';
 import type { CrawlSession, OpenedSession } from '../ports/fetcher.js';
 import { type BlockKind, CrawlAbortedError, CrawlBlockedError, CrawlNoRouteError } from './errors.js';
@@ -24,10 +26,12 @@ import {
  * route one live session per device, because Google ties its cookies (and its challenge's token) to the address and
  * user agent that earned them.
  *
- * Acquirers wait in one queue, first come first served, for a route that is not cooling down, has a request slot
- * free (its in-flight cap) and whose pace (pacing.ts) lets one more request go; a page is never sent to a route that
- * is cooling down. When every route is cooling down for longer than an acquirer may wait (`noRouteWaitMs`), it fails
- * with CrawlNoRouteError.
+ * Acquirers wait in one fair queue (docs/fleet.md#lanes-and-fair-share) for a route that is not cooling down, has a
+ * request slot free (its in-flight cap) and whose pace (pacing.ts) lets one more request go; a page is never sent to
+ * a route that is cooling down. The next to go is the fair queue's: the highest lane first, each lower lane with pages
+ * waiting keeping `laneMinShare` of the requests, and between the keys of a lane round robin by page, weighted by
+ * their share; a key's own pages go in the order they asked. When every route is cooling down for longer than an
+ * acquirer may wait (`noRouteWaitMs`), it fails with CrawlNoRouteError.
  */
 export interface SessionPoolOptions {
   /** SERP_PROXY_URLS; empty: one direct route (no proxy) */
@@ -52,7 +56,21 @@ export interface SessionPoolOptions {
   open?: (session: CrawlSession, device: Device, signal?: AbortSignal) => Promise<string | OpenedSession>;
   /** the cookies a session starts with (default CONSENT_COOKIE) */
   initialCookies?: string;
+  /** SERP_LANE_MIN_SHARE: what a lower lane keeps of the requests while a higher one has pages waiting (default 0.1) */
+  laneMinShare?: number;
   now?: () => number;
+}
+
+/** Whose request it is, for the fair queue: the job's lane, its key and the key's share (docs/fleet.md). */
+export interface RequestShare {
+  lane: Lane;
+  key: string;
+  weight?: number;
+}
+
+export interface AcquireOptions {
+  /** whose request it is (default: the live lane's anonymous key, i.e. one queue in arrival order) */
+  share?: RequestShare;
 }
 
 /**
@@ -84,7 +102,7 @@ export interface SessionPool {
    * a live session for this device on a route that may take a request now, waiting in line otherwise; the caller
    * must `release` it when its request is over. Rejects with CrawlNoRouteError when every route cools down too long.
    */
-  acquire(device: Device, signal?: AbortSignal, onOpen?: OpenCost): Promise<CrawlSession>;
+  acquire(device: Device, signal?: AbortSignal, onOpen?: OpenCost, options?: AcquireOptions): Promise<CrawlSession>;
   /** the request made on an acquired session is over; `requests` it made to Google (redirects, reloads; default 1) */
   release(session: CrawlSession, requests?: number): void;
   /** keep the cookies a fetch brought back; the route's streak ends and its pace climbs */
@@ -163,7 +181,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   const bySession = new Map<string, Route>();
   /** the route each handed-out session counts against, kept past retirement until its requests are released */
   const slotOf = new WeakMap<CrawlSession, Route>();
-  const waiters: Waiter[] = [];
+  const waiters = createFairQueue<Waiter, Lane>({ classes: LANES, minShare: options.laneMinShare ?? 0.1 });
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Number.POSITIVE_INFINITY;
   let next = 0;
@@ -281,18 +299,18 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
 
   /** serves the queue from its head for as long as routes can take requests now */
   function pump() {
-    while (waiters.length > 0) {
-      const w = waiters[0]!;
+    while (waiters.size > 0) {
+      const w = waiters.peek()!;
       const t = now();
       const choice = choose(w.device, t);
       if (choice.kind === 'go') {
-        waiters.shift();
+        waiters.pop();
         w.stopListening();
         start(w, choice.route, choice.cost);
         continue;
       }
       if (choice.kind === 'banned' && choice.until > w.deadline) {
-        waiters.shift();
+        waiters.pop();
         w.stopListening();
         w.reject(new CrawlNoRouteError(routes.length, choice.until));
         continue;
@@ -330,12 +348,11 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   };
 
   return {
-    acquire(device, signal, onOpen) {
+    acquire(device, signal, onOpen, acquireOptions) {
       return new Promise<CrawlSession>((resolve, reject) => {
         if (signal?.aborted) return reject(new CrawlAbortedError());
         const onAbort = () => {
-          const at = waiters.indexOf(w);
-          if (at >= 0) waiters.splice(at, 1);
+          waiters.remove(w);
           reject(new CrawlAbortedError());
           pump();
         };
@@ -349,7 +366,12 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
           stopListening: () => signal?.removeEventListener('abort', onAbort),
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        waiters.push(w);
+        const share = acquireOptions?.share;
+        waiters.push(w, {
+          cls: share?.lane ?? 'live',
+          flow: share?.key ?? '',
+          ...(share?.weight !== undefined ? { weight: share.weight } : {}),
+        });
         pump();
       });
     },
@@ -383,7 +405,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
       retired,
       proxies: routes.length,
       inFlight: routes.reduce((n, r) => n + r.inFlight, 0),
-      waiting: waiters.length,
+      waiting: waiters.size,
     }),
   };
 };

@@ -5,7 +5,7 @@ import type { CommandHandler } from '../application/commandHandler.js';
 import { putResult, resultBlobKey } from '../application/resultBlobs.js';
 import { releaseBuffers } from '../buffers.js';
 import type { BlobStore } from '../ports/blobStore.js';
-import type { Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
+import type { ConsumeOptions, Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';
 import type { Crawler } from './crawl.js';
 import { CrawlAbortedError, failureOf } from './errors.js';
 
@@ -35,7 +35,8 @@ export const createCrawlWorker = (deps: {
   handle: CommandHandler;
   crawler: Crawler;
   blobStore: BlobStore;
-  concurrency: number;
+  /** crawls at once, per queue class (a lane, or a lane's express class) or one number for every class */
+  concurrency: ConsumeOptions['concurrency'];
   workerId: string;
   /** how often a long crawl tells the queue it is still alive (default 10 s) */
   heartbeatMs?: number;
@@ -59,6 +60,7 @@ export const createCrawlWorker = (deps: {
     failure: CrawlFailure,
     final: boolean,
     cost?: CrawlCost,
+    firstRequestAt?: string,
   ) =>
     handle(streams.searchJob(jobId), searchJobDecider, {
       type: 'FailCrawl',
@@ -67,6 +69,7 @@ export const createCrawlWorker = (deps: {
       reason,
       failure,
       ...(cost ? { cost } : {}),
+      ...(firstRequestAt ? { firstRequestAt } : {}),
       final,
       now: now(),
     });
@@ -108,6 +111,7 @@ export const createCrawlWorker = (deps: {
           outcome.failure ?? { code: 'SERP_CRAWL_UNEXPECTED' },
           true,
           outcome.cost,
+          outcome.firstRequestAt,
         );
         return d.ack();
       }
@@ -134,6 +138,7 @@ export const createCrawlWorker = (deps: {
         ...(outcome.targeting ? { targeting: outcome.targeting } : {}),
         exhausted: outcome.exhausted ?? false,
         ...(outcome.cost ? { cost: outcome.cost } : {}),
+        ...(outcome.firstRequestAt ? { firstRequestAt: outcome.firstRequestAt } : {}),
         now: now(),
       });
       deps.log?.('crawl finished', { jobId, attempt: d.attempt, outcome: outcome.status, pages: outcome.pages.length });

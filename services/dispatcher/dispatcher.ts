@@ -1,60 +1,349 @@
 import { streams } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
+import { LANES, type Lane } from '../../contracts/lanes.js';
+import { depthOf, pagesFor } from '../../contracts/search.js';
+import { laneOf } from '../../domain/searchJob/searchJob.js';
 import { usageDecider } from '../../domain/usage/usage.js';
-import { jobStatusQueries } from '../../projections/jobStatus/queries.js';
+import { type ReadModelQueries, readModelQueries } from '../../projections/index.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { readJobState } from '../application/jobState.js';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
-import type { JobQueue } from '../ports/jobQueue.js';
+import { createFairQueue } from '../fairShare/fairQueue.js';
+import type { EventStore } from '../ports/eventStore.js';
+import { type JobQueue, type QueueClass, queueClassOf } from '../ports/jobQueue.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
-import { toProjected } from '../projector/projector.js';
+import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
+import { createReactor, type Reactor, type ReactorDeps } from '../reactor/reactor.js';
 
-const CHECKPOINT = 'dispatcher';
+/** A job the scheduler holds until the crawlers can start it soon. */
+interface Waiting {
+  jobId: string;
+  keyId: string;
+  lane: Lane;
+  pages: number;
+  weight: number;
+  /** where its submit sits in the log */
+  position: number;
+  /** kept from the live event; a job loaded at start reads it back from the read models when it goes */
+  message?: JobMessage;
+}
+
+/** A job out with the crawlers: on the queue (not started yet) or crawling. */
+interface Out {
+  lane: Lane;
+  keyId: string;
+  cls: QueueClass;
+  started: boolean;
+}
+
+export interface FairDispatcherSettings {
+  /** SERP_FAIR_SHARE: lanes and fair share; off, every job goes to the queue at once, first come first served */
+  fairShare: boolean;
+  /** SERP_QUEUE_AHEAD: jobs per lane (and per lane's express class) on the queue ahead of the crawlers */
+  queueAhead: number;
+}
+
+/** the message a loaded job goes to the queue with, from its read model */
+const messageOfDoc = (doc: JobStatusDoc, w: Waiting): JobMessage => ({
+  jobId: doc.jobId,
+  dispatch: doc.attempts,
+  keyId: doc.keyId,
+  cacheKey: doc.cacheKey,
+  submittedAt: doc.submittedAt,
+  request: doc.request,
+  lane: w.lane,
+  ...(w.weight !== 1 ? { weight: w.weight } : {}),
+});
 
 /**
- * Turns `SearchSubmitted` into a job on the queue and a final `CrawlFailed` into a quota release. The api never
- * writes to the queue itself, so a queue outage delays work and loses none; on start, every job the read model
- * still has open is enqueued again (the in-process queue forgets everything in a crash), and the queue's dedupe
- * (jobId + dispatch number) drops the ones it already holds.
+ * The fair scheduler (docs/fleet.md#lanes-and-fair-share): it decides before the queue which job goes next, so the
+ * queue (in-process or JetStream) holds only what the crawlers can start soon and a job submitted later can still go
+ * first. Per lane, at most `queueAhead` jobs wait on the queue; the rest wait here, and each time a crawler starts one
+ * the next goes, in fair order between keys (the fair queue: round robin by pages, weighted by tier). A key with no
+ * job of the lane out goes to the lane's express class, whose crawler slots one key's backlog cannot fill.
+ *
+ * Its state is a read model (the `queue` view: jobs not yet ended) loaded at start, then the log followed from the
+ * position that view stood at, so a restart or a crash loses nothing; what it had already put on the queue is put
+ * again under the same message id (jobId + dispatch number), which the queue drops as a duplicate. Two of them (two
+ * dispatcher processes) pick the same jobs in the same order from the same log, and the queue's dedupe keeps one.
+ * Jobs crawling when it starts are enqueued again too: the in-process queue forgets everything in a crash.
  */
-export const createDispatcher = (deps: {
-  eventStore: EventStore;
-  readModels: ReadModelStore;
-  queue: JobQueue;
-  handle: CommandHandler;
-}) => {
-  const { eventStore, readModels, queue, handle } = deps;
-  let subscription: Subscription | undefined;
-  /** the log's head when this dispatcher started: events up to it are catch-up, after it live */
-  let headAtStart = 0;
-  /** the checkpoint as last written, and when */
-  let saved = { position: 0, at: 0 };
-  let processed = 0;
-  const saveCheckpoint = () => {
-    if (processed === saved.position) return;
-    readModels.commit([], CHECKPOINT, processed);
-    saved = { position: processed, at: Date.now() };
+export const createFairDispatcher = (
+  deps: {
+    queries: ReadModelQueries;
+    readModels: ReadModelStore;
+    queue: JobQueue;
+    settings: FairDispatcherSettings;
+  } & ReactorDeps,
+): Reactor => {
+  const { queries, queue, settings } = deps;
+  const waiting = createFairQueue<Waiting, Lane>({ classes: LANES, minShare: 0 });
+  const byJob = new Map<string, Waiting>();
+  const out = new Map<string, Out>();
+  /** jobs out per lane and key */
+  const outOfKey = new Map<string, number>();
+  /** jobs on the queue not started yet, per class (what this dispatcher put there) */
+  const pending = new Map<QueueClass, number>();
+  /** crawling when the dispatcher started: enqueued again once it runs */
+  let resume: JobStatusDoc[] = [];
+  let pumping: Promise<void> | undefined;
+  let again = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const keyOf = (lane: Lane, keyId: string) => `${lane}\u0000${keyId}`;
+  const bump = (m: Map<string, number>, k: string, by: number) => {
+    const n = (m.get(k) ?? 0) + by;
+    if (n <= 0) m.delete(k);
+    else m.set(k, n);
   };
 
-  const enqueue = (m: JobMessage) => queue.enqueue(m);
+  const hold = (w: Waiting) => {
+    if (byJob.has(w.jobId) || out.has(w.jobId)) return;
+    byJob.set(w.jobId, w);
+    // first come, first served: one flow in one class, so the queue is a plain FIFO
+    waiting.push(
+      w,
+      settings.fairShare ? { cls: w.lane, flow: w.keyId, weight: w.weight, cost: w.pages } : { cls: 'live', flow: '' },
+    );
+  };
 
-  const onBatch = async (batch: RecordedEvent[]) => {
-    for (const raw of batch) {
-      const e = toProjected(raw);
-      if (e?.type === 'SearchSubmitted' && e.data.charged) {
-        const { jobId, keyId, cacheKey, submittedAt, request } = e.data;
-        // a dispatcher catching up from far behind (a new one, a fresh data directory) skips the jobs its read model
-        // already knows finished, instead of handing them to crawlers that would only decide nothing; a live job
-        // cannot have finished before it was first dispatched, so live events skip the read (a tenth of a submit)
-        if (raw.globalPosition <= headAtStart) {
-          const known = jobStatusQueries(readModels).byId(jobId);
-          if (known && known.status !== 'queued' && known.status !== 'running') continue;
+  const release = (jobId: string) => {
+    const w = byJob.get(jobId);
+    if (w) {
+      byJob.delete(jobId);
+      waiting.remove(w);
+    }
+  };
+
+  const markOut = (jobId: string, o: Out) => {
+    out.set(jobId, o);
+    bump(outOfKey, keyOf(o.lane, o.keyId), 1);
+    if (!o.started) bump(pending as Map<string, number>, o.cls, 1);
+  };
+
+  const started = (jobId: string, lane: Lane, keyId: string) => {
+    const o = out.get(jobId);
+    if (!o) {
+      release(jobId);
+      markOut(jobId, { lane, keyId, cls: lane, started: true });
+    } else if (!o.started) {
+      o.started = true;
+      bump(pending as Map<string, number>, o.cls, -1);
+    }
+  };
+
+  const ended = (jobId: string) => {
+    release(jobId);
+    const o = out.get(jobId);
+    if (!o) return;
+    out.delete(jobId);
+    bump(outOfKey, keyOf(o.lane, o.keyId), -1);
+    if (!o.started) bump(pending as Map<string, number>, o.cls, -1);
+  };
+
+  const messageOf = async (w: Waiting): Promise<JobMessage | undefined> => {
+    if (w.message) return w.message;
+    let doc = queries.jobs.byId(w.jobId);
+    if (!doc) {
+      await deps.projected(w.position);
+      doc = queries.jobs.byId(w.jobId);
+    }
+    return doc ? messageOfDoc(doc, w) : undefined;
+  };
+
+  /** puts one job on the queue; false when the queue refused it (it waits again, tried later) */
+  const send = async (w: Waiting, first: boolean): Promise<boolean> => {
+    byJob.delete(w.jobId);
+    const base = await messageOf(w);
+    if (!base) return true;
+    const message: JobMessage = settings.fairShare
+      ? { ...base, lane: w.lane, ...(first ? { first: true } : {}) }
+      : { ...base, lane: 'live' };
+    const o: Out = { lane: w.lane, keyId: w.keyId, cls: queueClassOf(message), started: false };
+    markOut(w.jobId, o);
+    try {
+      await queue.enqueue(message);
+      return true;
+    } catch (err) {
+      ended(w.jobId);
+      hold(w);
+      deps.log?.('dispatch failed, retrying', { jobId: w.jobId, reason: (err as Error).message });
+      return false;
+    }
+  };
+
+  const room = (cls: QueueClass) => (pending.get(cls) ?? 0) < settings.queueAhead;
+
+  const fill = async (): Promise<boolean> => {
+    if (!settings.fairShare) {
+      for (let w = waiting.pop(); w; w = waiting.pop()) if (!(await send(w, false))) return false;
+      return true;
+    }
+    for (const lane of LANES) {
+      const first = `${lane}.first` as QueueClass;
+      const idle = (keyId: string) => !outOfKey.has(keyOf(lane, keyId));
+      while (room(first)) {
+        const w = waiting.pop(lane, idle);
+        if (!w) break;
+        if (!(await send(w, true))) return false;
+      }
+      while (room(lane)) {
+        const w = waiting.pop(lane);
+        if (!w) break;
+        if (!(await send(w, false))) return false;
+      }
+    }
+    return true;
+  };
+
+  /** fills the queue's room; one pass at a time, another queued behind it when state changed meanwhile */
+  const pump = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (pumping) {
+      again = true;
+      return pumping;
+    }
+    pumping = (async () => {
+      try {
+        do {
+          again = false;
+          if (!(await fill()) && !stopped) {
+            clearTimeout(retryTimer);
+            retryTimer = setTimeout(() => void pump(), 1000);
+            retryTimer.unref();
+            break;
+          }
+        } while (again && !stopped);
+      } finally {
+        pumping = undefined;
+      }
+    })();
+    return pumping;
+  };
+
+  const reactor = createReactor(
+    {
+      name: 'fair-dispatcher',
+      handles: ['SearchSubmitted', 'CrawlStarted', 'CrawlCompleted', 'CrawlFailed', 'SearchPurged'],
+      load() {
+        const at = deps.readModels.checkpoint(PROJECTOR_CHECKPOINT);
+        const jobs = LANES.flatMap((lane) => queries.queue.ofLane(lane)).sort((a, b) => a.position - b.position);
+        resume = [];
+        for (const j of jobs) {
+          if (j.state === 'waiting') {
+            hold({
+              jobId: j.jobId,
+              keyId: j.keyId,
+              lane: j.lane,
+              pages: j.pages,
+              weight: j.weight,
+              position: j.position,
+            });
+            continue;
+          }
+          markOut(j.jobId, { lane: j.lane, keyId: j.keyId, cls: j.lane, started: true });
+          const doc = queries.jobs.byId(j.jobId);
+          if (doc) resume.push(doc);
         }
-        await enqueue({ jobId, dispatch: 0, keyId, cacheKey, submittedAt, request });
-      } else if (e?.type === 'CrawlFailed' && e.data.final) {
-        const s = await readJobState(eventStore, e.data.jobId);
-        if (s.charged && s.keyId && s.month) {
-          await handle(
+        return at;
+      },
+      async handle(events) {
+        for (const e of events) {
+          switch (e.type) {
+            case 'SearchSubmitted': {
+              const d = e.data;
+              if (!d.charged) break;
+              const lane = laneOf(d);
+              const weight = d.weight ?? 1;
+              hold({
+                jobId: d.jobId,
+                keyId: d.keyId,
+                lane,
+                pages: pagesFor(depthOf(d.request)),
+                weight,
+                position: e.globalPosition,
+                message: {
+                  jobId: d.jobId,
+                  dispatch: 0,
+                  keyId: d.keyId,
+                  cacheKey: d.cacheKey,
+                  submittedAt: d.submittedAt,
+                  request: d.request,
+                  lane,
+                  ...(weight !== 1 ? { weight } : {}),
+                },
+              });
+              break;
+            }
+            case 'CrawlStarted': {
+              const w = byJob.get(e.data.jobId);
+              const o = out.get(e.data.jobId);
+              if (w || o) started(e.data.jobId, (w ?? o)!.lane, (w ?? o)!.keyId);
+              break;
+            }
+            case 'CrawlFailed':
+              if (e.data.final) ended(e.data.jobId);
+              break;
+            case 'CrawlCompleted':
+            case 'SearchPurged':
+              ended(e.data.jobId);
+              break;
+          }
+        }
+        void pump();
+      },
+      async stop() {
+        stopped = true;
+        clearTimeout(retryTimer);
+        await pumping;
+      },
+    },
+    deps,
+  );
+  return {
+    ...reactor,
+    async start() {
+      stopped = false;
+      await reactor.start();
+      await resumeCrawling(queue, resume.splice(0));
+      await pump();
+    },
+  };
+};
+
+/** What the fair dispatcher does after it has started: the crawls its start found running go on the queue again. */
+export const resumeCrawling = async (queue: JobQueue, jobs: JobStatusDoc[]) => {
+  for (const job of jobs) {
+    if (!job.charged) continue;
+    await queue.enqueue({
+      jobId: job.jobId,
+      dispatch: job.attempts,
+      keyId: job.keyId,
+      cacheKey: job.cacheKey,
+      submittedAt: job.submittedAt,
+      request: job.request,
+      lane: job.lane ?? laneOf(job),
+    });
+  }
+};
+
+/**
+ * A final `CrawlFailed` gives its quota back (a reactor with a checkpoint of its own, named as the dispatcher's was, so
+ * an upgraded service goes on from where the old dispatcher stopped). Releasing twice releases once: the usage
+ * stream's decider decides nothing for a job already released.
+ */
+export const createQuotaReleaser = (deps: { eventStore: EventStore; handle: CommandHandler } & ReactorDeps) =>
+  createReactor(
+    {
+      name: 'dispatcher',
+      handles: ['CrawlFailed'],
+      async handle(events) {
+        for (const e of events) {
+          if (!e.data.final) continue;
+          const s = await readJobState(deps.eventStore, e.data.jobId);
+          if (!s.charged || !s.keyId || !s.month) continue;
+          await deps.handle(
             streams.usage(s.keyId, s.month),
             usageDecider,
             {
@@ -65,43 +354,50 @@ export const createDispatcher = (deps: {
               reason: 'crawl failed',
               now: e.data.failedAt,
             },
-            { causationId: raw.metadata.eventId },
+            { causationId: e.eventId },
           );
         }
-      }
-    }
-    if (batch.length === 0) return;
-    processed = batch[batch.length - 1].globalPosition;
-    // Live, the checkpoint is written at most once a second (and on stop), not once per batch: a replay from an older
-    // one only enqueues again what the queue drops as a duplicate, and releases quota that is already released.
-    if (processed <= headAtStart || Date.now() - saved.at >= 1000) saveCheckpoint();
-  };
+      },
+    },
+    deps,
+  );
 
+/**
+ * The dispatcher background worker: the fair scheduler, which puts jobs on the queue, and the quota releaser, which
+ * gives back what a failed job reserved. Both follow the log; neither remembers anything the log does not say.
+ */
+export const createDispatcher = (deps: {
+  eventStore: EventStore;
+  readModels: ReadModelStore;
+  queries?: ReadModelQueries;
+  queue: JobQueue;
+  handle: CommandHandler;
+  /** resolves once the read models include `position` (default: at once; the caller's projector is ahead) */
+  projected?: (position: number) => Promise<unknown>;
+  settings?: Partial<FairDispatcherSettings>;
+  log?: ReactorDeps['log'];
+}) => {
+  const base: ReactorDeps = {
+    eventStore: deps.eventStore,
+    readModels: deps.readModels,
+    projected: deps.projected ?? (async () => undefined),
+    ...(deps.log ? { log: deps.log } : {}),
+  };
+  const releaser = createQuotaReleaser({ ...base, handle: deps.handle });
+  const scheduler = createFairDispatcher({
+    ...base,
+    queries: deps.queries ?? readModelQueries(deps.readModels),
+    queue: deps.queue,
+    settings: { fairShare: true, queueAhead: 2, ...deps.settings },
+  });
   return {
     async start() {
-      for (const job of jobStatusQueries(readModels).open()) {
-        if (!job.charged) continue;
-        await enqueue({
-          jobId: job.jobId,
-          dispatch: job.attempts,
-          keyId: job.keyId,
-          cacheKey: job.cacheKey,
-          submittedAt: job.submittedAt,
-          request: job.request,
-        });
-      }
-      headAtStart = await eventStore.headPosition();
-      processed = readModels.checkpoint(CHECKPOINT);
-      saved = { position: processed, at: Date.now() };
-      subscription = eventStore.subscribeToAll(processed, onBatch);
+      await releaser.start();
+      await scheduler.start();
     },
     async stop() {
-      await subscription?.stop();
-      try {
-        saveCheckpoint();
-      } catch {
-        // the store went first: the next start replays from the older checkpoint, which is harmless (see onBatch)
-      }
+      await scheduler.stop();
+      await releaser.stop();
     },
   };
 };

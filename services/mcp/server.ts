@@ -10,7 +10,11 @@ import {
   SerpSearchInput,
   SerpUsageOutput,
 } from '../../contracts/mcp.js';
-import type { UsageResponse } from '../../contracts/search.js';
+import {
+  type QueuePosition,
+  QueuePosition as QueuePositionSchema,
+  type UsageResponse,
+} from '../../contracts/search.js';
 import type { V1Client } from '../client/v1Client.js';
 import { V1Error } from '../client/v1Client.js';
 import { compactResult, compactText } from './compact.js';
@@ -33,11 +37,22 @@ type Mode = GetArgs['mode'];
 
 const defaultPoll = () => 1500 + Math.floor(Math.random() * 500);
 
-const nextStep = (jobId: string) =>
-  `call serp_get_results with job_id "${jobId}" in about 2 seconds (a search takes 5-30 s)`;
+/** what to do next; a job that waits behind others says when it should start (docs/fleet.md#lanes-and-fair-share) */
+const nextStep = (jobId: string, queue?: QueuePosition) => {
+  const wait = queue?.estimated_start_s ? Math.max(2, Math.ceil(queue.estimated_start_s)) : 2;
+  return `call serp_get_results with job_id "${jobId}" in about ${wait} seconds (a search takes 5-30 s once it starts)`;
+};
+
+/** the queue in a sentence: "3 jobs ahead of it in the live lane, starting in about 4 s" */
+const queueText = (q: QueuePosition | undefined) => {
+  if (!q || q.ahead === 0) return '';
+  const eta = q.estimated_start_s === null ? '' : `, starting in about ${Math.ceil(q.estimated_start_s)} s`;
+  return ` (${q.ahead} job${q.ahead === 1 ? '' : 's'} ahead of it in the ${q.lane} lane${eta})`;
+};
 
 const textOf = (o: JobOutcome): string => {
-  if (o.status === 'queued' || o.status === 'running') return `Job ${o.job_id} is ${o.status}: ${o.next}.`;
+  if (o.status === 'queued' || o.status === 'running')
+    return `Job ${o.job_id} is ${o.status}${queueText(o.queue)}: ${o.next}.`;
   if (o.html_url) return `Raw HTML of job ${o.job_id} (${o.status}): ${o.html_url} (link valid until ${o.expires_at}).`;
   const head = `Job ${o.job_id}: ${o.status}${o.cached ? ' (served from cache, no quota used)' : ''}.`;
   if (!o.result) return head;
@@ -154,7 +169,15 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
 
   const fetchOutcome = async (jobId: string, output: Output, mode: Mode, start?: number, cached?: boolean) => {
     const res = await client.result(jobId, { output, start });
-    if (res.status === 202) return { job_id: jobId, status: 'running', next: nextStep(jobId) } satisfies JobOutcome;
+    if (res.status === 202) {
+      const queue = QueuePositionSchema.safeParse(res.body.queue);
+      return {
+        job_id: jobId,
+        status: 'running',
+        next: nextStep(jobId, queue.success ? queue.data : undefined),
+        ...(queue.success ? { queue: queue.data } : {}),
+      } satisfies JobOutcome;
+    }
     return outcomeOf(jobId, res.body, output, mode, cached);
   };
   const answer = (o: JobOutcome | string) => (typeof o === 'string' ? failure(o) : ok(o));
@@ -177,7 +200,14 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
         const cached = submitted.body.cached === true;
         if (cached) return answer(await fetchOutcome(jobId, output, mode, undefined, true));
         if (!wait) {
-          return ok({ job_id: jobId, status: 'queued', cached: false, next: nextStep(jobId) });
+          const queue = QueuePositionSchema.safeParse(submitted.body.queue);
+          return ok({
+            job_id: jobId,
+            status: 'queued',
+            cached: false,
+            next: nextStep(jobId, queue.success ? queue.data : undefined),
+            ...(queue.success ? { queue: queue.data } : {}),
+          });
         }
         const started = Date.now();
         const deadline = started + max_wait_seconds * 1000;
@@ -201,7 +231,7 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
                 progressToken,
                 progress: Math.round((Date.now() - started) / 1000),
                 total: max_wait_seconds,
-                message: `job ${jobId} running`,
+                message: `job ${jobId} running${queueText(o.queue)}`,
               },
             });
           }

@@ -1,5 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { CrawlCost } from '../../contracts/events.js';
+import type { Lane } from '../../contracts/lanes.js';
+import { laneOf } from '../../domain/searchJob/searchJob.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import { toProjected } from '../projector/projector.js';
@@ -16,6 +18,8 @@ import { toProjected } from '../projector/projector.js';
  *   successful search, requests and blocks per route, and each route's pace and cooldown as its last crawl reported.
  * - Gauges read when scraped: queue depth and the oldest wait (its own queue, or JetStream's for a distributed api),
  *   and projection lag (global positions between the log's head and this process's read models).
+ * - Lanes (docs/fleet.md#lanes-and-fair-share): jobs waiting and crawling per lane (the `queue` read model, when
+ *   scraped), and each job's wait from submit to its first Google request per lane (a histogram, from the log).
  */
 export interface Metrics {
   registry: Registry;
@@ -40,6 +44,8 @@ export interface MetricsSources {
    * each scrape, from this thread's write side or the pipeline thread's
    */
   writeSide?: () => Promise<string>;
+  /** jobs not yet ended per lane, waiting for the fair scheduler or crawling (the queue read model) */
+  lanes?: () => Record<Lane, { waiting: number; crawling: number }>;
   /** default process metrics (CPU, memory, event loop lag); off in tests that build many apps */
   processMetrics?: boolean;
 }
@@ -121,6 +127,36 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       },
     });
   }
+  if (sources.lanes) {
+    const lanes = sources.lanes;
+    new Gauge({
+      name: 'serp_lane_jobs',
+      help: 'Jobs not yet ended per lane: waiting in the fair scheduler or on the work queue (state=waiting), or crawling',
+      labelNames: ['lane', 'state'] as const,
+      registers: [registry],
+      collect() {
+        for (const [lane, n] of Object.entries(lanes())) {
+          this.set({ lane, state: 'waiting' }, n.waiting);
+          this.set({ lane, state: 'crawling' }, n.crawling);
+        }
+      },
+    });
+  }
+  const laneWait = new Histogram({
+    name: 'serp_lane_wait_seconds',
+    help: "A crawled job's wait per lane, from submit to its first Google request (search_metadata.queued_ms)",
+    labelNames: ['lane'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600],
+    registers: [registry],
+  });
+  /** submit time and lane of the jobs not ended yet, to time their wait when they end (bounded) */
+  const submitted = new Map<string, { at: number; lane: Lane }>();
+  const waited = (jobId: string, firstRequestAt: string | undefined) => {
+    const s = submitted.get(jobId);
+    submitted.delete(jobId);
+    if (!s || !firstRequestAt) return;
+    laneWait.observe({ lane: s.lane }, Math.max(0, Date.parse(firstRequestAt) - s.at) / 1000);
+  };
   const googleRequests = new Counter({
     name: 'serp_google_requests_total',
     help: 'Google requests made by crawls (retries, redirects, challenge reloads, session openings), by fetcher',
@@ -228,6 +264,10 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       switch (e.type) {
         case 'SearchSubmitted':
           submits.inc({ charged: String(e.data.charged) });
+          if (e.data.charged) {
+            submitted.set(e.data.jobId, { at: Date.parse(e.data.submittedAt), lane: laneOf(e.data) });
+            if (submitted.size > 100_000) submitted.delete(submitted.keys().next().value as string);
+          }
           break;
         case 'SearchAnsweredFromCache':
           cacheHits.inc();
@@ -239,6 +279,7 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
         case 'CrawlCompleted': {
           crawls.inc({ outcome: e.data.status, kind: '' });
           observeCost(e.data.cost, true);
+          waited(e.data.jobId, e.data.firstRequestAt);
           for (const p of e.data.pages) pages.inc({ status: `${Math.floor(p.status / 100)}xx` });
           const t0 = started.get(e.data.jobId);
           if (t0 !== undefined) crawlTime.observe(Math.max(0, Date.parse(e.data.completedAt) - t0) / 1000);
@@ -257,7 +298,10 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
           const kind = e.data.failure?.kind ?? e.data.failure?.code ?? 'unknown';
           attempts.inc({ kind, final: String(e.data.final) });
           observeCost(e.data.cost, false);
-          if (e.data.final) crawls.inc({ outcome: 'failed', kind });
+          if (e.data.final) {
+            crawls.inc({ outcome: 'failed', kind });
+            waited(e.data.jobId, e.data.firstRequestAt);
+          }
           started.delete(e.data.jobId);
           break;
         }

@@ -5,6 +5,7 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import type { MonitorVersions } from './monitorVersions.js';
 
 const CHECKPOINT = 'monitor-alerter';
 
@@ -25,6 +26,8 @@ export const createAlerter = (deps: {
   queries: ReadModelQueries;
   handle: CommandHandler;
   projected(position: number): Promise<unknown>;
+  /** a run's keywords (its monitor's at the version it references) */
+  versions: MonitorVersions;
   now?: () => Date;
 }) => {
   const { queries } = deps;
@@ -39,7 +42,7 @@ export const createAlerter = (deps: {
     if (!monitor?.alerts || !run) return;
     const comparisons: KeywordComparison[] = [];
     const failures: Array<{ keyword: string; failure: string; at: string }> = [];
-    for (const keyword of new Set(run.keywords)) {
+    for (const keyword of new Set(await deps.versions.ofRun(run))) {
       const points: HistoryPoint[] = [];
       for (const batch of queries.ranks.points(monitorId, { from: 0, to: 8.64e15 }, { keyword })) points.push(...batch);
       const mine = points.filter((p) => p.run_id === runId && p.keyword === keyword);

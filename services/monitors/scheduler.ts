@@ -2,7 +2,13 @@ import { streams } from '../../contracts/events.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { backfillRunId, scheduledRunId } from '../../domain/monitor/ids.js';
-import { monitorRunDecider, plannedJobs, type RunStartedData } from '../../domain/monitor/monitorRun.js';
+import {
+  keywordCountOf,
+  monitorRunDecider,
+  plannedJobs,
+  type RunStartedData,
+  runRecord,
+} from '../../domain/monitor/monitorRun.js';
 import { nextSlot, pacing, slotAt } from '../../domain/monitor/schedule.js';
 import { usageMonth } from '../../domain/usage/usage.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
@@ -12,6 +18,7 @@ import type { CommandHandler } from '../application/commandHandler.js';
 import type { SearchService } from '../application/searches.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { backfillSources } from './backfill.js';
+import type { MonitorVersions } from './monitorVersions.js';
 import type { createRankRecorder } from './recorder.js';
 
 export interface SchedulerDeps {
@@ -23,6 +30,8 @@ export interface SchedulerDeps {
   recorder: ReturnType<typeof createRankRecorder>;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
+  /** a monitor's keywords at a version of its stream: what a run references */
+  versions: MonitorVersions;
   /** a scheduled run's searches are spread over its slot, at most this long */
   spreadMaxMs: number;
   now?: () => Date;
@@ -52,17 +61,18 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
   const claimed = new Set<string>();
   const started = new Set<string>();
 
-  const skip = async (runId: string, keywords: string[], reason: string) => {
-    if (keywords.length === 0) return;
+  /** the run's searches from `fromIndex` on that are not made yet will not be: a count and a reason */
+  const skip = async (runId: string, fromIndex: number, total: number, reason: string) => {
+    if (fromIndex >= total) return;
     const res = await handle(streams.monitorRun(runId), monitorRunDecider, {
-      type: 'SkipKeywords',
+      type: 'SkipRest',
       runId,
-      keywords,
+      fromIndex,
       reason,
       now: clock().toISOString(),
     });
     const skipped = res.events.find((e) => e.type === 'MonitorKeywordsSkipped');
-    if (skipped && skipped.type === 'MonitorKeywordsSkipped') deps.onSkip?.(reason, skipped.data.keywords.length);
+    if (skipped && skipped.type === 'MonitorKeywordsSkipped') deps.onSkip?.(reason, skipped.data.count ?? 0);
   };
 
   const outOfQuota = (key: ApiKeyDoc, at: Date) =>
@@ -74,21 +84,18 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
     const runId = backfillRunId(doc.monitorId, doc.createdAt);
     if (started.has(runId)) return;
     const sources = backfillSources(queries, doc);
-    const run: RunStartedData = {
-      runId,
-      monitorId: doc.monitorId,
-      keyId: doc.keyId,
-      trigger: 'backfill',
-      keywords: sources.map((j) => j.request.keyword),
-      sources: sources.map((j) => j.jobId),
-      domains: doc.domains,
-      search: doc.search,
-      depth: doc.depth,
-      noCache: false,
-      startAt: doc.createdAt,
-      intervalMs: 0,
-      startedAt: clock().toISOString(),
-    };
+    const run = runRecord(
+      doc,
+      { backfill: sources.map((j) => j.request.keyword), sources: sources.map((j) => j.jobId) },
+      {
+        runId,
+        trigger: 'backfill',
+        noCache: false,
+        startAt: doc.createdAt,
+        intervalMs: 0,
+        startedAt: clock().toISOString(),
+      },
+    );
     const res = await handle(streams.monitorRun(runId), monitorRunDecider, { type: 'StartRun', run });
     if (res.position !== undefined) await deps.projected(res.position);
     for (const job of sources) {
@@ -105,27 +112,23 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
     const runId = scheduledRunId(s.monitorId, slot);
     if (started.has(runId)) return;
     const doc = queries.monitors.byId(s.monitorId);
-    if (!doc) return;
+    // the keywords the run searches are the monitor's at its current version, which the run references
+    const monitor = doc && (await deps.versions.current(doc.monitorId));
+    if (!doc || !monitor) return;
     const following = nextSlot(s.schedule, new Date(slot))?.getTime() ?? at.getTime() + deps.spreadMaxMs;
     const windowMs = Math.max(0, Math.min(following - at.getTime(), deps.spreadMaxMs));
-    const run: RunStartedData = {
+    const run = runRecord(doc, monitor, {
       runId,
-      monitorId: doc.monitorId,
-      keyId: doc.keyId,
       trigger: 'schedule',
       slot,
-      keywords: doc.keywords,
-      domains: doc.domains,
-      search: doc.search,
-      depth: doc.depth,
       noCache: true,
       startAt: at.toISOString(),
-      intervalMs: pacing(doc.keywords.length, windowMs, key.rateLimitPerMin).intervalMs,
+      intervalMs: pacing(monitor.keywords.length, windowMs, key.rateLimitPerMin).intervalMs,
       startedAt: at.toISOString(),
-    };
+    });
     const skipAll = outOfQuota(key, at) ? 'quota_exhausted' : undefined;
     const res = await handle(streams.monitorRun(runId), monitorRunDecider, { type: 'StartRun', run, skipAll });
-    if (skipAll && res.events.length > 0) deps.onSkip?.(skipAll, run.keywords.length);
+    if (skipAll && res.events.length > 0) deps.onSkip?.(skipAll, keywordCountOf(run));
     started.add(runId);
   };
 
@@ -136,14 +139,14 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
   /** submits what is due of one open run; false when the key's rate ran out for now */
   const advance = async (doc: MonitorRunDoc, at: Date) => {
     const { run } = doc;
-    const plan = plannedJobs(run);
+    const plan = plannedJobs(run, await deps.versions.ofRun(run));
     let i = cursors.get(run.runId) ?? 0;
-    const rest = () => plan.slice(i).map((j) => j.keyword);
+    const rest = (reason: string) => skip(run.runId, i, plan.length, reason);
     const key = queries.keys.byId(run.keyId);
     const monitor = queries.monitors.byId(run.monitorId);
-    if (!usable(key)) return skip(run.runId, rest(), 'key_revoked');
-    if (!monitor) return skip(run.runId, rest(), 'monitor_deleted');
-    if (monitor.paused) return skip(run.runId, rest(), 'monitor_paused');
+    if (!usable(key)) return rest('key_revoked');
+    if (!monitor) return rest('monitor_deleted');
+    if (monitor.paused) return rest('monitor_paused');
     for (; i < plan.length && plan[i].submitAt <= at.getTime(); i++) {
       const job = plan[i];
       if (queries.jobs.byId(job.jobId)) {
@@ -175,7 +178,7 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
         claimed.delete(job.jobId);
         if (err instanceof DomainError && err.code === errorCodes.quotaExceeded) {
           cursors.set(run.runId, i);
-          return skip(run.runId, rest(), 'quota_exhausted');
+          return rest('quota_exhausted');
         }
         throw err;
       }

@@ -1,10 +1,12 @@
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { createSearchService } from '../application/searches.js';
+import { type Config, tierShare } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createAlerter } from './alerter.js';
+import { createMonitorVersions } from './monitorVersions.js';
 import { createRankRecorder } from './recorder.js';
 import { createMonitorScheduler } from './scheduler.js';
 
@@ -17,7 +19,8 @@ export interface MonitorWorkerParts {
   limiter: RateLimiter;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
-  config: { monitorTickMs: number; monitorSpreadMaxS: number; cacheTtlS: number; cacheScope?: 'key' | 'shared' };
+  config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS' | 'cacheTtlS' | 'tiers'> &
+    Partial<Pick<Config, 'cacheScope'>>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -35,16 +38,19 @@ export const createMonitorWorker = (parts: MonitorWorkerParts) => {
     handle: parts.handle,
     cacheTtlS: parts.config.cacheTtlS,
     cacheScope: parts.config.cacheScope,
+    shareOf: tierShare(parts.config.tiers),
     now: parts.now,
   });
+  const versions = createMonitorVersions(parts.eventStore);
   const recorder = createRankRecorder({ ...parts });
-  const alerter = createAlerter({ ...parts });
+  const alerter = createAlerter({ ...parts, versions });
   const scheduler = createMonitorScheduler({
     queries: parts.queries,
     handle: parts.handle,
     searches,
     limiter: parts.limiter,
     recorder,
+    versions,
     projected: parts.projected,
     spreadMaxMs: parts.config.monitorSpreadMaxS * 1000,
     now: parts.now,

@@ -4,8 +4,10 @@ import { webhookDecider } from '../../domain/webhook/webhook.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { OutboxDoc } from '../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import { createFairQueue } from '../fairShare/fairQueue.js';
 import type { EventStore } from '../ports/eventStore.js';
-import type { Sender } from './sender.js';
+import { createEndpointCaps } from './endpointCaps.js';
+import type { Sender, SendOutcome } from './sender.js';
 import { secretsOf, signedHeaders } from './signing.js';
 
 export interface DelivererConfig {
@@ -19,6 +21,11 @@ export interface DelivererConfig {
   tickMs: number;
   /** attempts go on this long after a delivery was scheduled (24 h) */
   giveUpAfterMs: number;
+  /**
+   * false: one first-come, first-served pool, no share per key or endpoint (what the deliverer was before fair
+   * share; kept only as the baseline test/bench/webhookFairness.ts measures against). Default true.
+   */
+  fairShare?: boolean;
 }
 
 export interface AttemptReport {
@@ -28,6 +35,8 @@ export interface AttemptReport {
 }
 
 type Scheduled = EventOf<'WebhookDeliveryScheduled'>['data'];
+/** a delivery ready to attempt: the outbox's document, with its key when the router told it */
+type Ready = OutboxDoc & { keyId?: string };
 
 /**
  * Sends what the outbox holds (docs/webhooks.md). Each attempt is first claimed on the delivery's stream (the event
@@ -48,6 +57,8 @@ export const createDeliverer = (deps: {
   staleBefore?: number;
   now?: () => Date;
   random?: () => number;
+  /** a key's weight against the other keys (its tier's share, default 1) */
+  shareOf?: (keyId: string) => number;
   onAttempt?: (report: AttemptReport) => void;
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }) => {
@@ -89,7 +100,7 @@ export const createDeliverer = (deps: {
       staleBefore: deps.staleBefore,
     });
     const claim = claimed.events[0];
-    if (claim?.type !== 'WebhookAttemptClaimed') return;
+    if (claim?.type !== 'WebhookAttemptClaimed') return undefined;
     const now = () => clock().toISOString();
     const webhook = queries.webhooks.byId(d.webhookId);
     if (!webhook || webhook.disabled) {
@@ -99,10 +110,10 @@ export const createDeliverer = (deps: {
         reason: webhook ? 'endpoint_disabled' : 'endpoint_deleted',
         now: now(),
       });
-      return;
+      return undefined;
     }
     const scheduled = await scheduledOf(d.deliveryId);
-    if (!scheduled) return;
+    if (!scheduled) return undefined;
     const at = clock();
     const headers = signedHeaders(secretsOf(deps.pepper, webhook, at), scheduled.messageId, at, scheduled.body);
     const sent = await deps.sender.send(webhook.url, headers, scheduled.body);
@@ -147,43 +158,122 @@ export const createDeliverer = (deps: {
         now: now(),
       });
     }
+    return sent;
   };
 
   /**
-   * Deliveries ready to attempt, oldest due first: those the router just scheduled (`remember`) and what the last
-   * read of the outbox found ready beyond the free slots. A slot that comes free takes the next one from here, so the
-   * outbox (every pending delivery, parsed) is read once per tick or wake-up, not once per attempt: reading it per
-   * attempt made each delivery cost the whole backlog. A stale entry (sent meanwhile by another worker) is refused
-   * by its claim.
+   * Deliveries ready to attempt: those the router just scheduled (`remember`) and what the last read of the outbox
+   * found ready beyond the free slots. A slot that comes free takes the next one from here, so the outbox (every
+   * pending delivery, parsed) is read once per tick or wake-up, not once per attempt: reading it per attempt made
+   * each delivery cost the whole backlog. A stale entry (sent meanwhile by another worker) is refused by its claim.
+   *
+   * They wait in the fair queue (services/fairShare/fairQueue.ts; docs/webhooks.md#fair-share): the flows are the
+   * keys, weighted by their tier's share, so a key with ten thousand deliveries waiting and a key with one take turns.
+   * Within a key each endpoint has a cap on its attempts in flight (AIMD: halved when an attempt times out, one more
+   * after each success), and a delivery whose endpoint is at its cap waits aside until one of that endpoint's
+   * attempts ends. When every slot is taken, a key still under its share of the slots may start one more (the pool
+   * overflows by at most the shares), so a key whose receivers hang cannot hold another key's first attempt back.
    */
-  const queued = new Map<string, OutboxDoc>();
+  const fair = config.fairShare !== false;
+  const queue = createFairQueue<Ready, 'deliveries'>({ classes: ['deliveries'], minShare: 0 });
+  const queued = new Map<string, Ready>();
   const QUEUE_MAX = 10_000;
   /** the last read left ready deliveries out of the queue (full): read again when it runs dry */
   let moreReady = false;
   let lookScheduled = false;
 
-  const launch = (d: OutboxDoc) => {
+  /** who an endpoint belongs to (endpoints never change key): kept, as the outbox's documents do not say */
+  const keyOfWebhook = new Map<string, string>();
+  const keyOf = (d: Ready) => {
+    if (d.keyId) return d.keyId;
+    let k = keyOfWebhook.get(d.webhookId);
+    if (k === undefined) {
+      k = queries.webhooks.byId(d.webhookId)?.keyId ?? '';
+      if (keyOfWebhook.size >= 100_000) keyOfWebhook.clear();
+      keyOfWebhook.set(d.webhookId, k);
+    }
+    return k;
+  };
+  const endpoints = createEndpointCaps(config.concurrency);
+  /** attempts in flight per key */
+  const keyInFlight = new Map<string, number>();
+  /** deliveries set aside: their endpoint at its cap (by endpoint), or no slot free and their key over its share */
+  const atCap = new Map<string, Ready[]>();
+  const overShare: Ready[] = [];
+
+  const enqueue = (d: Ready) => {
+    queued.set(d.deliveryId, d);
+    const keyId = keyOf(d);
+    queue.push(
+      d,
+      fair ? { cls: 'deliveries', flow: keyId, weight: deps.shareOf?.(keyId) ?? 1 } : { cls: 'deliveries', flow: '' },
+    );
+  };
+
+  /** the key's share of the slots: the pool split between the keys with work, by weight (at least one) */
+  const shareOf = (keyId: string) => {
+    let total = 0;
+    const active = new Set<string>([...keyInFlight.keys(), ...queue.flows('deliveries').map((f) => f.flow)]);
+    active.add(keyId);
+    for (const k of active) total += deps.shareOf?.(k) ?? 1;
+    return Math.max(1, Math.floor((config.concurrency * (deps.shareOf?.(keyId) ?? 1)) / total));
+  };
+
+  /** why `d` cannot start now, or undefined when it can */
+  const blocked = (d: Ready): 'endpoint' | 'slots' | undefined => {
+    if (!fair) return inFlight.size >= config.concurrency ? 'slots' : undefined;
+    if (!endpoints.free(d.webhookId)) return 'endpoint';
+    if (inFlight.size < config.concurrency) return undefined;
+    return (keyInFlight.get(keyOf(d)) ?? 0) < shareOf(keyOf(d)) ? undefined : 'slots';
+  };
+
+  const launch = (d: Ready) => {
     inFlight.add(d.deliveryId);
+    const keyId = keyOf(d);
+    keyInFlight.set(keyId, (keyInFlight.get(keyId) ?? 0) + 1);
+    endpoints.started(d.webhookId);
+    let outcome: SendOutcome | undefined;
     const p = attempt(d)
+      .then((sent) => {
+        outcome = sent;
+      })
       .catch((err) =>
         deps.log?.('webhook attempt failed', { deliveryId: d.deliveryId, reason: (err as Error).message }),
       )
       .finally(() => {
         inFlight.delete(d.deliveryId);
         running.delete(p);
-        // a slot came free: what waits may go now
+        const left = (keyInFlight.get(keyId) ?? 1) - 1;
+        if (left > 0) keyInFlight.set(keyId, left);
+        else keyInFlight.delete(keyId);
+        endpoints.ended(d.webhookId, outcome);
+        // what waited for this endpoint, or for a slot, may go now
+        for (const w of atCap.get(d.webhookId) ?? []) enqueue(w);
+        atCap.delete(d.webhookId);
+        for (const w of overShare.splice(0)) enqueue(w);
         pump();
       });
     running.add(p);
   };
 
-  /** fills the free slots from the queue; reads the outbox when it ran dry and the last read left some out */
+  /** starts what may start, in fair order; sets aside what may not (its endpoint at its cap, or no slot for its key) */
   const pump = () => {
     if (stopped) return;
-    for (const [id, d] of queued) {
-      if (inFlight.size >= config.concurrency) return;
-      queued.delete(id);
-      if (!inFlight.has(id)) launch(d);
+    for (let d = queue.peek(); d !== undefined; d = queue.peek()) {
+      const why = blocked(d);
+      if (why === 'slots' && !fair) return;
+      if (why === undefined) {
+        queue.pop();
+        queued.delete(d.deliveryId);
+        if (!inFlight.has(d.deliveryId)) launch(d);
+        continue;
+      }
+      queue.remove(d);
+      if (why === 'endpoint') {
+        const list = atCap.get(d.webhookId) ?? [];
+        list.push(d);
+        atCap.set(d.webhookId, list);
+      } else overShare.push(d);
     }
     if (moreReady && inFlight.size < config.concurrency) lookSoon();
   };
@@ -209,7 +299,7 @@ export const createDeliverer = (deps: {
           moreReady = true;
           break;
         }
-        queued.set(d.deliveryId, d);
+        enqueue(d);
       }
     } catch (err) {
       deps.log?.('webhook outbox read failed', { reason: (err as Error).message });
@@ -230,14 +320,15 @@ export const createDeliverer = (deps: {
     /** a delivery just scheduled: its body kept for its first attempt, and queued for it without reading the outbox */
     remember(s: Scheduled) {
       if (bodies.size < QUEUE_MAX) bodies.set(s.deliveryId, s);
-      if (queued.size < QUEUE_MAX && !inFlight.has(s.deliveryId)) {
-        const due = Date.parse(s.scheduledAt);
-        queued.set(s.deliveryId, {
+      if (queued.has(s.deliveryId) || inFlight.has(s.deliveryId)) return;
+      if (queued.size < QUEUE_MAX) {
+        enqueue({
           deliveryId: s.deliveryId,
           webhookId: s.webhookId,
+          keyId: s.keyId,
           eventType: s.eventType,
           scheduledAt: s.scheduledAt,
-          due,
+          due: Date.parse(s.scheduledAt),
         });
       } else moreReady = true;
     },
@@ -257,6 +348,8 @@ export const createDeliverer = (deps: {
       await Promise.allSettled([...running]);
     },
     inFlight: () => inFlight.size,
+    /** an endpoint's cap on attempts in flight now (its AIMD state) */
+    capOf: (webhookId: string) => endpoints.cap(webhookId),
   };
 };
 export type Deliverer = ReturnType<typeof createDeliverer>;

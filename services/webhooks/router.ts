@@ -8,6 +8,7 @@ import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStor
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { bodyOf, createResultSummaries, type Message, messagesOf, SOURCE_TYPES } from './messages.js';
 import { createQuotaTracker } from './quota.js';
+import { createReplayer, takes } from './replay.js';
 
 const CHECKPOINT = 'webhook-router';
 
@@ -16,15 +17,6 @@ const wanted = (e: RecordedEvent) =>
   e.type === 'QuotaReserved' ||
   e.type === 'QuotaReleased' ||
   e.type === 'WebhookReplayRequested';
-
-/** whether `w` takes `m`: its key, one of its types, its monitors (monitor.* events) and not disabled */
-const takes = (w: WebhookDoc, m: Message) =>
-  w.keyId === m.keyId &&
-  !w.disabled &&
-  w.events.includes(m.type) &&
-  (!m.type.startsWith('monitor.') ||
-    !w.monitorIds ||
-    (m.monitorId !== undefined && w.monitorIds.includes(m.monitorId)));
 
 /**
  * Turns the log into deliveries (docs/webhooks.md): it follows the log from a checkpoint of its own, and for each event
@@ -97,48 +89,15 @@ export const createWebhookRouter = (deps: {
   const messagesFrom = async (e: RecordedEvent, usage: typeof quota, interested: typeof anyTakes) =>
     SOURCE_TYPES.has(e.type) ? messagesOf(e, queries, deps.baseUrl, interested, summaries) : await usage(e, interested);
 
-  /** the first position whose event was recorded at or after `since` (binary search over the log) */
-  const positionAt = async (sinceMs: number, before: number) => {
-    let lo = 0;
-    let hi = before;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      const [e] = await eventStore.readAll({ fromPosition: mid, maxCount: 1 });
-      if (!e || Date.parse(e.metadata.recordedAt) >= sinceMs) hi = mid;
-      else lo = e.globalPosition;
-    }
-    return lo;
-  };
-
-  const replay = async (e: RecordedEvent) => {
-    const { webhookId, replayId, since, requestedAt } = e.data as Record<string, string>;
-    const w = queries.webhooks.byId(webhookId);
-    if (!w) return 0;
-    const atMs = Date.parse(requestedAt);
-    const usage = createQuotaTracker(eventStore, queries);
-    let from = await positionAt(Date.parse(since), e.globalPosition);
-    let last = 0;
-    let sent = 0;
-    for (;;) {
-      const batch = await eventStore.readAll({ fromPosition: from, maxCount: 500 });
-      const inRange = batch.filter((x) => x.globalPosition < e.globalPosition);
-      for (const x of inRange) {
-        if (!wanted(x) || x.type === 'WebhookReplayRequested') continue;
-        const mine = (keyId: string, type: Message['type'], monitorId?: string) =>
-          takes({ ...w, disabled: false }, { type, keyId, monitorId } as Message);
-        for (const m of await messagesFrom(x, usage, mine)) {
-          // a replay asks for what the endpoint takes now, disabled or not (it is how a receiver catches up)
-          if (!takes({ ...w, disabled: false }, m)) continue;
-          last = Math.max(last, await schedule(m, w, atMs, replayId));
-          sent++;
-        }
-      }
-      if (inRange.length < batch.length || batch.length === 0) break;
-      from = batch[batch.length - 1]!.globalPosition;
-    }
-    deps.log?.('webhook replay scheduled', { webhookId, replayId, since, deliveries: sent });
-    return last;
-  };
+  const replay = createReplayer({
+    eventStore,
+    queries,
+    baseUrl: deps.baseUrl,
+    summaries,
+    schedule,
+    projected: deps.projected,
+    log: deps.log,
+  });
 
   const onBatch = async (batch: RecordedEvent[]) => {
     if (batch.length === 0) return;

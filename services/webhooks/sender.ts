@@ -9,6 +9,9 @@ export interface SendOutcome {
   latencyMs: number;
 }
 
+/** How much of a receiver's answer is read (and dropped) before the connection is closed: only its status counts. */
+export const RECEIVER_BODY_CAP = 64 * 1024;
+
 /** A lookup that answers the address already checked: the connection never resolves the host a second time. */
 const pinned =
   (address: string, family: 4 | 6): LookupFunction =>
@@ -86,10 +89,20 @@ export const createSender = (
           },
         },
         (res) => {
-          // the status is the answer; the body is read and dropped (at most what arrives within the timeout)
-          res.on('data', () => undefined);
-          res.on('end', () => finish({ statusCode: res.statusCode, latencyMs: elapsed() }));
-          res.on('error', () => finish({ statusCode: res.statusCode, latencyMs: elapsed() }));
+          // the status is the answer: a small body is read and dropped (so the connection can serve the next
+          // attempt); past RECEIVER_BODY_CAP the rest is not read, and the connection is closed instead
+          let bytes = 0;
+          const answered = () => finish({ statusCode: res.statusCode, latencyMs: elapsed() });
+          res.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (bytes > RECEIVER_BODY_CAP) {
+              answered();
+              res.destroy();
+            }
+          });
+          res.on('end', answered);
+          res.on('error', answered);
+          res.on('close', answered);
         },
       );
       const timer = setTimeout(() => req.destroy(new Error('timeout')), options.timeoutMs);

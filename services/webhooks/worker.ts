@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import { type TierLimits, tierShare } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { type AttemptReport, createDeliverer } from './deliverer.js';
@@ -21,9 +22,30 @@ export interface WebhookSettings {
   /** SERP_WEBHOOK_ALLOW_PRIVATE=1 */
   webhookAllowPrivate: boolean;
   publicBaseUrl?: string;
+  /** SERP_TIERS: a key's deliveries are weighted by its tier's `share` against other keys' */
+  tiers?: Record<string, TierLimits>;
 }
 
 export const WEBHOOK_GIVE_UP_MS = 24 * 3_600_000;
+
+/** a key's weight in the deliverer's fair queue: its tier's share, looked up once a minute at most */
+const keyShares = (queries: ReadModelQueries, tiers: Record<string, TierLimits> | undefined) => {
+  const shareOfTier = tierShare(tiers ?? {});
+  const known = new Map<string, number>();
+  let since = Date.now();
+  return (keyId: string) => {
+    if (Date.now() - since > 60_000 || known.size > 10_000) {
+      known.clear();
+      since = Date.now();
+    }
+    let share = known.get(keyId);
+    if (share === undefined) {
+      share = shareOfTier(queries.keys.byId(keyId)?.tier ?? '');
+      known.set(keyId, share);
+    }
+    return share;
+  };
+};
 
 /**
  * The webhook delivery worker (docs/webhooks.md): the router turning the log into deliveries, and the deliverer
@@ -70,6 +92,7 @@ export const createWebhookWorker = (parts: {
     },
     worker,
     ...(parts.sole ? { staleBefore: Date.now() } : {}),
+    shareOf: keyShares(parts.queries, config.tiers),
     onAttempt: parts.onAttempt,
     log: parts.log,
   });

@@ -56,6 +56,9 @@ t.test('webhooks › registrations refused by default: http, non-public addresse
     ['https://mapped.example.com/x', /loopback/],
     ['https://127.0.0.1/x', /loopback/],
     ['https://[::1]/x', /loopback/],
+    ['https://[::127.0.0.1]/x', /loopback \(127\.0\.0\.1 inside\)/],
+    ['https://[64:ff9b::10.0.0.1]/x', /private \(10\.0\.0\.1 inside\)/],
+    ['https://[2002:7f00:1::]/x', /loopback \(127\.0\.0\.1 inside\)/],
     ['https://user:pw@hooks.example.com/x', /user name or password/],
     ['ftp://hooks.example.com/x', /https/],
   ];
@@ -82,6 +85,11 @@ t.test('webhooks › bad input is a 4xx and changes nothing; another key sees a 
   const bad: Array<[string, unknown, RegExp]> = [
     ['a URL that does not parse', { url: 'not a url', events: ['search.completed'] }, /does not parse|url/],
     ['a URL over 2,000 characters', { url: `${url}/${'a'.repeat(2000)}`, events: ['search.completed'] }, /2000/],
+    [
+      'a URL over 2,000 characters once percent-encoded (980 emoji typed, 11,783 stored)',
+      { url: `${url}/${'😀'.repeat(980)}`, events: ['search.completed'] },
+      /2000 characters once normalised/,
+    ],
     ['an unknown event type', { url, events: ['search.done'] }, /search\.done|event/],
     ['no event type', { url, events: [] }, /event/],
     ['an unknown field', { url, events: ['search.completed'], secret: 'x' }, /secret|unrecognized/i],
@@ -148,6 +156,24 @@ t.test('webhooks › addresses: only public unicast passes', async (t) => {
   }
   for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) {
     t.equal(addressProblem(a, false), undefined, `${a} is public`);
+  }
+  // every IPv6 form that carries an IPv4 address is judged by it (docs/webhooks.md#delivery)
+  const embedded: Array<[string, string]> = [
+    ['::127.0.0.1', '127.0.0.1'], // IPv4-compatible
+    ['::10.0.0.1', '10.0.0.1'],
+    ['::ffff:0:192.168.0.1', '192.168.0.1'], // SIIT
+    ['64:ff9b::127.0.0.1', '127.0.0.1'], // NAT64, well-known prefix
+    ['64:ff9b:1:a9fe:a9:fe00::', '169.254.169.254'], // NAT64, local-use /48 (RFC 6052's layout)
+    ['2002:a00:1::1', '10.0.0.1'], // 6to4
+    ['2001:0:7f00:1::ffff:ffff', '127.0.0.1'], // Teredo: its server
+    ['2001:0:808:808:0:0:f5ff:fffe', '10.0.0.1'], // Teredo: its client, stored inverted
+    ['2606:4700::5efe:7f00:1', '127.0.0.1'], // ISATAP
+  ];
+  for (const [a, inner] of embedded) {
+    t.match(addressProblem(a, false), new RegExp(`\\(${inner.replace(/\./g, '\\.')} inside\\)`), `${a} is ${inner}`);
+  }
+  for (const a of ['::8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2001:0:808:808:0:0:f7f7:f7f7']) {
+    t.equal(addressProblem(a, false), undefined, `${a} carries a public address`);
   }
   t.equal(addressProblem('127.0.0.1', true), undefined, 'SERP_WEBHOOK_ALLOW_PRIVATE accepts anything');
 });

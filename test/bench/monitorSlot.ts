@@ -12,6 +12,7 @@ import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
+import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { createRankRecorder } from '../../services/monitors/recorder.js';
 import { createMonitorScheduler } from '../../services/monitors/scheduler.js';
 import { removeDir, tempDataDir } from '../support/service.js';
@@ -34,6 +35,7 @@ const monitors = createMonitorService({
   handle: core.handle,
   projected,
   tiers: config.tiers,
+  versions: createMonitorVersions(core.eventStore),
   now: clock,
 });
 const keywords = Array.from({ length: keywordCount }, (_, i) => `slot keyword ${i}`);
@@ -51,6 +53,7 @@ const scheduler = () =>
   createMonitorScheduler({
     queries: core.queries,
     handle: core.handle,
+    versions: createMonitorVersions(core.eventStore),
     searches: createSearchService({
       eventStore: core.eventStore,
       queries: core.queries,

@@ -46,3 +46,44 @@ if (servers) {
     t.same(Object.keys(seen), Object.keys(await queue.stats()), 'what the queue itself reports');
   });
 }
+
+if (servers) {
+  t.test(
+    'a stream made before lanes: its unfiltered consumer is narrowed and its messages still crawled',
+    async (t) => {
+      const nc = await natsConnect(servers);
+      t.teardown(() => nc.drain());
+      const name = `JOBS_${randomBytes(4).toString('hex')}`;
+      const subject = `jobs.${name}`;
+      const jsm = await jetstreamManager(nc);
+      // what the adapter made before classes: one subject, one consumer without a filter
+      await jsm.streams.add({ name, subjects: [subject], retention: 'workqueue' as never });
+      await jsm.consumers.add(name, { durable_name: 'crawlers', ack_policy: 'explicit' as never });
+      const old = jobMessage();
+      const { jetstream } = await import('@nats-io/jetstream');
+      await jetstream(nc).publish(subject, JSON.stringify(old), { msgID: `${old.jobId}:0` });
+      const queue = await createJetStreamJobQueue({ nc, stream: name, subject, ...defaultSettings });
+      t.teardown(() => queue.close());
+      const fresh = jobMessage({ lane: 'bulk' });
+      await queue.enqueue(fresh);
+      const seen: string[] = [];
+      const consumer = queue.consume(
+        async (d) => {
+          seen.push(d.message.jobId);
+          await d.ack();
+        },
+        { concurrency: 1 },
+      );
+      for (const until = Date.now() + 10_000; seen.length < 2 && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await consumer.stop();
+      t.same(seen.sort(), [old.jobId, fresh.jobId].sort(), 'the old message and the new one were both delivered');
+      t.equal(
+        (await jsm.consumers.info(name, 'crawlers')).config.filter_subject,
+        subject,
+        'narrowed to the old subject',
+      );
+    },
+  );
+}

@@ -58,7 +58,7 @@ export const jobQueueConformance = (t: Test, makeQueue: MakeJobQueue) => {
 
   t.test('stats › pending and in-flight counts follow the messages, with the oldest wait', (t) =>
     withQueue(t, {}, async (queue, consume) => {
-      t.same(await queue.stats(), { pending: 0, inFlight: 0 }, 'an empty queue');
+      t.match(await queue.stats(), { pending: 0, inFlight: 0 }, 'an empty queue');
       await queue.enqueue(jobMessage());
       await queue.enqueue(jobMessage());
       await sleep(20);
@@ -77,7 +77,55 @@ export const jobQueueConformance = (t: Test, makeQueue: MakeJobQueue) => {
       await rec.until((s) => s.length >= 2, 'the second delivery');
       const deadline = Date.now() + WAIT_MS;
       while ((await queue.stats()).inFlight > 0 && Date.now() < deadline) await sleep(20);
-      t.same(await queue.stats(), { pending: 0, inFlight: 0 }, 'both acked');
+      t.match(await queue.stats(), { pending: 0, inFlight: 0 }, 'both acked');
+    }),
+  );
+
+  t.test('classes › each lane has crawler slots of its own: a bulk backlog never holds a live message back', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      const gate = createGate();
+      const rec = createRecorder(async (d) => {
+        if (d.message.lane === 'bulk') await gate.opened;
+        await d.ack();
+      });
+      consume(rec.handler, { concurrency: { live: 1, bulk: 1, 'live.first': 1 } });
+      for (let i = 0; i < 3; i++) await queue.enqueue(jobMessage({ lane: 'bulk' }));
+      await rec.until((s) => s.length >= 1, 'the first bulk delivery');
+      const live = jobMessage({ lane: 'live' });
+      const first = jobMessage({ lane: 'live', first: true });
+      await queue.enqueue(live);
+      await queue.enqueue(first);
+      await rec.until((s) => s.length >= 3, 'the live and express deliveries');
+      t.same(
+        rec.seen
+          .slice(1)
+          .map((r) => r.delivery.message.jobId)
+          .sort(),
+        [live.jobId, first.jobId].sort(),
+        'the live message and the express one went while bulk held its only slot',
+      );
+      const during = await queue.stats();
+      t.match(during.classes?.bulk, { pending: 2 }, 'two bulk messages wait for their lane');
+      gate.open();
+      await rec.until((s) => s.length >= 5, 'the rest of bulk');
+    }),
+  );
+
+  t.test('classes › a class a consumer has no slots for is left to others', (t) =>
+    withQueue(t, {}, async (queue, consume) => {
+      const rec = createRecorder((d) => d.ack());
+      consume(rec.handler, { concurrency: { live: 1 } });
+      await queue.enqueue(jobMessage({ lane: 'scheduled' }));
+      const live = jobMessage();
+      await queue.enqueue(live);
+      await rec.until((s) => s.length >= 1, 'the live delivery');
+      await sleep(300);
+      t.same(
+        rec.seen.map((r) => r.delivery.message.jobId),
+        [live.jobId],
+        'only the live message was delivered',
+      );
+      t.match((await queue.stats()).classes?.scheduled, { pending: 1 }, 'the scheduled one still waits');
     }),
   );
 

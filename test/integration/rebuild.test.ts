@@ -26,8 +26,8 @@ t.test('projections rebuild › replaying the log yields identical read models',
   const before = core.readModels.dump();
   t.equal(
     before.length,
-    10,
-    "two keys, five jobs, one usage counter, the key's day and the service's hour (the dashboard's counts)",
+    16,
+    "two keys, five jobs and their five places in the queue, one usage counter, the key's day, the service's hour (the dashboard's counts) and the lanes' hour",
   );
   await core.projector.stop();
   const r = await rebuildReadModels(core.eventStore, core.readModels, allProjections);

@@ -7,8 +7,9 @@ import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { createWebhookService } from '../../services/application/webhooks.js';
 import { type Core, openCore } from '../../services/compose/embedded/core.js';
-import { loadConfig } from '../../services/config/config.js';
+import { loadConfig, tierShare } from '../../services/config/config.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
+import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { type Resolver, systemResolver } from '../../services/webhooks/safety.js';
 import { removeDir, tempDataDir } from './service.js';
 
@@ -46,6 +47,7 @@ export const buildTestApp = async (
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
     cacheScope: config.cacheScope,
+    shareOf: tierShare(config.tiers),
   });
   const app = await createServer(
     {
@@ -60,6 +62,7 @@ export const buildTestApp = async (
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),
         tiers: config.tiers,
+        versions: createMonitorVersions(core.eventStore),
       }),
       webhooks: createWebhookService({
         queries: core.queries,

@@ -227,6 +227,11 @@ const valid: DomainEvent[] = [
     type: 'WebhookDeliveryRetryRequested',
     data: { deliveryId: 'd1', webhookId: 'wh1', eventType: 'search.completed', requestedAt: at },
   },
+  {
+    type: 'KeyLimitTaken',
+    data: { keyId: 'k1', kind: 'manualRun', id: 'run_1', scope: 'mon_1', baseline: 0, takenAt: at },
+  },
+  { type: 'KeyLimitFreed', data: { keyId: 'k1', kind: 'webhook', id: 'wh1', reason: 'deleted', freedAt: at } },
 ];
 
 /** A value of another kind than the schema wants (and, for numbers, out of the usual ranges). */

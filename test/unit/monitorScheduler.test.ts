@@ -4,6 +4,7 @@ import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
+import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { createRankRecorder } from '../../services/monitors/recorder.js';
 import { createMonitorScheduler } from '../../services/monitors/scheduler.js';
 import { removeDir, tempDataDir } from '../support/service.js';
@@ -33,6 +34,7 @@ const setup = async (t: Test, tier: string, quota?: number) => {
     handle: core.handle,
     projected,
     tiers: config.tiers,
+    versions: createMonitorVersions(core.eventStore),
     now: clock,
   });
   const scheduler = () => {
@@ -50,6 +52,7 @@ const setup = async (t: Test, tier: string, quota?: number) => {
       searches,
       limiter,
       recorder,
+      versions: createMonitorVersions(core.eventStore),
       projected,
       spreadMaxMs: 60_000,
       now: clock,
@@ -180,4 +183,77 @@ t.test("a run's searches ask for the monitor's depth, so the crawl fetches no mo
     ],
     'each keyword once, at depth 20, fresh',
   );
+});
+
+t.test(
+  "a run's events are the same size whatever its keywords: referenced by the monitor's version, skips counted",
+  async (t) => {
+    const s = await setup(t, 'pro');
+    const long = (i: number) => `${'a very long keyword that says a lot about coffee '.repeat(10)}${i}`.slice(0, 480);
+    const make = async (name: string, keyword: (i: number) => string) => {
+      const m = await s.monitors.create(s.key, {
+        name,
+        keywords: Array.from({ length: 199 }, (_, i) => keyword(i)),
+        domains: ['example.com'],
+        schedule: 'daily',
+        depth: 100,
+        backfill: false,
+        device: 'desktop',
+      } as never);
+      await s.monitors.change(s.key, m.monitorId, { paused: true } as never);
+      return m.monitorId;
+    };
+    const short = await make('short', (i) => `k${i}`);
+    const longer = await make('long', long);
+    const sched = s.scheduler();
+    /** bytes the log grew by over `runs` manual runs of a paused monitor, each skipped by the scheduler */
+    const growth = async (monitorId: string, runs: number) => {
+      const before = await s.core.eventStore.headPosition();
+      for (let i = 0; i < runs; i++) {
+        const run = await s.monitors.run(s.key, monitorId, true);
+        t.equal(run.jobs.length, 199, "the run's jobs are the monitor's keywords");
+        await sched.tick();
+        await s.settle();
+        t.equal(s.core.queries.monitors.run(run.run_id)?.status, 'completed', 'skipped whole: completed');
+      }
+      const events = await s.core.eventStore.readAll({ fromPosition: before, maxCount: 10_000 });
+      return {
+        bytes: events.reduce((n, e) => n + JSON.stringify(e.data).length, 0) / runs,
+        skips: events.filter((e) => e.type === 'MonitorKeywordsSkipped').map((e) => e.data),
+      };
+    };
+    const a = await growth(short, 3);
+    const b = await growth(longer, 3);
+    t.ok(
+      b.bytes < a.bytes + 200,
+      `per run: ${Math.round(a.bytes)} bytes (2-character keywords), ${Math.round(b.bytes)} (480)`,
+    );
+    t.ok(b.bytes < 4_000, `a run of 199 long keywords grows the log by ${Math.round(b.bytes)} bytes`);
+    t.match(b.skips[0], { count: 199, fromIndex: 0, reason: 'monitor_paused' }, 'a skip is a count and a reason');
+    t.notOk('keywords' in (b.skips[0] as object), 'not the keywords');
+  },
+);
+
+t.test('one manual run of a monitor at a time: a second is refused, naming the first', async (t) => {
+  const s = await setup(t, 'starter');
+  const m = await s.monitors.create(s.key, {
+    name: 'm',
+    keywords: ['a', 'b'],
+    domains: ['example.com'],
+    schedule: 'daily',
+    depth: 100,
+    backfill: false,
+    device: 'desktop',
+  } as never);
+  const first = await s.monitors.run(s.key, m.monitorId, true);
+  await t.rejects(s.monitors.run(s.key, m.monitorId, true), {
+    code: 'SERP_MONITOR_RUN_IN_PROGRESS',
+    message: new RegExp(`run ${first.run_id} of this monitor is in progress`),
+  });
+  // once it completed (skipped here: the monitor is paused), the next one starts
+  await s.monitors.change(s.key, m.monitorId, { paused: true } as never);
+  await s.scheduler().tick();
+  await s.settle();
+  const second = await s.monitors.run(s.key, m.monitorId, true);
+  t.not(second.run_id, first.run_id, 'the next run starts once the first completed');
 });

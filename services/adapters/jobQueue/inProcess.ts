@@ -2,10 +2,14 @@ import { JobMessage } from '../../../contracts/jobMessage.js';
 import {
   type ConsumeOptions,
   type Consumer,
+  concurrencyOf,
   type Delivery,
   type JobQueue,
   messageId,
+  QUEUE_CLASSES,
+  type QueueClass,
   type QueueStats,
+  queueClassOf,
 } from '../../ports/jobQueue.js';
 
 export interface InProcessJobQueueOptions {
@@ -35,6 +39,7 @@ export class JobQueueClosedError extends Error {
 /** a message waiting (in `waiting`) or out for delivery (then `token` names the one live delivery) */
 interface Entry {
   message: JobMessage;
+  cls: QueueClass;
   seq: number;
   enqueuedAt: number;
   readyAt: number;
@@ -45,8 +50,10 @@ interface Entry {
 interface ConsumerState {
   handler: (delivery: Delivery) => Promise<void>;
   options: ConsumeOptions;
-  /** deliveries holding a slot: handler running and ack deadline not passed */
-  active: number;
+  /** its slots per class */
+  slots: Record<QueueClass, number>;
+  /** deliveries holding a slot, per class: handler running and ack deadline not passed */
+  active: Record<QueueClass, number>;
   stopped: boolean;
   /** handlers and onExhausted calls still running: what stop() drains */
   running: Set<Promise<void>>;
@@ -61,8 +68,10 @@ const byReadyThenSeq = (a: Entry, b: Entry) => a.readyAt - b.readyAt || a.seq - 
  * Invariants:
  * - A message is delivered to one handler at a time; each delivery gets a fresh token, and ack/nak/working/term of a
  *   delivery that is no longer current (redelivered after ack wait, or already settled) are ignored.
- * - Messages are handed out in the order they become ready (enqueue time + delay), ties in enqueue order.
- * - `concurrency` bounds the live deliveries of a consumer. A handler past its ack deadline is presumed dead and gives
+ * - Each class (a lane, or a lane's express class: ports/jobQueue.ts) is a queue of its own: messages are handed
+ *   out in the order they become ready (enqueue time + delay), ties in enqueue order, to a consumer with a slot free
+ *   in that class.
+ * - `concurrency` bounds the live deliveries of a consumer per class. A handler past its ack deadline is presumed dead and gives
  *   its slot back, so one stuck handler cannot starve the queue; `stop()` still waits for it to return.
  * - Every timer is unref'd: the queue never keeps the process alive.
  */
@@ -72,9 +81,9 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
   const onError =
     options.onError ?? ((error: unknown) => process.stderr.write(`job queue onExhausted failed: ${String(error)}\n`));
 
-  const waiting: Entry[] = [];
-  /** out with a consumer, not settled */
-  let inFlight = 0;
+  const waitingOf = Object.fromEntries(QUEUE_CLASSES.map((c) => [c, [] as Entry[]])) as Record<QueueClass, Entry[]>;
+  /** out with a consumer, not settled, per class */
+  const inFlight = Object.fromEntries(QUEUE_CLASSES.map((c) => [c, 0])) as Record<QueueClass, number>;
   const recentIds = new Map<string, number>();
   const consumers: ConsumerState[] = [];
   let seq = 0;
@@ -93,6 +102,7 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
 
   const makeReady = (entry: Entry, delayMs: number) => {
     entry.readyAt = Date.now() + Math.max(0, delayMs);
+    const waiting = waitingOf[entry.cls];
     let i = waiting.length;
     while (i > 0 && byReadyThenSeq(waiting[i - 1], entry) > 0) i -= 1;
     waiting.splice(i, 0, entry);
@@ -121,13 +131,13 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
     const token = ++tokens;
     entry.token = token;
     entry.attempts += 1;
-    inFlight += 1;
-    consumer.active += 1;
+    inFlight[entry.cls] += 1;
+    consumer.active[entry.cls] += 1;
     let holdsSlot = true;
     const releaseSlot = () => {
       if (!holdsSlot) return;
       holdsSlot = false;
-      consumer.active -= 1;
+      consumer.active[entry.cls] -= 1;
       schedulePump();
     };
     const isCurrent = () => !closed && entry.token === token;
@@ -139,7 +149,7 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
     let deadline = setTimeout(expire, options.ackWaitMs).unref();
     const settle = () => {
       entry.token = undefined;
-      inFlight -= 1;
+      inFlight[entry.cls] -= 1;
       clearTimeout(deadline);
       releaseSlot();
     };
@@ -181,10 +191,10 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
     track(consumer, run());
   };
 
-  const takeConsumer = () => {
+  const takeConsumer = (cls: QueueClass) => {
     for (let i = 0; i < consumers.length; i += 1) {
       const consumer = consumers[(nextConsumer + i) % consumers.length];
-      if (!consumer.stopped && consumer.active < consumer.options.concurrency) {
+      if (!consumer.stopped && consumer.active[cls] < consumer.slots[cls]) {
         nextConsumer = (nextConsumer + i + 1) % consumers.length;
         return consumer;
       }
@@ -196,16 +206,21 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
     pumpQueued = false;
     if (closed) return;
     const now = Date.now();
-    while (waiting.length > 0 && waiting[0].readyAt <= now) {
-      const consumer = takeConsumer();
-      if (!consumer) break;
-      deliver(waiting.shift()!, consumer);
+    let nextAt = Number.POSITIVE_INFINITY;
+    for (const cls of QUEUE_CLASSES) {
+      const waiting = waitingOf[cls];
+      while (waiting.length > 0 && waiting[0].readyAt <= now) {
+        const consumer = takeConsumer(cls);
+        if (!consumer) break;
+        deliver(waiting.shift()!, consumer);
+      }
+      const next = waiting[0];
+      if (next && next.readyAt > now) nextAt = Math.min(nextAt, next.readyAt);
     }
     clearTimeout(wakeTimer);
     wakeTimer = undefined;
-    const next = waiting[0];
     // Re-checked against the clock when it fires: a timer that fires early only re-arms, never delivers early.
-    if (next && next.readyAt > now) wakeTimer = setTimeout(pump, next.readyAt - now).unref();
+    if (nextAt !== Number.POSITIVE_INFINITY) wakeTimer = setTimeout(pump, nextAt - now).unref();
   }
 
   /** waits for handlers in flight, and for the exhaustion reports they may trigger while we wait */
@@ -230,19 +245,20 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
       // Parsed (and so copied): a caller mutating its object later cannot change a queued message.
       const message = JobMessage.parse(raw);
       if (isDuplicate(messageId(message), Date.now())) return { duplicate: true };
-      makeReady({ message, seq: ++seq, enqueuedAt: Date.now(), readyAt: 0, attempts: 0 }, enqueueOptions?.delayMs ?? 0);
+      makeReady(
+        { message, cls: queueClassOf(message), seq: ++seq, enqueuedAt: Date.now(), readyAt: 0, attempts: 0 },
+        enqueueOptions?.delayMs ?? 0,
+      );
       return { duplicate: false };
     },
 
     consume(handler, consumeOptions) {
       if (closed || closing) throw new JobQueueClosedError();
-      if (!Number.isInteger(consumeOptions.concurrency) || consumeOptions.concurrency < 1) {
-        throw new RangeError(`concurrency must be a positive integer, got ${consumeOptions.concurrency}`);
-      }
       const consumer: ConsumerState = {
         handler,
         options: consumeOptions,
-        active: 0,
+        slots: concurrencyOf(consumeOptions.concurrency),
+        active: Object.fromEntries(QUEUE_CLASSES.map((c) => [c, 0])) as Record<QueueClass, number>,
         stopped: false,
         running: new Set(),
       };
@@ -259,11 +275,15 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
     },
 
     async stats(): Promise<QueueStats> {
-      const oldest = waiting.reduce((min, e) => Math.min(min, e.enqueuedAt), Number.POSITIVE_INFINITY);
+      const all = QUEUE_CLASSES.flatMap((c) => waitingOf[c]);
+      const oldest = all.reduce((min, e) => Math.min(min, e.enqueuedAt), Number.POSITIVE_INFINITY);
       return {
-        pending: waiting.length,
-        inFlight,
-        ...(waiting.length > 0 ? { oldestPendingMs: Math.max(0, Date.now() - oldest) } : {}),
+        pending: all.length,
+        inFlight: QUEUE_CLASSES.reduce((n, c) => n + inFlight[c], 0),
+        ...(all.length > 0 ? { oldestPendingMs: Math.max(0, Date.now() - oldest) } : {}),
+        classes: Object.fromEntries(
+          QUEUE_CLASSES.map((c) => [c, { pending: waitingOf[c].length, inFlight: inFlight[c] }]),
+        ),
       };
     },
 
@@ -275,7 +295,7 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
         closed = true;
         clearTimeout(wakeTimer);
         consumers.length = 0;
-        waiting.length = 0;
+        for (const c of QUEUE_CLASSES) waitingOf[c].length = 0;
       })();
       return closing;
     },

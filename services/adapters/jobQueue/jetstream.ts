@@ -11,12 +11,26 @@ import {
 } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { JobMessage } from '../../../contracts/jobMessage.js';
-import type { ConsumeOptions, Consumer, Delivery, JobQueue, QueueStats } from '../../ports/jobQueue.js';
-import { messageId } from '../../ports/jobQueue.js';
+import {
+  type ConsumeOptions,
+  type Consumer,
+  concurrencyOf,
+  type Delivery,
+  type JobQueue,
+  messageId,
+  QUEUE_CLASSES,
+  type QueueClass,
+  type QueueStats,
+  queueClassOf,
+} from '../../ports/jobQueue.js';
 
 /**
- * The job queue on NATS JetStream (docs/distributed.md#the-other-nats-adapters): a work-queue stream (`SERP_JOBS`) and
- * ONE durable pull consumer (`crawlers`) that every crawler process shares, so each job goes to one crawler at a time.
+ * The job queue on NATS JetStream (docs/distributed.md#the-other-nats-adapters): a work-queue stream (`SERP_JOBS`)
+ * with one subject per class (`serp.jobs.live`, `serp.jobs.live.first`, …: a lane, or a lane's express class;
+ * docs/fleet.md#lanes-and-fair-share) and one durable pull consumer per class (`crawlers-live`, …) that every
+ * crawler process shares, so each job goes to one crawler at a time and each class has crawler slots of its own.
+ * A stream made before classes existed keeps its subject `serp.jobs` and its unfiltered consumer `crawlers`: the
+ * consumer is narrowed to that subject and drained as part of the live lane.
  *
  * - Explicit acks; `working()` pushes the ack deadline back; a delivery not acked within ack wait is redelivered.
  * - Dedupe by `Nats-Msg-Id` = job id + dispatch number within the stream's duplicate window.
@@ -61,17 +75,43 @@ export class JobQueueClosedError extends Error {
   }
 }
 
-/** the crawlers' consumer's depth: pending, awaiting ack, and how long the oldest message has waited */
+/** the durable consumer of a class: `crawlers-live`, `crawlers-live-first`, … */
+export const durableOf = (durable: string, cls: QueueClass) => `${durable}-${cls.replace('.', '-')}`;
+
+const notFound = (err: unknown) => /consumer not found|10014/i.test(String((err as Error).message));
+
+/** the crawlers' consumers' depth: pending, awaiting ack, and how long the oldest message has waited */
 const statsOf = async (jsm: JetStreamManager, streamName: string, durable: string): Promise<QueueStats> => {
-  const info = await jsm.consumers.info(streamName, durable);
-  const pending = info.num_pending;
-  const inFlight = info.num_ack_pending;
-  if (pending === 0) return { pending, inFlight };
+  const classes: NonNullable<QueueStats['classes']> = {};
+  let pending = 0;
+  let inFlight = 0;
+  const infos = await Promise.all(
+    [...QUEUE_CLASSES.map((c) => [c, durableOf(durable, c)] as const), ['live', durable] as const].map(
+      async ([cls, name]) =>
+        [
+          cls,
+          await jsm.consumers.info(streamName, name).catch((err) => {
+            if (notFound(err)) return undefined;
+            throw err;
+          }),
+        ] as const,
+    ),
+  );
+  for (const [cls, info] of infos) {
+    if (!info) continue;
+    const c = classes[cls] ?? { pending: 0, inFlight: 0 };
+    c.pending += info.num_pending;
+    c.inFlight += info.num_ack_pending;
+    classes[cls] = c;
+    pending += info.num_pending;
+    inFlight += info.num_ack_pending;
+  }
+  if (pending === 0) return { pending, inFlight, classes };
   const s = await jsm.streams.info(streamName);
   const oldest = await jsm.streams.getMessage(streamName, { seq: s.state.first_seq }).catch(() => null);
   return oldest
-    ? { pending, inFlight, oldestPendingMs: Math.max(0, Date.now() - oldest.time.getTime()) }
-    : { pending, inFlight };
+    ? { pending, inFlight, oldestPendingMs: Math.max(0, Date.now() - oldest.time.getTime()), classes }
+    : { pending, inFlight, classes };
 };
 
 /**
@@ -93,9 +133,7 @@ export const jetStreamQueueStats = (
     try {
       return await statsOf(await jsm, options.stream ?? 'SERP_JOBS', options.consumer ?? 'crawlers');
     } catch (err) {
-      if (/stream not found|consumer not found|10059|10014/i.test(String((err as Error).message))) {
-        return { pending: 0, inFlight: 0 };
-      }
+      if (/stream not found|10059/i.test(String((err as Error).message))) return { pending: 0, inFlight: 0 };
       throw err;
     }
   };
@@ -114,9 +152,10 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   const jsm = await jetstreamManager(nc, { timeout: 15_000 });
   const js = jetstream(nc, { timeout: 15_000 });
 
+  const subjectOf = (cls: QueueClass) => `${subject}.${cls}`;
   const streamConfig = {
     name: streamName,
-    subjects: [subject],
+    subjects: [subject, `${subject}.>`],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     num_replicas: options.replicas ?? 1,
@@ -124,8 +163,15 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   };
   try {
     const info = await jsm.streams.info(streamName);
-    if (info.config.duplicate_window !== streamConfig.duplicate_window) {
-      await jsm.streams.update(streamName, { duplicate_window: streamConfig.duplicate_window });
+    const subjects = info.config.subjects ?? [];
+    if (
+      info.config.duplicate_window !== streamConfig.duplicate_window ||
+      !streamConfig.subjects.every((x) => subjects.includes(x))
+    ) {
+      await jsm.streams.update(streamName, {
+        duplicate_window: streamConfig.duplicate_window,
+        subjects: [...new Set([...subjects, ...streamConfig.subjects])],
+      });
     }
   } catch (err) {
     if (!/stream not found|10059/i.test(String((err as Error).message))) throw err;
@@ -134,7 +180,6 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
     });
   }
   const consumerConfig = {
-    durable_name: durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: ms(options.ackWaitMs),
@@ -142,21 +187,44 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
     // enough outstanding pulls for every crawler process's slots
     max_waiting: 4096,
   };
-  try {
-    const info = await jsm.consumers.info(streamName, durable);
-    if (info.config.ack_wait !== consumerConfig.ack_wait || info.config.max_deliver !== consumerConfig.max_deliver) {
-      await jsm.consumers.update(streamName, durable, {
-        ack_wait: consumerConfig.ack_wait,
-        max_deliver: consumerConfig.max_deliver,
-      });
+  /** makes the durable consumer, or brings its ack wait and attempts up to date */
+  const ensureConsumer = async (name: string, filter: string) => {
+    try {
+      const info = await jsm.consumers.info(streamName, name);
+      if (
+        info.config.ack_wait !== consumerConfig.ack_wait ||
+        info.config.max_deliver !== consumerConfig.max_deliver ||
+        info.config.filter_subject !== filter
+      ) {
+        await jsm.consumers.update(streamName, name, {
+          ack_wait: consumerConfig.ack_wait,
+          max_deliver: consumerConfig.max_deliver,
+          filter_subject: filter,
+        });
+      }
+    } catch (err) {
+      if (!notFound(err)) throw err;
+      await jsm.consumers
+        .add(streamName, { ...consumerConfig, durable_name: name, filter_subject: filter })
+        .catch((addErr: Error) => {
+          if (!/already in use|exists|10148|10013/i.test(addErr.message)) throw addErr;
+        });
     }
-  } catch (err) {
-    if (!/consumer not found|10014/i.test(String((err as Error).message))) throw err;
-    await jsm.consumers.add(streamName, consumerConfig).catch((addErr: Error) => {
-      if (!/already in use|exists|10148|10013/i.test(addErr.message)) throw addErr;
-    });
-  }
-  const jsConsumer: JsConsumer = await js.consumers.get(streamName, durable);
+  };
+  // a stream from before classes: its unfiltered consumer would overlap the classes' (a work queue refuses that),
+  // so it keeps only the old subject and is drained with the live lane
+  const legacy = await jsm.consumers.info(streamName, durable).then(
+    () => true,
+    (err) => {
+      if (notFound(err)) return false;
+      throw err;
+    },
+  );
+  if (legacy) await ensureConsumer(durable, subject);
+  for (const cls of QUEUE_CLASSES) await ensureConsumer(durableOf(durable, cls), subjectOf(cls));
+  const jsConsumers = new Map<QueueClass | 'legacy', JsConsumer>();
+  for (const cls of QUEUE_CLASSES) jsConsumers.set(cls, await js.consumers.get(streamName, durableOf(durable, cls)));
+  if (legacy) jsConsumers.set('legacy', await js.consumers.get(streamName, durable));
 
   let closed = false;
   const consumers = new Set<Consumer>();
@@ -171,16 +239,16 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
       const message = JobMessage.parse(raw);
       const h = headers();
       if (opts.delayMs && opts.delayMs > 0) h.set(NOT_BEFORE, String(Date.now() + opts.delayMs));
-      const ack = await js.publish(subject, JSON.stringify(message), { msgID: messageId(message), headers: h });
+      const ack = await js.publish(subjectOf(queueClassOf(message)), JSON.stringify(message), {
+        msgID: messageId(message),
+        headers: h,
+      });
       return { duplicate: ack.duplicate };
     },
 
     consume(handler, consumeOptions: ConsumeOptions) {
       if (closed) throw new JobQueueClosedError();
-      const { concurrency } = consumeOptions;
-      if (!Number.isInteger(concurrency) || concurrency < 1) {
-        throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
-      }
+      const slots = concurrencyOf(consumeOptions.concurrency);
       let stopping = false;
 
       const exhaust = async (message: JobMessage, attempts: number) => {
@@ -253,7 +321,7 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
         }
       };
 
-      const loop = async () => {
+      const loop = async (jsConsumer: JsConsumer) => {
         while (!stopping) {
           let msg: JsMsg | null = null;
           try {
@@ -273,7 +341,9 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
           await deliver(msg);
         }
       };
-      const loops = Array.from({ length: concurrency }, () => loop());
+      const loops = [...jsConsumers].flatMap(([cls, jsConsumer]) =>
+        Array.from({ length: slots[cls === 'legacy' ? 'live' : cls] }, () => loop(jsConsumer)),
+      );
       const consumer: Consumer = {
         async stop() {
           stopping = true;

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import Database, { type Statement } from 'better-sqlite3';
 import { serialiseDoc } from '../../knownJson.js';
 import type { DocWrite, ReadModelStore } from '../../ports/readModelStore.js';
 import { boundPageCache } from '../../sqlitePageCache.js';
@@ -29,6 +29,37 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
   const listLookupLastStmt = db.prepare<[string, string, number], { doc: string }>(
     'SELECT doc FROM docs WHERE view = ? AND lookup = ? ORDER BY id DESC LIMIT ?',
   );
+  /**
+   * A lookup's documents filtered on their fields, newest first up to `last`, then in id order: one statement per
+   * shape of filter, kept. The lookup index holds the id (the table's key), so the walk from the newest stops at
+   * `last` matches.
+   */
+  const filtered = new Map<string, Statement<unknown[], { doc: string }>>();
+  const filteredLookup = (
+    view: string,
+    lookup: string,
+    options: { last?: number; equal?: Record<string, string>; atLeast?: Record<string, string> },
+  ) => {
+    const equal = Object.entries(options.equal ?? {});
+    const atLeast = Object.entries(options.atLeast ?? {});
+    const fields = [...equal, ...atLeast].map(([f]) => f);
+    if (fields.some((f) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(f)))
+      throw new Error(`not a field name: ${fields.join(', ')}`);
+    const shape = `${equal.map(([f]) => f).join(',')}|${atLeast.map(([f]) => f).join(',')}`;
+    let stmt = filtered.get(shape);
+    if (!stmt) {
+      const where = [
+        ...equal.map(([f]) => `json_extract(doc, '$.${f}') = ?`),
+        ...atLeast.map(([f]) => `json_extract(doc, '$.${f}') >= ?`),
+      ];
+      stmt = db.prepare<unknown[], { doc: string }>(
+        `SELECT doc FROM docs WHERE view = ? AND lookup = ? AND ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
+      );
+      filtered.set(shape, stmt);
+    }
+    const values = [...equal.map(([, v]) => v), ...atLeast.map(([, v]) => v)];
+    return stmt.all(view, lookup, ...values, options.last ?? -1).reverse();
+  };
   const listBetweenStmt = db.prepare<[string, string, string, number], { doc: string }>(
     'SELECT doc FROM docs WHERE view = ? AND id > ? AND id < ? ORDER BY id LIMIT ?',
   );
@@ -118,11 +149,19 @@ export const createSqliteReadModelStore = (path: string): ReadModelStore => {
       return doc;
     },
     list: <T>(view: string) => listStmt.all(view).map((r) => JSON.parse(r.doc) as T),
-    listByLookup: <T>(view: string, lookup: string, options?: { last?: number }) =>
-      (options?.last === undefined
-        ? listLookupStmt.all(view, lookup)
-        : listLookupLastStmt.all(view, lookup, options.last).reverse()
-      ).map((r) => JSON.parse(r.doc) as T),
+    listByLookup: <T>(
+      view: string,
+      lookup: string,
+      options?: { last?: number; equal?: Record<string, string>; atLeast?: Record<string, string> },
+    ) => {
+      const filters = Object.keys(options?.equal ?? {}).length + Object.keys(options?.atLeast ?? {}).length;
+      if (options && filters > 0) return filteredLookup(view, lookup, options).map((r) => JSON.parse(r.doc) as T);
+      return (
+        options?.last === undefined
+          ? listLookupStmt.all(view, lookup)
+          : listLookupLastStmt.all(view, lookup, options.last).reverse()
+      ).map((r) => JSON.parse(r.doc) as T);
+    },
     listBetween: <T>(view: string, after: string, before: string, limit: number) =>
       listBetweenStmt.all(view, after, before, limit).map((r) => JSON.parse(r.doc) as T),
     commit(writes, name, position) {

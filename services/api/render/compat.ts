@@ -8,7 +8,17 @@ import type { LinkSettings } from './html.js';
 import { nativeResult } from './native.js';
 
 /** `output=compat`: the native result under SerpApi's names and envelope (the parser's mapping). */
-export const compatResult = (native: SerpResult): Record<string, unknown> => toCompat(native);
+/** ours beside SerpApi's `search_metadata` (docs/compat.md): the lane the search waited in and how long */
+const laneOf = (native: SerpResult) =>
+  native.search_metadata.lane !== undefined
+    ? { lane: native.search_metadata.lane, queued_ms: native.search_metadata.queued_ms }
+    : {};
+
+export const compatResult = (native: SerpResult): Record<string, unknown> => {
+  const out = toCompat(native);
+  out.search_metadata = { ...(out.search_metadata as Record<string, unknown>), ...laneOf(native) };
+  return out;
+};
 
 /**
  * SerpApi's line for a search with no results (docs/compat.md#statuses-and-errors): a 200, billed, with a top-level
@@ -127,6 +137,7 @@ export const compatDone = (
     ...(meta.google_url ? { google_url: meta.google_url } : {}),
     raw_html_file: raw.url,
     total_time_taken: meta.total_time_taken ?? 0,
+    ...laneOf(native),
   };
   const info = (out.search_information ?? {}) as Record<string, unknown>;
   if (all.length === 0) {

@@ -1,4 +1,4 @@
-import type { OutputFormat } from '../../../contracts/search.js';
+import type { OutputFormat, QueuePosition } from '../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
@@ -25,6 +25,8 @@ export interface RenderDeps extends LinkSettings {
     output: 'json' | 'compat',
     options: { start?: number; baseUrl: string; encoding?: AnswerEncoding },
   ) => Promise<{ json: Buffer; etag: string; compressed?: { encoding: AnswerEncoding; bytes: Buffer } } | undefined>;
+  /** where a job not yet ended stands in the fair scheduler (services/fairShare/queuePosition.ts) */
+  queuePosition?: (jobId: string) => QueuePosition | undefined;
 }
 
 /**
@@ -33,7 +35,10 @@ export interface RenderDeps extends LinkSettings {
  */
 export type Rendered = { status: 200 | 202; body: Record<string, unknown> } | { status: 200; json: string | Buffer };
 
-const running = (job: JobStatusDoc): Rendered => ({ status: 202, body: { job_id: job.jobId, status: 'running' } });
+const running = (deps: RenderDeps, job: JobStatusDoc): Rendered => {
+  const queue = terminalStatuses.has(job.status) ? undefined : deps.queuePosition?.(job.jobId);
+  return { status: 202, body: { job_id: job.jobId, status: 'running', ...(queue ? { queue } : {}) } };
+};
 
 /** Answers a fetch of `job` in `output`: 202 while running, 200 once terminal (docs/api.md#poll-and-read). */
 export const renderJob = (
@@ -42,7 +47,7 @@ export const renderJob = (
   output: OutputFormat,
   options: { start?: number; baseUrl: string },
 ): Rendered => {
-  if (!terminalStatuses.has(job.status)) return running(job);
+  if (!terminalStatuses.has(job.status)) return running(deps, job);
   if (job.status === 'failed') {
     const detail = publicFailureDetail(job);
     if (output === 'compat') return { status: 200, body: compatFailed(job, options, detail) };
@@ -52,10 +57,10 @@ export const renderJob = (
   // from the reader's side; the next poll has it. Expiry is decided by age alone, before rendering. The default
   // output (`html`, a link) only needs to know the result is there: polls of it never parse the result.
   if (output === 'html') {
-    return deps.hasResult(job) ? { status: 200, body: htmlLink(deps, job, options.baseUrl) } : running(job);
+    return deps.hasResult(job) ? { status: 200, body: htmlLink(deps, job, options.baseUrl) } : running(deps, job);
   }
   const doc = deps.resultOf(job);
-  if (!doc) return running(job);
+  if (!doc) return running(deps, job);
   const native = nativeResult(job, doc, options.start);
   // the first answer of a result this process just made is written from its members' known text (knownJson.ts)
   return { status: 200, json: jsonBytes(output === 'compat' ? compatResult(native) : native) };

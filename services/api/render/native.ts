@@ -1,6 +1,7 @@
 import type { TargetingUsed } from '../../../contracts/events.js';
 import type { SerpResult, TargetingMetadata } from '../../../contracts/result.js';
 import { depthOf } from '../../../contracts/search.js';
+import { laneOf } from '../../../domain/searchJob/searchJob.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
 
@@ -22,6 +23,13 @@ const costMetadata = (job: JobStatusDoc, doc: SearchResultDoc) => {
   }
   return doc.blocks !== undefined ? { blocked: doc.blocks } : {};
 };
+
+/**
+ * `queued_ms`: the job's wait from submit to its first Google request (docs/fleet.md#lanes-and-fair-share). A job
+ * folded from its stream before the read models held it has no wait yet: from submit to its end, then.
+ */
+const queuedMs = (job: JobStatusDoc) =>
+  job.cached ? 0 : Math.round(job.queuedMs ?? Math.max(0, Date.parse(job.updatedAt) - Date.parse(job.submittedAt)));
 
 /**
  * The native result (`output=json`): the spec's four members; `start` returns one page's worth from that offset. A
@@ -54,6 +62,8 @@ export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: nu
       // a cached job's doc is its source's, so the targeting is the one the source crawl used
       ...(doc.targeting ? { targeting: publicTargeting(doc.targeting) } : {}),
       ...costMetadata(job, doc),
+      lane: job.lane ?? laneOf(job),
+      queued_ms: queuedMs(job),
       parameters: { ...request, depth },
       information: doc.result.information,
     },

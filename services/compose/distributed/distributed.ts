@@ -18,17 +18,19 @@ import { createMonitorService } from '../../application/monitors.js';
 import { createSearchService } from '../../application/searches.js';
 import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
+import { tierShare } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
+import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
 import { systemResolver } from '../../webhooks/safety.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
-import { crawlerFromConfig } from '../crawler.js';
+import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
 import { dataPaths, takeServeLock } from '../embedded/core.js';
 import { jsonLines } from '../logLines.js';
 import { packageVersion } from '../version.js';
@@ -197,7 +199,7 @@ export const startDistributed = async (
         handle,
         crawler,
         blobStore,
-        concurrency: config.crawlerConcurrency,
+        concurrency: crawlerSlots(config),
         drainTimeoutMs: config.drainTimeoutMs,
         workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
         heartbeatMs: Math.max(500, Math.floor(dist.ackWaitMs / 4)),
@@ -222,6 +224,7 @@ export const startDistributed = async (
         handle,
         cacheTtlS: config.cacheTtlS,
         cacheScope: config.cacheScope,
+        shareOf: tierShare(config.tiers),
       });
       const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
       const adminSessions = createAdminSessionCommands({ handle });
@@ -233,6 +236,7 @@ export const startDistributed = async (
         // an api without the queue reads its depth from JetStream, for its metrics and the dashboard
         queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
         monitors: () => queries.monitors.dueCount(new Date()),
+        lanes: () => queries.queue.counts(),
         // with the dispatcher role in this process too, its background workers' metrics
         ...(roles.has('dispatcher') ? { writeSide: () => writeSideMetrics.metrics() } : {}),
         projection: async () => ({
@@ -255,6 +259,7 @@ export const startDistributed = async (
             handle,
             projected: (position) => p.waitFor(position),
             tiers: config.tiers,
+            versions: createMonitorVersions(eventStore),
           }),
           webhooks: createWebhookService({
             queries,

@@ -7,9 +7,11 @@ import { createMonitorService } from '../../application/monitors.js';
 import { createSearchService } from '../../application/searches.js';
 import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
+import { tierShare } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
+import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
@@ -110,6 +112,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
     monitors: () => core.queries.monitors.dueCount(new Date()),
+    lanes: () => core.queries.queue.counts(),
     writeSide: () => writeSide.metricsText(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
@@ -123,6 +126,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     handle: core.handle,
     cacheTtlS: config.cacheTtlS,
     cacheScope: config.cacheScope,
+    shareOf: tierShare(config.tiers),
     // on this thread the projector takes each append from memory right after its commit; on the pipeline thread it
     // is projected a moment later, so a usage read waits for it (bounded)
     ...(pipeline
@@ -148,6 +152,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),
         tiers: config.tiers,
+        versions: createMonitorVersions(core.eventStore),
       }),
       webhooks: createWebhookService({
         queries: core.queries,

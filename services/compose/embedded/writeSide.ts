@@ -14,7 +14,7 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { QueueStats } from '../../ports/jobQueue.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
-import { crawlerFromConfig } from '../crawler.js';
+import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
 import type { jsonLines } from '../logLines.js';
 
 /**
@@ -74,7 +74,7 @@ export const composeWriteSide = async (parts: {
     handle,
     crawler,
     blobStore,
-    concurrency: config.crawlerConcurrency,
+    concurrency: crawlerSlots(config),
     drainTimeoutMs: config.drainTimeoutMs,
     workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
     log,

@@ -2,8 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
+import { LANES, type Lane } from '../../../../contracts/lanes.js';
+import type { ReadModelQueries } from '../../../../projections/index.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import type { OutboxDoc } from '../../../../projections/webhooks/webhooks.js';
+import { demandAgainstCapacity } from '../../../fairShare/demand.js';
 import { ApiError } from '../../errors.js';
 import type { AdminOptions } from './options.js';
 
@@ -55,6 +58,40 @@ const Outbox = z.object({
   by_type: z.record(z.string(), z.number().int()).describe('waiting deliveries per event type'),
 });
 
+const LaneView = z.object({
+  lane: z.enum(LANES),
+  waiting: z.number().int().describe('jobs not started yet: in the fair scheduler or on the work queue'),
+  waiting_pages: z.number().int().describe('Google pages those jobs ask for at most'),
+  crawling: z.number().int().describe('jobs a crawler is on'),
+  top_keys: z
+    .array(
+      z.object({
+        key_id: z.string(),
+        prefix: z.string().optional().describe("the key's display prefix"),
+        label: z.string().optional(),
+        waiting: z.number().int(),
+        waiting_pages: z.number().int(),
+      }),
+    )
+    .describe('the keys with the most pages waiting in the lane, most first (at most 5)'),
+});
+
+const DemandHour = z.object({
+  hour: z.string().describe('UTC hour, YYYY-MM-DDTHH'),
+  live: z.number().int().describe('pages the live lane asked for (submitted)'),
+  scheduled: z.number().int().describe('pages the monitors asked for (past hours) or plan to (coming hours)'),
+  bulk: z.number().int().describe('pages the bulk lane asked for (submitted)'),
+  planned: z.boolean().describe('a coming hour: the monitors planned runs only'),
+});
+
+const Capacity = z.object({
+  pages_per_minute: z.number().nullable().describe('what the fleet can crawl now (null: no crawl reported yet)'),
+  basis: z.enum(['paced', 'measured', 'none']).describe("paced: the routes' paces; measured: the busiest minute"),
+  routes: z.number().int(),
+  cooling: z.number().int().describe('routes resting after a block now'),
+  live_peak_pages_per_hour: z.number().int().describe("the live lane's busiest hour of the last day"),
+});
+
 const ServiceView = z.object({
   hours: z.array(HourOutcomes).describe('the last 24 UTC hours, oldest first'),
   cache_hit_rate: z.number().nullable().describe('answered from cache / submitted over those hours; null: none'),
@@ -67,6 +104,13 @@ const ServiceView = z.object({
     .array(RouteHealth)
     .describe('every route a crawl reported in the last hour, as it stood at its last report (docs/fleet.md)'),
   webhook_outbox: Outbox,
+  lanes: z.array(LaneView).describe('jobs not yet ended per lane (docs/fleet.md#lanes-and-fair-share)'),
+  capacity: Capacity,
+  demand: z
+    .array(DemandHour)
+    .describe(
+      'pages asked per hour, the last 24 hours then the monitors’ next 24 (docs/fleet.md#capacity-against-demand)',
+    ),
   now: z.string(),
 });
 
@@ -88,6 +132,54 @@ const outboxOf = (pending: OutboxDoc[], now: number): z.infer<typeof Outbox> => 
     if (oldest === null || d.scheduledAt < oldest) oldest = d.scheduledAt;
   }
   return { pending: pending.length, due, retrying, sending, oldest_scheduled_at: oldest, by_type: byType };
+};
+
+/** a lane's jobs, and the keys with the most pages waiting in it */
+const laneView = (queries: ReadModelQueries, lane: Lane): z.infer<typeof LaneView> => {
+  const jobs = queries.queue.ofLane(lane);
+  const byKey = new Map<string, { waiting: number; pages: number }>();
+  let waiting = 0;
+  let pages = 0;
+  for (const j of jobs) {
+    if (j.state !== 'waiting') continue;
+    waiting += 1;
+    pages += j.pages;
+    const k = byKey.get(j.keyId) ?? { waiting: 0, pages: 0 };
+    k.waiting += 1;
+    k.pages += j.pages;
+    byKey.set(j.keyId, k);
+  }
+  const top = [...byKey].sort((a, b) => b[1].pages - a[1].pages || a[0].localeCompare(b[0])).slice(0, 5);
+  return {
+    lane,
+    waiting,
+    waiting_pages: pages,
+    crawling: jobs.length - waiting,
+    top_keys: top.map(([keyId, k]) => {
+      const key = queries.keys.byId(keyId);
+      return {
+        key_id: keyId,
+        ...(key ? { prefix: key.prefix } : {}),
+        ...(key?.label ? { label: key.label } : {}),
+        waiting: k.waiting,
+        waiting_pages: k.pages,
+      };
+    }),
+  };
+};
+
+const demandView = (queries: ReadModelQueries, at: Date, spreadMaxMs: number) => {
+  const { hours, capacity, livePeak } = demandAgainstCapacity(queries, at, spreadMaxMs);
+  return {
+    capacity: {
+      pages_per_minute: capacity.pagesPerMinute === null ? null : Math.round(capacity.pagesPerMinute * 10) / 10,
+      basis: capacity.basis,
+      routes: capacity.routes,
+      cooling: capacity.cooling,
+      live_peak_pages_per_hour: livePeak,
+    },
+    demand: hours,
+  };
 };
 
 /** What the dashboard reads beside the key api: a key's 30 days and recent jobs, the service's last 24 hours. */
@@ -172,7 +264,7 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
       ...admin,
       operationId: 'getServiceView',
       summary:
-        'Jobs per hour by outcome (24 h), cache hit rate, queue depth, projection lag, route health, webhook outbox',
+        'Jobs per hour by outcome (24 h), cache hit rate, queue depth and lanes, projection lag, route health, webhook outbox, demand against capacity',
       response: { 200: ServiceView, 401: ErrorBody },
     },
     handler: async () => {
@@ -202,6 +294,8 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
           reported_at: r.reportedAt,
         })),
         webhook_outbox: outboxOf(opts.queries.webhooks.outbox(), at.getTime()),
+        lanes: LANES.map((lane) => laneView(opts.queries, lane)),
+        ...demandView(opts.queries, at, opts.monitorSpreadMaxMs ?? 3_600_000),
         now: at.toISOString(),
       };
     },

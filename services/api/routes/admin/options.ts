@@ -21,5 +21,7 @@ export interface AdminOptions {
   projected(position: number): Promise<void>;
   /** queue depth and projection lag where this process sees them */
   snapshot?: Metrics['snapshot'];
+  /** SERP_MONITOR_SPREAD_MAX_S in ms: how the monitors' planned demand is spread (docs/fleet.md) */
+  monitorSpreadMaxMs?: number;
   now?: () => Date;
 }

@@ -181,6 +181,16 @@ const dashboardPage = (csrf: string) =>
 <tbody></tbody>
 </table>
 </div>
+<h3 id="lanes-h">Queue by lane</h3>
+<div class="table-wrap">
+<table id="lanes-table" aria-labelledby="lanes-h">
+<thead><tr><th scope="col">Lane</th><th scope="col">Waiting</th><th scope="col">Pages waiting</th><th scope="col">Crawling</th><th scope="col">Keys with the most waiting</th></tr></thead>
+<tbody></tbody>
+</table>
+</div>
+<h3 id="demand-h">Demand against capacity, pages per hour</h3>
+<p id="capacity-note">–</p>
+<figure id="demand-chart" class="chart"></figure>
 <h3 id="routes-h">Routes (proxies), last hour</h3>
 <div class="table-wrap">
 <table id="routes-table" aria-labelledby="routes-h">

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CompatError, CompatResult, CompatSearchQuery } from '../../../../contracts/compat.js';
+import type { Priority } from '../../../../contracts/lanes.js';
 import { depthOf, GOOGLE_PASS_THROUGH, type SearchRequest, SubmitSearchBody } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
@@ -62,6 +63,8 @@ const page = (query: Record<string, string>, num = 10): CompatPage => ({
 
 interface ParsedSearch {
   request: SearchRequest;
+  /** the lane it waits in (ours: docs/compat.md) */
+  priority: Priority;
   async: boolean;
   output: 'json' | 'html';
   page: CompatPage;
@@ -83,6 +86,9 @@ const parseSearch = (query: Record<string, string>, opts: CompatOptions): Parsed
     throw bad(`Unsupported \`${clip(output, 40)}\` output: use json or html.`);
   const isAsync = bool(query, 'async');
   const noCache = bool(query, 'no_cache');
+  const priority = query.priority || 'live';
+  if (priority !== 'live' && priority !== 'bulk')
+    throw bad(`Unsupported \`${clip(priority, 40)}\` priority: use live (the default) or bulk.`);
   if (isAsync && noCache)
     throw bad(
       'async and no_cache should not be used together: an async search is stored, a no_cache one is not reused.',
@@ -111,10 +117,10 @@ const parseSearch = (query: Record<string, string>, opts: CompatOptions): Parsed
     const field = String(issue?.path[0] ?? '');
     throw bad(`${theirName[field] ?? field}: ${issue?.message ?? 'invalid'}`);
   }
-  const { async: _a, ...request } = parsed.data;
+  const { async: _a, priority: _p, ...request } = parsed.data;
   const at = page(query);
   // the crawl goes as deep as this page needs: a first page is one Google request (docs/depth.md)
-  return { request: { ...request, depth: depthForPage(at) }, async: isAsync, output, page: at };
+  return { request: { ...request, depth: depthForPage(at) }, priority, async: isAsync, output, page: at };
 };
 
 /** The request as pagination links repeat it: SerpApi's names, never the key. */
@@ -234,7 +240,13 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
         // shallower than this page needs: a search of its own below (the cache, else a crawl), docs/depth.md
       }
     }
-    const out = await opts.searches.submit(req.apiKey!, parsed.request, { correlationId: req.id });
+    const out = await opts.searches.submit(
+      req.apiKey!,
+      parsed.request,
+      { correlationId: req.id },
+      undefined,
+      parsed.priority,
+    );
     req.submittedJobId = out.jobId;
     // This key's own search answered from cache is that search again, id and all, as SerpApi replays it; the hit is
     // still recorded as a free job of its own (docs/depth.md). Another key's (SERP_CACHE_SCOPE=shared) stays apart.

@@ -25,6 +25,11 @@ export const errors = {
     detail: 'monitor not found',
     code: 'SERP_MONITOR_NOT_FOUND',
   }),
+  runInProgress: example('a manual run of this monitor is in progress: one at a time', {
+    detail:
+      'run run_0195a3c4b5d6a1b2c3d4e5f6 of this monitor is in progress: one manual run at a time (GET /v1/monitors/mon_0195a3c4b5d6a1b2c3d4e5f6/runs shows it)',
+    code: 'SERP_MONITOR_RUN_IN_PROGRESS',
+  }),
   invalidParams: example('a path or query parameter is invalid', {
     detail: 'params monitor_id: Too big: expected string to have <=200 characters',
     code: 'SERP_API_INVALID_REQUEST',

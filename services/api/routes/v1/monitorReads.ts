@@ -4,15 +4,24 @@ import { DEFAULT_CTR_CURVE } from '../../../../contracts/monitors.js';
 import type { MonitorDoc } from '../../../../projections/monitors/monitors.js';
 import type { Range, RankHistoryQueries } from '../../../../projections/rankHistory/queries.js';
 import type { RankHistoryDoc, StoredCheck } from '../../../../projections/rankHistory/rankHistory.js';
+import { csvCell } from '../../../export/csv.js';
 
 /** What the history, visibility and changes routes answer, built from the rank-history queries. */
 
 export const CSV_HEADER = 'keyword,domain,checked_at,status,position,url,failure,job_id\n';
 
-const csvField = (v: string | number | null) => {
-  if (v === null) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+/** cells are written by the exports' one writer, which escapes formulas (docs/security.md#exports) */
+const csvField = (v: string | number | null) => csvCell(v);
+
+/** failure reasons repeat (a handful of kinds): each is escaped once */
+const failureCells = new Map<string, string>();
+const failureCell = (failure: string) => {
+  let cell = failureCells.get(failure);
+  if (cell === undefined) {
+    cell = csvCell(failure);
+    if (failureCells.size < 1_000) failureCells.set(failure, cell);
+  }
+  return cell;
 };
 
 export const csvRow = (p: HistoryPoint) =>
@@ -49,7 +58,7 @@ export function* csvChunks(months: Iterable<Array<[RankHistoryDoc, StoredCheck]>
       for (const [di, pos, ui] of c[4]) {
         if (domain !== undefined && doc.d[di] !== domain) continue;
         const head = `${f.keyword},${f.domains[di]},${at},`;
-        if (failure !== '') chunk += `${head}failed,,,${csvField(failure)}${tail}`;
+        if (failure !== '') chunk += `${head}failed,,,${failureCell(failure)}${tail}`;
         else if (pos > 0) chunk += `${head}ranked,${pos},${ui < 0 ? '' : f.urls[ui]},${tail}`;
         else chunk += `${head}not_ranked,,${ui < 0 ? '' : f.urls[ui]},${tail}`;
       }

@@ -144,13 +144,14 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
   });
 
   r.post('/monitors/:monitor_id/runs', {
-    config: { limit: 'read' },
+    // a run is submissions: the request counts against the key's rate, as a search does
+    config: { limit: 'submit' },
     schema: {
       operationId: 'runMonitor',
       tags,
       summary: 'Search every keyword now: one ordinary search job per keyword (quota, rate limit, raw HTML)',
       description:
-        'Answers 202 with the run and its jobs. Jobs are submitted at the key rate (the first at once): each exists from its `submit_at` and is polled like any job. Runs crawl fresh unless `no_cache: false`.',
+        'Answers 202 with the run and its jobs. Jobs are submitted at the key rate (the first at once): each exists from its `submit_at` and is polled like any job. Runs crawl fresh unless `no_cache: false`. One manual run of a monitor at a time: a second while one is in progress is a 409 naming it. The request counts against the key rate (429 past it).',
       params,
       body: RunMonitorBody,
       response: {
@@ -158,6 +159,7 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
         400: errors.badJson,
         401: errors.unauthorized,
         404: errors.notFound,
+        409: errors.runInProgress,
         415: errors.mediaType,
         422: errors.invalidParams,
         429: errors.rate,

@@ -2,6 +2,7 @@ import type { ReadModelQueries } from '../../../../projections/index.js';
 import type { MonitorService } from '../../../application/monitors.js';
 import type { SearchService } from '../../../application/searches.js';
 import type { WebhookService } from '../../../application/webhooks.js';
+import type { QueuePositions } from '../../../fairShare/queuePosition.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import type { Authenticator, AuthFailureGate } from '../../auth.js';
 import type { RenderDeps } from '../../render/index.js';
@@ -32,4 +33,6 @@ export interface V1Options {
   monitors?: MonitorService;
   /** webhooks (docs/webhooks.md); absent: no /v1/webhooks routes */
   webhooks?: WebhookService;
+  /** where queued jobs stand in the fair scheduler (docs/fleet.md#lanes-and-fair-share) */
+  queuePositions?: QueuePositions;
 }

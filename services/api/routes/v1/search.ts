@@ -64,20 +64,27 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       },
     },
     handler: async (req, reply) => {
-      const { async: isAsync, ...request } = req.body;
+      const { async: isAsync, priority, ...request } = req.body;
       if (request.location && opts.resolveLocation && opts.resolveLocation(request.location) === undefined) {
         const lookup = { resolve: opts.resolveLocation, suggest: opts.suggestLocations };
         throw new ApiError(422, 'SERP_API_UNKNOWN_LOCATION', unknownLocationDetail(request.location, lookup));
       }
-      const out = await opts.searches.submit(req.apiKey!, request, { correlationId: req.id });
+      const out = await opts.searches.submit(req.apiKey!, request, { correlationId: req.id }, undefined, priority);
       req.submittedJobId = out.jobId;
       if (isAsync) {
         const body = { job_id: out.jobId, status: out.status, cached: out.cached };
         if (out.cached) return reply.code(200).send(body);
-        return reply.code(202).header('Location', `/v1/search/${out.jobId}`).send(body);
+        const queue = opts.queuePositions?.ofNew(out.lane, req.apiKey!.keyId, out.weight);
+        return reply
+          .code(202)
+          .header('Location', `/v1/search/${out.jobId}`)
+          .send({ ...body, ...(queue ? { queue } : {}) });
       }
       const job = await waitForEnd(opts.searches, out.jobId, opts.syncTimeoutMs);
-      if (!job) return reply.code(202).send({ job_id: out.jobId, status: 'running' });
+      if (!job) {
+        const queue = opts.render.queuePosition?.(out.jobId);
+        return reply.code(202).send({ job_id: out.jobId, status: 'running', ...(queue ? { queue } : {}) });
+      }
       const { output } = req.query;
       if ((output === 'json' || output === 'compat') && (job.status === 'done' || job.status === 'partial')) {
         // made on the pipeline thread when there is one: a cached search's answer, a job of its own, is rendered

@@ -157,7 +157,7 @@ export const webhookRoutes: FastifyPluginAsync<V1Options & { webhooks?: WebhookS
       tags,
       summary: "Send again, from the event log, every event of the endpoint's types since a time",
       description:
-        'Each event is sent again as a new delivery with its original webhook-id (receivers dedupe on it), including events from before the endpoint existed or while it was disabled. Answers 202 at once; the deliveries appear in …/deliveries with the `replay_id`.',
+        'Each event is sent again as a new delivery with its original webhook-id (receivers dedupe on it), including events from before the endpoint existed or while it was disabled. Answers 202 at once; the deliveries appear in …/deliveries with the `replay_id`. Bounded: `since` within the last 7 days (422 otherwise), at most 1,000 messages a replay (ask again from the last one for more), 10 replays a key an hour (429 with Retry-After), and a message still waiting for this endpoint (pending) is not scheduled again.',
       params,
       body: ReplayBody,
       response: { 202: ReplayResponse, 404: errors.notFound, 422: errors.invalidReplay, ...base },

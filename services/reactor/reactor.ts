@@ -1,0 +1,134 @@
+import type { DomainEvent } from '../../contracts/events.js';
+import type { ProjectedEvent } from '../../projections/projection.js';
+import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { ReadModelStore } from '../ports/readModelStore.js';
+import { toProjected } from '../projector/projector.js';
+
+export type EventType = DomainEvent['type'];
+/**
+ * an event of one of the types a reactor handles, validated against its contract, with where it sits in the log and
+ * its id (what the reactor's own appends name as their cause)
+ */
+export type Handled<T extends EventType> = Extract<ProjectedEvent, { type: T }> & { eventId: string };
+
+/**
+ * A log follower of the write side (docs/architecture.md#background-workers): it reacts to events of some types by
+ * deciding something (a job on the queue, a check recorded, a delivery scheduled). Every follower is one of these,
+ * so they subscribe, validate, wait for the read models and checkpoint one way:
+ * - **Validated.** Each event of a handled type is checked against its contract (the projector's `toProjected`) before
+ *   the handler sees it; one that fails (a poison event: written by a newer or broken version) is reported and skipped,
+ *   and the reactor goes on. Events of other types are never parsed.
+ * - **Read models first, where asked.** `needsProjection` names the events that may be handled only once the read
+ *   models hold them (the handler reads its inputs there); the reactor waits for the batch's last such event once.
+ * - **One checkpoint policy.** The checkpoint moves after a batch at most once a second, at least every 500 events,
+ *   and on stop. Handlers are idempotent (they decide on streams with expected versions or derived ids), so a restart
+ *   from an older checkpoint hands them events again and they decide nothing twice.
+ * - **Or no checkpoint.** A reactor whose state is a read model (the fair dispatcher) starts where the read models
+ *   stand instead: `load` reads its state there, synchronously, and the reactor follows the log from that position.
+ */
+export interface ReactorDefinition<T extends EventType> {
+  /** the checkpoint's name and the name in log lines */
+  name: string;
+  /** the event types it reacts to; every other event only moves its checkpoint */
+  handles: readonly T[];
+  /** events that may be handled only once the read models hold them (default: none) */
+  needsProjection?: boolean | ((e: Handled<T>) => boolean);
+  /** the batch's events of the handled types, in log order; throws to have the batch delivered again */
+  handle(events: Handled<T>[], batch: { last: number }): Promise<void> | void;
+  /**
+   * start from the read models instead of a checkpoint: called while no projection can move them (synchronously,
+   * inside the store's write lock), it loads the reactor's state and returns the position that state includes
+   */
+  load?(): number;
+  /** called after the subscription stopped, before the last checkpoint */
+  stop?(): Promise<void> | void;
+}
+
+export interface ReactorDeps {
+  eventStore: EventStore;
+  /** where the checkpoint is kept: the read models beside the projector that `projected` waits for */
+  readModels: ReadModelStore;
+  /** resolves once the read models include `position` */
+  projected(position: number): Promise<unknown>;
+  log?: (msg: string, fields: Record<string, unknown>) => void;
+  /** a handled type's event that failed its contract was skipped */
+  onPoison?: (e: RecordedEvent) => void;
+  /** the checkpoint policy (tests): at most once per `ms`, at least every `events` */
+  checkpoint?: { ms?: number; events?: number };
+  now?: () => number;
+}
+
+export interface Reactor {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** the position the reactor has handled everything up to (tests, metrics) */
+  position(): number;
+}
+
+export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, deps: ReactorDeps): Reactor => {
+  const types = new Set<string>(def.handles);
+  const now = deps.now ?? Date.now;
+  const everyMs = deps.checkpoint?.ms ?? 1000;
+  const everyEvents = deps.checkpoint?.events ?? 500;
+  const needs =
+    typeof def.needsProjection === 'function' ? def.needsProjection : def.needsProjection ? () => true : () => false;
+  let subscription: Subscription | undefined;
+  let processed = 0;
+  let saved = { position: 0, at: 0 };
+
+  const save = () => {
+    if (def.load || processed === saved.position) return;
+    deps.readModels.commit([], def.name, processed);
+    saved = { position: processed, at: now() };
+  };
+
+  const onBatch = async (batch: RecordedEvent[]) => {
+    if (batch.length === 0) return;
+    const last = batch[batch.length - 1]!.globalPosition;
+    const events: Handled<T>[] = [];
+    let waitFor = 0;
+    for (const raw of batch) {
+      if (!types.has(raw.type)) continue;
+      const projected = toProjected(raw);
+      if (!projected) {
+        deps.log?.('event skipped: it does not match its contract', {
+          reactor: def.name,
+          type: raw.type,
+          position: raw.globalPosition,
+        });
+        deps.onPoison?.(raw);
+        continue;
+      }
+      const e = { ...projected, eventId: raw.metadata.eventId } as Handled<T>;
+      events.push(e);
+      if (needs(e)) waitFor = e.globalPosition;
+    }
+    if (waitFor > 0) await deps.projected(waitFor);
+    if (events.length > 0) await def.handle(events, { last });
+    processed = last;
+    if (processed - saved.position >= everyEvents || now() - saved.at >= everyMs) save();
+  };
+
+  return {
+    name: def.name,
+    async start() {
+      if (subscription) throw new Error(`reactor ${def.name} already started`);
+      const load = def.load;
+      processed = load ? deps.readModels.exclusive(() => load()) : deps.readModels.checkpoint(def.name);
+      saved = { position: processed, at: now() };
+      subscription = deps.eventStore.subscribeToAll(processed, onBatch);
+    },
+    async stop() {
+      await subscription?.stop();
+      subscription = undefined;
+      await def.stop?.();
+      try {
+        save();
+      } catch {
+        // the store went first: the next start hands the reactor what it saw since its older checkpoint (harmless)
+      }
+    },
+    position: () => processed,
+  };
+};

@@ -1,0 +1,67 @@
+import t from 'tap';
+import { fixturesMissing } from '../support/fixtures.js';
+import { monitorApi } from '../support/ranks.js';
+import { pollJob, startStack, submit } from '../support/service.js';
+import { startReceiver, WEBHOOK_ENV } from '../support/webhookReceiver.js';
+
+const missing = fixturesMissing();
+
+/**
+ * Replays are bounded (docs/webhooks.md#replay-bounded): 10 a key an hour, and a message still waiting for the
+ * endpoint is not scheduled again. Twenty replays of the same hour used to schedule every message twenty times.
+ */
+t.test('replays: limited per key and hour, deduplicated against what is queued', { skip: missing }, async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const stack = await startStack(t, { env: { ...WEBHOOK_ENV, SERP_WEBHOOK_BACKOFF_MS: '600000' } });
+  const base = stack.svc.url;
+  const { key } = await stack.mintKey(['--tier', 'pro']);
+  const api = monitorApi(base, key);
+  const hook = await api.call('POST', '/webhooks', { url: `${receiver.origin}/r`, events: ['search.completed'] });
+  t.equal(hook.status, 201);
+  const id = hook.json.webhook_id as string;
+  receiver.setSecrets('/r', [hook.json.secret]);
+
+  const search = async (keyword: string) => {
+    const res = (await (await submit(base, key, { keyword })).json()) as { job_id: string };
+    t.equal((await pollJob(base, key, res.job_id)).status, 200, `${keyword} ends`);
+  };
+  for (const k of ['replay one', 'replay two', 'replay three']) await search(k);
+  await receiver.waitFor((all) => all.length >= 3, 'the three first deliveries');
+
+  // from now on the receiver fails every attempt: what is scheduled stays pending (the next retry is 10 min away)
+  receiver.setAnswer(() => ({ status: 503 }));
+  const since = new Date(Date.now() - 3_600_000).toISOString();
+  const replays = await Promise.all(
+    Array.from({ length: 20 }, () => api.call('POST', `/webhooks/${id}/replay`, { since })),
+  );
+  const accepted = replays.filter((r) => r.status === 202);
+  const refused = replays.filter((r) => r.status === 429);
+  t.equal(accepted.length, 10, '10 replays a key an hour');
+  t.equal(refused.length, 10, 'the other 10 are refused');
+  t.match(refused[0]?.json.detail, /10 replays an hour/);
+  t.ok(Number(refused[0]?.headers.get('retry-after')) > 0, 'with Retry-After');
+
+  // a search after the replays: once its delivery is listed, the router has gone past every replay (log order)
+  await search('after the replays');
+  const deliveries = async () =>
+    (await api.call('GET', `/webhooks/${id}/deliveries?limit=1000`)).json.deliveries as Array<{
+      message_id: string;
+      replay_id: string | null;
+    }>;
+  const deadline = Date.now() + 60_000;
+  let list = await deliveries();
+  while (list.filter((d) => !d.replay_id).length < 4 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    list = await deliveries();
+  }
+  const replayed = list.filter((d) => d.replay_id);
+  t.equal(replayed.length, 3, `each of the three messages scheduled once by ten replays (${replayed.length})`);
+  t.equal(new Set(replayed.map((d) => d.message_id)).size, 3);
+
+  const old = await api.call('POST', `/webhooks/${id}/replay`, {
+    since: new Date(Date.now() - 8 * 86_400_000).toISOString(),
+  });
+  t.equal(old.status, 422, 'a since more than 7 days back');
+  t.match(old.json.detail, /within the last 7 days/);
+});
