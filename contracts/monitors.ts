@@ -228,6 +228,12 @@ export const MonitorResponse = z
     next_run_at: z.string().nullable().describe('the next scheduled slot (null while paused)'),
     backfill: z.enum(['none', 'pending', 'done']),
     alerts: MonitorAlertsConfig.nullable().describe('what raises an alert when a run completes (null: nothing)'),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'on create and change only: the fleet cannot crawl what this monitor and the others plan, with room for live searches; the shortfall and the routes that would close it (docs/fleet.md#capacity-against-demand). The monitor is saved all the same.',
+      ),
   })
   .meta({
     examples: [

@@ -6,6 +6,7 @@ import {
   type MonitorAlertsConfig,
   type PatchMonitorBody,
 } from '../../contracts/monitors.js';
+import { pagesFor } from '../../contracts/search.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { ABANDONED_AFTER_MS, keyLimitsDecider } from '../../domain/keyLimits/keyLimits.js';
 import { manualRunId, runTimeOf } from '../../domain/monitor/ids.js';
@@ -15,6 +16,7 @@ import { pacing, type RecordedSchedule, scheduleProblem } from '../../domain/mon
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { MonitorDoc } from '../../projections/monitors/monitors.js';
+import { capacityWarnings } from '../fairShare/demand.js';
 import type { MonitorVersions } from '../monitors/monitorVersions.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 
@@ -51,6 +53,8 @@ export const createMonitorService = (deps: {
   tiers: Record<string, MonitorTierLimits>;
   /** a monitor's keywords at a version of its stream: what a run references */
   versions: MonitorVersions;
+  /** SERP_MONITOR_SPREAD_MAX_S in ms: how runs are spread (capacity warnings plan with it; default an hour) */
+  spreadMaxMs?: number;
   now?: () => Date;
 }) => {
   const { queries, handle } = deps;
@@ -81,6 +85,25 @@ export const createMonitorService = (deps: {
 
   return {
     owned,
+    /**
+     * what a monitor just created or changed would leave the fleet short of (docs/fleet.md#capacity-against-demand):
+     * it is created all the same, and told
+     */
+    warnings(doc: MonitorDoc): string[] {
+      if (doc.paused) return [];
+      const schedule = queries.monitors.scheduleOf(doc.monitorId);
+      return capacityWarnings(
+        queries,
+        {
+          monitorId: doc.monitorId,
+          schedule: doc.schedule,
+          pagesPerRun: doc.keywords.length * pagesFor(doc.depth),
+          ...(schedule?.nextSlot ? { nextSlot: schedule.nextSlot } : {}),
+        },
+        now(),
+        deps.spreadMaxMs ?? 3_600_000,
+      );
+    },
     /** the monitor with its next slot, as the routes answer it */
     view(doc: MonitorDoc) {
       const schedule = queries.monitors.scheduleOf(doc.monitorId);

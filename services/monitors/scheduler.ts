@@ -1,5 +1,6 @@
 import { streams } from '../../contracts/events.js';
 import type { SearchRequest } from '../../contracts/search.js';
+import { pagesFor } from '../../contracts/search.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { backfillRunId, scheduledRunId } from '../../domain/monitor/ids.js';
 import {
@@ -16,6 +17,8 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { MonitorRunDoc, MonitorScheduleDoc } from '../../projections/monitors/monitors.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { SearchService } from '../application/searches.js';
+import { fleetCapacity } from '../fairShare/capacity.js';
+import { livePeakPerHour, monitorsShare, spreadWindowMs } from '../fairShare/demand.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { backfillSources } from './backfill.js';
 import type { MonitorVersions } from './monitorVersions.js';
@@ -116,7 +119,14 @@ export const createMonitorScheduler = (deps: SchedulerDeps) => {
     const monitor = doc && (await deps.versions.current(doc.monitorId));
     if (!doc || !monitor) return;
     const following = nextSlot(s.schedule, new Date(slot))?.getTime() ?? at.getTime() + deps.spreadMaxMs;
-    const windowMs = Math.max(0, Math.min(following - at.getTime(), deps.spreadMaxMs));
+    // over its slot, at most SERP_MONITOR_SPREAD_MAX_S, unless the fleet's capacity left after live searches needs
+    // longer to crawl it: then over what it needs, up to the next slot (docs/fleet.md#capacity-against-demand)
+    const windowMs = spreadWindowMs(
+      Math.max(0, following - at.getTime()),
+      deps.spreadMaxMs,
+      monitor.keywords.length * pagesFor(doc.depth),
+      monitorsShare(fleetCapacity(queries, at).pagesPerMinute, livePeakPerHour(queries, at)),
+    );
     const run = runRecord(doc, monitor, {
       runId,
       trigger: 'schedule',

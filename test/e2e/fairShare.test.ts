@@ -142,6 +142,36 @@ t.test('fair share › end to end', { skip: fixturesMissing('serp') }, async (t)
     );
   });
 
+  await t.test('a monitor past what the fleet can crawl is created, with a warning', async (t) => {
+    const post = (body: unknown) =>
+      fetch(`${url}/v1/monitors`, {
+        method: 'POST',
+        headers: { 'x-api-key': b, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const small = await post({ name: 'small', keywords: ['one'], domains: ['example.com'], schedule: 'daily' });
+    t.equal(small.status, 201);
+    t.notOk((await json(small)).warnings, 'one keyword a day: no warning');
+    // the capacity measured here is a few hundred pages a minute: 3,000 keywords of ten pages every hour is far past it
+    const big = await post({
+      name: 'big',
+      keywords: Array.from({ length: 3000 }, (_, i) => `keyword ${i}`),
+      domains: ['example.com'],
+      schedule: 'hourly',
+    });
+    t.equal(big.status, 201, 'created all the same');
+    const body = await json(big);
+    const warnings = body.warnings as string[] | undefined;
+    t.equal(warnings?.length, 1, 'one warning');
+    t.match(warnings?.[0], /pages an hour short, which about \d+ more routes? at \d+ requests a minute would close/);
+    const patched = await fetch(`${url}/v1/monitors/${body.monitor_id}`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': b, 'content-type': 'application/json' },
+      body: JSON.stringify({ paused: true }),
+    });
+    t.notOk((await json(patched)).warnings, 'paused: it asks nothing of the fleet');
+  });
+
   await t.test('a compat search in the bulk lane says so', async (t) => {
     const res = await fetch(`${url}/search.json?q=compat+bulk&num=10&priority=bulk&api_key=${b}`);
     t.equal(res.status, 200);

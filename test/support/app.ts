@@ -58,6 +58,7 @@ export const buildTestApp = async (
       keys: core.keys,
       adminSessions: core.adminSessions,
       monitors: createMonitorService({
+        spreadMaxMs: config.monitorSpreadMaxS * 1000,
         queries: core.queries,
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),

@@ -255,6 +255,7 @@ export const startDistributed = async (
           keys,
           adminSessions,
           monitors: createMonitorService({
+            spreadMaxMs: config.monitorSpreadMaxS * 1000,
             queries,
             handle,
             projected: (position) => p.waitFor(position),

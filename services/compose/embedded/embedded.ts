@@ -148,6 +148,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       keys: core.keys,
       adminSessions: core.adminSessions,
       monitors: createMonitorService({
+        spreadMaxMs: config.monitorSpreadMaxS * 1000,
         queries: core.queries,
         handle: core.handle,
         projected: (position) => core.projector.waitFor(position),

@@ -23,6 +23,10 @@ import { errors } from './monitorErrors.js';
 import { changesOf, historyCsvOf, historyJson, visibilityOf } from './monitorReads.js';
 import type { V1Options } from './options.js';
 
+/** a monitor as written: with what it leaves the fleet short of, when it does */
+const withWarnings = <T extends object>(view: T, warnings: string[]) =>
+  warnings.length ? { ...view, warnings } : view;
+
 const params = z.object({ monitor_id: z.string().max(200) });
 const tags = ['rank tracking'];
 
@@ -62,7 +66,10 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
     handler: async (req, reply) => {
       checkLocation(req.body.location);
       const doc = await monitors.create(req.apiKey!, req.body, { correlationId: req.id });
-      return reply.code(201).header('Location', `/v1/monitors/${doc.monitorId}`).send(monitors.view(doc));
+      return reply
+        .code(201)
+        .header('Location', `/v1/monitors/${doc.monitorId}`)
+        .send(withWarnings(monitors.view(doc), monitors.warnings(doc)));
     },
   });
 
@@ -117,8 +124,10 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
         503: errors.unavailable,
       },
     },
-    handler: async (req) =>
-      monitors.view(await monitors.change(req.apiKey!, req.params.monitor_id, req.body, { correlationId: req.id })),
+    handler: async (req) => {
+      const doc = await monitors.change(req.apiKey!, req.params.monitor_id, req.body, { correlationId: req.id });
+      return withWarnings(monitors.view(doc), monitors.warnings(doc));
+    },
   });
 
   r.delete('/monitors/:monitor_id', {
