@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LocationCheckMetadata } from './result.js';
 
 /**
  * SerpApi's envelope as the compat answers carry it (docs/compat.md#envelope), for documentation and generated
@@ -50,6 +51,9 @@ export const CompatResult = z
         total_time_taken: z.number().optional(),
         lane: z.enum(['live', 'scheduled', 'bulk']).optional().describe('ours: the lane the search waited in'),
         queued_ms: z.number().int().optional().describe('ours: from submit to its first Google request'),
+        location_check: LocationCheckMetadata.optional().describe(
+          'a field of ours: where Google placed the search against where it was asked to (docs/locations.md)',
+        ),
       })
       .catchall(z.unknown()),
     search_parameters: z.record(z.string(), z.unknown()).optional(),

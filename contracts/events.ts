@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Lane } from './lanes.js';
-import { ParsedSerp } from './result.js';
+import { DetectedLocation, ParsedSerp } from './result.js';
 import { SearchRequest } from './search.js';
 import {
   MonitorAlertRaised,
@@ -86,6 +86,46 @@ export const TargetingUsed = z.object({
   device: z.string(),
 });
 export type TargetingUsed = z.infer<typeof TargetingUsed>;
+
+/**
+ * How Google's stated place compares with the place asked for (docs/locations.md#the-check): the same place or one
+ * inside it, elsewhere, only its region or only its country, or not known (the page does not say, or the request or
+ * the page names no place the geotargets know).
+ */
+export const LocationStatus = z.enum(['matched', 'mismatched', 'region_only', 'country_only', 'unverified']);
+export type LocationStatus = z.infer<typeof LocationStatus>;
+
+/** One page as Google placed it on one route: a search's pages and their retries each have one. */
+export const Placement = z.object({
+  /** `proxy-N` or `direct`: the route the page came through */
+  route: z.string(),
+  /** the page's Google offset */
+  start: z.number().int().nonnegative(),
+  status: LocationStatus,
+  /** the place the page named, as written (absent when it named none) */
+  detected: z.string().optional(),
+});
+export type Placement = z.infer<typeof Placement>;
+
+/**
+ * The crawl's location check (docs/locations.md#the-check): the verdict on the pages it kept, what was asked and what
+ * Google said, and every page judged on the way (a page placed wrong, then fetched again on another route, is two).
+ */
+export const LocationCheck = z.object({
+  status: LocationStatus,
+  /** the geotarget asked for (a location's, or a uule's name read back); absent when the request named no place */
+  requested: z.string().optional(),
+  /** Google's line on the page the verdict is about */
+  detected: DetectedLocation.optional(),
+  /** the geotarget that line was read as, when it was */
+  detectedPlace: z.string().optional(),
+  /** why it is unverified, or where Google placed it instead: one sentence */
+  reason: z.string().optional(),
+  /** pages fetched again on another route because Google placed them elsewhere */
+  retries: z.number().int().nonnegative(),
+  placements: z.array(Placement),
+});
+export type LocationCheck = z.infer<typeof LocationCheck>;
 
 /**
  * A route's share of one crawl's cost, and how the route stood when the crawl ended (docs/fleet.md): the route is
@@ -176,6 +216,11 @@ export const CrawlCompleted = z.object({
     cost: CrawlCost.optional(),
     /** added later: when its first Google request went (the end of its wait in the queue: `queued_ms`) */
     firstRequestAt: iso.optional(),
+    /**
+     * added later: where Google placed the search against where it was asked to (docs/locations.md#the-check); absent
+     * before the check existed. A search placed elsewhere even after its retry is `partial`.
+     */
+    locationCheck: LocationCheck.optional(),
     completedAt: iso,
   }),
 });

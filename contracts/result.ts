@@ -35,6 +35,24 @@ export const AiOverview = z
   .passthrough();
 export type AiOverview = z.infer<typeof AiOverview>;
 
+/** Where a place Google names came from, by the phrase beside it (docs/locations.md#where-google-placed-a-search). */
+export const LocationSource = z.enum(['ip_address', 'past_activity', 'places', 'precise', 'unknown']);
+export type LocationSource = z.infer<typeof LocationSource>;
+
+/**
+ * The place Google says it searched from: the line at the foot of the page ("San Francisco, California - From your IP
+ * address"), as the page writes it.
+ */
+export const DetectedLocation = z.object({
+  name: z
+    .string()
+    .describe('the place as the page writes it, in the interface language: "Austin, TX", "94301, Palo Alto, CA"'),
+  source: LocationSource.describe(
+    "where Google says the place came from: the IP address (also how a uule's place is shown), past activity, the user's places, the device's precise position, or unknown (a phrase in a language not read)",
+  ),
+});
+export type DetectedLocation = z.infer<typeof DetectedLocation>;
+
 export const SearchInformation = z
   .object({
     total_results: z.number().optional(),
@@ -43,6 +61,9 @@ export const SearchInformation = z
     spelling_fix: z.string().optional(),
     showing_results_for: z.string().optional(),
     organic_results_state: z.string().optional(),
+    detected_location: DetectedLocation.optional().describe(
+      "where Google says it placed the search (the first page's location line); absent when the page does not say",
+    ),
   })
   .passthrough();
 
@@ -66,6 +87,27 @@ export const TargetingMetadata = z.object({
   device: z.string(),
 });
 export type TargetingMetadata = z.infer<typeof TargetingMetadata>;
+
+/**
+ * `search_metadata.location_check` (docs/locations.md#the-check): where Google placed the search against where it was
+ * asked to. A search placed elsewhere even after a retry on another route is `partial`, with the `reason`.
+ */
+export const LocationCheckMetadata = z.object({
+  status: z
+    .enum(['matched', 'mismatched', 'region_only', 'country_only', 'unverified'])
+    .describe(
+      'matched: the place asked for or one inside it; mismatched: elsewhere; region_only / country_only: only its region or country; unverified: the page or the request names no place to compare',
+    ),
+  requested: z.string().optional().describe('the geotarget asked for (canonical name)'),
+  detected: DetectedLocation.optional().describe("Google's location line on the page the verdict is about"),
+  detected_place: z.string().optional().describe('the geotarget that line was read as'),
+  reason: z
+    .string()
+    .optional()
+    .describe('why unverified; for a search placed elsewhere, the location_mismatch note: where Google placed it'),
+  retries: z.number().int().describe('pages fetched again on another route because Google placed them elsewhere'),
+});
+export type LocationCheckMetadata = z.infer<typeof LocationCheckMetadata>;
 
 export const SearchMetadata = z
   .object({
@@ -99,6 +141,9 @@ export const SearchMetadata = z
       .describe(
         'from submit to its first Google request: its wait in the queue (0 for an answer from cache; every job has it)',
       ),
+    location_check: LocationCheckMetadata.optional().describe(
+      'where Google placed the search against where it was asked to; absent for crawls before the check existed',
+    ),
     parameters: z.record(z.string(), z.unknown()),
     information: SearchInformation,
   })

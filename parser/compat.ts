@@ -18,6 +18,8 @@ export const toCompat = (result: SerpResult): Record<string, unknown> => {
       ...(m.processed_at ? { processed_at: serpApiTime(m.processed_at) } : {}),
       ...(m.total_time_taken !== undefined ? { total_time_taken: m.total_time_taken } : {}),
       ...(typeof m.parameters.google_url === 'string' ? { google_url: m.parameters.google_url } : {}),
+      // a field of ours (docs/compat.md#envelope): where Google placed the search against where it was asked to
+      ...(m.location_check ? { location_check: m.location_check } : {}),
     },
     search_parameters: searchParameters(m),
     search_information: searchInformation(m.information),
@@ -93,5 +95,7 @@ const searchInformation = (info: Record<string, unknown>): Record<string, unknow
   }
   if (info.spelling_fix !== undefined) out.spelling_fix = info.spelling_fix;
   if (info.showing_results_for !== undefined) out.showing_results_for = info.showing_results_for;
+  // a field of ours (docs/compat.md#envelope): where Google says it placed the search
+  if (info.detected_location !== undefined) out.detected_location = info.detected_location;
   return out;
 };

@@ -47,6 +47,34 @@ export const callBefore = (raw: string, at: number): DeferredCall | undefined =>
   return undefined;
 };
 
+/**
+ * A call's head whatever its first argument: a quoted id, or an expression such as `this.id` (2025–26 pages fill their
+ * footer with `jsl.dh(this.id,"…")` from a script inside the element).
+ */
+const ANY_HEAD = /jsl\.dh\((?:(['"])([^'"\\\s]+)\1|[\w.$]{1,40}),(['"])/y;
+
+/**
+ * The call whose markup string holds `at`, whatever its first argument (its `id` is '' when that is not a quoted
+ * id), or undefined when `at` is not inside one: a fragment of the page that only a script puts in place.
+ */
+export const callAround = (raw: string, at: number, within = 256 * 1024): DeferredCall | undefined => {
+  // V8's lastIndexOf compares character by character: it looks back over a bounded stretch only (a fragment's string
+  // is tens of kB), never the whole page
+  const from = Math.max(0, at - within);
+  const before = raw.slice(from, at);
+  for (let k = before.lastIndexOf(CALL); k >= 0; k = k > 0 ? before.lastIndexOf(CALL, k - 1) : -1) {
+    const c = from + k;
+    ANY_HEAD.lastIndex = c;
+    const m = ANY_HEAD.exec(raw);
+    if (!m) continue;
+    const start = c + m[0].length;
+    if (start > at) continue;
+    const end = stringEnd(raw, start, m[3] as string);
+    return end > at ? { id: m[2] ?? '', start, end } : undefined;
+  }
+  return undefined;
+};
+
 /** Whether `el` holds nothing: no element, no text but whitespace. */
 export const isEmpty = (el: HTMLElement): boolean =>
   !el.childNodes.some((c) => c.nodeType === 1 || c.text.trim() !== '');

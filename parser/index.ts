@@ -17,7 +17,7 @@ export { assembleRawHtml, classifyPage, mergePages, splitRawHtml };
 export const classify = classifyWithDetail;
 
 /** Bump whenever the output for the same HTML changes: stored raw HTML is re-parsed when it does. */
-export const PARSER_VERSION = '1.9.0';
+export const PARSER_VERSION = '1.10.0';
 
 export interface ParseContext {
   captureAio: boolean;

@@ -1,5 +1,6 @@
 import type { ParsedSerp } from '../contracts/result.js';
 import { type HTMLElement, qs, textOf } from './dom/index.js';
+import { parseDetectedLocation } from './location.js';
 
 type Information = ParsedSerp['information'];
 
@@ -62,6 +63,8 @@ export const parseInformation = (root: HTMLElement, raw: string, organicCount: n
     info.organic_results_state = 'Results for exact spelling';
   }
   if (didYouMean && !showing) info.spelling_fix = didYouMean;
+  const detected = parseDetectedLocation(root, raw);
+  if (detected) info.detected_location = detected;
   return info;
 };
 

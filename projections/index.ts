@@ -39,8 +39,9 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * 8: rankDays (each day's successful checks, reduced to what visibility reads).
  * 9: queue (jobs not yet ended, by lane: the fair scheduler's state), laneHours (pages asked per lane and hour);
  *    jobStatus keeps a job's lane and its wait.
+ * 10: jobStatus and searchResults keep a crawl's location check; routeHealth counts each route's placements.
  */
-export const READ_MODELS_VERSION = 9;
+export const READ_MODELS_VERSION = 10;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [

@@ -11,6 +11,10 @@
  * `--adversary` makes it behave like live Google towards crawlers (docs/adversary.md): the JavaScript challenge,
  * a per-address rate limit with /sorry/ bans, the EU consent page, 5xx and hangs, each tunable below; `--proxies N`
  * starts N local forward proxies that reach it from 127.0.0.2, 127.0.0.3, … (print them for SERP_PROXY_URLS).
+ *
+ * Every result page's location line names the request's uule place; `--home "2=Chicago, Illinois" --home-share 0.5`
+ * makes proxy 2 (127.0.0.3) place every second search in its own city instead, as a proxy whose address Google trusts
+ * over the uule does; `--no-placement` keeps the pages' own (docs/locations.md#offline-the-fake-google-plays-along).
  */
 import { Command, InvalidArgumentError } from 'commander';
 import type { AdversaryOptions } from '../test/support/adversary.js';
@@ -34,6 +38,13 @@ const share = (value: string) => {
   return n;
 };
 
+/** `N=place`: proxy N (from 1) of --proxies, whose searches Google places in `place` for --home-share of them */
+const homes = (value: string, previous: Array<{ proxy: number; name: string }>) => {
+  const m = /^(\d+)=(.+)$/.exec(value);
+  if (!m || Number(m[1]) < 1) throw new InvalidArgumentError('N=place, N being a proxy from 1: "2=Chicago, Illinois"');
+  return [...previous, { proxy: Number(m[1]), name: m[2]!.trim() }];
+};
+
 const program = new Command('fake-google')
   .description('serve real Google result pages from the fixtures on a local port (offline use and tests)')
   .option('-p, --port <n>', 'port to listen on', port, 8090)
@@ -54,6 +65,14 @@ const program = new Command('fake-google')
   .option('--hang-rate <share>', 'adversary: /search requests never answered', share, 0.002)
   .option('--no-consent', 'adversary: no EU consent page')
   .option('--proxies <n>', 'start N forward proxies that reach the origin from 127.0.0.2, 127.0.0.3, …', count, 0)
+  .option(
+    '--home <N=place>',
+    "proxy N's home city, which wins over the uule for --home-share of its searches",
+    homes,
+    [],
+  )
+  .option('--home-share <share>', "the share of a home proxy's searches placed in its home city", share, 0.5)
+  .option('--no-placement', "serve the fixture pages' own location lines (not the uule's place)")
   .option('--json', 'print one JSON line {origin, proxies} and nothing else (benchmarks)')
   .option('--quiet', 'print only the origin (benchmarks run it as a process of its own)')
   .parse();
@@ -74,6 +93,9 @@ const opts = program.opts<{
   hangRate: number;
   consent: boolean;
   proxies: number;
+  home: Array<{ proxy: number; name: string }>;
+  homeShare: number;
+  placement: boolean;
   json?: boolean;
   quiet?: boolean;
 }>();
@@ -115,6 +137,13 @@ const fake = await startFakeGoogle({
   rotate: opts.rotate,
   ...(adversary ? { adversary } : {}),
   ...(opts.onePage ? ONE_PAGE : {}),
+  placement: opts.placement
+    ? {
+        homes: Object.fromEntries(
+          opts.home.map((h) => [`127.0.0.${h.proxy + 1}`, { name: h.name, share: opts.homeShare }]),
+        ),
+      }
+    : false,
 });
 const proxies = opts.proxies > 0 ? await startProxies(opts.proxies) : undefined;
 // --port 0 takes a free port: the origin printed is the one listening
@@ -131,6 +160,10 @@ else {
   );
   if (proxies) console.log(`forward proxies: SERP_PROXY_URLS=${proxies.urls.join(',')}`);
   if (adversary) console.log(`adversary: ${JSON.stringify(adversary)}; counts at ${origin}/__fake/adversary`);
+  for (const h of opts.home)
+    console.log(
+      `proxy ${h.proxy} (127.0.0.${h.proxy + 1}) places ${opts.homeShare * 100} % of its searches in ${h.name}`,
+    );
 }
 // the fake keeps every request for tests; a long-running one forgets them after logging
 setInterval(() => {

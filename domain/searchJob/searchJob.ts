@@ -2,6 +2,7 @@ import type {
   CrawlCost,
   CrawlFailure,
   EventOf,
+  LocationCheck,
   PageFetched,
   RawHtmlRef,
   TargetingUsed,
@@ -81,6 +82,8 @@ export type SearchJobCommand =
       cost?: CrawlCost;
       /** when its first Google request went */
       firstRequestAt?: string;
+      /** where Google placed the search against where it was asked to */
+      locationCheck?: LocationCheck;
       now: string;
     }
   | {
@@ -179,7 +182,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
           },
         ];
       case 'CompleteCrawl': {
-        const { type: _type, now, targeting, exhausted, cost, firstRequestAt, ...data } = command;
+        const { type: _type, now, targeting, exhausted, cost, firstRequestAt, locationCheck, ...data } = command;
         return [
           {
             type: 'CrawlCompleted',
@@ -191,6 +194,7 @@ export const searchJobDecider: Decider<SearchJobState, SearchJobCommand, SearchJ
               ...(firstRequestAt ? { firstRequestAt } : {}),
               depth: depthOf(state.request ?? {}),
               exhausted: exhausted ?? false,
+              ...(locationCheck ? { locationCheck } : {}),
               completedAt: now,
             },
           },

@@ -9,6 +9,9 @@ export interface RouteHealthRow {
   proxy?: string;
   requests: number;
   blocked: number;
+  /** pages whose place was judged, and of those the ones Google placed elsewhere (docs/locations.md#the-check) */
+  placed: number;
+  misplaced: number;
   rpm?: number;
   coolUntil?: string;
   reportedAt: string;
@@ -38,11 +41,13 @@ export const dashboardQueries = (docs: DocReader) => ({
     const rows = new Map<string, RouteHealthRow>();
     for (const doc of hourDocs) {
       for (const [route, r] of Object.entries(doc.routes)) {
-        const row = rows.get(route) ?? { route, requests: 0, blocked: 0, reportedAt: '' };
+        const row = rows.get(route) ?? { route, requests: 0, blocked: 0, placed: 0, misplaced: 0, reportedAt: '' };
         for (const [minute, m] of Object.entries(r.minutes)) {
           if (`${doc.hour}:${minute}` <= since.slice(0, 16)) continue;
           row.requests += m.requests;
           row.blocked += m.blocked;
+          row.placed += m.placed ?? 0;
+          row.misplaced += m.misplaced ?? 0;
         }
         if (r.at > row.reportedAt && r.at > since) {
           row.reportedAt = r.at;

@@ -1,4 +1,5 @@
-import type { CrawlCost } from '../../contracts/events.js';
+import type { CrawlCost, Placement } from '../../contracts/events.js';
+import { isWrongPlace } from '../../domain/location/placement.js';
 import type { ProjectedEvent, Projection } from '../projection.js';
 import { hourOf } from './hourlyOutcomes.js';
 
@@ -6,8 +7,12 @@ import { hourOf } from './hourlyOutcomes.js';
 export interface RouteHour {
   /** the proxy's host:port (never its credentials); absent for the direct route */
   proxy?: string;
-  /** Google requests and blocks, by minute of the hour (`00`–`59`) of the crawl's end */
-  minutes: Record<string, { requests: number; blocked: number }>;
+  /**
+   * Google requests and blocks, by minute of the hour (`00`–`59`) of the crawl's end; with them, the pages whose
+   * place was judged (`placed`) and those Google placed elsewhere (`misplaced`: not the place asked for, nor in it;
+   * docs/locations.md#the-check), absent where none was judged
+   */
+  minutes: Record<string, { requests: number; blocked: number; placed?: number; misplaced?: number }>;
   /** how the route stood at the last report: its pace (absent with pacing off) and its cooldown */
   rpm?: number;
   coolUntil?: string;
@@ -26,19 +31,24 @@ export interface RouteHealthDoc {
 const reported = (e: ProjectedEvent): CrawlCost | undefined =>
   e.type === 'CrawlCompleted' || e.type === 'CrawlFailed' ? e.data.cost : undefined;
 
+/** the pages a crawl judged, by route: how the routes placed its searches */
+const placementsOf = (e: ProjectedEvent): readonly Placement[] =>
+  e.type === 'CrawlCompleted' ? (e.data.locationCheck?.placements ?? []) : [];
+
 const endOf = (e: ProjectedEvent) =>
   e.type === 'CrawlCompleted' ? e.data.completedAt : e.type === 'CrawlFailed' ? e.data.failedAt : '';
 
 export const routeHealthProjection: Projection<RouteHealthDoc> = {
   name: 'routeHealth',
-  idOf: (e) => (reported(e)?.routes.length ? hourOf(endOf(e)) : undefined),
+  idOf: (e) => (reported(e)?.routes.length || placementsOf(e).length ? hourOf(endOf(e)) : undefined),
   evolve(doc, e) {
     const cost = reported(e);
-    if (!cost) return doc ?? null;
+    const placed = placementsOf(e);
+    if (!cost && placed.length === 0) return doc ?? null;
     const at = endOf(e);
     const minute = at.slice(14, 16);
     const routes = { ...(doc?.routes ?? {}) };
-    for (const r of cost.routes) {
+    for (const r of cost?.routes ?? []) {
       const before = routes[r.route];
       const m = before?.minutes[minute] ?? { requests: 0, blocked: 0 };
       // a later report wins for the route's standing; an earlier one arriving late only adds its counts
@@ -47,7 +57,7 @@ export const routeHealthProjection: Projection<RouteHealthDoc> = {
         ...(r.proxy ? { proxy: r.proxy } : {}),
         minutes: {
           ...before?.minutes,
-          [minute]: { requests: m.requests + r.requests, blocked: m.blocked + r.blocked },
+          [minute]: { ...m, requests: m.requests + r.requests, blocked: m.blocked + r.blocked },
         },
         ...(latest
           ? {
@@ -60,6 +70,21 @@ export const routeHealthProjection: Projection<RouteHealthDoc> = {
               ...(before.coolUntil ? { coolUntil: before.coolUntil } : {}),
               at: before.at,
             }),
+      };
+    }
+    for (const p of placed) {
+      const before = routes[p.route] ?? { minutes: {}, at };
+      const m = before.minutes[minute] ?? { requests: 0, blocked: 0 };
+      routes[p.route] = {
+        ...before,
+        minutes: {
+          ...before.minutes,
+          [minute]: {
+            ...m,
+            placed: (m.placed ?? 0) + 1,
+            misplaced: (m.misplaced ?? 0) + (isWrongPlace(p.status) ? 1 : 0),
+          },
+        },
       };
     }
     return { hour: hourOf(at), routes };

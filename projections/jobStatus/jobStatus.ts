@@ -1,4 +1,4 @@
-import type { CrawlFailure } from '../../contracts/events.js';
+import type { CrawlFailure, LocationStatus } from '../../contracts/events.js';
 import type { Lane } from '../../contracts/lanes.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { laneOf } from '../../domain/searchJob/searchJob.js';
@@ -25,6 +25,11 @@ export interface JobStatusDoc {
   /** the final failure's code and kind; absent for failures recorded before CrawlFailed carried them */
   failure?: CrawlFailure;
   parserVersion?: string;
+  /**
+   * where Google placed the search against where it was asked to (docs/locations.md#the-check); absent for crawls
+   * before the check existed and for cache answers (their source's is the one)
+   */
+  locationCheck?: LocationStatus;
   /** the monitor run this job searches a keyword of (docs/rank-tracking.md) */
   monitor?: { monitorId: string; runId: string };
   /** only on a doc folded from the stream of a job retention purged (the read model has no row for it) */
@@ -108,6 +113,7 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
           pagesFetched: e.data.pages.length,
           blocks: e.data.blocks,
           parserVersion: e.data.parserVersion,
+          ...(e.data.locationCheck ? { locationCheck: e.data.locationCheck.status } : {}),
           updatedAt: e.data.completedAt,
           completedAt: e.data.completedAt,
         };

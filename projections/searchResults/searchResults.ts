@@ -1,4 +1,4 @@
-import type { CrawlCost, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
+import type { CrawlCost, LocationCheck, PageFetched, RawHtmlRef, TargetingUsed } from '../../contracts/events.js';
 import type { ParsedSerp } from '../../contracts/result.js';
 import { depthOf } from '../../contracts/search.js';
 import type { Projection } from '../projection.js';
@@ -21,6 +21,8 @@ export interface SearchResultDoc {
   blocks?: number;
   /** what the crawl cost in Google requests; absent for jobs completed before CrawlCompleted recorded it */
   cost?: CrawlCost;
+  /** where Google placed the search against where it was asked to; absent for crawls before the check existed */
+  locationCheck?: LocationCheck;
   completedAt: string;
   reparsedAt?: string;
 }
@@ -47,6 +49,7 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
         blocks,
         cost,
         exhausted,
+        locationCheck,
         completedAt,
       } = e.data;
       if (!result) return null;
@@ -62,6 +65,7 @@ export const searchResultsProjection: Projection<SearchResultDoc> = {
         ...(cost ? { cost } : {}),
         depth: depthOf(e.data),
         exhausted: exhausted ?? false,
+        ...(locationCheck ? { locationCheck } : {}),
         completedAt,
       };
     }

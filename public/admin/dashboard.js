@@ -288,22 +288,35 @@ const renderDemand = (hours, capacity) => {
   );
 };
 
-// the routes a crawl reported in the last hour (docs/fleet.md): pace, blocks, and whether one rests after a block
+// the routes a crawl reported in the last hour (docs/fleet.md): pace, blocks, whether one rests after a block, and
+// the pages Google placed elsewhere through it (docs/locations.md): a route that keeps doing so is marked
 const renderRoutes = (routes) => {
   $('#routes-table tbody').replaceChildren(
     ...(routes.length
       ? routes.map((r) =>
           el(
             'tr',
-            { class: r.cooling_until ? 'cooling' : undefined },
+            {
+              class:
+                [r.cooling_until ? 'cooling' : '', r.places_elsewhere ? 'misplacing' : ''].join(' ').trim() ||
+                undefined,
+            },
             el('td', {}, r.proxy ? `${r.route} (${r.proxy})` : r.route),
             el('td', { class: 'num' }, r.rate_rpm === null ? 'unpaced' : r.rate_rpm.toFixed(1)),
             el('td', { class: 'num' }, fmt.format(r.requests_last_hour)),
             el('td', { class: 'num' }, fmt.format(r.blocks_last_hour)),
+            el(
+              'td',
+              { class: 'num placed' },
+              r.placed_last_hour ? `${fmt.format(r.misplaced_last_hour)} of ${fmt.format(r.placed_last_hour)}` : '–',
+              ...(r.places_elsewhere
+                ? [el('span', { class: 'badge warn' }, 'places searches elsewhere: drop it for local work')]
+                : []),
+            ),
             el('td', {}, r.cooling_until ? when(r.cooling_until) + r.cooling_until.slice(16, 19) : '–'),
           ),
         )
-      : [el('tr', {}, el('td', { colspan: 5 }, 'No crawl in the last hour.'))]),
+      : [el('tr', {}, el('td', { colspan: 6 }, 'No crawl in the last hour.'))]),
   );
 };
 

@@ -35,7 +35,10 @@ import { metricsRoute } from './routes/metrics.js';
 import { rawRoutes } from './routes/raw.js';
 import { v1Routes } from './routes/v1/index.js';
 
-/** Everything the HTTP surfaces need, built by a composition root (services/compose). */
+/**
+ * Everything the HTTP surfaces need, composed in one place (services/compose/application.ts `composeApi`) for every
+ * mode. A route's service is required: a composition that lacks one fails at start-up, never by answering 404.
+ */
 export interface AppDeps {
   config: ApiOptions;
   secrets: ApiSecrets;
@@ -54,19 +57,19 @@ export interface AppDeps {
    */
   catchUp?: () => Promise<void>;
   /** undefined when the location is unknown; the api answers 422 then */
-  resolveLocation?: (name: string) => unknown;
+  resolveLocation: (name: string) => unknown;
   /** the closest places to a location that did not resolve (the 422's "did you mean") */
-  suggestLocations?: (name: string, limit: number) => string[];
+  suggestLocations: (name: string, limit: number) => string[];
   /** location search and lookup by Google id (compat /locations.json and `location=<id>`) */
-  locations?: CompatOptions['locations'];
+  locations: NonNullable<CompatOptions['locations']>;
   /** the service's version, as the MCP server names itself */
   version?: string;
   /** a finished result's answer rendered on the pipeline thread (RenderDeps.renderElsewhere); absent: here */
   renderElsewhere?: RenderDeps['renderElsewhere'];
-  /** rank tracking's commands (docs/rank-tracking.md): the /v1/monitors routes exist only with it */
-  monitors?: MonitorService;
-  /** webhooks' commands (docs/webhooks.md): the /v1/webhooks routes exist only with it */
-  webhooks?: WebhookService;
+  /** rank tracking's commands (docs/rank-tracking.md): the /v1/monitors routes */
+  monitors: MonitorService;
+  /** webhooks' commands (docs/webhooks.md): the /v1/webhooks routes */
+  webhooks: WebhookService;
   /** Prometheus metrics (served at /metrics behind the admin token); the app makes its own HTTP-only ones without */
   metrics?: Metrics;
 }
@@ -194,7 +197,7 @@ export const app = fp<AppDeps>(
     // the per-address ceiling on credential failures and the raw link's ceiling answer 429 on these routes
     documentThrottled(fastify, (url) => (/^\/(v1|admin|metrics|raw|mcp)\b/.test(url) ? ErrorBody : undefined));
     const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper, deps.catchUp);
-    const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin ?? 30);
+    const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin);
     const adminGuard = createAdminGuard(deps.secrets.adminToken, authFailures);
     await fastify.register(metaRoutes, {
       version: deps.version ?? '0.0.0',
@@ -207,13 +210,13 @@ export const app = fp<AppDeps>(
       blobStore: deps.blobStore,
       limiter: deps.rateLimiter,
       authFailures,
-      perAddressPerMin: deps.config.rawPerAddressPerMin ?? 60,
+      perAddressPerMin: deps.config.rawPerAddressPerMin,
     });
     // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
     const stored = createStoredAnswers();
     const queuePositions = createQueuePositions({
       queries: deps.queries,
-      laneMinShare: deps.config.laneMinShare ?? 0.1,
+      laneMinShare: deps.config.laneMinShare,
     });
     await fastify.register(v1Routes, {
       prefix: '/v1',
@@ -285,10 +288,10 @@ export const app = fp<AppDeps>(
       sessions: deps.adminSessions,
       authFailures,
       catchUp: deps.catchUp,
-      tiers: deps.config.tiers ?? {},
+      tiers: deps.config.tiers,
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),
-      monitorSpreadMaxMs: (deps.config.monitorSpreadMaxS ?? 3600) * 1000,
+      monitorSpreadMaxMs: deps.config.monitorSpreadMaxS * 1000,
     });
   },
   { name: 'serp-api', fastify: '5.x' },

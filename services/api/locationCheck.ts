@@ -1,3 +1,5 @@
+import { decodeUule } from '../geo/uule.js';
+
 /**
  * The location check every surface shares (/v1, compat, and through /v1 the MCP tools and the CLI): one resolver,
  * and for a location it cannot place, the closest places it knows. See docs/locations.md.
@@ -20,3 +22,14 @@ export const unknownLocationDetail = (location: string, lookup: LocationLookup |
   `unknown location ${JSON.stringify(location.slice(0, 120))}.${didYouMean(location, lookup)} A location is a place ` +
   'as people write it ("Austin, Texas", "Austin, TX", "Austin,United States", "Austin"), a canonical name ' +
   '("Austin,Texas,United States") or a Google criteria id ("1026201"); GET /locations.json?q=… lists them.';
+
+/**
+ * Why a `uule` cannot be sent, or undefined when it reads back (docs/locations.md#what-location-accepts): Google
+ * ignores one it cannot decode and places the search by the proxy's address, so it is refused before a job exists.
+ */
+export const invalidUuleDetail = (uule: string): string | undefined =>
+  decodeUule(uule)
+    ? undefined
+    : `uule ${JSON.stringify(uule.slice(0, 60))} does not decode: a uule is "w+" and the base64 of a place's ` +
+      'canonical name ("w+CAIQICIaQXVzdGluLFRleGFzLFVuaXRlZCBTdGF0ZXM" is Austin,Texas,United States), or "a+" and ' +
+      'the base64 of a position. Send `location` instead ("Austin, Texas"), or `lat` and `lon`.';

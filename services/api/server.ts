@@ -6,6 +6,7 @@ import Fastify, {
   LogController,
   type RouteOptions,
 } from 'fastify';
+import type { Config } from '../config/config.js';
 import { type AppDeps, app } from './app.js';
 import { clip } from './errors.js';
 
@@ -13,35 +14,19 @@ import { clip } from './errors.js';
 const redactUrl = (url: string) => url.replace(/([?&]api_key=)[^&]*/gi, '$1[redacted]');
 
 /**
- * How long a client may take to send its request: slow clients must not pin connections
- * (docs/decisions.md#http-hardening).
+ * The server's configuration: its log level, and how long a client may take to send its request, headers and body
+ * (`requestTimeoutMs`), the headers alone (`headersTimeoutMs`), and how long an idle keep-alive connection stays open
+ * (`keepAliveTimeoutMs`): slow clients must not pin connections (docs/decisions.md#http-hardening).
  */
-export interface ServerTimeouts {
-  /** the whole request, headers and body (SERP_REQUEST_TIMEOUT_MS, default 30,000) */
-  requestTimeoutMs: number;
-  /** the headers alone (SERP_HEADERS_TIMEOUT_MS, default 10,000) */
-  headersTimeoutMs: number;
-  /** an idle keep-alive connection (SERP_KEEP_ALIVE_TIMEOUT_MS, default 5,000) */
-  keepAliveTimeoutMs: number;
-}
-
-export const DEFAULT_TIMEOUTS: ServerTimeouts = {
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  keepAliveTimeoutMs: 5_000,
-};
+export type ServerSettings = Pick<Config, 'logLevel' | 'requestTimeoutMs' | 'headersTimeoutMs' | 'keepAliveTimeoutMs'>;
 
 /** The Fastify instance's own settings: logging, limits, and errors that never reach a route. */
-export const serverOptions = (options: {
-  logLevel: string;
-  logger?: boolean;
-  timeouts?: ServerTimeouts;
-}): FastifyHttpOptions<Server> => ({
+export const serverOptions = (options: { settings: ServerSettings; logger?: boolean }): FastifyHttpOptions<Server> => ({
   logger:
     options.logger === false
       ? false
       : {
-          level: options.logLevel,
+          level: options.settings.logLevel,
           redact: ['req.headers["x-api-key"]', 'req.headers.authorization'],
           serializers: {
             req: (req) => ({ method: req.method, url: redactUrl(req.url), reqId: req.id }),
@@ -55,16 +40,13 @@ export const serverOptions = (options: {
     // Node answers a request without Host with an empty 400 before Fastify sees it; createServer answers it in JSON
     requireHostHeader: false,
     // Fastify has no option for it; Node's default (60 s) would let a client dribble headers for a minute
-    headersTimeout: (options.timeouts ?? DEFAULT_TIMEOUTS).headersTimeoutMs,
+    headersTimeout: options.settings.headersTimeoutMs,
     // how often Node checks those clocks (default 30 s, so a short timeout would fire up to 30 s late)
-    connectionsCheckingInterval: Math.min(
-      30_000,
-      Math.max(100, (options.timeouts ?? DEFAULT_TIMEOUTS).requestTimeoutMs / 4),
-    ),
+    connectionsCheckingInterval: Math.min(30_000, Math.max(100, options.settings.requestTimeoutMs / 4)),
   },
   // Node's own clocks: receiving the request (not waiting for our answer, which a sync search may take long for)
-  requestTimeout: (options.timeouts ?? DEFAULT_TIMEOUTS).requestTimeoutMs,
-  keepAliveTimeout: (options.timeouts ?? DEFAULT_TIMEOUTS).keepAliveTimeoutMs,
+  requestTimeout: options.settings.requestTimeoutMs,
+  keepAliveTimeout: options.settings.keepAliveTimeoutMs,
   // Fastify answers 414 past 100 characters; a long id is just an unknown job (404, "job not found")
   routerOptions: { maxParamLength: 4096 },
   // a malformed URL (`/v1/search/%ZZ`) is the client's: 400 with a detail, like every other error
@@ -105,7 +87,7 @@ export const serverOptions = (options: {
 export const createServer = async (
   deps: AppDeps,
   /** `onRoute`: told of every route as it is added (the contract test checks each is documented) */
-  options: { logLevel: string; logger?: boolean; timeouts?: ServerTimeouts; onRoute?: (route: RouteOptions) => void },
+  options: { settings: ServerSettings; logger?: boolean; onRoute?: (route: RouteOptions) => void },
 ): Promise<FastifyInstance> => {
   const server = Fastify(serverOptions(options));
   if (options.onRoute) server.addHook('onRoute', options.onRoute);

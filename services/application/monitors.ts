@@ -16,17 +16,16 @@ import { pacing, type RecordedSchedule, scheduleProblem } from '../../domain/mon
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { MonitorDoc } from '../../projections/monitors/monitors.js';
+import { type Config, defaultTiers } from '../config/config.js';
 import { capacityWarnings } from '../fairShare/demand.js';
 import type { MonitorVersions } from '../monitors/monitorVersions.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 
-export interface MonitorTierLimits {
-  monitors?: number;
-  keywordsPerMonitor?: number;
-}
-
-/** A tier named nowhere in the configuration (a key minted under an older SERP_TIERS) gets the free tier's limits. */
-const FALLBACK = { monitors: 2, keywordsPerMonitor: 10 };
+/**
+ * A tier named nowhere in the configuration (a key minted under an older SERP_TIERS) gets the shipped free tier's
+ * limits.
+ */
+const FALLBACK = defaultTiers.free;
 
 const limitError = (message: string) => new DomainError(errorCodes.monitorLimit, message);
 const invalid = (message: string) => new DomainError(errorCodes.monitorInvalid, message);
@@ -50,19 +49,16 @@ export const createMonitorService = (deps: {
   queries: ReadModelQueries;
   handle: CommandHandler;
   projected(position: number): Promise<void>;
-  tiers: Record<string, MonitorTierLimits>;
+  tiers: Config['tiers'];
   /** a monitor's keywords at a version of its stream: what a run references */
   versions: MonitorVersions;
-  /** SERP_MONITOR_SPREAD_MAX_S in ms: how runs are spread (capacity warnings plan with it; default an hour) */
-  spreadMaxMs?: number;
+  /** SERP_MONITOR_SPREAD_MAX_S in ms: how runs are spread (capacity warnings plan with it) */
+  spreadMaxMs: number;
   now?: () => Date;
 }) => {
   const { queries, handle } = deps;
   const now = () => deps.now?.() ?? new Date();
-  const limitsOf = (key: ApiKeyDoc) => ({
-    monitors: deps.tiers[key.tier]?.monitors ?? FALLBACK.monitors,
-    keywordsPerMonitor: deps.tiers[key.tier]?.keywordsPerMonitor ?? FALLBACK.keywordsPerMonitor,
-  });
+  const limitsOf = (key: ApiKeyDoc) => deps.tiers[key.tier] ?? FALLBACK;
   const settle = async (position: number | undefined) => {
     if (position !== undefined) await deps.projected(position);
   };
@@ -101,7 +97,7 @@ export const createMonitorService = (deps: {
           ...(schedule?.nextSlot ? { nextSlot: schedule.nextSlot } : {}),
         },
         now(),
-        deps.spreadMaxMs ?? 3_600_000,
+        deps.spreadMaxMs,
       );
     },
     /** the monitor with its next slot, as the routes answer it */

@@ -9,6 +9,7 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { cachedAnswer } from '../../projections/resultCache/resultCache.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
+import { type Config, tierShare } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
@@ -71,20 +72,21 @@ export const createSearchService = (deps: {
   eventStore: EventStore;
   queries: ReadModelQueries;
   handle: CommandHandler;
-  cacheTtlS: number;
-  /** SERP_CACHE_SCOPE: whose cached results may answer a search, the same key's (default) or any key's */
-  cacheScope?: 'key' | 'shared';
+  /**
+   * how long a result answers from cache, whose results may answer a search (the same key's or any key's), and the
+   * tiers, whose share weighs a key's jobs against other keys' in a lane (docs/fleet.md#lanes-and-fair-share)
+   */
+  config: Pick<Config, 'cacheTtlS' | 'cacheScope' | 'tiers'>;
   now?: () => Date;
   /**
    * resolves once the read models hold this process's own appends so far (bounded): where they are projected on
    * another thread (SERP_PIPELINE_THREAD), usage read right after a submit would otherwise not count it yet
    */
   ownWritesProjected?: () => Promise<void>;
-  /** a tier's share against other keys in a lane (SERP_TIERS `share`; docs/fleet.md#lanes-and-fair-share) */
-  shareOf?: (tier: string) => number;
 }) => {
   const { queries, handle } = deps;
   const now = () => deps.now?.() ?? new Date();
+  const shareOf = tierShare(deps.config.tiers);
 
   /** The job as the read model has it, or folded from its stream when this node has not projected it yet. */
   const jobDoc = async (jobId: string): Promise<JobStatusDoc | undefined> => {
@@ -127,7 +129,7 @@ export const createSearchService = (deps: {
     ): Promise<SubmitOutcome> {
       const at = now();
       const jobId = planned?.jobId ?? newJobId(at.getTime());
-      const cacheKey = cacheKeyOf(request, deps.cacheScope === 'shared' ? undefined : key.keyId);
+      const cacheKey = cacheKeyOf(request, deps.config.cacheScope === 'shared' ? undefined : key.keyId);
       const lane: Lane = planned ? 'scheduled' : priority;
       const submission = {
         jobId,
@@ -138,11 +140,11 @@ export const createSearchService = (deps: {
         now: at.toISOString(),
         ...(planned ? { monitor: planned.monitor } : {}),
         lane,
-        weight: deps.shareOf?.(key.tier) ?? 1,
+        weight: shareOf(key.tier),
       };
       if (!request.no_cache) {
         const doc = queries.cache.byCacheKey(cacheKey);
-        const hit = doc && cachedAnswer(doc, depthOf(request), at, deps.cacheTtlS);
+        const hit = doc && cachedAnswer(doc, depthOf(request), at, deps.config.cacheTtlS);
         if (hit) {
           const res = await handle(
             streams.searchJob(jobId),

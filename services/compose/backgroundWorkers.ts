@@ -2,19 +2,25 @@ import { Registry } from 'prom-client';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../config/config.js';
-import { createDispatcher } from '../dispatcher/dispatcher.js';
-import { createMonitorWorker } from '../monitors/worker.js';
+import { createDispatcher, type FairDispatcherSettings } from '../dispatcher/dispatcher.js';
+import { createMonitorWorker, type MonitorWorkerParts } from '../monitors/worker.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { webhookMetrics } from '../webhooks/metrics.js';
-import { createWebhookWorker } from '../webhooks/worker.js';
+import { createWebhookWorker, type WebhookSettings } from '../webhooks/worker.js';
 import { scheduleRetention } from './retention.js';
 
 /** A log line of a background worker: pino's JSON shape on stdout (logLines.ts), or nothing when logging is off. */
 export type LogLine = (msg: string, fields?: Record<string, unknown>) => void;
+
+/** The configuration the background workers read: each worker's slice (a new worker's slice is added here). */
+export type WriteSideConfig = FairDispatcherSettings &
+  MonitorWorkerParts['config'] &
+  WebhookSettings &
+  Pick<Config, 'retentionDays' | 'retentionSweepMin'>;
 
 /**
  * What a background worker of the write side is given (docs/architecture.md, "Background workers"). The same in both
@@ -22,7 +28,7 @@ export type LogLine = (msg: string, fields?: Record<string, unknown>) => void;
  * the dispatcher process's (the shared event log and queue, its own read models).
  */
 export interface WriteSideContext {
-  config: Config;
+  config: WriteSideConfig;
   eventStore: EventStore;
   /** this process's (or thread's) read models, which the projector beside the worker keeps current */
   readModels: ReadModelStore;
@@ -76,7 +82,7 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
         queue,
         handle,
         projected,
-        settings: { fairShare: config.fairShare, queueAhead: config.queueAhead },
+        settings: config,
         log,
       }),
   },

@@ -1,5 +1,12 @@
 import { processEnv } from './env.js';
-import { ConfigError, type EnvironmentValues, parseEnvironment } from './schema.js';
+import {
+  ConfigError,
+  type EnvironmentValues,
+  parseEnvironment,
+  type Settings,
+  settingsOf,
+  VARIABLE_GROUPS,
+} from './schema.js';
 
 export { ConfigError } from './schema.js';
 
@@ -7,22 +14,20 @@ export { ConfigError } from './schema.js';
 export const ROLES = ['api', 'crawler', 'dispatcher', 'projector'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** What distributed mode reads from the environment, beyond the common Config; checked at start. */
-export interface DistributedConfig {
+type DistributedSettings = Settings<typeof VARIABLE_GROUPS.distributed>;
+
+/**
+ * What distributed mode reads from the environment, beyond the common Config; checked at start. The queue's and the
+ * replicas' settings are the schema's values (`natsReplicas`, `queueAckWaitMs`, `queueMaxDeliver`,
+ * `queueDedupeWindowMs`); the two addresses become the stores to connect to.
+ */
+export type DistributedConfig = Omit<DistributedSettings, 'eventstoreUrl' | 'natsUrl'> & {
   roles: Role[];
   /** SERP_EVENTSTORE_URL: nats://host:4222[,nats://…] (JetStream) or kurrentdb://… / esdb://… */
   eventStore: { kind: 'jetstream'; servers: string[] } | { kind: 'kurrentdb'; connectionString: string };
-  /** SERP_NATS_URL: queue, rate limits and raw HTML (comma-separated servers) */
+  /** SERP_NATS_URL, else SERP_EVENTSTORE_URL: queue, rate limits and raw HTML (comma-separated servers) */
   natsServers: string[];
-  /** SERP_NATS_REPLICAS: replicas of each stream, KV and object bucket this process creates (1 or 3; default 1) */
-  replicas: number;
-  /** SERP_QUEUE_ACK_WAIT_MS: a crawl silent this long is handed to another crawler (default 60,000) */
-  ackWaitMs: number;
-  /** SERP_QUEUE_MAX_DELIVER: attempts per job (default 5) */
-  maxDeliver: number;
-  /** SERP_QUEUE_DEDUPE_WINDOW_MS: one job id + dispatch enqueued once within this window (default 1 h) */
-  dedupeWindowMs: number;
-}
+};
 
 const urlList = (v: string) =>
   v
@@ -90,15 +95,13 @@ export const loadDistributedConfig = (
     problems.push('SERP_KEY_PEPPER is required for the dispatcher role (webhook signing secrets derive from it)');
   }
   if (problems.length > 0 || !e || !store) throw new ConfigError(problems);
+  const { eventstoreUrl: _store, natsUrl: _nats, ...settings } = settingsOf(VARIABLE_GROUPS.distributed, e);
   return {
+    ...settings,
     roles,
     eventStore: isNatsStore
       ? { kind: 'jetstream', servers: urlList(store) }
       : { kind: 'kurrentdb', connectionString: store },
     natsServers: urlList(nats ?? store),
-    replicas: Number(e.SERP_NATS_REPLICAS),
-    ackWaitMs: e.SERP_QUEUE_ACK_WAIT_MS,
-    maxDeliver: e.SERP_QUEUE_MAX_DELIVER,
-    dedupeWindowMs: e.SERP_QUEUE_DEDUPE_WINDOW_MS,
   };
 };

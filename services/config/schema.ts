@@ -1,10 +1,26 @@
 import { z } from 'zod';
+import {
+  bounded,
+  flag,
+  fraction,
+  list,
+  oneOf,
+  seconds,
+  secret,
+  type TierLimits,
+  text,
+  tiers,
+  wholeNumber,
+} from './parsers.js';
+
+export { MIN_SECRET_LENGTH, type TierLimits } from './parsers.js';
 
 /**
- * Every `SERP_*` environment variable, in one zod schema: its parser, its default and what it does
- * (docs/configuration.md is generated from this file: `npm run docs:config`). The loaders (config.ts for `serve`,
- * distributed.ts for `serve --role`, clients.ts for `serp-api-mcp` and the CLI's HTTP commands) read the parsed
- * values and add what one mode requires; env.ts is the only module that reads `process.env`.
+ * Every `SERP_*` environment variable, in one zod schema: its parser, its default and what it does. It is the one
+ * place a variable is declared: docs/configuration.md is generated from it (`npm run docs:config`, docs.ts), the
+ * service's configuration is its parsed values (config.ts; a variable's field is its name in camelCase, `fieldOf`
+ * below), and the other loaders (distributed.ts for `serve --role`, clients.ts for `serp-api-mcp` and the CLI's HTTP
+ * commands) read the same values and add what one mode requires. env.ts is the only module that reads `process.env`.
  */
 export const GROUPS = {
   service: 'The service (`serp-api serve`, every mode)',
@@ -17,531 +33,304 @@ export const GROUPS = {
 } as const;
 export type Group = keyof typeof GROUPS;
 
-/** What docs/configuration.md says of a variable. */
+/** What docs/configuration.md says of a variable beyond its default, which it reads from the parser (docs.ts). */
 export interface VariableDoc {
-  group: Group;
-  /** the default as a reader should see it (`–`: none) */
-  default: string;
   description: string;
+  /**
+   * for a variable whose parser has no default (a value derived at load, required in a mode, or made at first start):
+   * what an unset one means, in words (`–`: nothing)
+   */
+  unsetMeans?: string;
 }
 
 /** The documentation of each variable's schema (a zod registry: the schema and its text stay one object). */
 export const variableDocs = z.registry<VariableDoc>();
 
-/** a blank value is an unset one (`SERP_X=` in a compose file) */
-const unset = (v: string | undefined) => v === undefined || v.trim() === '';
+const variable = <T extends z.ZodType>(schema: T, description: string, unsetMeans?: string): T => {
+  variableDocs.add(schema, { description, ...(unsetMeans !== undefined ? { unsetMeans } : {}) });
+  return schema;
+};
 
-/** a whole number ≥ 0 (the message the service has always given); `zeroMeans` replaces a 0 */
-const wholeNumber = (fallback: number | undefined, zeroMeans?: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (unset(v)) return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) {
-        ctx.addIssue({ code: 'custom', message: `must be a non-negative integer, got "${v}"` });
-        return z.NEVER;
-      }
-      return n === 0 && zeroMeans !== undefined ? zeroMeans : n;
-    });
-
-/** a whole number within bounds, with the message distributed mode has always given */
-const bounded = (fallback: number, min: number, max: number, unit: string) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (unset(v)) return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n)) ctx.addIssue({ code: 'custom', message: `must be ${unit}` });
-      else if (n < min) ctx.addIssue({ code: 'custom', message: `must be at least ${min}` });
-      else if (n > max) ctx.addIssue({ code: 'custom', message: `must be at most ${max}` });
-      else return n;
-      return z.NEVER;
-    });
-
-const text = () =>
-  z
-    .string()
-    .optional()
-    .transform((v) => (unset(v) ? undefined : v));
-
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx): T[number] => {
-      if (unset(v)) return fallback;
-      if ((values as readonly string[]).includes(v as string)) return v as T[number];
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be ${values.join(', ').replace(/, ([^,]*)$/, ' or $1')}, got "${v}"`,
-      });
-      return z.NEVER;
-    });
-
-/** seconds ≥ 0, decimals allowed, as milliseconds */
-const seconds = (fallbackS: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (unset(v)) return fallbackS * 1000;
-      const n = Number(v);
-      if (!Number.isFinite(n) || n < 0) {
-        ctx.addIssue({ code: 'custom', message: `must be a non-negative number of seconds, got "${v}"` });
-        return z.NEVER;
-      }
-      return Math.round(n * 1000);
-    });
-
-/** a fraction within [0, max] */
-const fraction = (fallback: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (unset(v)) return fallback;
-      const n = Number(v);
-      if (!Number.isFinite(n) || n < 0 || n > max) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be a number from 0 to ${Math.floor(max * 1000) / 1000}, got "${v}"`,
-        });
-        return z.NEVER;
-      }
-      return n;
-    });
-
-const list = () =>
-  z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    );
-
-/** A tier's limits: quota and rate, and rank tracking's (docs/rank-tracking.md). */
-export interface TierLimits {
-  monthlyQuota: number;
-  rateLimitPerMin: number;
-  /** monitors a key of this tier may have (default: the free tier's) */
-  monitors?: number;
-  /** keywords one monitor may hold */
-  keywordsPerMonitor?: number;
-  /**
-   * a key's share of the fleet against other keys in the same lane (docs/fleet.md#lanes-and-fair-share): a key of
-   * share 4 is served four pages for each page of a key of share 1 while both wait (default: 1)
-   */
-  share?: number;
-}
-
-/** Tier defaults; SERP_TIERS (JSON) overrides or adds tiers. */
-export const defaultTiers: Record<string, TierLimits> = {
+/**
+ * Tier defaults; SERP_TIERS (JSON) overrides or adds tiers, and a tier it names without rank tracking's limits or a
+ * share gets the free tier's here (a share of 1).
+ */
+export const defaultTiers = {
   free: { monthlyQuota: 250, rateLimitPerMin: 10, monitors: 2, keywordsPerMonitor: 10, share: 1 },
   starter: { monthlyQuota: 5000, rateLimitPerMin: 60, monitors: 10, keywordsPerMonitor: 200, share: 2 },
   pro: { monthlyQuota: 50000, rateLimitPerMin: 300, monitors: 50, keywordsPerMonitor: 2000, share: 4 },
   enterprise: { monthlyQuota: 0, rateLimitPerMin: 1200, monitors: 500, keywordsPerMonitor: 10_000, share: 8 },
-};
-
-const Tiers = z.record(
-  z.string(),
-  z.object({
-    monthlyQuota: z.number().int().nonnegative(),
-    rateLimitPerMin: z.number().int().positive(),
-    monitors: z.number().int().nonnegative().optional(),
-    keywordsPerMonitor: z.number().int().positive().max(10_000).optional(),
-    share: z.number().positive().max(1000).optional(),
-  }),
-);
-
-const tiers = () =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (unset(v)) return { ...defaultTiers };
-      let json: unknown;
-      try {
-        json = JSON.parse(v as string);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"name":{"monthlyQuota":N,"rateLimitPerMin":N},…}' });
-        return z.NEVER;
-      }
-      const parsed = Tiers.safeParse(json);
-      if (!parsed.success) {
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            'must map tier names to {"monthlyQuota": N ≥ 0, "rateLimitPerMin": N ≥ 1, "monitors"?: N ≥ 0, "keywordsPerMonitor"?: 1–10000, "share"?: 0 < N ≤ 1000}',
-        });
-        return z.NEVER;
-      }
-      return { ...defaultTiers, ...parsed.data } as Record<string, TierLimits>;
-    });
-
-/** Every secret a deployment sets is at least this long in every mode (the generated ones are 43; docs/security.md). */
-export const MIN_SECRET_LENGTH = 16;
-
-const secret = () =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (unset(v)) return undefined;
-      if ((v as string).length >= MIN_SECRET_LENGTH) return v as string;
-      ctx.addIssue({ code: 'custom', message: `must be at least ${MIN_SECRET_LENGTH} characters` });
-      return z.NEVER;
-    });
+} as const satisfies Readonly<Record<string, TierLimits>>;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
-const doc = <T extends z.ZodType>(schema: T, group: Group, fallback: string, description: string): T => {
-  variableDocs.add(schema, { group, default: fallback, description });
-  return schema;
-};
-
-export const Environment = z.object({
-  SERP_PORT: doc(wholeNumber(8080), 'service', '8080', 'Port `serve` listens on (`--port` wins; 0 takes a free one).'),
-  SERP_HOST: doc(text(), 'service', '127.0.0.1', 'Address `serve` binds (`--host` wins).'),
-  SERP_DATA_DIR: doc(
-    text(),
-    'service',
-    './.data',
+/** `serp-api serve`, in every mode */
+const service = {
+  SERP_PORT: variable(wholeNumber(8080), 'Port `serve` listens on (`--port` wins; 0 takes a free one).'),
+  SERP_HOST: variable(text('127.0.0.1'), 'Address `serve` binds (`--host` wins).'),
+  SERP_DATA_DIR: variable(
+    text('./.data'),
     'Data directory (`--data` wins). Embedded: the event log, read models, raw HTML and secrets; distributed: this process’s read models.',
   ),
-  SERP_LOG_LEVEL: doc(
+  SERP_LOG_LEVEL: variable(
     oneOf(LOG_LEVELS, 'info'),
-    'service',
-    'info',
     'Level of the JSON log lines on stdout: trace, debug, info, warn, error, fatal or silent.',
   ),
-  SERP_INSTANCE_ID: doc(
+  SERP_INSTANCE_ID: variable(
     text(),
-    'service',
-    'ins_ and 12 random hex digits, made at start',
     'A name for this process, answered by `GET /health` as `instance_id`: `cluster up` names each process it starts and checks that its port answers with that name, not another process’s.',
+    'ins_ and 12 random hex digits, made when the process starts',
   ),
-  SERP_PUBLIC_BASE_URL: doc(
+  SERP_PUBLIC_BASE_URL: variable(
     text(),
-    'service',
-    'the listening address',
     'Origin that signed raw-HTML links (`html_url`) and `/openapi.json` name, for a service behind a proxy.',
+    'the listening address',
   ),
-  SERP_CACHE_TTL_S: doc(
-    wholeNumber(3600),
-    'service',
-    '3600',
-    'Seconds a finished search answers the same request from cache.',
-  ),
-  SERP_SYNC_TIMEOUT_MS: doc(
+  SERP_CACHE_TTL_S: variable(wholeNumber(3600), 'Seconds a finished search answers the same request from cache.'),
+  SERP_SYNC_TIMEOUT_MS: variable(
     wholeNumber(55_000),
-    'service',
-    '55000',
     'How long `async: false` waits for the result before answering 202 with the running job.',
   ),
-  SERP_PRESIGN_TTL_S: doc(wholeNumber(3600), 'service', '3600', 'Seconds a signed raw-HTML link stays valid.'),
-  SERP_RETENTION_DAYS: doc(
+  SERP_PRESIGN_TTL_S: variable(wholeNumber(3600), 'Seconds a signed raw-HTML link stays valid.'),
+  SERP_RETENTION_DAYS: variable(
     wholeNumber(31),
-    'service',
-    '31',
     'Days jobs, results and raw HTML are kept; an older job answers 410 "job expired".',
   ),
-  SERP_RETENTION_SWEEP_MIN: doc(
+  SERP_RETENTION_SWEEP_MIN: variable(
     wholeNumber(60),
-    'service',
-    '60',
     'Minutes between retention sweeps of the write side (0: never; `serp-api retention sweep` by hand).',
   ),
-  SERP_TIERS: doc(
-    tiers(),
-    'service',
-    'free, starter, pro, enterprise',
+  SERP_TIERS: variable(
+    tiers(defaultTiers, defaultTiers.free),
     'JSON that overrides or adds tiers: `{"free":{"monthlyQuota":250,"rateLimitPerMin":10,"monitors":2,"keywordsPerMonitor":10,"share":1},…}` (monthlyQuota 0: unlimited; `share`: the key’s weight against other keys in a lane, default 1; docs/fleet.md#lanes-and-fair-share).',
   ),
-  SERP_KEY_PEPPER: doc(
+  SERP_KEY_PEPPER: variable(
     secret(),
-    'service',
-    'made on first start',
     'Secret that API keys are hashed with. Embedded: created in the data directory when unset; distributed: required on every api process, the same everywhere. At least 16 characters in every mode.',
-  ),
-  SERP_ADMIN_TOKEN: doc(
-    secret(),
-    'service',
     'made on first start',
+  ),
+  SERP_ADMIN_TOKEN: variable(
+    secret(),
     'Bearer token of `/admin`, `/admin/api` and `/metrics`; embedded mode prints the one it creates once. A new one ends every dashboard session. Distributed: as SERP_KEY_PEPPER.',
-  ),
-  SERP_LINK_SECRET: doc(
-    secret(),
-    'service',
     'made on first start',
-    'Secret that signs raw-HTML links. Embedded: created when unset; distributed: as SERP_KEY_PEPPER.',
   ),
-  SERP_REQUEST_TIMEOUT_MS: doc(
-    wholeNumber(30_000, 30_000),
-    'service',
-    '30000',
+  SERP_LINK_SECRET: variable(
+    secret(),
+    'Secret that signs raw-HTML links. Embedded: created when unset; distributed: as SERP_KEY_PEPPER.',
+    'made on first start',
+  ),
+  SERP_REQUEST_TIMEOUT_MS: variable(
+    wholeNumber(30_000, { zeroMeans: 'the default' }),
     'A request’s headers and body must arrive within it, else 408 (0: the default).',
   ),
-  SERP_HEADERS_TIMEOUT_MS: doc(
-    wholeNumber(10_000, 10_000),
-    'service',
-    '10000',
+  SERP_HEADERS_TIMEOUT_MS: variable(
+    wholeNumber(10_000, { zeroMeans: 'the default' }),
     'A request’s headers must arrive within it (0: the default).',
   ),
-  SERP_KEEP_ALIVE_TIMEOUT_MS: doc(
-    wholeNumber(5_000, 5_000),
-    'service',
-    '5000',
+  SERP_KEEP_ALIVE_TIMEOUT_MS: variable(
+    wholeNumber(5_000, { zeroMeans: 'the default' }),
     'How long an idle keep-alive connection stays open (0: the default).',
   ),
-  SERP_AUTH_FAILURES_PER_MIN: doc(
-    wholeNumber(30, 30),
-    'service',
-    '30',
+  SERP_AUTH_FAILURES_PER_MIN: variable(
+    wholeNumber(30, { zeroMeans: 'the default' }),
     'Requests with a missing or wrong credential (API key, admin token, link signature) one client IP may send a minute before 429 on every route that takes one (0: the default; docs/security.md).',
   ),
-  SERP_RAW_PER_ADDRESS_PER_MIN: doc(
-    wholeNumber(60, 60),
-    'service',
-    '60',
+  SERP_RAW_PER_ADDRESS_PER_MIN: variable(
+    wholeNumber(60, { zeroMeans: 'the default' }),
     'Requests to signed raw-HTML links (`/raw/{job_id}`) one client IP may send a minute before 429; each also counts against the owning key’s read ceiling (0: the default).',
   ),
-  SERP_CACHE_SCOPE: doc(
+  SERP_CACHE_SCOPE: variable(
     oneOf(['key', 'shared'] as const, 'key'),
-    'service',
-    'key',
     '`key`: a search is answered from cache only by the same API key’s earlier search, so no key learns what another searched; `shared`: by any key’s (docs/security.md#the-result-cache-per-key).',
   ),
-
-  SERP_MONITOR_TICK_MS: doc(
-    wholeNumber(1000, 1000),
-    'service',
-    '1000',
+  SERP_MONITOR_TICK_MS: variable(
+    wholeNumber(1000, { zeroMeans: 'the default' }),
     'How often the monitor scheduler (rank tracking, a background worker) looks for due runs and due searches (0: the default).',
   ),
-  SERP_MONITOR_SPREAD_MAX_S: doc(
+  SERP_MONITOR_SPREAD_MAX_S: variable(
     wholeNumber(3600),
-    'service',
-    '3600',
     'A scheduled monitor run’s searches are spread over its slot, at most this many seconds.',
   ),
-
-  SERP_WEBHOOK_BACKOFF_MS: doc(
-    wholeNumber(5000, 5000),
-    'service',
-    '5000',
+  SERP_WEBHOOK_BACKOFF_MS: variable(
+    wholeNumber(5000, { zeroMeans: 'the default' }),
     'A failed webhook delivery’s first retry delay, doubling (with jitter) up to an hour, for 24 hours (0: the default; docs/webhooks.md).',
   ),
-  SERP_WEBHOOK_TIMEOUT_MS: doc(
-    wholeNumber(10_000, 10_000),
-    'service',
-    '10000',
+  SERP_WEBHOOK_TIMEOUT_MS: variable(
+    wholeNumber(10_000, { zeroMeans: 'the default' }),
     'One webhook delivery attempt, connection to answer; past it the attempt fails and is retried (0: the default).',
   ),
-  SERP_WEBHOOK_CONCURRENCY: doc(
-    wholeNumber(64, 64),
-    'service',
-    '64',
+  SERP_WEBHOOK_CONCURRENCY: variable(
+    wholeNumber(64, { zeroMeans: 'the default' }),
     'Webhook delivery attempts in flight per write side (the pipeline thread, or each dispatcher process), shared fairly between keys by their tier’s share; when all are taken, a key under its share may still start one (docs/webhooks.md#fair-share) (0: the default).',
   ),
-  SERP_WEBHOOK_ALLOW_HTTP: doc(
-    wholeNumber(0),
-    'service',
-    '0',
+  SERP_WEBHOOK_ALLOW_HTTP: variable(
+    flag(false),
     '1: plain `http` webhook URLs are accepted; 0: `https` only (a registration with `http` answers 422).',
   ),
-  SERP_WEBHOOK_ALLOW_PRIVATE: doc(
-    wholeNumber(0),
-    'service',
-    '0',
+  SERP_WEBHOOK_ALLOW_PRIVATE: variable(
+    flag(false),
     '1: webhook hosts may resolve to loopback, private, link-local or other non-public addresses (tests, on-premises); 0: such an address is refused at registration (422) and at every delivery attempt (server-side request forgery).',
   ),
 
-  SERP_FAIR_SHARE: doc(
-    wholeNumber(1),
-    'service',
-    '1',
+  SERP_FAIR_SHARE: variable(
+    flag(true),
     'Lanes and fair share between keys (docs/fleet.md#lanes-and-fair-share); 0: one queue, first come first served, as before lanes existed (the baseline test/bench/fairness.ts compares against).',
   ),
-  SERP_LANE_MIN_SHARE: doc(
+  SERP_LANE_MIN_SHARE: variable(
     fraction(0.1, 1 / 3),
-    'service',
-    '0.1',
     'The share of page capacity every lower lane with work keeps while a higher lane has work too, so `scheduled` and `bulk` never starve behind `live` (0: strict priority; at most 1/3).',
   ),
-  SERP_QUEUE_AHEAD: doc(
-    wholeNumber(2, 2),
-    'service',
-    '2',
+  SERP_QUEUE_AHEAD: variable(
+    wholeNumber(2, { zeroMeans: 'the default' }),
     'Jobs per lane the dispatcher keeps in the work queue ahead of the crawlers; the rest wait in the fair scheduler, so a job submitted later can still go first (0: the default).',
   ),
+};
 
-  SERP_FETCHER: doc(
+/** the crawler (every crawling process or thread) */
+const crawler = {
+  SERP_FETCHER: variable(
     oneOf(['http', 'browser', 'auto'] as const, 'auto'),
-    'crawler',
-    'auto',
     '`auto`: sessions opened in Chromium, later pages over plain HTTP with their cookies; `http`: plain HTTP only; `browser`: every page in Chromium. Without Chromium `auto` falls back to `http` with a warning and `browser` refuses to start.',
   ),
-  SERP_GOOGLE_ORIGIN: doc(
+  SERP_GOOGLE_ORIGIN: variable(
     text(),
-    'crawler',
-    'https://www.{engine_domain}',
     'Origin the crawler fetches instead of Google (tests, mirrors); the requested domain is still validated and recorded.',
+    'https://www.{engine_domain}',
   ),
-  SERP_PROXY_URLS: doc(list(), 'crawler', '–', 'Proxies, comma-separated; one session per proxy.'),
-  SERP_CHROMIUM_PATH: doc(
+  SERP_PROXY_URLS: variable(list(), 'Proxies, comma-separated; one session per proxy.'),
+  SERP_CHROMIUM_PATH: variable(
     text(),
-    'crawler',
-    '/usr/bin/chromium, else chromium or google-chrome on PATH',
     'The Chromium the browser fetcher drives.',
+    '/usr/bin/chromium, else chromium, chromium-browser, google-chrome or google-chrome-stable on PATH',
   ),
-  SERP_CHROMIUM_HOST_RULES: doc(
+  SERP_CHROMIUM_HOST_RULES: variable(
     text(),
-    'crawler',
-    '–',
     "Chromium's `--host-resolver-rules` (e.g. `MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`: no name resolves but loopback). The test suite sets it so a fixture page's subresources never leave the machine; a deployment can pin names.",
   ),
-  SERP_CRAWLER_CONCURRENCY: doc(wholeNumber(8, 1), 'crawler', '8', 'Jobs one crawler runs at once (0: 1).'),
-  SERP_DRAIN_TIMEOUT_MS: doc(
+  SERP_CRAWLER_CONCURRENCY: variable(wholeNumber(8, { zeroMeans: 1 }), 'Jobs one crawler runs at once (0: 1).'),
+  SERP_DRAIN_TIMEOUT_MS: variable(
     wholeNumber(20_000),
-    'crawler',
-    '20000',
     'On SIGTERM, how long the crawls in flight may run on before they are handed back to the queue unfinished (another crawler, or this one after its restart, crawls them again). Keep it under your orchestrator’s grace period.',
   ),
-  SERP_PAGES_IN_FLIGHT: doc(
-    wholeNumber(5, 1),
-    'crawler',
-    '5',
+  SERP_PAGES_IN_FLIGHT: variable(
+    wholeNumber(5, { zeroMeans: 1 }),
     'Result pages of one job fetched at once after page 1 (1: one by one).',
   ),
-  SERP_STOP_DOMAIN_PAGES_IN_FLIGHT: doc(
-    wholeNumber(2, 1),
-    'crawler',
-    '2',
+  SERP_STOP_DOMAIN_PAGES_IN_FLIGHT: variable(
+    wholeNumber(2, { zeroMeans: 1 }),
     'The same for a job with `stop_domain`, so a rank check asks for at most one page past the one that shows the domain.',
   ),
-  SERP_ROUTE_MAX_IN_FLIGHT: doc(
-    wholeNumber(undefined),
-    'crawler',
-    'SERP_CRAWLER_CONCURRENCY',
+  SERP_ROUTE_MAX_IN_FLIGHT: variable(
+    wholeNumber(undefined, { zeroMeans: 'the default' }),
     'Requests in flight per proxy (or the direct route) over every job and page (0: the default).',
+    'SERP_CRAWLER_CONCURRENCY',
   ),
-  SERP_ROUTE_MAX_RPM: doc(
+  SERP_ROUTE_MAX_RPM: variable(
     wholeNumber(20),
-    'crawler',
-    '20',
     'The most Google requests a minute one route (a proxy, or the direct route) is paced at, and where its learned pace starts; 0: no pacing. Per crawler process (docs/fleet.md).',
   ),
-  SERP_ROUTE_COOLDOWN_S: doc(
-    seconds(60),
-    'crawler',
-    '60',
-    'Seconds a route rests after a block, doubling per block in a row.',
-  ),
-  SERP_ROUTE_COOLDOWN_MAX_S: doc(seconds(1800), 'crawler', '1800', 'The longest rest of a route, in seconds.'),
-  SERP_NO_ROUTE_WAIT_S: doc(
+  SERP_ROUTE_COOLDOWN_S: variable(seconds(60), 'Seconds a route rests after a block, doubling per block in a row.'),
+  SERP_ROUTE_COOLDOWN_MAX_S: variable(seconds(1800), 'The longest rest of a route, in seconds.'),
+  SERP_NO_ROUTE_WAIT_S: variable(
     seconds(120),
-    'crawler',
-    '120',
     'Seconds a page waits while every route rests before its search fails `no_route` (its quota released).',
   ),
-  SERP_PARSE_THREADS: doc(
-    wholeNumber(undefined),
-    'crawler',
-    'one per core, one fewer with the pipeline thread',
+  SERP_PARSE_THREADS: variable(
+    wholeNumber(),
     'Worker threads that parse fetched pages (piscina); 0 parses on the thread that crawls.',
+    'one per core, one fewer with the pipeline thread',
   ),
-  SERP_PARSE_TIMEOUT_MS: doc(
-    wholeNumber(10_000, 10_000),
-    'crawler',
-    '10000',
+  SERP_PARSE_TIMEOUT_MS: variable(
+    wholeNumber(10_000, { zeroMeans: 'the default' }),
     'How long one page may take on a parse thread before the thread is ended and replaced and the search fails as `parse_timeout`, its quota released; pages take milliseconds (0: the default). Parsing on the crawling thread (SERP_PARSE_THREADS=0) has no deadline.',
   ),
+};
 
-  SERP_PIPELINE_THREAD: doc(
-    wholeNumber(1),
-    'runtime',
-    '1',
+/** threads and memory of an embedded `serve` */
+const runtime = {
+  SERP_PIPELINE_THREAD: variable(
+    flag(true),
     'The write side of `serve` (projector, dispatcher, queue, crawl worker, background workers) on a thread of its own, so reads keep their latency while crawls run; 0 runs it on the event loop that answers HTTP (docs/architecture.md).',
   ),
-  SERP_HEAP_GROWING_PERCENT: doc(
-    wholeNumber(undefined),
-    'runtime',
-    '0, or 50 with SERP_PIPELINE_THREAD=0',
+  SERP_HEAP_GROWING_PERCENT: variable(
+    wholeNumber(),
     'How far V8 lets the main heap grow past what its last full collection kept (0: V8’s own factor).',
+    '0, or 50 with SERP_PIPELINE_THREAD=0',
   ),
+};
 
-  SERP_EVENTSTORE_URL: doc(
+/** `serve --role …` (distributed.ts adds what a role requires) */
+const distributed = {
+  SERP_EVENTSTORE_URL: variable(
     text(),
-    'distributed',
-    'required',
     'The event log: `nats://host:4222[,nats://…]` (JetStream) or `kurrentdb://…` / `esdb://…` (KurrentDB, EventStoreDB).',
+    'required',
   ),
-  SERP_NATS_URL: doc(
+  SERP_NATS_URL: variable(
     text(),
-    'distributed',
-    'SERP_EVENTSTORE_URL when it is NATS',
     'NATS servers (comma-separated) for the job queue, rate limits and raw HTML; required with KurrentDB.',
+    'SERP_EVENTSTORE_URL when it is NATS',
   ),
-  SERP_NATS_REPLICAS: doc(
-    oneOf(['1', '3'] as const, '1'),
-    'distributed',
-    '1',
+  SERP_NATS_REPLICAS: variable(
+    oneOf(['1', '3'] as const, '1').transform(Number),
     'Replicas of each stream, KV and object bucket this process creates: 1 or 3.',
   ),
-  SERP_QUEUE_ACK_WAIT_MS: doc(
+  SERP_QUEUE_ACK_WAIT_MS: variable(
     bounded(60_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
-    'distributed',
-    '60000',
     'A crawl silent this long is handed to another crawler (at least 1000).',
   ),
-  SERP_QUEUE_MAX_DELIVER: doc(bounded(5, 1, 20, 'a whole number'), 'distributed', '5', 'Attempts per job, 1 to 20.'),
-  SERP_QUEUE_DEDUPE_WINDOW_MS: doc(
+  SERP_QUEUE_MAX_DELIVER: variable(bounded(5, 1, 20, 'a whole number'), 'Attempts per job, 1 to 20.'),
+  SERP_QUEUE_DEDUPE_WINDOW_MS: variable(
     bounded(3_600_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
-    'distributed',
-    '3600000',
     'One job id and dispatch number is enqueued once within this window (at least 1000).',
   ),
+};
 
-  SERP_API_BASE_URL: doc(
+/** `serp-api-mcp` and the CLI's HTTP commands (clients.ts) */
+const clients = {
+  SERP_API_BASE_URL: variable(
     text(),
-    'clients',
-    'http://127.0.0.1:8080 for the CLI; required by serp-api-mcp',
     'The service the clients call (`--base-url` wins on the CLI).',
+    'http://127.0.0.1:8080 for the CLI; required by serp-api-mcp',
   ),
-  SERP_API_KEY: doc(text(), 'clients', 'required', 'The API key the clients call with (`--key` wins on the CLI).'),
+  SERP_API_KEY: variable(text(), 'The API key the clients call with (`--key` wins on the CLI).', 'required'),
+};
 
-  SERP_NATS_SERVER: doc(
-    text(),
-    'dev',
-    'nats-server on PATH',
-    'The nats-server binary (2.11 or newer) that `cluster up` and the tests start.',
+/** `serp-api cluster up` */
+const dev = {
+  SERP_NATS_SERVER: variable(
+    text('nats-server'),
+    'The nats-server binary (2.11 or newer; a path, or a name looked up on PATH) that `cluster up` and the tests start.',
   ),
+};
 
-  SERP_FIXTURES_DIR: doc(
+/** read by the test suite and the benchmarks only */
+const tests = {
+  SERP_FIXTURES_DIR: variable(
     text(),
-    'tests',
-    '../shared/fixtures beside the checkout',
     'The folder holding the fixture pages (`serp/`, `geo/`) the fake Google origin serves.',
+    '../shared/fixtures beside the checkout',
   ),
-  SERP_KURRENTDB_URL: doc(
+  SERP_KURRENTDB_URL: variable(
     text(),
-    'tests',
-    '–',
     'A KurrentDB server the event-store conformance suite runs against (skipped without one).',
   ),
-  SERP_TEST_NODE_ARGS: doc(
+  SERP_TEST_NODE_ARGS: variable(
     text(),
-    'tests',
-    '–',
     'Extra node flags for the services the tests and benchmarks start, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.',
   ),
-});
+};
+
+/** Each group's variables, in the order docs/configuration.md lists them. */
+export const VARIABLE_GROUPS = { service, crawler, runtime, distributed, clients, dev, tests } satisfies Record<
+  Group,
+  Record<string, z.ZodType>
+>;
+
+/** What `serp-api serve` runs with (config.ts): the service's, the crawler's and the threads' variables. */
+export const SERVE_VARIABLES = { ...service, ...crawler, ...runtime };
+
+export const Environment = z.object({ ...SERVE_VARIABLES, ...distributed, ...clients, ...dev, ...tests });
 
 export type EnvironmentValues = z.output<typeof Environment>;
 
@@ -563,3 +352,33 @@ export const parseEnvironment = (env: Readonly<Record<string, string | undefined
   if (parsed.success) return parsed.data;
   throw new ConfigError(parsed.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`));
 };
+
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+/**
+ * A variable's field in a configuration: its name without `SERP_`, in camelCase (`SERP_CACHE_TTL_S` → `cacheTtlS`),
+ * holding the value in the variable's own unit. The one naming rule, so no field is declared twice.
+ */
+export type FieldOf<V extends string> = V extends `SERP_${infer Rest}` ? CamelCase<Lowercase<Rest>> : never;
+
+export const fieldOf = <V extends string>(variable: V): FieldOf<V> =>
+  variable
+    .slice('SERP_'.length)
+    .toLowerCase()
+    .replace(/_(.)/g, (_, c: string) => c.toUpperCase()) as FieldOf<V>;
+
+/** The parsed values of a group of variables (`Shape`), each under its field name. */
+export type Settings<Shape extends Record<string, z.ZodType>> = {
+  [V in keyof Shape & string as FieldOf<V>]: z.output<Shape[V]>;
+};
+
+/** `values`' variables of `shape`, each under its field name (the runtime side of `Settings`). */
+export const settingsOf = <Shape extends Record<string, z.ZodType>>(
+  shape: Shape,
+  values: EnvironmentValues,
+): Settings<Shape> =>
+  Object.fromEntries(
+    Object.keys(shape).map((name) => [fieldOf(name), values[name as keyof EnvironmentValues]]),
+  ) as Settings<Shape>;

@@ -1,8 +1,10 @@
-import type { CrawlCost, CrawlFailure, PageFetched, TargetingUsed } from '../../contracts/events.js';
+import type { CrawlCost, CrawlFailure, LocationCheck, PageFetched, TargetingUsed } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
 import { depthOf, pagesFor, type SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
+import type { Config } from '../config/config.js';
+import type { LocationJudge } from '../geo/locationCheck.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
 import type { PageParser } from '../runtime/parsePool.js';
@@ -10,6 +12,7 @@ import { type CostMeter, createCostMeter } from './cost.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';
 import { buildGoogleUrl, googleOrigin } from './googleUrl.js';
+import { createPlacing, type Placing } from './placement.js';
 import { inlineHashing, type RawHashing } from './rawHash.js';
 import { createRawPacker, type PackedRaw, type RawPacker } from './rawPacker.js';
 import type { RequestShare, SessionPool } from './sessions.js';
@@ -23,18 +26,19 @@ export interface CrawlLimits extends PageLimits {
   targetResults: number;
   /** at most this many pages, `start = 0, 10, …` (default 10); a job's `depth` lowers it to ceil(depth / 10) */
   maxPages: number;
-  /**
-   * pages of one job fetched at once after the first (default 5; 1 = one after another). Page 1 always goes alone:
-   * it says whether there is a page 2 and carries the AI Overview.
-   */
-  pagesInFlight: number;
-  /** with `stop_domain`, pages fetched at once after the first (default 2): a rank check stops cheaply */
-  stopDomainPagesInFlight: number;
 }
 
+/**
+ * The crawl's configuration: the origin it fetches instead of Google's (SERP_GOOGLE_ORIGIN: tests, mirrors), and the
+ * pages of one job fetched at once after the first (SERP_PAGES_IN_FLIGHT; SERP_STOP_DOMAIN_PAGES_IN_FLIGHT with
+ * `stop_domain`, so a rank check stops cheaply). Page 1 always goes alone: it says whether there is a page 2 and
+ * carries the AI Overview. With SERP_FAIR_SHARE each page request waits in the session pool's fair queue under its
+ * job's lane, key and share; without, they all wait in one line, first come first served.
+ */
+export type CrawlSettings = Pick<Config, 'googleOrigin' | 'pagesInFlight' | 'stopDomainPagesInFlight' | 'fairShare'>;
+
 export interface CrawlerDeps {
-  /** SERP_GOOGLE_ORIGIN: replaces `https://www.{engine_domain}` (tests, mirrors) */
-  googleOrigin?: string;
+  settings: CrawlSettings;
   fetchers: { http?: Fetcher; browser?: Fetcher };
   /** SERP_FETCHER (default `auto` when both fetchers are given, else the one given) */
   fetcherMode?: FetcherMode;
@@ -46,11 +50,8 @@ export interface CrawlerDeps {
   parser?: PageParser;
   /** where the raw HTML's SHA-256 is computed (default: on the event loop); closed with the crawler */
   hashing?: RawHashing;
-  /**
-   * SERP_FAIR_SHARE (default on): each page request waits in the session pool's fair queue under its job's lane, key
-   * and share; off, they all wait in one line, first come first served
-   */
-  fairShare?: boolean;
+  /** judges where Google placed each page (docs/locations.md#the-check); without it nothing is checked or retried */
+  judgeLocation?: LocationJudge;
 }
 
 export interface CrawlOutcome {
@@ -81,6 +82,8 @@ export interface CrawlOutcome {
   cost?: CrawlCost;
   /** when its first Google request went (ISO): the end of its wait in the queue; absent when it made none */
   firstRequestAt?: string;
+  /** where Google placed the search against where it was asked to; absent without a judge, or when failed */
+  locationCheck?: LocationCheck;
 }
 
 export interface CrawlOptions {
@@ -107,8 +110,6 @@ export const DEFAULT_LIMITS: CrawlLimits = {
   backoffMaxMs: 15_000,
   targetResults: 100,
   maxPages: 10,
-  pagesInFlight: 5,
-  stopDomainPagesInFlight: 2,
 };
 
 type Settled = { ok: true; page: KeptPage } | { ok: false; err: unknown };
@@ -215,14 +216,13 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     onSent: () => void,
   ): Promise<CrawlOutcome> => {
     const request = message.request;
-    const share: RequestShare | undefined =
-      deps.fairShare === false
-        ? undefined
-        : {
-            lane: message.lane ?? 'live',
-            key: message.keyId,
-            ...(message.weight !== undefined ? { weight: message.weight } : {}),
-          };
+    const share: RequestShare | undefined = !deps.settings.fairShare
+      ? undefined
+      : {
+          lane: message.lane ?? 'live',
+          key: message.keyId,
+          ...(message.weight !== undefined ? { weight: message.weight } : {}),
+        };
     const kept: KeptPage[] = [];
     /** the kept pages not packed yet go into the raw HTML; only their parsed page stays for the merge */
     const packTaken = () => {
@@ -237,16 +237,20 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     let reason: string | undefined;
     let failure: CrawlFailure | undefined;
     let used: TargetingUsed | undefined;
+    let placing: Placing | undefined;
     const inFlight = new Map<number, InFlight>();
     try {
-      const origin = googleOrigin(request, deps.googleOrigin);
+      const origin = googleOrigin(request, deps.settings.googleOrigin);
       const targeting = deps.resolveTargeting?.(request);
       used = targetingUsed(request, targeting);
+      // each page judged where Google placed it, and fetched again on another route when elsewhere (placement.ts)
+      placing = deps.judgeLocation ? createPlacing(deps.judgeLocation, request, targeting?.location) : undefined;
+      const fetchPage = placing ? placing.fetch : fetchPageWithRetries;
       const launch = (index: number): InFlight => {
         const abort = new AbortController();
         const start = index * 10;
         const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
-        const settled = fetchPageWithRetries(
+        const settled = fetchPage(
           {
             url: buildGoogleUrl(request, { origin, start, targeting }),
             start,
@@ -272,7 +276,10 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
         );
         return { settled, abort };
       };
-      const width = Math.max(1, request.stop_domain ? limits.stopDomainPagesInFlight : limits.pagesInFlight);
+      const width = Math.max(
+        1,
+        request.stop_domain ? deps.settings.stopDomainPagesInFlight : deps.settings.pagesInFlight,
+      );
       const wanted = Math.min(limits.targetResults, depthOf(request));
       // depth 10 is one Google request: pages past what the depth needs are never asked for
       const maxPages = Math.min(limits.maxPages, pagesFor(wanted));
@@ -291,6 +298,12 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
         if (!outcome.ok) throw outcome.err;
         const page = outcome.page;
         kept.push(page);
+        // placed elsewhere even after its retry: the search is flagged and goes no deeper
+        const misplaced = placing?.misplaced(page.start);
+        if (misplaced) {
+          reason = misplaced.reason;
+          break;
+        }
         organicSoFar += rankedOn(page);
         exhausted =
           Boolean(request.stop_domain && hasDomain(page.serp.organic_results, request.stop_domain)) || isLastPage(page);
@@ -342,6 +355,7 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
       ...(reason ? { reason } : {}),
       ...(failure ? { failure } : {}),
       ...(used ? { targeting: used } : {}),
+      ...(placing ? { locationCheck: placing.check(kept) } : {}),
     };
   };
 

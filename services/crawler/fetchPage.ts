@@ -33,6 +33,8 @@ export interface KeptPage {
   fetched: Omit<FetchedPage, 'body'>;
   serp: ParsedSerp;
   fetcher: string;
+  /** the route it came through (`proxy-N` or `direct`) */
+  route: string;
   /** its part of the job's raw HTML, until the crawl packs it */
   raw?: PackedPage;
 }
@@ -58,6 +60,8 @@ export interface PageJob {
   share?: RequestShare;
   /** a route took the request: it goes to Google now (the crawl's first one ends its wait in the queue) */
   onSent?: () => void;
+  /** routes not to take it through: those Google placed it elsewhere through (placement.ts) */
+  avoid?: readonly string[];
 }
 
 /**
@@ -213,7 +217,9 @@ export const fetchPageWithRetries = async (
         job.device,
         job.signal,
         job.meter?.opened,
-        job.share ? { share: job.share } : undefined,
+        job.share || job.avoid
+          ? { ...(job.share ? { share: job.share } : {}), ...(job.avoid ? { avoid: job.avoid } : {}) }
+          : undefined,
       );
       job.onSent?.();
       spent = { requests: 1, bytes: 0 };
@@ -229,7 +235,14 @@ export const fetchPageWithRetries = async (
       spent = { requests: fetched.requests ?? 1, bytes: fetched.bytes ?? fetched.body.byteLength };
       const { serp, raw } = await judge(fetched, job, job.parser ?? inlineParser);
       sessions.succeeded(session, fetched.cookies);
-      return { start: job.start, fetched: meta, serp, fetcher: job.fetcher.name, raw };
+      return {
+        start: job.start,
+        fetched: meta,
+        serp,
+        fetcher: job.fetcher.name,
+        route: session.route ?? 'direct',
+        raw,
+      };
     } catch (err) {
       last = asCrawlError(err, job.url, job.signal);
       if (last instanceof CrawlBlockedError) {

@@ -1,3 +1,5 @@
+import type { Config } from '../config/config.js';
+
 /**
  * Per-route pacing (docs/fleet.md), as pure functions of a route's state and the time: the session pool
  * (sessions.ts) holds one state per route and asks these when a request may go and what an answer teaches.
@@ -35,8 +37,8 @@ export interface PacingPolicy {
   cooldownMaxMs: number;
 }
 
-export const DEFAULT_PACING: PacingPolicy = {
-  maxRpm: 0,
+/** The pace's tuning, the same for every deployment (docs/fleet.md); the rest of a policy is configuration. */
+export const PACING_TUNING: Omit<PacingPolicy, RouteSettingName> = {
   minRpm: 1,
   decrease: 0.5,
   recoverRpm: 1,
@@ -44,9 +46,19 @@ export const DEFAULT_PACING: PacingPolicy = {
   ceilingMs: 30 * 60_000,
   burst: 1,
   guard: 0.05,
-  cooldownBaseMs: 2_000,
-  cooldownMaxMs: 120_000,
 };
+
+type RouteSettingName = 'maxRpm' | 'cooldownBaseMs' | 'cooldownMaxMs';
+
+/** A route's policy: the tuning, and the configuration's ceiling and cooldowns (the schema has their defaults). */
+export const pacingPolicy = (
+  settings: Pick<Config, 'routeMaxRpm' | 'routeCooldownS' | 'routeCooldownMaxS'>,
+): PacingPolicy => ({
+  ...PACING_TUNING,
+  maxRpm: settings.routeMaxRpm,
+  cooldownBaseMs: Math.round(settings.routeCooldownS * 1000),
+  cooldownMaxMs: Math.round(settings.routeCooldownMaxS * 1000),
+});
 
 export interface RouteHealth {
   /** the rate the route is paced at, requests a minute (meaningless with pacing off) */

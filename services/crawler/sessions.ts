@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { LANES, type Lane } from '../../contracts/lanes.js';
 import type { Device } from '../../contracts/search.js';
+import type { Config } from '../config/config.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
 import { deviceProfile } from '../geo/devices.js';
 import type { CrawlSession, OpenedSession } from '../ports/fetcher.js';
 import { type BlockKind, CrawlAbortedError, CrawlBlockedError, CrawlNoRouteError } from './errors.js';
 import {
   blocked,
-  DEFAULT_PACING,
   deferred,
   newRoute,
   type PacingPolicy,
   pacing,
+  pacingPolicy,
   type RouteHealth,
   readyAt,
   sentLastMinute,
@@ -29,26 +30,26 @@ import {
  * Acquirers wait in one fair queue (docs/fleet.md#lanes-and-fair-share) for a route that is not cooling down, has a
  * request slot free (its in-flight cap) and whose pace (pacing.ts) lets one more request go; a page is never sent to
  * a route that is cooling down. The next to go is the fair queue's: the highest lane first, each lower lane with pages
- * waiting keeping `laneMinShare` of the requests, and between the keys of a lane round robin by page, weighted by
+ * waiting keeping SERP_LANE_MIN_SHARE of the requests, and between the keys of a lane round robin by page, weighted by
  * their share; a key's own pages go in the order they asked. When every route is cooling down for longer than an
- * acquirer may wait (`noRouteWaitMs`), it fails with CrawlNoRouteError.
+ * acquirer may wait (SERP_NO_ROUTE_WAIT_S), it fails with CrawlNoRouteError.
+ *
+ * Its configuration: the proxies (none: one direct route), each route's pace and cooldowns (pacing.ts), that wait,
+ * the requests in flight at once on one route over every job and page (SERP_ROUTE_MAX_IN_FLIGHT: parallel pages
+ * make a job fast, but a burst from one IP is what Google's rate limiter sees), and the lanes' minimum share.
  */
+export type RouteSettings = Pick<
+  Config,
+  | 'proxyUrls'
+  | 'routeMaxRpm'
+  | 'routeCooldownS'
+  | 'routeCooldownMaxS'
+  | 'noRouteWaitS'
+  | 'routeMaxInFlight'
+  | 'laneMinShare'
+>;
+
 export interface SessionPoolOptions {
-  /** SERP_PROXY_URLS; empty: one direct route (no proxy) */
-  proxyUrls?: readonly string[];
-  /** cooldown after a route's first block; doubles per consecutive block (default 2,000 ms; pacing's when given) */
-  cooldownBaseMs?: number;
-  /** upper bound of a cooldown (default 120,000 ms) */
-  cooldownMaxMs?: number;
-  /** per-route pacing (pacing.ts); absent or `maxRpm` 0: routes are used as fast as requests come */
-  pacing?: Partial<PacingPolicy>;
-  /** SERP_NO_ROUTE_WAIT_S: how long an acquirer waits while every route cools down (default 120,000 ms) */
-  noRouteWaitMs?: number;
-  /**
-   * requests in flight at once on one route (proxy or direct), over every job and page (default 8): parallel pages
-   * make a job fast, but a burst from one IP is what Google's rate limiter sees
-   */
-  maxInFlightPerRoute?: number;
   /**
    * Opens a new session and returns its cookies: the browser visits Google like a person would (passing a challenge
    * on the way), so the http fetcher can reuse its cookies. Without it sessions start with `initialCookies` only.
@@ -56,8 +57,6 @@ export interface SessionPoolOptions {
   open?: (session: CrawlSession, device: Device, signal?: AbortSignal) => Promise<string | OpenedSession>;
   /** the cookies a session starts with (default CONSENT_COOKIE) */
   initialCookies?: string;
-  /** SERP_LANE_MIN_SHARE: what a lower lane keeps of the requests while a higher one has pages waiting (default 0.1) */
-  laneMinShare?: number;
   now?: () => number;
 }
 
@@ -71,6 +70,12 @@ export interface RequestShare {
 export interface AcquireOptions {
   /** whose request it is (default: the live lane's anonymous key, i.e. one queue in arrival order) */
   share?: RequestShare;
+  /**
+   * routes not to use (a page Google placed elsewhere through them, docs/locations.md#the-retry): another route serves
+   * while one is not cooling down, even if the caller must wait for it; with none, an avoided route serves on a new
+   * session (its live one for the device is dropped, so new cookies, as a fresh visitor would have)
+   */
+  avoid?: readonly string[];
 }
 
 /**
@@ -136,6 +141,7 @@ interface Waiter {
   device: Device;
   signal?: AbortSignal;
   onOpen?: OpenCost;
+  avoid?: readonly string[];
   /** past this, waiting for a banned fleet ends in CrawlNoRouteError */
   deadline: number;
   resolve(session: CrawlSession): void;
@@ -157,17 +163,12 @@ const hostOf = (proxyUrl: string): string => {
 const openedOf = (opened: string | OpenedSession): OpenedSession =>
   typeof opened === 'string' ? { cookies: opened, requests: 1, bytes: 0 } : opened;
 
-export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool => {
+export const createSessionPool = (settings: RouteSettings, options: SessionPoolOptions = {}): SessionPool => {
   const now = options.now ?? Date.now;
-  const policy: PacingPolicy = {
-    ...DEFAULT_PACING,
-    ...(options.cooldownBaseMs !== undefined ? { cooldownBaseMs: options.cooldownBaseMs } : {}),
-    ...(options.cooldownMaxMs !== undefined ? { cooldownMaxMs: options.cooldownMaxMs } : {}),
-    ...options.pacing,
-  };
-  const noRouteWaitMs = options.noRouteWaitMs ?? 120_000;
-  const budget = Math.max(1, options.maxInFlightPerRoute ?? 8);
-  const proxies = options.proxyUrls?.length ? options.proxyUrls : [undefined];
+  const policy: PacingPolicy = pacingPolicy(settings);
+  const noRouteWaitMs = Math.round(settings.noRouteWaitS * 1000);
+  const budget = Math.max(1, settings.routeMaxInFlight);
+  const proxies = settings.proxyUrls.length ? settings.proxyUrls : [undefined];
   const routes: Route[] = proxies.map((proxyUrl, i) => ({
     id: proxyUrl ? `proxy-${i + 1}` : 'direct',
     proxyUrl,
@@ -181,7 +182,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   const bySession = new Map<string, Route>();
   /** the route each handed-out session counts against, kept past retirement until its requests are released */
   const slotOf = new WeakMap<CrawlSession, Route>();
-  const waiters = createFairQueue<Waiter, Lane>({ classes: LANES, minShare: options.laneMinShare ?? 0.1 });
+  const waiters = createFairQueue<Waiter, Lane>({ classes: LANES, minShare: settings.laneMinShare });
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Number.POSITIVE_INFINITY;
   let next = 0;
@@ -232,6 +233,9 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
   const start = (w: Waiter, route: Route, cost: number) => {
     route.health = spend(route.health, policy, cost, now());
     route.inFlight += 1;
+    // an avoided route serves only when no other can: on a new session
+    const stale = w.avoid?.includes(route.id) ? route.live.get(w.device) : undefined;
+    if (stale) drop(route, stale);
     const live = route.live.get(w.device);
     const session = live ? Promise.resolve(live) : openOn(route, w.device, cost - 1, w);
     session.then(
@@ -255,20 +259,24 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
     | { kind: 'banned'; until: number };
 
   /** the route that can take the device's request soonest (round-robin among equals), or how long until one can */
-  const choose = (device: Device, t: number): Choice => {
+  const choose = (device: Device, t: number, avoid?: readonly string[]): Choice => {
     let best: { route: Route; cost: number; at: number; index: number } | undefined;
     let cooling = 0;
     let soonestBack = Number.POSITIVE_INFINITY;
+    const avoided = (r: Route) => avoid?.includes(r.id) ?? false;
+    const skip = avoid?.length ? routes.some((r) => !avoided(r) && r.health.coolUntil <= t) : false;
     for (let i = 0; i < routes.length; i++) {
       const index = (next + i) % routes.length;
       const route = routes[index]!;
+      if (skip && avoided(route)) continue;
       if (route.health.coolUntil > t) {
         cooling += 1;
         soonestBack = Math.min(soonestBack, route.health.coolUntil);
         continue;
       }
       if (route.inFlight >= budget) continue;
-      const opens = !route.live.has(device) && !route.opening.has(device) && options.open !== undefined;
+      const opens =
+        (avoided(route) || !route.live.has(device)) && !route.opening.has(device) && options.open !== undefined;
       const cost = opens ? 1 + OPEN_COST : 1;
       // every route ready now ties, so the round-robin order decides among them
       const at = Math.max(t, readyAt(route.health, policy, cost));
@@ -302,7 +310,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
     while (waiters.size > 0) {
       const w = waiters.peek()!;
       const t = now();
-      const choice = choose(w.device, t);
+      const choice = choose(w.device, t, w.avoid);
       if (choice.kind === 'go') {
         waiters.pop();
         w.stopListening();
@@ -360,6 +368,7 @@ export const createSessionPool = (options: SessionPoolOptions = {}): SessionPool
           device,
           signal,
           onOpen,
+          ...(acquireOptions?.avoid?.length ? { avoid: acquireOptions.avoid } : {}),
           deadline: now() + noRouteWaitMs,
           resolve,
           reject,

@@ -40,8 +40,8 @@ export const createCrawlWorker = (deps: {
   workerId: string;
   /** how often a long crawl tells the queue it is still alive (default 10 s) */
   heartbeatMs?: number;
-  /** how long `stop()` waits for the crawls in flight before handing them back to the queue (default 20 s) */
-  drainTimeoutMs?: number;
+  /** how long `stop()` waits for the crawls in flight before handing them back to the queue (SERP_DRAIN_TIMEOUT_MS) */
+  drainTimeoutMs: number;
   retryDelayMs?: number;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }) => {
@@ -139,9 +139,17 @@ export const createCrawlWorker = (deps: {
         exhausted: outcome.exhausted ?? false,
         ...(outcome.cost ? { cost: outcome.cost } : {}),
         ...(outcome.firstRequestAt ? { firstRequestAt: outcome.firstRequestAt } : {}),
+        ...(outcome.locationCheck ? { locationCheck: outcome.locationCheck } : {}),
         now: now(),
       });
-      deps.log?.('crawl finished', { jobId, attempt: d.attempt, outcome: outcome.status, pages: outcome.pages.length });
+      deps.log?.('crawl finished', {
+        jobId,
+        attempt: d.attempt,
+        outcome: outcome.status,
+        pages: outcome.pages.length,
+        ...(outcome.locationCheck ? { location: outcome.locationCheck.status } : {}),
+        ...(outcome.status === 'partial' && outcome.reason ? { reason: outcome.reason } : {}),
+      });
       return d.ack();
     } catch (err) {
       if (signal.aborted) {
@@ -200,7 +208,7 @@ export const createCrawlWorker = (deps: {
         const timedOut = await Promise.race([
           drained.then(() => false),
           new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(true), options.timeoutMs ?? deps.drainTimeoutMs ?? 20_000);
+            timer = setTimeout(() => resolve(true), options.timeoutMs ?? deps.drainTimeoutMs);
           }),
         ]);
         clearTimeout(timer);

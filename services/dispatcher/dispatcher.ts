@@ -8,6 +8,7 @@ import { type ReadModelQueries, readModelQueries } from '../../projections/index
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { readJobState } from '../application/jobState.js';
+import type { Config } from '../config/config.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { type JobQueue, type QueueClass, queueClassOf } from '../ports/jobQueue.js';
@@ -36,12 +37,12 @@ interface Out {
   started: boolean;
 }
 
-export interface FairDispatcherSettings {
-  /** SERP_FAIR_SHARE: lanes and fair share; off, every job goes to the queue at once, first come first served */
-  fairShare: boolean;
-  /** SERP_QUEUE_AHEAD: jobs per lane (and per lane's express class) on the queue ahead of the crawlers */
-  queueAhead: number;
-}
+/**
+ * The dispatcher's configuration: lanes and fair share (SERP_FAIR_SHARE; off, every job goes to the queue at once,
+ * first come first served), and the jobs per lane (and per lane's express class) on the queue ahead of the crawlers
+ * (SERP_QUEUE_AHEAD).
+ */
+export type FairDispatcherSettings = Pick<Config, 'fairShare' | 'queueAhead'>;
 
 /** the message a loaded job goes to the queue with, from its read model */
 const messageOfDoc = (doc: JobStatusDoc, w: Waiting): JobMessage => ({
@@ -374,7 +375,7 @@ export const createDispatcher = (deps: {
   handle: CommandHandler;
   /** resolves once the read models include `position` (default: at once; the caller's projector is ahead) */
   projected?: (position: number) => Promise<unknown>;
-  settings?: Partial<FairDispatcherSettings>;
+  settings: FairDispatcherSettings;
   log?: ReactorDeps['log'];
 }) => {
   const base: ReactorDeps = {
@@ -388,7 +389,7 @@ export const createDispatcher = (deps: {
     ...base,
     queries: deps.queries ?? readModelQueries(deps.readModels),
     queue: deps.queue,
-    settings: { fairShare: true, queueAhead: 2, ...deps.settings },
+    settings: deps.settings,
   });
   return {
     async start() {

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { CrawlCost } from '../../contracts/events.js';
+import type { CrawlCost, LocationCheck } from '../../contracts/events.js';
 import type { Lane } from '../../contracts/lanes.js';
+import { misplacedOn } from '../../domain/location/placement.js';
 import { laneOf } from '../../domain/searchJob/searchJob.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
@@ -16,6 +17,8 @@ import { toProjected } from '../projector/projector.js';
  *   whole cluster's events, so these count the cluster's work since that process started.
  * - The crawls' cost (docs/fleet.md), from the same events: Google requests by fetcher, bytes, requests per
  *   successful search, requests and blocks per route, and each route's pace and cooldown as its last crawl reported.
+ * - Where Google placed the searches (docs/locations.md#the-check): every page judged, by route and verdict, and the
+ *   searches served `partial` because Google placed them elsewhere even after a retry, by the route that ended them.
  * - Gauges read when scraped: queue depth and the oldest wait (its own queue, or JetStream's for a distributed api),
  *   and projection lag (global positions between the log's head and this process's read models).
  * - Lanes (docs/fleet.md#lanes-and-fair-share): jobs waiting and crawling per lane (the `queue` read model, when
@@ -204,6 +207,24 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       for (const [route, until] of coolUntil) this.set({ route }, Math.max(0, (until - t) / 1000));
     },
   });
+  const placements = new Counter({
+    name: 'serp_location_checks_total',
+    help: 'Result pages judged against the place asked for, by route and verdict (matched, mismatched, region_only, country_only, unverified); retries included',
+    labelNames: ['route', 'status'] as const,
+    registers: [registry],
+  });
+  const misplaced = new Counter({
+    name: 'serp_location_mismatched_searches_total',
+    help: 'Searches served partial because Google placed them elsewhere even after a retry on another route, by the route of the page that ended them',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const observePlacements = (check: LocationCheck | undefined) => {
+    if (!check) return;
+    for (const p of check.placements) placements.inc({ route: p.route, status: p.status });
+    const route = misplacedOn(check);
+    if (route) misplaced.inc({ route });
+  };
   const observeCost = (cost: CrawlCost | undefined, succeeded: boolean) => {
     if (!cost) return;
     googleRequests.inc({ fetcher: 'browser' }, cost.browserPages);
@@ -280,6 +301,7 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
           crawls.inc({ outcome: e.data.status, kind: '' });
           observeCost(e.data.cost, true);
           waited(e.data.jobId, e.data.firstRequestAt);
+          observePlacements(e.data.locationCheck);
           for (const p of e.data.pages) pages.inc({ status: `${Math.floor(p.status / 100)}xx` });
           const t0 = started.get(e.data.jobId);
           if (t0 !== undefined) crawlTime.observe(Math.max(0, Date.parse(e.data.completedAt) - t0) / 1000);

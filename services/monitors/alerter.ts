@@ -3,11 +3,10 @@ import type { HistoryPoint } from '../../contracts/monitors.js';
 import { alertDecider, alertsOfRun, type DomainState, type KeywordComparison } from '../../domain/monitor/alerts.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
 import type { MonitorVersions } from './monitorVersions.js';
-
-const CHECKPOINT = 'monitor-alerter';
 
 const stateOf = (points: HistoryPoint[]) =>
   new Map<string, DomainState>(
@@ -24,6 +23,9 @@ export const createAlerter = (deps: {
   eventStore: EventStore;
   readModels: ReadModelStore;
   queries: ReadModelQueries;
+  /** the reactor's options (tests): a poison's report, the checkpoint policy */
+  onPoison?: ReactorDeps['onPoison'];
+  checkpoint?: ReactorDeps['checkpoint'];
   handle: CommandHandler;
   projected(position: number): Promise<unknown>;
   /** a run's keywords (its monitor's at the version it references) */
@@ -31,11 +33,9 @@ export const createAlerter = (deps: {
   now?: () => Date;
 }) => {
   const { queries } = deps;
-  let subscription: Subscription | undefined;
-  let saved = 0;
 
-  const raise = async (e: RecordedEvent) => {
-    const { runId, monitorId, keyId, trigger } = e.data as Record<string, string>;
+  const raise = async (e: Handled<'MonitorRunCompleted'>) => {
+    const { runId, monitorId, keyId, trigger } = e.data;
     if (trigger === 'backfill') return;
     const monitor = queries.monitors.byId(monitorId);
     const run = queries.monitors.run(runId)?.run;
@@ -72,28 +72,16 @@ export const createAlerter = (deps: {
     });
   };
 
-  const onBatch = async (batch: RecordedEvent[]) => {
-    if (batch.length === 0) return;
-    const last = batch[batch.length - 1]!.globalPosition;
-    const completed = batch.filter((e) => e.type === 'MonitorRunCompleted');
-    if (completed.length > 0) {
-      await deps.projected(last);
-      for (const e of completed) await raise(e);
-    }
-    if (last - saved >= 500 || completed.length > 0) {
-      deps.readModels.commit([], CHECKPOINT, last);
-      saved = last;
-    }
-  };
-
-  return {
-    async start() {
-      saved = deps.readModels.checkpoint(CHECKPOINT);
-      subscription = deps.eventStore.subscribeToAll(saved, onBatch);
+  return createReactor(
+    {
+      name: 'monitor-alerter',
+      handles: ['MonitorRunCompleted'],
+      // the run's checks are read in the history
+      needsProjection: true,
+      async handle(events) {
+        for (const e of events) await raise(e);
+      },
     },
-    async stop() {
-      await subscription?.stop();
-      subscription = undefined;
-    },
-  };
+    reactorDeps(deps),
+  );
 };

@@ -1,18 +1,17 @@
 import { streams } from '../../contracts/events.js';
+import { isWrongPlace } from '../../domain/location/placement.js';
 import { monitorRunDecider } from '../../domain/monitor/monitorRun.js';
 import { rankDomains } from '../../domain/monitor/ranking.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
 
-const CHECKPOINT = 'monitor-recorder';
-
-const ended = new Set(['CrawlCompleted', 'CrawlFailed', 'SearchAnsweredFromCache']);
-const jobIdOf = (e: RecordedEvent) => (e.data as { jobId?: string }).jobId;
-const isEnd = (e: RecordedEvent) =>
-  ended.has(e.type) && (e.type !== 'CrawlFailed' || (e.data as { final?: boolean }).final === true);
+type End = Handled<'CrawlCompleted' | 'CrawlFailed' | 'SearchAnsweredFromCache'>;
+/** a job's end: a final failure, a completed crawl, an answer from cache */
+const isEnd = (e: End) => e.type !== 'CrawlFailed' || e.data.final;
 
 /**
  * Turns each ended monitor job into its check (docs/rank-tracking.md): the positions of the run's domains in the
@@ -24,6 +23,9 @@ export const createRankRecorder = (deps: {
   eventStore: EventStore;
   readModels: ReadModelStore;
   queries: ReadModelQueries;
+  /** the reactor's options (tests): a poison's report, the checkpoint policy */
+  onPoison?: ReactorDeps['onPoison'];
+  checkpoint?: ReactorDeps['checkpoint'];
   handle: CommandHandler;
   projected(position: number): Promise<unknown>;
   onCheck?: (points: number) => void;
@@ -31,8 +33,6 @@ export const createRankRecorder = (deps: {
 }) => {
   const { queries, handle } = deps;
   const now = () => (deps.now?.() ?? new Date()).toISOString();
-  let subscription: Subscription | undefined;
-  let saved = 0;
 
   /** the check of one ended monitor job */
   const record = async (job: JobStatusDoc) => {
@@ -49,8 +49,12 @@ export const createRankRecorder = (deps: {
       checkedAt,
       now: now(),
     };
-    if (job.status === 'failed') {
-      const failure = job.failure?.kind ?? job.failure?.code?.replace(/^SERP_CRAWL_/, '').toLowerCase() ?? 'failed';
+    // a search Google placed elsewhere is a failure, never a position (docs/rank-tracking.md)
+    const misplaced = isWrongPlace(job.locationCheck);
+    if (job.status === 'failed' || misplaced) {
+      const failure = misplaced
+        ? 'location_mismatch'
+        : (job.failure?.kind ?? job.failure?.code?.replace(/^SERP_CRAWL_/, '').toLowerCase() ?? 'failed');
       await handle(streams.monitorRun(run.runId), monitorRunDecider, { ...base, ok: false, failure, ranks: [] });
       return;
     }
@@ -64,35 +68,24 @@ export const createRankRecorder = (deps: {
     if (result) deps.onCheck?.(ranks.length);
   };
 
-  const onBatch = async (batch: RecordedEvent[]) => {
-    if (batch.length === 0) return;
-    const last = batch[batch.length - 1].globalPosition;
-    const ends = batch.filter(isEnd);
-    if (ends.length > 0) {
-      await deps.projected(last);
-      for (const e of ends) {
-        const jobId = jobIdOf(e);
-        const job = jobId ? queries.jobs.byId(jobId) : undefined;
-        if (job?.monitor && (job.status === 'done' || job.status === 'partial' || job.status === 'failed')) {
-          await record(job);
+  const reactor = createReactor(
+    {
+      name: 'monitor-recorder',
+      handles: ['CrawlCompleted', 'CrawlFailed', 'SearchAnsweredFromCache'],
+      // the job's monitor and result are read in the read models
+      needsProjection: isEnd,
+      async handle(events) {
+        for (const e of events) {
+          if (!isEnd(e)) continue;
+          const job = queries.jobs.byId(e.data.jobId);
+          if (job?.monitor && (job.status === 'done' || job.status === 'partial' || job.status === 'failed')) {
+            await record(job);
+          }
         }
-      }
-    }
-    if (last - saved >= 500 || ends.length > 0) {
-      deps.readModels.commit([], CHECKPOINT, last);
-      saved = last;
-    }
-  };
+      },
+    },
+    reactorDeps(deps),
+  );
 
-  return {
-    record,
-    async start() {
-      saved = deps.readModels.checkpoint(CHECKPOINT);
-      subscription = deps.eventStore.subscribeToAll(saved, onBatch);
-    },
-    async stop() {
-      await subscription?.stop();
-      subscription = undefined;
-    },
-  };
+  return { ...reactor, record };
 };

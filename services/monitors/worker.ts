@@ -1,7 +1,7 @@
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { createSearchService } from '../application/searches.js';
-import { type Config, tierShare } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
@@ -19,8 +19,7 @@ export interface MonitorWorkerParts {
   limiter: RateLimiter;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
-  config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS' | 'cacheTtlS' | 'tiers'> &
-    Partial<Pick<Config, 'cacheScope'>>;
+  config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS' | 'cacheTtlS' | 'cacheScope' | 'tiers'>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -36,9 +35,7 @@ export const createMonitorWorker = (parts: MonitorWorkerParts) => {
     eventStore: parts.eventStore,
     queries: parts.queries,
     handle: parts.handle,
-    cacheTtlS: parts.config.cacheTtlS,
-    cacheScope: parts.config.cacheScope,
-    shareOf: tierShare(parts.config.tiers),
+    config: parts.config,
     now: parts.now,
   });
   const versions = createMonitorVersions(parts.eventStore);

@@ -6,10 +6,21 @@ import { toProjected } from '../projector/projector.js';
 
 export type EventType = DomainEvent['type'];
 /**
- * an event of one of the types a reactor handles, validated against its contract, with where it sits in the log and
- * its id (what the reactor's own appends name as their cause)
+ * An event of the log validated against its contract, with where it sits (its stream's version, its global position)
+ * and its id: what a reactor's own appends name as their cause, and what messages derived from it are named after.
  */
-export type Handled<T extends EventType> = Extract<ProjectedEvent, { type: T }> & { eventId: string };
+export type LogEvent = ProjectedEvent & { eventId: string; streamVersion: number };
+/** a log event of one of the types a reactor handles */
+export type Handled<T extends EventType> = Extract<ProjectedEvent, { type: T }> & {
+  eventId: string;
+  streamVersion: number;
+};
+
+/** a stored event as a LogEvent, or undefined when it breaks its contract (or is of a type this version lacks) */
+export const logEventOf = (raw: RecordedEvent): LogEvent | undefined => {
+  const projected = toProjected(raw);
+  return projected ? { ...projected, eventId: raw.metadata.eventId, streamVersion: raw.streamVersion } : undefined;
+};
 
 /**
  * A log follower of the write side (docs/architecture.md#background-workers): it reacts to events of some types by
@@ -55,8 +66,19 @@ export interface ReactorDeps {
   onPoison?: (e: RecordedEvent) => void;
   /** the checkpoint policy (tests): at most once per `ms`, at least every `events` */
   checkpoint?: { ms?: number; events?: number };
-  now?: () => number;
+  clock?: () => number;
 }
+
+/** a follower's deps as its reactor takes them (the follower's own deps may carry more) */
+export const reactorDeps = (d: ReactorDeps): ReactorDeps => ({
+  eventStore: d.eventStore,
+  readModels: d.readModels,
+  projected: d.projected,
+  ...(d.log ? { log: d.log } : {}),
+  ...(d.onPoison ? { onPoison: d.onPoison } : {}),
+  ...(d.checkpoint ? { checkpoint: d.checkpoint } : {}),
+  ...(d.clock ? { clock: d.clock } : {}),
+});
 
 export interface Reactor {
   readonly name: string;
@@ -68,7 +90,7 @@ export interface Reactor {
 
 export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, deps: ReactorDeps): Reactor => {
   const types = new Set<string>(def.handles);
-  const now = deps.now ?? Date.now;
+  const now = deps.clock ?? Date.now;
   const everyMs = deps.checkpoint?.ms ?? 1000;
   const everyEvents = deps.checkpoint?.events ?? 500;
   const needs =
@@ -90,8 +112,8 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
     let waitFor = 0;
     for (const raw of batch) {
       if (!types.has(raw.type)) continue;
-      const projected = toProjected(raw);
-      if (!projected) {
+      const e = logEventOf(raw) as Handled<T> | undefined;
+      if (!e) {
         deps.log?.('event skipped: it does not match its contract', {
           reactor: def.name,
           type: raw.type,
@@ -100,7 +122,6 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
         deps.onPoison?.(raw);
         continue;
       }
-      const e = { ...projected, eventId: raw.metadata.eventId } as Handled<T>;
       events.push(e);
       if (needs(e)) waitFor = e.globalPosition;
     }

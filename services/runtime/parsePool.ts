@@ -1,7 +1,7 @@
-import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { type ParseContext, type ParseOutcome, parse } from '../../parser/index.js';
 import { ownBuffer } from '../buffers.js';
+import type { Config } from '../config/config.js';
 import { type PackedPage, packPageAsync } from '../crawler/rawPacker.js';
 import { threadEntry } from './boot.js';
 
@@ -86,13 +86,13 @@ export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenera
 /**
  * Reading pages off the event loop (docs/architecture.md): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
  * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
- * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on `threads` threads, one
- * per core by default. The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
+ * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on SERP_PARSE_THREADS threads,
+ * and a page that takes longer than SERP_PARSE_TIMEOUT_MS ends its thread. The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
  * back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
  * main thread.
  */
-export const createParsePool = (threads = availableParallelism(), options: { timeoutMs?: number } = {}): PageParser => {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
+export const createParsePool = (settings: Pick<Config, 'parseThreads' | 'parseTimeoutMs'>): PageParser => {
+  const { parseThreads: threads, parseTimeoutMs: timeoutMs } = settings;
   const { url, fromSource } = threadEntry('parseWorker');
   const hasTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
   const pool = new Piscina({
@@ -133,9 +133,6 @@ export const createParsePool = (threads = availableParallelism(), options: { tim
     },
   };
 };
-
-/** SERP_PARSE_TIMEOUT_MS's default: a page parses in milliseconds; ten seconds is a parse that will not end. */
-export const DEFAULT_PARSE_TIMEOUT_MS = 10_000;
 
 /** What a parse thread is given: the page, and a cell it writes the time it started into. */
 export interface ParseTask {

@@ -1,3 +1,4 @@
+import type { DetectedLocation } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { RenderDeps } from '../api/render/index.js';
@@ -11,6 +12,7 @@ import {
   type RequestErrorKind,
 } from '../crawler/errors.js';
 import type { ResolvedTargeting } from '../crawler/targeting.js';
+import type { Judgement, LocationJudge } from '../geo/locationCheck.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { Projector } from '../projector/projector.js';
 import { startThread } from './boot.js';
@@ -101,6 +103,9 @@ export type ToPipeline =
   | { type: 'resolved'; id: number; resolution: TargetingResolution }
   /** the location could not be resolved for another reason than being unknown: that crawl fails and is retried */
   | { type: 'resolved'; id: number; error: ThrownError }
+  | { type: 'judged'; id: number; judgement: Judgement }
+  /** the judge failed (never by design: the page is then taken unjudged, as if the page said nothing) */
+  | { type: 'judged'; id: number; error: ThrownError }
   | {
       type: 'render';
       id: number;
@@ -121,6 +126,8 @@ export type FromPipeline =
   | { type: 'appended'; position: number }
   | { type: 'projected'; position: number }
   | { type: 'resolve'; id: number; request: SearchRequest }
+  /** where Google placed a page, judged against the request (docs/locations.md#the-check) */
+  | { type: 'judge'; id: number; request: SearchRequest; location?: string; detected?: DetectedLocation }
   | {
       type: 'rendered';
       id: number;
@@ -174,6 +181,8 @@ export const startPipelineThread = (options: {
   /** the HTTP thread's event store was told (appendedElsewhere) */
   onAppended: (position: number) => void;
   resolveTargeting: (request: SearchRequest) => ResolvedTargeting;
+  /** where Google placed a page of the thread's crawls, judged with the geotargets of this thread */
+  judgeLocation: LocationJudge;
   /** the thread failed after it was ready: nothing is crawled or projected any more */
   onFailed: (err: Error) => void;
 }): PipelineThread => {
@@ -229,6 +238,14 @@ export const startPipelineThread = (options: {
         } catch (err) {
           post({ type: 'resolved', id: m.id, error: toThrownError(err) });
         }
+        return;
+      case 'judge':
+        void Promise.resolve()
+          .then(() => options.judgeLocation(m.request, m.location, m.detected))
+          .then(
+            (judgement) => post({ type: 'judged', id: m.id, judgement }),
+            (err: unknown) => post({ type: 'judged', id: m.id, error: toThrownError(err) }),
+          );
         return;
       case 'rendered':
       case 'metrics':

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { DetectedLocation } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
 import { renderJob } from '../api/render/index.js';
@@ -9,6 +10,7 @@ import { openStores } from '../compose/embedded/core.js';
 import { loadOrCreateSecrets } from '../compose/embedded/secrets.js';
 import { composeWriteSide } from '../compose/embedded/writeSide.js';
 import { jsonLines } from '../compose/logLines.js';
+import type { Judgement } from '../geo/locationCheck.js';
 import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import { runInBackground } from './nice.js';
 import {
@@ -46,6 +48,19 @@ const askTargeting = (request: SearchRequest) =>
     post({ type: 'resolve', id, request });
   });
 
+/** where Google placed a page, judged on the HTTP thread (the geotargets are there); a failure judges nothing */
+const judged = new Map<number, (m: Extract<ToPipeline, { type: 'judged' }>) => void>();
+const askJudgement = (request: SearchRequest, location: string | undefined, detected: DetectedLocation | undefined) =>
+  new Promise<Judgement>((resolve) => {
+    const id = nextAsk++;
+    judged.set(id, (m) =>
+      resolve(
+        'error' in m ? { status: 'unverified', reason: `the location check failed: ${m.error.message}` } : m.judgement,
+      ),
+    );
+    post({ type: 'judge', id, request, ...(location ? { location } : {}), ...(detected ? { detected } : {}) });
+  });
+
 /** messages that came before the thread was composed (a close, an append elsewhere), handled once it is */
 const early: ToPipeline[] = [];
 let onMessage: (m: ToPipeline) => void = (m) => {
@@ -53,6 +68,11 @@ let onMessage: (m: ToPipeline) => void = (m) => {
 };
 // listening from the start: a crawl asks its location while the composition is still finishing
 port.on('message', (m: ToPipeline) => {
+  if (m.type === 'judged') {
+    const answer = judged.get(m.id);
+    judged.delete(m.id);
+    return answer?.(m);
+  }
   if (m.type !== 'resolved') return onMessage(m);
   const answer = asked.get(m.id);
   asked.delete(m.id);
@@ -92,6 +112,7 @@ const start = async () => {
     projected: (position) => projector.waitFor(position),
     pepper: secrets.keyPepper,
     locations: resolved.resolveTargeting,
+    judgeLocation: askJudgement,
     beforeCrawl: async (request) => {
       resolved.set(request, await askTargeting(request));
     },

@@ -3,7 +3,7 @@ import { messageIdOf } from '../../domain/webhook/ids.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { failureOfJob, publicFailureDetail } from '../api/render/failure.js';
-import type { RecordedEvent } from '../ports/eventStore.js';
+import type { LogEvent } from '../reactor/reactor.js';
 
 /** One message to send: the event type, who it belongs to, its `webhook-id` and its small `data` (docs/webhooks.md). */
 export interface Message {
@@ -94,7 +94,7 @@ const searchData = (job: JobStatusDoc, queries: ReadModelQueries, baseUrl: strin
  * come from the usage streams (quota.ts). The `webhook-id` is derived from the event's id in the log.
  */
 export const messagesOf = (
-  e: RecordedEvent,
+  e: LogEvent,
   queries: ReadModelQueries,
   baseUrl: string,
   /** whether anyone takes such a message: the result is read only then (results are tens of kB) */
@@ -102,8 +102,8 @@ export const messagesOf = (
   /** results' summaries kept across messages (createResultSummaries); without it, each is read */
   summaries?: ResultSummaries,
 ): Message[] => {
-  const id = e.metadata.eventId;
-  const at = e.metadata.recordedAt;
+  const id = e.eventId;
+  const at = e.recordedAt;
   const d = e.data as Record<string, unknown>;
   switch (e.type) {
     case 'CrawlCompleted':

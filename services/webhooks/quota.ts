@@ -1,6 +1,7 @@
 import { messageIdOf } from '../../domain/webhook/ids.js';
 import type { ReadModelQueries } from '../../projections/index.js';
-import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
+import type { EventStore } from '../ports/eventStore.js';
+import type { LogEvent } from '../reactor/reactor.js';
 import type { Message } from './messages.js';
 
 export const QUOTA_LOW_SHARE = 0.8;
@@ -21,7 +22,7 @@ const firstOfNextMonth = (month: string) => {
  */
 export const createQuotaTracker = (eventStore: EventStore, queries: ReadModelQueries) => {
   const used = new Map<string, { used: number; version: number }>();
-  const stateOf = async (e: RecordedEvent) => {
+  const stateOf = async (e: LogEvent) => {
     const known = used.get(e.streamName);
     if (known) return known;
     let count = 0;
@@ -36,10 +37,7 @@ export const createQuotaTracker = (eventStore: EventStore, queries: ReadModelQue
   };
 
   /** `interested`: whether an endpoint of the key takes messages of that type */
-  return async (
-    e: RecordedEvent,
-    interested: (keyId: string, type: Message['type']) => boolean,
-  ): Promise<Message[]> => {
+  return async (e: LogEvent, interested: (keyId: string, type: Message['type']) => boolean): Promise<Message[]> => {
     if (e.type !== 'QuotaReserved' && e.type !== 'QuotaReleased') return [];
     const { keyId } = e.data as { keyId: string };
     if (!interested(keyId, 'quota.low') && !interested(keyId, 'quota.exhausted')) {

@@ -2,12 +2,13 @@ import type { EventOf } from '../../contracts/events.js';
 import { REPLAY_MAX_MESSAGES } from '../../contracts/webhooks.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
-import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
+import type { EventStore } from '../ports/eventStore.js';
+import { type LogEvent, logEventOf } from '../reactor/reactor.js';
 import { type Message, messagesOf, SOURCE_TYPES } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 
 /** the event types that can become a message: the ones a replay reads again */
-export const replayable = (e: RecordedEvent) =>
+export const replayable = (e: { type: string }) =>
   SOURCE_TYPES.has(e.type) || e.type === 'QuotaReserved' || e.type === 'QuotaReleased';
 
 /** whether `w` takes `m`: its key, one of its types, its monitors (monitor.* events) and not disabled */
@@ -54,7 +55,7 @@ export const createReplayer = (deps: {
     return lo;
   };
 
-  return async (e: RecordedEvent) => {
+  return async (e: LogEvent) => {
     const { webhookId, replayId, since, requestedAt } = e.data as EventOf<'WebhookReplayRequested'>['data'];
     const w = queries.webhooks.byId(webhookId);
     if (!w) return 0;
@@ -77,8 +78,11 @@ export const createReplayer = (deps: {
     for (;;) {
       const batch = await eventStore.readAll({ fromPosition: from, maxCount: 500 });
       const inRange = batch.filter((x) => x.globalPosition < e.globalPosition);
-      for (const x of inRange) {
-        if (!replayable(x)) continue;
+      for (const raw of inRange) {
+        if (!replayable(raw)) continue;
+        // read back from the log: validated as any event a reactor is handed
+        const x = logEventOf(raw);
+        if (!x) continue;
         const messages = SOURCE_TYPES.has(x.type)
           ? messagesOf(x, queries, deps.baseUrl, mine, deps.summaries)
           : await usage(x, mine);

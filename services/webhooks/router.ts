@@ -4,15 +4,25 @@ import { deliveryIdOf } from '../../domain/webhook/ids.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import { type WebhookDoc, webhookEvents } from '../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import { createReactor, type EventType, type LogEvent, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
 import { bodyOf, createResultSummaries, type Message, messagesOf, SOURCE_TYPES } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 import { createReplayer, takes } from './replay.js';
 
-const CHECKPOINT = 'webhook-router';
+/** what makes a message, or a replay; and what changes what the router keeps (results, endpoints) */
+const HANDLES = [
+  ...(SOURCE_TYPES as ReadonlySet<EventType>),
+  'QuotaReserved',
+  'QuotaReleased',
+  'WebhookReplayRequested',
+  'SearchReparsed',
+  'SearchPurged',
+  ...(webhookEvents as ReadonlySet<EventType>),
+] as EventType[];
 
-const wanted = (e: RecordedEvent) =>
+const wanted = (e: { type: string }) =>
   SOURCE_TYPES.has(e.type) ||
   e.type === 'QuotaReserved' ||
   e.type === 'QuotaReleased' ||
@@ -29,6 +39,9 @@ export const createWebhookRouter = (deps: {
   eventStore: EventStore;
   readModels: ReadModelStore;
   queries: ReadModelQueries;
+  /** the reactor's options (tests): a poison's report, the checkpoint policy */
+  onPoison?: ReactorDeps['onPoison'];
+  checkpoint?: ReactorDeps['checkpoint'];
   handle: CommandHandler;
   projected(position: number): Promise<unknown>;
   /** the origin links in `data` are built on (SERP_PUBLIC_BASE_URL); empty: paths */
@@ -42,8 +55,6 @@ export const createWebhookRouter = (deps: {
   const now = () => deps.now?.() ?? new Date();
   const quota = createQuotaTracker(eventStore, queries);
   const summaries = createResultSummaries(queries);
-  let subscription: Subscription | undefined;
-  let saved = 0;
   let fresh: Array<EventOf<'WebhookDeliveryScheduled'>['data']> = [];
 
   const schedule = async (m: Message, w: WebhookDoc, atMs: number, replayId?: string) => {
@@ -86,7 +97,7 @@ export const createWebhookRouter = (deps: {
   const anyTakes = (keyId: string, type: Message['type'], monitorId?: string) =>
     endpointsOf(keyId).some((w) => takes(w, { type, keyId, monitorId } as Message));
 
-  const messagesFrom = async (e: RecordedEvent, usage: typeof quota, interested: typeof anyTakes) =>
+  const messagesFrom = async (e: LogEvent, usage: typeof quota, interested: typeof anyTakes) =>
     SOURCE_TYPES.has(e.type) ? messagesOf(e, queries, deps.baseUrl, interested, summaries) : await usage(e, interested);
 
   const replay = createReplayer({
@@ -99,61 +110,50 @@ export const createWebhookRouter = (deps: {
     log: deps.log,
   });
 
-  const onBatch = async (batch: RecordedEvent[]) => {
-    if (batch.length === 0) return;
-    const last = batch[batch.length - 1]!.globalPosition;
+  const handleBatch = async (batch: LogEvent[], last: number) => {
     // a result reparsed or purged is read again for the next message that tells of it; an endpoint's change is seen
     for (const e of batch) {
-      if (e.type === 'SearchReparsed' || e.type === 'SearchPurged')
-        summaries.forget((e.data as { jobId: string }).jobId);
+      if (e.type === 'SearchReparsed' || e.type === 'SearchPurged') summaries.forget(e.data.jobId);
       else if (webhookEvents.has(e.type)) endpoints.clear();
     }
     const relevant = batch.filter(wanted);
+    if (relevant.length === 0) return;
     let lastScheduled = 0;
-    if (relevant.length > 0) {
-      await deps.projected(last);
-      const scheduled: Array<Promise<number>> = [];
-      for (const e of relevant) {
-        if (e.type === 'WebhookReplayRequested') {
-          lastScheduled = Math.max(lastScheduled, await replay(e));
-          continue;
-        }
-        const messages = await messagesFrom(e, quota, anyTakes);
-        if (messages.length === 0) continue;
-        for (const m of messages) {
-          for (const w of endpointsOf(m.keyId)) {
-            if (w.createdPosition < e.globalPosition && takes(w, m)) {
-              scheduled.push(schedule(m, w, Date.parse(e.metadata.recordedAt)));
-            }
+    await deps.projected(last);
+    const scheduled: Array<Promise<number>> = [];
+    for (const e of relevant) {
+      if (e.type === 'WebhookReplayRequested') {
+        lastScheduled = Math.max(lastScheduled, await replay(e));
+        continue;
+      }
+      const messages = await messagesFrom(e, quota, anyTakes);
+      if (messages.length === 0) continue;
+      for (const m of messages) {
+        for (const w of endpointsOf(m.keyId)) {
+          if (w.createdPosition < e.globalPosition && takes(w, m)) {
+            scheduled.push(schedule(m, w, Date.parse(e.recordedAt)));
           }
         }
       }
-      for (const p of await Promise.all(scheduled)) lastScheduled = Math.max(lastScheduled, p);
-      if (fresh.length > 0) {
-        // told at once: the deliverer attempts them from what it is told (each claim is decided on the delivery's
-        // own stream), so the first attempt does not wait for the outbox projection
-        const told = fresh;
-        fresh = [];
-        deps.onScheduled?.(told);
-      }
-      if (lastScheduled > 0) await deps.projected(lastScheduled);
     }
-    // every 500 events, or once something was scheduled: handing a batch over again after a crash schedules nothing
-    // twice (the deliveries' ids are derived), so a batch that scheduled nothing need not be a commit of its own
-    if (last - saved >= 500 || lastScheduled > 0) {
-      deps.readModels.commit([], CHECKPOINT, last);
-      saved = last;
+    for (const p of await Promise.all(scheduled)) lastScheduled = Math.max(lastScheduled, p);
+    if (fresh.length > 0) {
+      // told at once: the deliverer attempts them from what it is told (each claim is decided on the delivery's
+      // own stream), so the first attempt does not wait for the outbox projection
+      const told = fresh;
+      fresh = [];
+      deps.onScheduled?.(told);
     }
+    if (lastScheduled > 0) await deps.projected(lastScheduled);
   };
 
-  return {
-    async start() {
-      saved = deps.readModels.checkpoint(CHECKPOINT);
-      subscription = eventStore.subscribeToAll(saved, onBatch);
+  // a batch handed over again after a crash schedules nothing twice (the deliveries' ids are derived)
+  return createReactor(
+    {
+      name: 'webhook-router',
+      handles: HANDLES,
+      handle: (events, { last }) => handleBatch(events, last),
     },
-    async stop() {
-      await subscription?.stop();
-      subscription = undefined;
-    },
-  };
+    reactorDeps(deps),
+  );
 };

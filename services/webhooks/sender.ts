@@ -43,12 +43,10 @@ const reasonOf = (err: NodeJS.ErrnoException, timeoutMs: number) => {
  * connection made to that address (TLS still verifies the host name), redirects not followed (a 3xx is a failed
  * attempt), `timeoutMs` for the whole exchange. Never throws: the outcome says what happened.
  */
-export const createSender = (
-  options: SafetyOptions & { resolve: Resolver; timeoutMs: number; maxSockets?: number },
-) => {
+export const createSender = (options: SafetyOptions & { resolve: Resolver; timeoutMs: number; maxSockets: number }) => {
   const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 }),
+    'http:': new http.Agent({ keepAlive: true, maxSockets: options.maxSockets }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: options.maxSockets }),
   };
   const send = async (rawUrl: string, headers: Record<string, string>, body: string): Promise<SendOutcome> => {
     const t0 = performance.now();

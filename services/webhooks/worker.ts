@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import { type TierLimits, tierShare } from '../config/config.js';
+import { type Config, tierShare } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { type AttemptReport, createDeliverer } from './deliverer.js';
@@ -10,27 +10,26 @@ import type { Resolver } from './safety.js';
 import { systemResolver } from './safety.js';
 import { createSender } from './sender.js';
 
-export interface WebhookSettings {
-  /** SERP_WEBHOOK_BACKOFF_MS (default 5,000) */
-  webhookBackoffMs: number;
-  /** SERP_WEBHOOK_TIMEOUT_MS (default 10,000) */
-  webhookTimeoutMs: number;
-  /** SERP_WEBHOOK_CONCURRENCY: attempts in flight per worker (default 64) */
-  webhookConcurrency: number;
-  /** SERP_WEBHOOK_ALLOW_HTTP=1 */
-  webhookAllowHttp: boolean;
-  /** SERP_WEBHOOK_ALLOW_PRIVATE=1 */
-  webhookAllowPrivate: boolean;
-  publicBaseUrl?: string;
-  /** SERP_TIERS: a key's deliveries are weighted by its tier's `share` against other keys' */
-  tiers?: Record<string, TierLimits>;
-}
+/**
+ * The delivery worker's configuration: retries, timeouts, attempts in flight, which hosts it may call, links' origin,
+ * and the tiers, whose share weighs a key's deliveries against other keys' (docs/webhooks.md#fair-share).
+ */
+export type WebhookSettings = Pick<
+  Config,
+  | 'webhookBackoffMs'
+  | 'webhookTimeoutMs'
+  | 'webhookConcurrency'
+  | 'webhookAllowHttp'
+  | 'webhookAllowPrivate'
+  | 'publicBaseUrl'
+  | 'tiers'
+>;
 
 export const WEBHOOK_GIVE_UP_MS = 24 * 3_600_000;
 
 /** a key's weight in the deliverer's fair queue: its tier's share, looked up once a minute at most */
-const keyShares = (queries: ReadModelQueries, tiers: Record<string, TierLimits> | undefined) => {
-  const shareOfTier = tierShare(tiers ?? {});
+const keyShares = (queries: ReadModelQueries, tiers: Config['tiers']) => {
+  const shareOfTier = tierShare(tiers);
   const known = new Map<string, number>();
   let since = Date.now();
   return (keyId: string) => {

@@ -214,7 +214,7 @@ const rawLink = async (app: FastifyInstance, key: string, jobId: string) => {
 };
 
 t.test('raw-HTML links', async (t) => {
-  const { app, core, mintKey } = await buildTestApp(t, { SERP_RAW_PER_ADDRESS_PER_MIN: '1000' });
+  const { app, core, services, mintKey } = await buildTestApp(t, { SERP_RAW_PER_ADDRESS_PER_MIN: '1000' });
   const key = await mintKey('free');
   const keyId = keyIdOf(core, key);
   const page = '<html><body><a href="https://example.com/">Coffee</a></body></html>';
@@ -270,7 +270,7 @@ t.test('raw-HTML links', async (t) => {
     await finishedJob(core, '0123456789ab0123456789a3', otherId, 'c3', fresh);
     const otherLink = await rawLink(app, other, '0123456789ab0123456789a3');
     t.equal((await app.inject({ url: otherLink })).statusCode, 200);
-    const revoked = await core.keys.revoke(otherId);
+    const revoked = await services.keys.revoke(otherId);
     await core.projector.waitFor(revoked.position as number);
     const res = await app.inject({ url: otherLink });
     t.equal(res.statusCode, 403);

@@ -17,6 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { composeApplication } from '../../services/compose/application.js';
 import { startEmbedded } from '../../services/compose/embedded/embedded.js';
 import { loadConfig } from '../../services/config/config.js';
 import { DEFAULT_PAGES, type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
@@ -62,7 +63,10 @@ const startService = async (google: FakeGoogle, pagesInFlight: number) => {
     { port: 0, dataDir: dir, host: '127.0.0.1' },
   );
   const svc = await startEmbedded(config, { logger: false });
-  const { key } = await svc.core.keys.create({ tier: 'enterprise', rateLimitPerMin: 1_000_000 });
+  const { key } = await composeApplication(svc.core, config).keys.create({
+    tier: 'enterprise',
+    rateLimitPerMin: 1_000_000,
+  });
   return {
     svc,
     key,

@@ -10,6 +10,7 @@
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
@@ -27,7 +28,7 @@ let now = new Date(slotStart + 1000);
 const clock = () => now;
 const limiter = createMemoryRateLimiter(() => now.getTime());
 const projected = (p: number) => core.projector.waitFor(p);
-const created = await core.keys.create({ tier: 'enterprise', rateLimitPerMin: ratePerMin });
+const created = await composeApplication(core, config).keys.create({ tier: 'enterprise', rateLimitPerMin: ratePerMin });
 if (created.position) await projected(created.position);
 const key = core.queries.keys.byId(created.keyId)!;
 const monitors = createMonitorService({
@@ -36,6 +37,7 @@ const monitors = createMonitorService({
   projected,
   tiers: config.tiers,
   versions: createMonitorVersions(core.eventStore),
+  spreadMaxMs: config.monitorSpreadMaxS * 1000,
   now: clock,
 });
 const keywords = Array.from({ length: keywordCount }, (_, i) => `slot keyword ${i}`);
@@ -58,7 +60,7 @@ const scheduler = () =>
       eventStore: core.eventStore,
       queries: core.queries,
       handle: core.handle,
-      cacheTtlS: 0,
+      config: { ...config, cacheTtlS: 0 },
       now: clock,
     }),
     limiter,

@@ -107,9 +107,9 @@ const run = async (concurrency: number) => {
   // what the service's crawler has: its parse threads and `concurrency` requests at once to the one route
   const { crawler } = httpCrawlerFor(google.origin, {
     limits: { pageTimeoutMs: 30_000 },
-    pool: { maxInFlightPerRoute: concurrency },
+    env: { SERP_ROUTE_MAX_IN_FLIGHT: String(concurrency) },
     // as the service composes it (services/compose/crawler.ts): the parse pool, and the raw HTML's hash on a thread
-    deps: { parser: createParsePool(parseThreads), hashing: createHashThread() },
+    deps: { parser: createParsePool(serviceDefaults), hashing: createHashThread() },
   });
   const sampler = rssSampler();
   const messages = Array.from({ length: jobs }, (_, i) => jobFor({ keyword: `bench ${i}` }));

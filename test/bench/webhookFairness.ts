@@ -25,6 +25,7 @@ import { streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { deliveryIdOf, messageIdOf } from '../../domain/webhook/ids.js';
 import { createWebhookService } from '../../services/application/webhooks.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createDeliverer } from '../../services/webhooks/deliverer.js';
@@ -85,7 +86,9 @@ const side =
   (fairShare: boolean) =>
   async (round: number): Promise<RoundResult> => {
     const dataDir = tempDataDir('bench-webhook-fairness');
-    const core = await openCore(loadConfig({}, { dataDir }));
+    const config = loadConfig({}, { dataDir });
+    const core = await openCore(config);
+    const { keys } = composeApplication(core, config);
     const projected = (p: number) => core.projector.waitFor(p);
     const service = createWebhookService({
       queries: core.queries,
@@ -96,7 +99,7 @@ const side =
       resolve: systemResolver,
     });
     const keyOf = async () => {
-      const { keyId } = await core.keys.create({ tier: 'pro', label: 'bench' });
+      const { keyId } = await keys.create({ tier: 'pro', label: 'bench' });
       await projected(await core.eventStore.headPosition());
       return core.queries.keys.byId(keyId)!;
     };

@@ -1,22 +1,33 @@
 import t from 'tap';
 import { streams } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
+import { CreateMonitorBody } from '../../contracts/monitors.js';
 import { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
-import { createSearchService } from '../../services/application/searches.js';
+import { composeApplication } from '../../services/compose/application.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createFairDispatcher, createQuotaReleaser } from '../../services/dispatcher/dispatcher.js';
+import { createAlerter } from '../../services/monitors/alerter.js';
+import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
+import { createRankRecorder } from '../../services/monitors/recorder.js';
+import { createWebhookRouter } from '../../services/webhooks/router.js';
 import { type Core, reactorConformance } from './reactorSuite.js';
 
 /** a key and the search service, and ways to move a job through its life as a crawler would */
 const jobsOf = async (core: Core) => {
-  const created = await core.keys.create({ tier: 'enterprise' });
+  const app = composeApplication(
+    { ...core, resolveHost: async () => [{ address: '127.0.0.1', family: 4 }] },
+    loadConfig({ SERP_CACHE_TTL_S: '0', SERP_WEBHOOK_ALLOW_HTTP: '1', SERP_WEBHOOK_ALLOW_PRIVATE: '1' }),
+  );
+  const { keys, searches } = app;
+  const created = await keys.create({ tier: 'enterprise' });
   await core.projector.waitFor(await core.eventStore.headPosition());
   const key = core.queries.keys.byId(created.keyId)!;
-  const searches = createSearchService({ ...core, cacheTtlS: 0 });
   let n = 0;
   const now = () => new Date().toISOString();
   return {
+    app,
     key,
     submit: async (priority: 'live' | 'bulk' = 'live') =>
       (await searches.submit(key, SearchRequest.parse({ keyword: `r${n++}`, depth: 10 }), {}, undefined, priority))
@@ -130,6 +141,150 @@ t.test('the fair dispatcher', (t) =>
           await consumer.stop();
           await queue.close();
         },
+      };
+    },
+  }),
+);
+
+/** a monitor of `keywords` whose manual runs' jobs the test submits and fails, as the scheduler and a crawler would */
+const monitorRuns = async (core: Core, keywords: number) => {
+  const jobs = await jobsOf(core);
+  const versions = createMonitorVersions(core.eventStore);
+  const projected = (p: number) => core.projector.waitFor(p);
+  const { monitors, searches } = jobs.app;
+  const monitor = await monitors.create(
+    jobs.key,
+    CreateMonitorBody.parse({
+      name: 'conformance',
+      keywords: Array.from({ length: keywords }, (_, i) => `kw ${i}`),
+      domains: ['example.com'],
+      schedule: 'weekly',
+      depth: 10,
+      alerts: { run_failed: true },
+    }),
+  );
+  /** a manual run; each of its jobs submitted, started and failed for good (or only `only` of them) */
+  const run = async (only?: number) => {
+    const started = await monitors.run(jobs.key, monitor.monitorId, true);
+    for (const j of started.jobs.slice(0, only)) {
+      await searches.submit(
+        jobs.key,
+        SearchRequest.parse({ keyword: j.keyword, depth: 10 }),
+        {},
+        { jobId: j.job_id, monitor: { monitorId: monitor.monitorId, runId: started.run_id } },
+      );
+      await jobs.start(j.job_id);
+      await jobs.fail(j.job_id, true);
+    }
+    return started;
+  };
+  const eventsOf = async (type: string) =>
+    (await core.eventStore.readAll({ fromPosition: 0, maxCount: 1_000_000 })).filter((e) => e.type === type);
+  return { jobs, monitors, monitor, run, eventsOf, versions, projected };
+};
+
+t.test('the rank recorder', (t) =>
+  reactorConformance(t, {
+    name: 'monitor-recorder',
+    async prepare(core) {
+      const m = await monitorRuns(core, 6);
+      let current: Awaited<ReturnType<typeof m.run>> | undefined;
+      return {
+        async seed(part) {
+          // one run of six keywords: three of its jobs end in each half
+          current ??= await m.run(0);
+          const { searches } = m.jobs.app;
+          for (const j of current.jobs.slice(part * 3, part * 3 + 3)) {
+            await searches.submit(
+              m.jobs.key,
+              SearchRequest.parse({ keyword: j.keyword, depth: 10 }),
+              {},
+              { jobId: j.job_id, monitor: { monitorId: m.monitor.monitorId, runId: current.run_id } },
+            );
+            await m.jobs.start(j.job_id);
+            await m.jobs.fail(j.job_id, true);
+          }
+        },
+        poison: async (foreign) => {
+          await foreign.appendToStream('searchJob-poison', [{ type: 'CrawlCompleted', data: { jobId: ['x'] } }]);
+        },
+        create: (deps) => createRankRecorder({ ...deps, queries: core.queries, handle: core.handle }),
+        async decisions() {
+          return (await m.eventsOf('MonitorKeywordChecked')).map((e) => (e.data as { jobId: string }).jobId).sort();
+        },
+        expected: [3, 6],
+      };
+    },
+  }),
+);
+
+t.test('the alerter', (t) =>
+  reactorConformance(t, {
+    name: 'monitor-alerter',
+    async prepare(core) {
+      const m = await monitorRuns(core, 2);
+      // the checks the alerter compares are the recorder's: one runs throughout, beside the alerters under test
+      const recorder = createRankRecorder({
+        eventStore: core.eventStore,
+        readModels: core.readModels,
+        queries: core.queries,
+        handle: core.handle,
+        projected: m.projected,
+      });
+      await recorder.start();
+      const completed = async (n: number) => {
+        for (let i = 0; i < 400 && (await m.eventsOf('MonitorRunCompleted')).length < n; i++) {
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      };
+      return {
+        // one manual run a half, each of whose searches fails: the run's `run_failed` alert
+        async seed(part) {
+          await m.run();
+          await completed(part + 1);
+          await core.projector.waitFor(await core.eventStore.headPosition());
+        },
+        poison: async (foreign) => {
+          await foreign.appendToStream('monitorRun-poison', [{ type: 'MonitorRunCompleted', data: { runId: 1 } }]);
+        },
+        create: (deps) => createAlerter({ ...deps, queries: core.queries, handle: core.handle, versions: m.versions }),
+        async decisions() {
+          return (await m.eventsOf('MonitorAlertRaised')).map((e) => (e.data as { alertId: string }).alertId).sort();
+        },
+        expected: [1, 2],
+        close: () => recorder.stop(),
+      };
+    },
+  }),
+);
+
+t.test('the webhook router', (t) =>
+  reactorConformance(t, {
+    name: 'webhook-router',
+    async prepare(core) {
+      const jobs = await jobsOf(core);
+      await jobs.app.webhooks.create(jobs.key, { url: 'http://127.0.0.1:9/hook', events: ['search.failed'] });
+      const half = async () => {
+        for (let i = 0; i < 3; i++) {
+          const id = await jobs.submit();
+          await jobs.start(id);
+          await jobs.fail(id, true);
+        }
+      };
+      return {
+        seed: () => half(),
+        poison: async (foreign) => {
+          await foreign.appendToStream('searchJob-poison', [{ type: 'CrawlFailed', data: { final: 1 } }]);
+        },
+        create: (deps) => createWebhookRouter({ ...deps, queries: core.queries, handle: core.handle, baseUrl: '' }),
+        async decisions() {
+          const all = await core.eventStore.readAll({ fromPosition: 0, maxCount: 1_000_000 });
+          return all
+            .filter((e) => e.type === 'WebhookDeliveryScheduled')
+            .map((e) => (e.data as { messageId: string }).messageId)
+            .sort();
+        },
+        expected: [3, 6],
       };
     },
   }),

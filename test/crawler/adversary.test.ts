@@ -132,7 +132,7 @@ t.test('through the forward proxies, against the fake Google', { skip: fixturesM
       'each proxy reached the origin from its own address',
     );
     t.same(proxies.stats().carried, [1, 1, 1]);
-    const { crawler } = httpCrawlerFor(google.origin, { pool: { proxyUrls: proxies.urls } });
+    const { crawler } = httpCrawlerFor(google.origin, { env: { SERP_PROXY_URLS: proxies.urls.join(',') } });
     const outcome = await crawler.crawl(jobFor({ keyword: 'cistern' }), { heartbeat: () => undefined });
     t.equal(outcome.status, 'failed', 'an http-only crawler fails against the challenge');
     t.match(outcome.failure, { kind: 'js_challenge' });
@@ -153,11 +153,11 @@ t.test('through the forward proxies, against the fake Google', { skip: fixturesM
         await google.close();
       });
       const { crawler } = httpCrawlerFor(google.origin, {
-        pool: {
-          proxyUrls: proxies.urls,
-          cooldownBaseMs: 3_000,
-          cooldownMaxMs: 12_000,
-          ...(paced ? { pacing: { maxRpm: 18 } } : {}),
+        env: {
+          SERP_PROXY_URLS: proxies.urls.join(','),
+          SERP_ROUTE_COOLDOWN_S: '3',
+          SERP_ROUTE_COOLDOWN_MAX_S: '12',
+          ...(paced ? { SERP_ROUTE_MAX_RPM: '18' } : {}),
         },
         limits: { maxAttemptsPerPage: 2, backoffBaseMs: 50, backoffMaxMs: 200 },
       });

@@ -5,7 +5,7 @@ import { createCrawler } from '../../services/crawler/crawl.js';
 import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
 import { chromiumMissing, chromiumPath } from '../support/chromium.js';
-import { FAST_LIMITS, jobFor } from '../support/crawlerHarness.js';
+import { crawlerConfig, FAST_LIMITS, jobFor } from '../support/crawlerHarness.js';
 import { AIO_QUERY, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
@@ -48,10 +48,10 @@ t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
 
   t.test('SERP_FETCHER=browser: the crawl keeps the AI Overview only with capture_aio', async (t) => {
     const crawler = createCrawler({
-      googleOrigin: google.origin,
+      settings: crawlerConfig({ SERP_GOOGLE_ORIGIN: google.origin }),
       fetchers: { browser },
       fetcherMode: 'browser',
-      sessions: createSessionPool({ cooldownBaseMs: 5 }),
+      sessions: createSessionPool(crawlerConfig()),
       limits: { ...FAST_LIMITS, maxPages: 1, pageTimeoutMs: 15_000 },
     });
     const withAio = await crawler.crawl(jobFor({ keyword: AIO_QUERY, capture_aio: true }), { heartbeat });
@@ -69,8 +69,7 @@ t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
     google.setMode({ requireCookie: true });
     t.teardown(() => google.setMode({}));
     const opened: string[] = [];
-    const sessions = createSessionPool({
-      cooldownBaseMs: 5,
+    const sessions = createSessionPool(crawlerConfig(), {
       open: async (session, device, signal) => {
         const visit = await browser.openSession(google.origin, session, device, signal);
         opened.push(visit.cookies);
@@ -78,7 +77,7 @@ t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
       },
     });
     const crawler = createCrawler({
-      googleOrigin: google.origin,
+      settings: crawlerConfig({ SERP_GOOGLE_ORIGIN: google.origin }),
       fetchers: { http: createHttpFetcher(), browser },
       fetcherMode: 'auto',
       sessions,
@@ -101,10 +100,10 @@ t.test('real Chromium against the fake Google origin', { skip }, async (t) => {
     google.setMode({ requireCookie: true });
     t.teardown(() => google.setMode({}));
     const crawler = createCrawler({
-      googleOrigin: google.origin,
+      settings: crawlerConfig({ SERP_GOOGLE_ORIGIN: google.origin }),
       fetchers: { http: createHttpFetcher() },
       fetcherMode: 'http',
-      sessions: createSessionPool({ cooldownBaseMs: 5 }),
+      sessions: createSessionPool(crawlerConfig()),
       limits: FAST_LIMITS,
     });
     const outcome = await crawler.crawl(jobFor({ keyword: 'cistern' }), { heartbeat });

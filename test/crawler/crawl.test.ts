@@ -10,7 +10,7 @@ import { createLocationResolver } from '../../services/geo/locations.js';
 import { uuleForName } from '../../services/geo/uule.js';
 import type { Fetcher } from '../../services/ports/fetcher.js';
 import { inlineParser, MAX_PAGE_TAGS, type PageParser } from '../../services/runtime/parsePool.js';
-import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
+import { crawlerConfig, httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogle, type Trouble } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 
@@ -159,7 +159,7 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     });
     t.teardown(() => pager.close());
     // one page at a time, so the transform's second call is the second page
-    const { crawler: c } = httpCrawlerFor(pager.origin, { limits: { pagesInFlight: 1 } });
+    const { crawler: c } = httpCrawlerFor(pager.origin, { env: { SERP_PAGES_IN_FLIGHT: '1' } });
     t.teardown(() => c.close());
     const outcome = await c.crawl(jobFor({ keyword: 'pager' }), { heartbeat });
     t.equal(outcome.status, 'done');
@@ -170,7 +170,7 @@ t.test('crawl() against the fake Google origin', { skip }, async (t) => {
     fresh();
     google.setMode({ trouble: { kind: 'captcha' }, fromStart: 20, firstRequests: 2, query: 'retried' });
     // one page at a time, so both blocks fall on the third page
-    const { crawler: sequential } = httpCrawlerFor(google.origin, { limits: { pagesInFlight: 1 } });
+    const { crawler: sequential } = httpCrawlerFor(google.origin, { env: { SERP_PAGES_IN_FLIGHT: '1' } });
     t.teardown(() => sequential.close());
     const outcome = await sequential.crawl(jobFor({ keyword: 'retried' }), { heartbeat });
     t.equal(outcome.status, 'done');
@@ -350,10 +350,10 @@ const crawlOf = async (t: Test, body: () => Buffer) => {
     close: async () => undefined,
   };
   const crawler = createCrawler({
-    googleOrigin: 'http://127.0.0.1:9',
+    settings: crawlerConfig({ SERP_GOOGLE_ORIGIN: 'http://127.0.0.1:9' }),
     fetchers: { http: fetcher },
     fetcherMode: 'http',
-    sessions: createSessionPool({}),
+    sessions: createSessionPool(crawlerConfig()),
     parser: counting,
   });
   t.teardown(() => crawler.close());

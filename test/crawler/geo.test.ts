@@ -8,7 +8,7 @@ import { buildGoogleUrl } from '../../services/crawler/googleUrl.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';
 import { mainLanguageHl } from '../../services/geo/language.js';
 import { createLocationResolver, importLocations, LOCATIONS_DB } from '../../services/geo/locations.js';
-import { uuleForName, uuleForPoint } from '../../services/geo/uule.js';
+import { decodeUule, uuleForName, uuleForPoint } from '../../services/geo/uule.js';
 import { jobFor } from '../support/crawlerHarness.js';
 import { fixturesDir, fixturesMissing } from '../support/fixtures.js';
 
@@ -32,6 +32,23 @@ t.test('uule', async (t) => {
     const text = decode(uuleForPoint(30.2672, -97.7431, 500, 1)).toString('utf8');
     t.match(text, /latitude_e7:302672000\nlongitude_e7:-977431000/);
     t.match(text, /radius:500000/);
+  });
+
+  t.test('read back: what we write, what clients and Google write, and what cannot be read', async (t) => {
+    t.same(decodeUule(uuleForName('Austin,Texas,United States')), { form: 'name', name: 'Austin,Texas,United States' });
+    const long = `${'Ä'.repeat(70)},Germany`;
+    t.same(decodeUule(uuleForName(long)), { form: 'name', name: long }, 'a two-byte length');
+    t.same(decodeUule('w+CAIQICISU2FuIEZyYW5jaXNjbywgVVNB'), { form: 'name', name: 'San Francisco, USA' }, 'unpadded');
+    t.same(decodeUule('w CAIQICIGc3dlZGVu'), { form: 'name', name: 'sweden' }, 'a + that arrived as a space');
+    t.same(decodeUule('w+CAQQCFISCS0EZSFH_RKIEe8boaiT4nXf'), { form: 'encoded' }, 'a place by id, URL-safe base64');
+    t.same(decodeUule(uuleForPoint(30.2672, -97.7431, 500, 1)), {
+      form: 'point',
+      lat: 30.2672,
+      lon: -97.7431,
+      radius: 500,
+    });
+    for (const bad of ['w+abc', 'hello', 'w+', 'w+!!!', 'a+aGVsbG8=', 'x+CAIQICIGc3dlZGVu', 'w+CAIQICIk'])
+      t.equal(decodeUule(bad), undefined, bad);
   });
 });
 

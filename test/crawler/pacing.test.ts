@@ -1,8 +1,8 @@
 import t from 'tap';
 import {
   blocked,
-  DEFAULT_PACING,
   newRoute,
+  PACING_TUNING,
   type PacingPolicy,
   type RouteHealth,
   readyAt,
@@ -15,7 +15,7 @@ import {
 
 const round = (n: number | undefined) => (n === undefined ? n : Math.round(n * 1000) / 1000);
 
-const policy: PacingPolicy = { ...DEFAULT_PACING, maxRpm: 20, cooldownBaseMs: 60_000, cooldownMaxMs: 600_000 };
+const policy: PacingPolicy = { ...PACING_TUNING, maxRpm: 20, cooldownBaseMs: 60_000, cooldownMaxMs: 600_000 };
 
 /** sends as fast as the pace allows from `from` for `ms` of a fake clock; the send times */
 const sendFor = (r: RouteHealth, from: number, ms: number, p = policy) => {

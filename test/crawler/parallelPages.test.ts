@@ -17,9 +17,9 @@ const settle = () => new Promise((r) => setTimeout(r, 50));
 t.test('result pages fetched in parallel', { skip }, async (t) => {
   const google = await startFakeGoogle({ queries: { short: DEFAULT_PAGES.slice(0, 3) } });
   t.teardown(() => google.close());
-  const { crawler, sessions } = httpCrawlerFor(google.origin, { limits: { pagesInFlight: 4 } });
+  const { crawler, sessions } = httpCrawlerFor(google.origin, { env: { SERP_PAGES_IN_FLIGHT: '4' } });
   t.teardown(() => crawler.close());
-  const { crawler: sequential } = httpCrawlerFor(google.origin, { limits: { pagesInFlight: 1 } });
+  const { crawler: sequential } = httpCrawlerFor(google.origin, { env: { SERP_PAGES_IN_FLIGHT: '1' } });
   t.teardown(() => sequential.close());
   const fresh = (mode: Parameters<typeof google.setMode>[0] = {}) => {
     google.setMode(mode);
@@ -104,7 +104,10 @@ t.test('result pages fetched in parallel', { skip }, async (t) => {
   });
 
   t.test('when the result count is reached › aborts the rest', async (t) => {
-    const { crawler: few } = httpCrawlerFor(google.origin, { limits: { pagesInFlight: 4, targetResults: 25 } });
+    const { crawler: few } = httpCrawlerFor(google.origin, {
+      env: { SERP_PAGES_IN_FLIGHT: '4' },
+      limits: { targetResults: 25 },
+    });
     t.teardown(() => few.close());
     fresh({ latencyMs: (start) => (start >= 30 ? 2_000 : 20) });
     const outcome = await few.crawl(jobFor({ keyword: 'count' }), { heartbeat });
@@ -155,7 +158,11 @@ t.test('result pages fetched in parallel', { skip }, async (t) => {
   t.test('when the job is aborted mid-crawl › every page in flight stops and the crawl rejects', async (t) => {
     fresh({ latencyMs: (start) => (start === 0 ? 0 : 2_000) });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
+    // aborted once later pages are in flight (they take 2 s to answer), however long page 1 took on a loaded machine
+    const watch = setInterval(() => {
+      if (searchesOf('drained').some((r) => startOf(r) > 0)) controller.abort();
+    }, 5);
+    t.teardown(() => clearInterval(watch));
     await t.rejects(
       crawler.crawl(jobFor({ keyword: 'drained' }), { heartbeat, signal: controller.signal }),
       CrawlAbortedError,

@@ -3,6 +3,7 @@ import { getPriority } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { parse } from '../../parser/index.js';
+import { loadConfig } from '../../services/config/config.js';
 import { BACKGROUND_NICE } from '../../services/runtime/nice.js';
 import { createParsePool, inlineParser, MAX_PAGE_TAGS } from '../../services/runtime/parsePool.js';
 import { DEFAULT_PAGES } from '../support/fakeGoogle.js';
@@ -12,7 +13,7 @@ t.test(
   'the parse pool reads pages in worker threads exactly as the event loop does',
   { skip: fixturesMissing() },
   async (t) => {
-    const pool = createParsePool(2);
+    const pool = createParsePool(loadConfig({ SERP_PARSE_THREADS: '2' }));
     t.teardown(() => pool.close());
     const pages = DEFAULT_PAGES.slice(0, 4).map((p) => readFixtureText(p));
     const context = { captureAio: true, start: 0, device: 'desktop' as const, status: 200 };
@@ -61,7 +62,7 @@ t.test(
     };
     const before = new Set(readdirSync('/proc/self/task'));
     const start = getPriority(); // 0, or 5 under `nice -n 5`
-    const pool = createParsePool(2);
+    const pool = createParsePool(loadConfig({ SERP_PARSE_THREADS: '2' }));
     t.teardown(() => pool.close());
     await Promise.all(
       [0, 1, 2, 3].map(() => pool.read(Buffer.from('<html><body>x</body></html>'), { captureAio: false }, '')),
@@ -73,7 +74,7 @@ t.test(
 );
 
 t.test('a page with more markup than any result page is not parsed, in a parse thread or inline', async (t) => {
-  const pool = createParsePool(1);
+  const pool = createParsePool(loadConfig({ SERP_PARSE_THREADS: '1' }));
   t.teardown(() => pool.close());
   const context = { captureAio: false, start: 0, device: 'desktop' as const, status: 200 };
   const head = '<!-- serp-page start=0 url= fetched_at= -->\n';
@@ -89,7 +90,7 @@ t.test('a page with more markup than any result page is not parsed, in a parse t
 });
 
 t.test('a parse past the deadline ends its thread, which is replaced; a crawl’s abort ends its parse', async (t) => {
-  const pool = createParsePool(1, { timeoutMs: 50 });
+  const pool = createParsePool(loadConfig({ SERP_PARSE_THREADS: '1', SERP_PARSE_TIMEOUT_MS: '50' }));
   t.teardown(() => pool.close());
   const context = { captureAio: false, start: 0, device: 'desktop' as const, status: 200 };
   // 110,000 elements, under the tag cap (so it is really parsed, not refused by the count): ~300 ms of parsing on
@@ -99,7 +100,7 @@ t.test('a parse past the deadline ends its thread, which is replaced; a crawl’
   const started = Date.now();
   await t.rejects(pool.read(slow(), context, ''), { name: 'ParseTimeoutError', timeoutMs: 50 }, 'a typed timeout');
   t.ok(Date.now() - started < 30_000, 'at the deadline, not when the parse would have ended');
-  const roomy = createParsePool(1, { timeoutMs: 60_000 });
+  const roomy = createParsePool(loadConfig({ SERP_PARSE_THREADS: '1', SERP_PARSE_TIMEOUT_MS: '60000' }));
   t.teardown(() => roomy.close());
   const crawl = new AbortController();
   const running = roomy.read(slow(), context, '', crawl.signal);

@@ -2,6 +2,7 @@ import t from 'tap';
 import { fetchPageWithRetries } from '../../services/crawler/fetchPage.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
 import type { Fetcher } from '../../services/ports/fetcher.js';
+import { crawlerConfig } from '../support/crawlerHarness.js';
 
 /**
  * A redirect the http fetcher did not follow (to another origin than the Google it asked) fails the page typed:
@@ -39,7 +40,7 @@ const page = (fetcher: Fetcher) =>
       heartbeat: () => undefined,
       onBlock: () => undefined,
     },
-    createSessionPool({ cooldownBaseMs: 1 }),
+    createSessionPool(crawlerConfig({ SERP_ROUTE_COOLDOWN_S: '0.001' })),
     { maxAttemptsPerPage: 3, pageTimeoutMs: 5_000, backoffBaseMs: 1, backoffMaxMs: 1 },
   );
 

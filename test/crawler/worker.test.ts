@@ -10,7 +10,7 @@ import { usageMonth } from '../../domain/usage/usage.js';
 import { assembleRawHtml } from '../../parser/index.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
-import { createSearchService } from '../../services/application/searches.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import type { Crawler, CrawlOutcome } from '../../services/crawler/crawl.js';
@@ -81,16 +81,17 @@ const fakeCrawler = (wait: (call: number) => Promise<unknown>) => {
 /** A real SQLite event store, read models and blob store in a temp dir, a key, and submitted jobs. */
 const setup = async (t: Test) => {
   const dataDir = tempDataDir('worker');
-  const core = await openCore(loadConfig({}, { dataDir }));
+  const config = loadConfig({ SERP_CACHE_TTL_S: '0' }, { dataDir });
+  const core = await openCore(config);
+  const { keys, searches } = composeApplication(core, config);
   t.teardown(async () => {
     await core.close();
     removeDir(dataDir);
   });
   const blobStore = createFsBlobStore(join(dataDir, 'blobs'));
-  const created = await core.keys.create({ tier: 'free' });
+  const created = await keys.create({ tier: 'free' });
   await core.projector.waitFor(created.position ?? 0);
   const key = core.queries.keys.byId(created.keyId)!;
-  const searches = createSearchService({ ...core, cacheTtlS: 0 });
   const messages = new Map<string, JobMessage>();
   const events = async (jobId: string) => (await core.eventStore.readStream(streams.searchJob(jobId))).events;
 
@@ -120,7 +121,16 @@ const setup = async (t: Test) => {
       queue: JobQueue,
       crawler: Crawler,
       o: { workerId: string; concurrency?: number; heartbeatMs?: number; drainTimeoutMs?: number },
-    ) => createCrawlWorker({ queue, handle: core.handle, crawler, blobStore, concurrency: 1, ...o }),
+    ) =>
+      createCrawlWorker({
+        queue,
+        handle: core.handle,
+        crawler,
+        blobStore,
+        concurrency: 1,
+        drainTimeoutMs: config.drainTimeoutMs,
+        ...o,
+      }),
     blobStore,
     blobsDir: join(dataDir, 'blobs'),
     events,
@@ -224,7 +234,7 @@ t.test('CrawlWorker › a crawl past the drain timeout is handed back and comple
 
   // first life: the crawl outlasts the drain timeout (and ignores the abort)
   const queue1 = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 5, dedupeWindowMs: 60_000 });
-  const dispatcher1 = createDispatcher({ ...core, queue: queue1 });
+  const dispatcher1 = createDispatcher({ ...core, queue: queue1, settings: loadConfig({}) });
   const stuck = fakeCrawler(() => sleep(1_500));
   const worker1 = env.worker(queue1, stuck.crawler, { workerId: 'first', drainTimeoutMs: 200 });
   await dispatcher1.start();
@@ -245,7 +255,7 @@ t.test('CrawlWorker › a crawl past the drain timeout is handed back and comple
   t.equal(core.queries.jobs.byId(id)?.status, 'running');
   const queue2 = createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 5, dedupeWindowMs: 60_000 });
   t.teardown(() => queue2.close());
-  const dispatcher2 = createDispatcher({ ...core, queue: queue2 });
+  const dispatcher2 = createDispatcher({ ...core, queue: queue2, settings: loadConfig({}) });
   const fast = fakeCrawler(async () => undefined);
   const worker2 = env.worker(queue2, fast.crawler, { workerId: 'second' });
   await dispatcher2.start();

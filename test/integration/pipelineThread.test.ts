@@ -7,6 +7,7 @@ import { openStores } from '../../services/compose/embedded/core.js';
 import { loadOrCreateSecrets } from '../../services/compose/embedded/secrets.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';
+import { judgeWith } from '../../services/geo/locationCheck.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { PROJECTOR_CHECKPOINT } from '../../services/projector/projector.js';
 import { startPipelineThread } from '../../services/runtime/pipelineThread.js';
@@ -56,6 +57,7 @@ t.test('pipeline thread: render, queue depth, projected positions, close', { ski
     projectedAt: stores.readModels.checkpoint(PROJECTOR_CHECKPOINT),
     onAppended: (position) => stores.eventStore.appendedElsewhere(position),
     resolveTargeting: createTargetingResolver(locations),
+    judgeLocation: judgeWith({ resolve: (name) => locations.resolveLocation(name) }),
     onFailed: (err) => failures.push(err.message),
   });
   t.teardown(async () => {

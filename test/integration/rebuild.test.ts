@@ -1,7 +1,7 @@
 import t from 'tap';
 import { SearchRequest } from '../../contracts/search.js';
 import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
-import { createSearchService } from '../../services/application/searches.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { rebuildReadModels } from '../../services/projector/projector.js';
@@ -10,17 +10,18 @@ import { removeDir, tempDataDir } from '../support/service.js';
 t.test('projections rebuild › replaying the log yields identical read models', async (t) => {
   const dataDir = tempDataDir('rebuild');
   t.teardown(() => removeDir(dataDir));
-  const core = await openCore(loadConfig({}, { dataDir }));
-  const created = await core.keys.create({ tier: 'free', label: 'a' });
-  const other = await core.keys.create({ tier: 'pro' });
-  await core.keys.changeLimits(other.keyId, { monthlyQuota: 7 });
+  const config = loadConfig({}, { dataDir });
+  const core = await openCore(config);
+  const { keys, searches } = composeApplication(core, config);
+  const created = await keys.create({ tier: 'free', label: 'a' });
+  const other = await keys.create({ tier: 'pro' });
+  await keys.changeLimits(other.keyId, { monthlyQuota: 7 });
   await core.projector.waitFor(await core.eventStore.headPosition());
   const key = core.queries.keys.byId(created.keyId)!;
-  const searches = createSearchService({ ...core, cacheTtlS: 3600 });
   // normalised as every surface's validation leaves it (defaults in the schema's order), so a replay reads the same
   const request = SearchRequest.parse({ keyword: 'coffee' });
   for (let i = 0; i < 5; i++) await searches.submit(key, { ...request, keyword: `coffee ${i}` }, {});
-  await core.keys.revoke(created.keyId);
+  await keys.revoke(created.keyId);
   await core.projector.waitFor(await core.eventStore.headPosition());
 
   const before = core.readModels.dump();
@@ -39,8 +40,9 @@ t.test('projections rebuild › replaying the log yields identical read models',
 t.test('read models written under another shape are rebuilt from the log once at start', async (t) => {
   const dataDir = tempDataDir('rebuild-version');
   t.teardown(() => removeDir(dataDir));
-  const first = await openCore(loadConfig({}, { dataDir }));
-  await first.keys.create({ tier: 'free', label: 'a' });
+  const config = loadConfig({}, { dataDir });
+  const first = await openCore(config);
+  await composeApplication(first, config).keys.create({ tier: 'free', label: 'a' });
   await first.projector.waitFor(await first.eventStore.headPosition());
   const before = first.readModels.dump();
   // what an older version left: its own shape number and a document the current projections never write

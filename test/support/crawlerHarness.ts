@@ -1,6 +1,7 @@
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import { SearchRequest } from '../../contracts/search.js';
 import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
+import { loadConfig } from '../../services/config/config.js';
 import { type CrawlerDeps, type CrawlLimits, createCrawler } from '../../services/crawler/crawl.js';
 import { createSessionPool, type SessionPoolOptions } from '../../services/crawler/sessions.js';
 
@@ -27,14 +28,27 @@ export const FAST_LIMITS: Partial<CrawlLimits> = {
   backoffMaxMs: 20,
 };
 
-/** An http-only crawler aimed at a fake Google origin. */
+/**
+ * The crawler's configuration for a test, from variables as an operator sets them (`env`; the schema's defaults for
+ * the rest) over these: unpaced, and routes that rest 5 ms after a block (20 ms at most), so the retry paths stay fast.
+ */
+export const crawlerConfig = (env: Record<string, string> = {}) =>
+  loadConfig({ SERP_ROUTE_MAX_RPM: '0', SERP_ROUTE_COOLDOWN_S: '0.005', SERP_ROUTE_COOLDOWN_MAX_S: '0.02', ...env });
+
+/** An http-only crawler aimed at a fake Google origin; `env` configures it as crawlerConfig's does. */
 export const httpCrawlerFor = (
   origin: string,
-  extra: { limits?: Partial<CrawlLimits>; pool?: SessionPoolOptions; deps?: Partial<CrawlerDeps> } = {},
+  extra: {
+    env?: Record<string, string>;
+    limits?: Partial<CrawlLimits>;
+    pool?: SessionPoolOptions;
+    deps?: Partial<CrawlerDeps>;
+  } = {},
 ) => {
-  const sessions = createSessionPool({ cooldownBaseMs: 5, cooldownMaxMs: 20, ...extra.pool });
+  const config = crawlerConfig({ SERP_GOOGLE_ORIGIN: origin, ...extra.env });
+  const sessions = createSessionPool(config, extra.pool);
   const crawler = createCrawler({
-    googleOrigin: origin,
+    settings: config,
     fetchers: { http: createHttpFetcher() },
     fetcherMode: 'http',
     sessions,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseHtml } from 'node-html-parser';
+import { decodeUule } from '../../services/geo/uule.js';
 import { type Adversary, type AdversaryOptions, type AdversaryStats, createAdversary } from './adversary.js';
 import { readFixtureText } from './fixtures.js';
 
@@ -71,6 +72,21 @@ export interface FakeGoogleMode {
   requireCookie?: boolean;
 }
 
+/**
+ * Where the fake says it placed each search (docs/locations.md#offline-the-fake-google-plays-along): the line at the
+ * foot of every result page names the request's `uule` place, as Google does when it honours one, except on requests
+ * from an address with a home city, where the home wins over the uule for a share of them (a proxy whose own address
+ * Google trusts more). Requests without a uule and without a home keep the fixture page's own line.
+ */
+export interface FakePlacement {
+  /**
+   * by source address (the proxies of test/support/proxies.ts reach the fake from 127.0.0.2, 127.0.0.3, …): the
+   * proxy's home city as the line writes it ("Chicago, Illinois") and the share of its searches placed there (0–1,
+   * spread evenly from the first: 0.5 is the 1st, 3rd, 5th, …)
+   */
+  homes?: Record<string, { name: string; share: number }>;
+}
+
 export interface FakeGoogleOptions extends FakeGoogleMode {
   /** fixture paths (relative to the fixtures folder) for start=0,10,… (default DEFAULT_PAGES) */
   pages?: readonly string[];
@@ -91,6 +107,11 @@ export interface FakeGoogleOptions extends FakeGoogleMode {
    * rate limit and /sorry/ bans, the EU consent page, 5xx and hangs; off unless given
    */
   adversary?: AdversaryOptions;
+  /**
+   * where the location line says each search was placed (default `{}`: the uule's place); false serves the fixture
+   * pages' own lines untouched
+   */
+  placement?: FakePlacement | false;
   /** where to listen (default 127.0.0.1 and a free port) */
   port?: number;
   host?: string;
@@ -104,6 +125,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** the client closed the connection before the answer was sent (a page the crawler no longer needed) */
   aborted?: boolean;
+  /** where the page's location line placed it: the uule's place, or the address's home city */
+  placed?: { at: 'uule' | 'home'; name: string };
 }
 
 export interface FakeGoogle {
@@ -111,6 +134,8 @@ export interface FakeGoogle {
   requests: RecordedRequest[];
   /** replaces the whole mode (latency, trouble, scope) and restarts the firstRequests count */
   setMode(mode: FakeGoogleMode): void;
+  /** replaces where searches are placed (homes and their shares start counting again) */
+  setPlacement(placement: FakePlacement | false): void;
   /** only the /search requests, in arrival order */
   searches(): RecordedRequest[];
   /** what the adversary counted (also served as JSON at `/__fake/adversary`); undefined without one */
@@ -155,6 +180,29 @@ const buildAioPage = (delayMs: number): string => {
   return root.toString().replace('</body>', `${script}</body>`);
 };
 
+/** "Austin,Texas,United States" as Google's line writes it: "Austin, Texas" (a country alone: its name). */
+export const lineName = (canonical: string): string => {
+  const parts = canonical.split(',').map((p) => p.trim());
+  return (parts.length > 1 ? parts.slice(0, -1) : parts).join(', ');
+};
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The page with its own location lines put out of reach (their markers renamed: the dot's class, the 2021 settings'
+ * `uul_text`, the basic page's help link) and one line of the desktop markup before `</body>` naming `name`, "From
+ * your IP address" as Google writes a uule's place too (docs/locations.md#where-google-placed-a-search).
+ */
+const withLocationLine = (html: string, name: string): string => {
+  const line = `<div id="fake-location" class="fbar"><a href="#"><div><span class="EYqSq unknown_loc"></span><span class="dfB0uf">${escapeHtml(name)}</span></div><div><span>&nbsp;-&nbsp;</span><span class="KwU3F"><span>From your IP address</span></span></div></a> - <update-location>Update location</update-location></div>`;
+  const stripped = html
+    .replace(/\b(?:un)?known_loc\b/g, 'fake_loc_gone')
+    .replace(/uul_text/g, 'fake_uul_gone')
+    .replace(/ws_settings_location/g, 'fake_help_gone');
+  const end = stripped.lastIndexOf('</body>');
+  return end < 0 ? stripped + line : `${stripped.slice(0, end)}${line}${stripped.slice(end)}`;
+};
+
 const cookieHas = (req: IncomingMessage, name: string) =>
   (req.headers.cookie ?? '').split(/;\s*/).some((c) => c.startsWith(`${name}=`));
 
@@ -167,6 +215,34 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
   const hanging = new Set<ServerResponse>();
   /** per query: how many searches (start=0 requests) it has had, for `rotate` */
   const searchesOf = new Map<string, number>();
+  let placement: FakePlacement | false = options.placement ?? {};
+  const recordOf = new WeakMap<IncomingMessage, RecordedRequest>();
+  /** per address with a home: its /search requests so far, to spread the home's share evenly */
+  const homeCount = new Map<string, number>();
+
+  /** where this request is placed, or undefined to keep the page's own line */
+  const placeOf = (req: IncomingMessage, url: URL): RecordedRequest['placed'] => {
+    if (!placement) return undefined;
+    const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const home = placement.homes?.[address];
+    if (home) {
+      const n = homeCount.get(address) ?? 0;
+      homeCount.set(address, n + 1);
+      if (Math.ceil((n + 1) * home.share) > Math.ceil(n * home.share)) return { at: 'home', name: home.name };
+    }
+    const uule = url.searchParams.get('uule');
+    const decoded = uule ? decodeUule(uule) : undefined;
+    return decoded?.form === 'name' ? { at: 'uule', name: lineName(decoded.name) } : undefined;
+  };
+
+  /** the page with its location line as placed (recorded on the request) */
+  const placed = (req: IncomingMessage, url: URL, html: string): string => {
+    const at = placeOf(req, url);
+    if (!at) return html;
+    const recorded = recordOf.get(req);
+    if (recorded) recorded.placed = at;
+    return withLocationLine(html, at.name);
+  };
   const adversary: Adversary | undefined = options.adversary
     ? createAdversary(options.adversary, () => fixture(JS_CHALLENGE_PAGE))
     : undefined;
@@ -214,7 +290,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
     if (mode.requireCookie && !cookieHas(req, 'NID')) return send(res, 200, fixture(JS_CHALLENGE_PAGE));
     if (q === AIO_QUERY && !options.queries?.[q]) {
       aioPage ??= buildAioPage(options.aioDelayMs ?? 1500);
-      return send(res, 200, aioPage, nidCookie(req));
+      return send(res, 200, placed(req, url, aioPage), nidCookie(req));
     }
     const list = options.queries?.[q] ?? pages;
     if (start === 0) searchesOf.set(q, (searchesOf.get(q) ?? 0) + 1);
@@ -222,7 +298,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
     const k = Math.floor(start / 10);
     const page = (k < list.length ? list[(k + turn) % list.length] : undefined) ?? NO_RESULTS_PAGE;
     const html = fixture(page);
-    send(res, 200, options.transform ? options.transform(page, html) : html, nidCookie(req));
+    send(res, 200, placed(req, url, options.transform ? options.transform(page, html) : html), nidCookie(req));
   };
 
   const hang = (res: ServerResponse) => {
@@ -279,6 +355,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
       headers: { ...req.headers },
     };
     requests.push(recorded);
+    recordOf.set(req, recorded);
     res.on('close', () => {
       if (!res.writableFinished) recorded.aborted = true;
     });
@@ -310,6 +387,10 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
     setMode(next) {
       mode = { ...next };
       troubleCount = 0;
+    },
+    setPlacement(next) {
+      placement = next;
+      homeCount.clear();
     },
     searches: () => requests.filter((r) => r.path === '/search'),
     adversary: () => adversary?.stats(),

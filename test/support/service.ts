@@ -84,7 +84,7 @@ export const startService = async (
   const entry = cliEntry(from);
   const child = spawn(process.execPath, [...nodeArgs, ...entry, 'serve', '--port', '0', '--data', dataDir], {
     cwd: from,
-    // tests not about the fleet (docs/fleet.md) crawl as the service did before pacing: no pace, cooldowns from 2 s
+    // tests not about the fleet (docs/fleet.md) crawl unpaced, with short cooldowns (UNPACED)
     env: { ...process.env, SERP_LOG_LEVEL: 'warn', SERP_FETCHER: 'http', ...UNPACED, ...LOOPBACK_ONLY, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,7 +5,7 @@ import type { Lane } from '../../contracts/lanes.js';
 import { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
-import { createSearchService } from '../../services/application/searches.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createDispatcher } from '../../services/dispatcher/dispatcher.js';
@@ -28,8 +28,10 @@ const until = async (what: string, condition: () => boolean, limitMs = 10_000) =
  */
 const setup = async (t: Test, settings: { fairShare?: boolean; queueAhead?: number } = {}) => {
   const dir = tempDataDir('fair-dispatcher');
-  const core = await openCore(loadConfig({}, { dataDir: dir }));
-  const searches = createSearchService({ ...core, cacheTtlS: 0, shareOf: (tier) => (tier === 'pro' ? 4 : 1) });
+  // the shipped tiers' shares: free 1, pro 4 (and enterprise 8, where every key of a test is enterprise)
+  const config = loadConfig({ SERP_CACHE_TTL_S: '0' }, { dataDir: dir });
+  const core = await openCore(config);
+  const { keys, searches } = composeApplication(core, config);
   const queues: JobQueue[] = [];
   const dispatchers: Array<{ stop(): Promise<void> }> = [];
   /** the consumers hold every delivery until the test ends */
@@ -45,7 +47,7 @@ const setup = async (t: Test, settings: { fairShare?: boolean; queueAhead?: numb
     removeDir(dir);
   });
   const keyOf = async (tier: string) => {
-    const created = await core.keys.create({ tier });
+    const created = await keys.create({ tier });
     await core.projector.waitFor(await core.eventStore.headPosition());
     return core.queries.keys.byId(created.keyId)!;
   };
@@ -73,7 +75,7 @@ const setup = async (t: Test, settings: { fairShare?: boolean; queueAhead?: numb
       queue,
       handle: core.handle,
       projected: (p) => core.projector.waitFor(p),
-      settings,
+      settings: { ...config, ...settings },
     });
     dispatchers.push(dispatcher);
     await dispatcher.start();

@@ -6,11 +6,11 @@ import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/mem
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { createCatchUp } from '../../services/api/auth.js';
 import { createServer } from '../../services/api/server.js';
-import { createAdminSessionCommands } from '../../services/application/adminSessions.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { createKeyCommands } from '../../services/application/keys.js';
-import { createSearchService } from '../../services/application/searches.js';
-import { defaultTiers, loadConfig } from '../../services/config/config.js';
+import { composeApi } from '../../services/compose/application.js';
+import { loadConfig } from '../../services/config/config.js';
+import { createLocationResolver } from '../../services/geo/locations.js';
 import { createProjector } from '../../services/projector/projector.js';
 import { apiBlobStore } from '../support/apiBlobStore.js';
 import { removeDir, tempDataDir } from '../support/service.js';
@@ -30,31 +30,30 @@ const twoApis = async (t: Test, catchUp: boolean) => {
   await projector.start();
   const queries = readModelQueries(readModels);
   const handle = createCommandHandler(storeB);
-  const keysOnA = createKeyCommands({ handle: createCommandHandler(storeA), pepper, tiers: defaultTiers });
+  const config = loadConfig({}, { dataDir: dir });
+  const keysOnA = createKeyCommands({ handle: createCommandHandler(storeA), pepper, tiers: config.tiers });
+  const locations = createLocationResolver(dir);
+  const projected = (position: number) => projector.waitFor(position);
   const app = await createServer(
-    {
-      config: loadConfig({}, { dataDir: dir }),
-      secrets: { keyPepper: pepper, adminToken: 'adm_test_token_0123', linkSecret: 'link-secret-0123' },
-      queries,
-      searches: createSearchService({ eventStore: storeB, queries, handle, cacheTtlS: 3600 }),
-      keys: createKeyCommands({ handle, pepper, tiers: defaultTiers }),
-      adminSessions: createAdminSessionCommands({ handle }),
-      blobStore: apiBlobStore,
-      rateLimiter: createMemoryRateLimiter(),
-      projected: (position) => projector.waitFor(position),
-      ...(catchUp
-        ? {
-            catchUp: createCatchUp(
-              () => storeB.headPosition(),
-              (position) => projector.waitFor(position),
-            ),
-          }
-        : {}),
-    },
-    { logLevel: 'silent', logger: false },
+    composeApi(
+      {
+        eventStore: storeB,
+        queries,
+        handle,
+        secrets: { keyPepper: pepper, adminToken: 'adm_test_token_0123', linkSecret: 'link-secret-0123' },
+        projected,
+        blobStore: apiBlobStore,
+        rateLimiter: createMemoryRateLimiter(),
+        locations,
+        ...(catchUp ? { catchUp: createCatchUp(() => storeB.headPosition(), projected) } : {}),
+      },
+      config,
+    ),
+    { settings: config, logger: false },
   );
   t.teardown(async () => {
     await app.close();
+    locations.close();
     await projector.stop();
     readModels.close();
     await storeA.close();

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap';
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import { createMonitorService } from '../../services/application/monitors.js';
 import { createSearchService } from '../../services/application/searches.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
@@ -26,7 +27,8 @@ const setup = async (t: Test, tier: string, quota?: number) => {
   const clock = () => now;
   const limiter = createMemoryRateLimiter(() => now.getTime());
   const projected = (p: number) => core.projector.waitFor(p);
-  const created = await core.keys.create({ tier, ...(quota !== undefined ? { monthlyQuota: quota } : {}) });
+  const { keys } = composeApplication(core, config);
+  const created = await keys.create({ tier, ...(quota !== undefined ? { monthlyQuota: quota } : {}) });
   if (created.position) await projected(created.position);
   const key = core.queries.keys.byId(created.keyId)!;
   const monitors = createMonitorService({
@@ -35,6 +37,7 @@ const setup = async (t: Test, tier: string, quota?: number) => {
     projected,
     tiers: config.tiers,
     versions: createMonitorVersions(core.eventStore),
+    spreadMaxMs: config.monitorSpreadMaxS * 1000,
     now: clock,
   });
   const scheduler = () => {
@@ -42,7 +45,7 @@ const setup = async (t: Test, tier: string, quota?: number) => {
       eventStore: core.eventStore,
       queries: core.queries,
       handle: core.handle,
-      cacheTtlS: 0,
+      config: { ...config, cacheTtlS: 0 },
       now: clock,
     });
     const recorder = createRankRecorder({ ...core, projected, now: clock });
@@ -65,7 +68,7 @@ const setup = async (t: Test, tier: string, quota?: number) => {
       .map((e) => e.data as { jobId: string; request: { keyword: string } });
   };
   const settle = async () => core.projector.waitFor(await core.eventStore.headPosition());
-  return { core, key, monitors, scheduler, submitted, settle, set: (iso: string) => (now = new Date(iso)) };
+  return { core, keys, key, monitors, scheduler, submitted, settle, set: (iso: string) => (now = new Date(iso)) };
 };
 
 t.test('two schedulers, one slot: one run, one job per keyword, never over the rate', async (t) => {
@@ -148,7 +151,7 @@ t.test('no quota: the run is recorded skipped with the reason; a revoked key sto
   t.equal(next.length, 1, 'the next slot is recorded');
   t.match(next[0], { status: 'completed', skipped: 3, checked: 0, skipReason: 'quota_exhausted' }, 'skipped whole');
 
-  const revoked = await s.core.keys.revoke(s.key.keyId);
+  const revoked = await s.keys.revoke(s.key.keyId);
   if (revoked.position) await s.core.projector.waitFor(revoked.position);
   s.set('2026-03-04T00:00:05.000Z');
   await sched.tick();

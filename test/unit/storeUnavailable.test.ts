@@ -10,12 +10,11 @@ import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProc
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
 import { createServer } from '../../services/api/server.js';
-import { createAdminSessionCommands } from '../../services/application/adminSessions.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
-import { createKeyCommands } from '../../services/application/keys.js';
-import { createSearchService } from '../../services/application/searches.js';
-import { defaultTiers, loadConfig } from '../../services/config/config.js';
+import { composeApi, composeApplication } from '../../services/compose/application.js';
+import { loadConfig } from '../../services/config/config.js';
 import { createDispatcher } from '../../services/dispatcher/dispatcher.js';
+import { createLocationResolver } from '../../services/geo/locations.js';
 import { type EventStore, StoreUnavailableError } from '../../services/ports/eventStore.js';
 import { createProjector } from '../../services/projector/projector.js';
 import { apiBlobStore } from '../support/apiBlobStore.js';
@@ -52,12 +51,19 @@ const setup = async (t: Test) => {
   await projector.start();
   const queries = readModelQueries(readModels);
   const handle = createCommandHandler(store);
-  const keys = createKeyCommands({ handle, pepper: 'pepper-pepper-pepper', tiers: defaultTiers });
+  const config = loadConfig({}, { dataDir: dir });
+  const secrets = {
+    keyPepper: 'pepper-pepper-pepper',
+    adminToken: 'adm_test_token_0123',
+    linkSecret: 'link-secret-0123',
+  };
+  const projected = (position: number) => projector.waitFor(position);
+  const ports = { eventStore: store, queries, handle, secrets, projected };
+  const { keys, searches } = composeApplication(ports, config);
   const created = await keys.create({ tier: 'free' });
   await projector.waitFor(created.position ?? 0);
   const doc = queries.keys.byId(created.keyId);
   if (!doc) throw new Error('key not projected');
-  const searches = createSearchService({ eventStore: store, queries, handle, cacheTtlS: 3600 });
   t.teardown(async () => {
     await projector.stop();
     readModels.close();
@@ -66,7 +72,21 @@ const setup = async (t: Test) => {
   });
   const usageEvents = async () =>
     (await store.readStream(streams.usage(doc.keyId, usageMonth(new Date().toISOString())))).events.map((e) => e.type);
-  return { dir, store, mode, readModels, projector, queries, handle, keys, doc, created, searches, usageEvents };
+  return {
+    dir,
+    config,
+    ports,
+    store,
+    mode,
+    readModels,
+    projector,
+    queries,
+    handle,
+    doc,
+    created,
+    searches,
+    usageEvents,
+  };
 };
 
 t.test('submit › a job append that fails hands the reservation back', async (t) => {
@@ -87,25 +107,16 @@ t.test('submit › a job append whose answer was lost but which landed stands', 
 
 t.test('http › an unavailable store is a 503 with Retry-After, in both error shapes', async (t) => {
   const s = await setup(t);
-  const config = loadConfig({}, { dataDir: s.dir });
   const rateLimiter = createMemoryRateLimiter();
+  const locations = createLocationResolver(s.dir);
   const app = await createServer(
-    {
-      config,
-      secrets: { keyPepper: 'pepper-pepper-pepper', adminToken: 'adm_test_token_0123', linkSecret: 'link-secret-0123' },
-      queries: s.queries,
-      searches: s.searches,
-      keys: s.keys,
-      adminSessions: createAdminSessionCommands({ handle: s.handle }),
-      blobStore: apiBlobStore,
-      rateLimiter,
-      projected: (position) => s.projector.waitFor(position),
-    },
-    { logLevel: 'silent', logger: false },
+    composeApi({ ...s.ports, blobStore: apiBlobStore, rateLimiter, locations }, s.config),
+    { settings: s.config, logger: false },
   );
   t.teardown(async () => {
     await app.close();
     await rateLimiter.close();
+    locations.close();
   });
   s.mode.jobAppend = 'fails';
   const v1 = await app.inject({
@@ -144,6 +155,7 @@ const spiedDispatcher = (s: Awaited<ReturnType<typeof setup>>) => {
     readModels: s.readModels,
     queue: spied,
     handle: s.handle,
+    settings: loadConfig({}),
   });
   return { dispatcher, queue, enqueued };
 };

@@ -6,6 +6,7 @@ import { streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { deliveryIdOf, messageIdOf } from '../../domain/webhook/ids.js';
 import { createWebhookService } from '../../services/application/webhooks.js';
+import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createDeliverer } from '../../services/webhooks/deliverer.js';
@@ -45,7 +46,9 @@ t.test("deliverer › a key's hanging receivers do not delay another key's deliv
   });
   const [hangOrigin, okOrigin] = [await listen(hangServer), await listen(okServer)];
   const dataDir = tempDataDir('serp-fairshare');
-  const core = await openCore(loadConfig({}, { dataDir }));
+  const config = loadConfig({}, { dataDir });
+  const core = await openCore(config);
+  const { keys } = composeApplication(core, config);
   const safety = { allowHttp: true, allowPrivate: true };
   const sender = createSender({ ...safety, resolve: systemResolver, timeoutMs: TIMEOUT_MS, maxSockets: 64 });
   let deliverer: ReturnType<typeof createDeliverer> | undefined;
@@ -68,7 +71,7 @@ t.test("deliverer › a key's hanging receivers do not delay another key's deliv
     resolve: systemResolver,
   });
   const keyOf = async () => {
-    const { keyId } = await core.keys.create({ tier: 'pro', label: 'fair' });
+    const { keyId } = await keys.create({ tier: 'pro', label: 'fair' });
     await projected(await core.eventStore.headPosition());
     return core.queries.keys.byId(keyId)!;
   };

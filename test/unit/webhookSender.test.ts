@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { loadConfig } from '../../services/config/config.js';
 import { createSender, RECEIVER_BODY_CAP } from '../../services/webhooks/sender.js';
 
 /**
@@ -37,6 +38,7 @@ t.test('sender › an endless answer is cut off after the cap, with the status k
     allowPrivate: true,
     resolve: async () => [{ address: '127.0.0.1', family: 4 }],
     timeoutMs: 10_000,
+    maxSockets: loadConfig({}).webhookConcurrency,
   });
   t.teardown(() => sender.close());
   const t0 = performance.now();
@@ -67,6 +69,7 @@ t.test('sender › a small answer keeps the connection for the next attempt', as
     allowPrivate: true,
     resolve: async () => [{ address: '127.0.0.1', family: 4 }],
     timeoutMs: 10_000,
+    maxSockets: loadConfig({}).webhookConcurrency,
   });
   t.teardown(() => sender.close());
   for (let i = 0; i < 3; i++) t.equal((await sender.send(`http://127.0.0.1:${port}/`, {}, '{}')).statusCode, 204);

@@ -138,6 +138,7 @@ export const compatDone = (
     raw_html_file: raw.url,
     total_time_taken: meta.total_time_taken ?? 0,
     ...laneOf(native),
+    ...(meta.location_check ? { location_check: meta.location_check } : {}),
   };
   const info = (out.search_information ?? {}) as Record<string, unknown>;
   if (all.length === 0) {

@@ -1,5 +1,5 @@
-import type { TargetingUsed } from '../../../contracts/events.js';
-import type { SerpResult, TargetingMetadata } from '../../../contracts/result.js';
+import type { LocationCheck, TargetingUsed } from '../../../contracts/events.js';
+import type { LocationCheckMetadata, SerpResult, TargetingMetadata } from '../../../contracts/result.js';
 import { depthOf } from '../../../contracts/search.js';
 import { laneOf } from '../../../domain/searchJob/searchJob.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
@@ -9,6 +9,16 @@ import type { SearchResultDoc } from '../../../projections/searchResults/searchR
 const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMetadata => ({
   ...rest,
   google_domain: googleDomain,
+});
+
+/** `search_metadata.location_check` under the native schema's names: the verdict, not every page judged. */
+const publicLocationCheck = (c: LocationCheck): LocationCheckMetadata => ({
+  status: c.status,
+  ...(c.requested ? { requested: c.requested } : {}),
+  ...(c.detected ? { detected: c.detected } : {}),
+  ...(c.detectedPlace ? { detected_place: c.detectedPlace } : {}),
+  ...(c.reason ? { reason: c.reason } : {}),
+  retries: c.retries,
 });
 
 /**
@@ -64,6 +74,7 @@ export const nativeResult = (job: JobStatusDoc, doc: SearchResultDoc, start?: nu
       ...costMetadata(job, doc),
       lane: job.lane ?? laneOf(job),
       queued_ms: queuedMs(job),
+      ...(doc.locationCheck ? { location_check: publicLocationCheck(doc.locationCheck) } : {}),
       parameters: { ...request, depth },
       information: doc.result.information,
     },

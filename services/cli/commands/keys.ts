@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { keyView } from '../../api/routes/admin/keys.js';
+import { type ApplicationServices, composeApplication } from '../../compose/application.js';
 import type { Core } from '../../compose/embedded/core.js';
 import { loadConfig } from '../../config/config.js';
 import { processEnv } from '../../config/env.js';
@@ -31,14 +32,14 @@ interface Common {
 const withTarget = async <T>(
   opts: Common,
   viaApi: (server: AdminTarget) => Promise<T>,
-  direct: (core: Core) => Promise<T>,
+  direct: (core: Core, application: ApplicationServices) => Promise<T>,
 ) => {
   const config = loadConfig(processEnv(), { dataDir: opts.data });
   const server = await adminTarget(config, opts);
   if (server) return viaApi(server);
   const core = await openLocalCore(config);
   try {
-    return await direct(core);
+    return await direct(core, composeApplication(core, config));
   } finally {
     await core.close();
   }
@@ -67,8 +68,8 @@ export const registerKeysCommand = (program: Command) => {
       const created = (await withTarget(
         o,
         (s) => adminCall(s, 'POST', '/keys', body),
-        async (core) => {
-          const c = await core.keys.create({
+        async (core, { keys }) => {
+          const c = await keys.create({
             tier: o.tier,
             label: o.label,
             monthlyQuota: o.quota,
@@ -106,8 +107,8 @@ export const registerKeysCommand = (program: Command) => {
       const view = await withTarget(
         o,
         (s) => adminCall(s, 'POST', `/keys/${encodeURIComponent(keyId)}/revoke`),
-        async (core) => {
-          const r = await core.keys.revoke(keyId);
+        async (core, { keys }) => {
+          const r = await keys.revoke(keyId);
           if (r.position) await core.projector.waitFor(r.position);
           return keyView(core.queries.keys.byId(keyId)!);
         },
@@ -136,8 +137,8 @@ export const registerKeysCommand = (program: Command) => {
             monthly_quota: o.quota,
             rate_limit_per_min: o.rate,
           }),
-        async (core) => {
-          const r = await core.keys.changeLimits(keyId, {
+        async (core, { keys }) => {
+          const r = await keys.changeLimits(keyId, {
             tier: o.tier,
             monthlyQuota: o.quota,
             rateLimitPerMin: o.rate,

@@ -75,7 +75,7 @@ export const registerParseCommand = (program: Command): void => {
         process.exitCode = 1;
         return;
       }
-      const parser = createParsePool(1, { timeoutMs: config.parseTimeoutMs });
+      const parser = createParsePool({ ...config, parseThreads: 1 });
       let outcome: ParseOutcome;
       try {
         outcome = await parseFile(html, opts.aio, parser);

@@ -38,7 +38,7 @@ export const MIN_NATS_SERVER = [2, 11] as const;
 
 /** the nats-server binary: SERP_NATS_SERVER, else `nats-server` on PATH; with its version */
 export const findNatsServer = (env: Readonly<Record<string, string | undefined>> = processEnv()) => {
-  const bin = Environment.pick({ SERP_NATS_SERVER: true }).parse(env).SERP_NATS_SERVER ?? 'nats-server';
+  const bin = Environment.pick({ SERP_NATS_SERVER: true }).parse(env).SERP_NATS_SERVER;
   try {
     const out = execFileSync(bin, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const m = /v(\d+)\.(\d+)\.(\d+)/.exec(out);

@@ -11,14 +11,8 @@ import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
 import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
-import { createAdminSessionCommands } from '../../application/adminSessions.js';
 import { createCommandHandler } from '../../application/commandHandler.js';
-import { createKeyCommands } from '../../application/keys.js';
-import { createMonitorService } from '../../application/monitors.js';
-import { createSearchService } from '../../application/searches.js';
-import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
-import { tierShare } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
 import { createLocationResolver } from '../../geo/locations.js';
@@ -28,7 +22,7 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
-import { systemResolver } from '../../webhooks/safety.js';
+import { composeApi } from '../application.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
 import { dataPaths, takeServeLock } from '../embedded/core.js';
@@ -104,7 +98,7 @@ export const startDistributed = async (
             createJetStreamEventStore({
               nc: sameNats ? nc : await connect({ servers: es.servers, name, maxReconnectAttempts: -1 }),
               ownsConnection: !sameNats,
-              replicas: dist.replicas,
+              replicas: dist.natsReplicas,
             }),
           )
         : createKurrentDbEventStore({ connectionString: es.connectionString });
@@ -114,7 +108,7 @@ export const startDistributed = async (
     // raw HTML and results; the read models' projector reads results from it too
     const blobStore =
       roles.has('crawler') || roles.has('api') || needsReadModels
-        ? await atStart('blob store', () => createNatsObjectBlobStore({ nc, replicas: dist.replicas }))
+        ? await atStart('blob store', () => createNatsObjectBlobStore({ nc, replicas: dist.natsReplicas }))
         : undefined;
 
     let readModels: ReadModelStore | undefined;
@@ -145,11 +139,11 @@ export const startDistributed = async (
         ? await atStart('job queue', () =>
             createJetStreamJobQueue({
               nc,
-              replicas: dist.replicas,
-              ackWaitMs: dist.ackWaitMs,
-              maxDeliver: dist.maxDeliver,
+              replicas: dist.natsReplicas,
+              ackWaitMs: dist.queueAckWaitMs,
+              maxDeliver: dist.queueMaxDeliver,
               backoffMs: [1_000, 5_000, 15_000],
-              dedupeWindowMs: dist.dedupeWindowMs,
+              dedupeWindowMs: dist.queueDedupeWindowMs,
             }),
           )
         : undefined;
@@ -170,7 +164,7 @@ export const startDistributed = async (
     if (roles.has('dispatcher') && queue && readModels && projector && blobStore) {
       const p = projector;
       // the monitor worker paces a key's searches under its rate, counted where every api process counts it
-      const limiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
+      const limiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas }));
       cleanups.push(() => limiter.close());
       const background = await startBackgroundWorkers({
         config,
@@ -202,7 +196,7 @@ export const startDistributed = async (
         concurrency: crawlerSlots(config),
         drainTimeoutMs: config.drainTimeoutMs,
         workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
-        heartbeatMs: Math.max(500, Math.floor(dist.ackWaitMs / 4)),
+        heartbeatMs: Math.max(500, Math.floor(dist.queueAckWaitMs / 4)),
         log: jsonLines(config.logLevel, options.logger),
       });
       worker.start();
@@ -216,20 +210,11 @@ export const startDistributed = async (
         linkSecret: config.linkSecret as string,
       };
       const queries = readModelQueries(readModels);
-      const rateLimiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.replicas }));
+      const rateLimiter = await atStart('rate limiter', () =>
+        createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas }),
+      );
       cleanups.push(() => rateLimiter.close());
-      const searches = createSearchService({
-        eventStore,
-        queries,
-        handle,
-        cacheTtlS: config.cacheTtlS,
-        cacheScope: config.cacheScope,
-        shareOf: tierShare(config.tiers),
-      });
-      const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
-      const adminSessions = createAdminSessionCommands({ handle });
       const p = projector;
-      const l = locations;
       const store = readModels;
       const q = queue;
       const metrics = createMetrics({
@@ -246,44 +231,25 @@ export const startDistributed = async (
       });
       await metrics.follow(eventStore);
       cleanups.push(() => metrics.stop());
+      const projected = (position: number) => p.waitFor(position);
       const app = await createServer(
-        {
+        composeApi(
+          {
+            eventStore,
+            queries,
+            handle,
+            secrets,
+            projected,
+            blobStore,
+            rateLimiter,
+            locations,
+            catchUp: createCatchUp(() => eventStore.headPosition(), projected),
+            version: packageVersion(),
+            metrics,
+          },
           config,
-          secrets,
-          queries,
-          searches,
-          keys,
-          adminSessions,
-          monitors: createMonitorService({
-            spreadMaxMs: config.monitorSpreadMaxS * 1000,
-            queries,
-            handle,
-            projected: (position) => p.waitFor(position),
-            tiers: config.tiers,
-            versions: createMonitorVersions(eventStore),
-          }),
-          webhooks: createWebhookService({
-            queries,
-            handle,
-            projected: (position) => p.waitFor(position),
-            pepper: secrets.keyPepper,
-            safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
-            resolve: systemResolver,
-          }),
-          blobStore,
-          rateLimiter,
-          projected: (position) => p.waitFor(position),
-          catchUp: createCatchUp(
-            () => eventStore.headPosition(),
-            (position) => p.waitFor(position),
-          ),
-          resolveLocation: (n) => l.resolveLocation(n),
-          suggestLocations: (n, limit) => l.suggestLocations(n, limit),
-          locations: { search: (q, limit) => l.searchLocations(q, limit), byId: (id) => l.locationById(id) },
-          version: packageVersion(),
-          metrics,
-        },
-        { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
+        ),
+        { settings: config, logger: options.logger },
       );
       const url = await app.listen({ port: config.port, host: config.host });
       cleanups.push(() => app.close());

@@ -9,9 +9,7 @@ import {
 import { createFsBlobStore } from '../../adapters/blobStore/fs.js';
 import { createSqliteEventStore, type SqliteEventStore } from '../../adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
-import { createAdminSessionCommands } from '../../application/adminSessions.js';
 import { createCommandHandler } from '../../application/commandHandler.js';
-import { createKeyCommands } from '../../application/keys.js';
 import type { Config } from '../../config/config.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
@@ -113,16 +111,17 @@ export interface Core extends Stores {
   secrets: Secrets;
   createdAdminToken: boolean;
   handle: ReturnType<typeof createCommandHandler>;
-  keys: ReturnType<typeof createKeyCommands>;
-  adminSessions: ReturnType<typeof createAdminSessionCommands>;
+  /** resolves once the read models include `position` */
+  projected(position: number): Promise<void>;
 }
 
 /**
  * The stores, secrets, command side and a projector caught up with the log: what the server and the CLI commands
- * that run with no service on the data directory share.
+ * that run with no service on the data directory share. Their application services are composed over it
+ * (services/compose/application.ts).
  */
 export const openCore = async (
-  config: Config,
+  config: Pick<Config, 'dataDir' | 'keyPepper' | 'adminToken' | 'linkSecret'>,
   options: StoreOptions & {
     /**
      * the projector runs elsewhere (the pipeline thread): given the opened stores, it starts it and answers for it
@@ -158,17 +157,13 @@ export const openCore = async (
     await stores.close();
     throw err;
   }
-  const handle = createCommandHandler(stores.eventStore);
-  const keys = createKeyCommands({ handle, pepper: secrets.keyPepper, tiers: config.tiers });
-  const adminSessions = createAdminSessionCommands({ handle });
   return {
     ...stores,
     projector,
     secrets,
     createdAdminToken,
-    handle,
-    keys,
-    adminSessions,
+    handle: createCommandHandler(stores.eventStore),
+    projected: (position) => projector.waitFor(position),
     async close() {
       await projector.stop();
       await stores.close();

@@ -3,12 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { createMemoryRateLimiter } from '../../adapters/rateLimiter/memory.js';
 import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
-import { createMonitorService } from '../../application/monitors.js';
-import { createSearchService } from '../../application/searches.js';
-import { createWebhookService } from '../../application/webhooks.js';
 import type { Config } from '../../config/config.js';
-import { tierShare } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
+import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
 import { createMonitorVersions } from '../../monitors/monitorVersions.js';
@@ -16,7 +13,7 @@ import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
 import { type PipelineThread, startPipelineThread } from '../../runtime/pipelineThread.js';
-import { systemResolver } from '../../webhooks/safety.js';
+import { composeApi } from '../application.js';
 import { jsonLines } from '../logLines.js';
 import { packageVersion } from '../version.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
@@ -66,6 +63,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
                 projectedAt: stores.readModels.checkpoint(PROJECTOR_CHECKPOINT),
                 onAppended: (position) => stores.eventStore.appendedElsewhere(position),
                 resolveTargeting: createTargetingResolver(locations),
+                judgeLocation: judgeWith({ resolve: (name) => locations.resolveLocation(name) }),
                 onFailed: (err) => {
                   // nothing is crawled or projected any more: stop, so a supervisor starts the service again (every
                   // acknowledged write is in the log, and the queue is rebuilt from it)
@@ -103,7 +101,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       queries: core.queries,
       blobStore: core.blobStore,
       handle: core.handle,
-      projected: (position) => core.projector.waitFor(position),
+      projected: core.projected,
       pepper: core.secrets.keyPepper,
       locations,
       log,
@@ -120,63 +118,30 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     }),
   });
   await metrics.follow(core.eventStore);
-  const searches = createSearchService({
-    eventStore: core.eventStore,
-    queries: core.queries,
-    handle: core.handle,
-    cacheTtlS: config.cacheTtlS,
-    cacheScope: config.cacheScope,
-    shareOf: tierShare(config.tiers),
-    // on this thread the projector takes each append from memory right after its commit; on the pipeline thread it
-    // is projected a moment later, so a usage read waits for it (bounded)
-    ...(pipeline
-      ? {
-          ownWritesProjected: createCatchUp(
-            async () => lastOwnCommit,
-            (position) => core.projector.waitFor(position),
-          ),
-        }
-      : {}),
-  });
   const rateLimiter = createMemoryRateLimiter();
   const app = await createServer(
-    {
-      config,
-      secrets: core.secrets,
-      queries: core.queries,
-      searches,
-      keys: core.keys,
-      adminSessions: core.adminSessions,
-      monitors: createMonitorService({
-        spreadMaxMs: config.monitorSpreadMaxS * 1000,
-        queries: core.queries,
-        handle: core.handle,
-        projected: (position) => core.projector.waitFor(position),
-        tiers: config.tiers,
-        versions: createMonitorVersions(core.eventStore),
-      }),
-      webhooks: createWebhookService({
-        queries: core.queries,
-        handle: core.handle,
-        projected: (position) => core.projector.waitFor(position),
-        pepper: core.secrets.keyPepper,
-        safety: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate },
-        resolve: systemResolver,
-      }),
-      blobStore: core.blobStore,
-      rateLimiter,
-      projected: (position) => core.projector.waitFor(position),
-      resolveLocation: (name) => locations.resolveLocation(name),
-      suggestLocations: (name, limit) => locations.suggestLocations(name, limit),
-      locations: {
-        search: (query, limit) => locations.searchLocations(query, limit),
-        byId: (id) => locations.locationById(id),
+    composeApi(
+      {
+        ...core,
+        rateLimiter,
+        locations,
+        // on this thread the projector takes each append from memory right after its commit; on the pipeline thread
+        // it is projected a moment later, so a usage read waits for it (bounded)
+        ...(pipeline
+          ? {
+              ownWritesProjected: createCatchUp(
+                async () => lastOwnCommit,
+                (position) => core.projector.waitFor(position),
+              ),
+            }
+          : {}),
+        version: packageVersion(),
+        metrics,
+        renderElsewhere: writeSide.renderElsewhere,
       },
-      version: packageVersion(),
-      metrics,
-      renderElsewhere: writeSide.renderElsewhere,
-    },
-    { logLevel: config.logLevel, logger: options.logger, timeouts: config.timeouts },
+      config,
+    ),
+    { settings: config, logger: options.logger },
   );
   await writeSide.start();
   const url = await app.listen({ port: config.port, host: config.host });

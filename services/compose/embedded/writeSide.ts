@@ -8,6 +8,7 @@ import type { Config } from '../../config/config.js';
 import type { Crawler } from '../../crawler/crawl.js';
 import type { ResolvedTargeting } from '../../crawler/targeting.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
+import type { LocationJudge } from '../../geo/locationCheck.js';
 import type { LocationResolver } from '../../geo/locations.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
@@ -49,6 +50,8 @@ export const composeWriteSide = async (parts: {
   pepper: string;
   locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting);
   beforeCrawl?: (request: SearchRequest) => Promise<void>;
+  /** with `locations` from another thread: how that thread judges where Google placed a page */
+  judgeLocation?: LocationJudge;
   log: ReturnType<typeof jsonLines>;
 }): Promise<WriteSide> => {
   const { config, eventStore, readModels, queries, blobStore, handle, log } = parts;
@@ -58,7 +61,7 @@ export const composeWriteSide = async (parts: {
     backoffMs: [1_000, 5_000, 15_000],
     dedupeWindowMs: 10 * 60_000,
   });
-  const { crawler: inner, warning } = await crawlerFromConfig(config, parts.locations);
+  const { crawler: inner, warning } = await crawlerFromConfig(config, parts.locations, parts.judgeLocation);
   const before = parts.beforeCrawl;
   const crawler: Crawler = before
     ? {

@@ -45,9 +45,28 @@ const RouteHealth = z.object({
   rate_rpm: z.number().nullable().describe('the pace it is allowed, Google requests a minute (null: pacing off)'),
   requests_last_hour: z.number().int().describe('Google requests of the crawls that ended in the last hour'),
   blocks_last_hour: z.number().int().describe('of those, answered with a block'),
+  placed_last_hour: z
+    .number()
+    .int()
+    .describe('result pages whose place was judged against the place asked for (docs/locations.md#the-check)'),
+  misplaced_last_hour: z
+    .number()
+    .int()
+    .describe('of those, placed elsewhere by Google (mismatched, or only the region or country): retried elsewhere'),
+  places_elsewhere: z
+    .boolean()
+    .describe(
+      'the route keeps placing searches elsewhere (3 or more in the hour, and at least 1 in 5 of its judged pages): a route to drop for local work',
+    ),
   cooling_until: z.string().nullable().describe('resting after a block until then (null: not resting)'),
   reported_at: z.string().describe("the last crawl's report of it"),
 });
+
+/**
+ * A route that keeps placing searches elsewhere (its proxy's own address wins over the uule): 3 or more in the last
+ * hour, and at least 1 in 5 of the pages judged on it (docs/locations.md#routes-that-place-searches-elsewhere).
+ */
+const placesElsewhere = (r: { placed: number; misplaced: number }) => r.misplaced >= 3 && r.misplaced * 5 >= r.placed;
 
 const Outbox = z.object({
   pending: z.number().int().describe('webhook deliveries waiting for an attempt (docs/webhooks.md)'),
@@ -290,12 +309,15 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
           rate_rpm: r.rpm ?? null,
           requests_last_hour: r.requests,
           blocks_last_hour: r.blocked,
+          placed_last_hour: r.placed,
+          misplaced_last_hour: r.misplaced,
+          places_elsewhere: placesElsewhere(r),
           cooling_until: r.coolUntil && r.coolUntil > at.toISOString() ? r.coolUntil : null,
           reported_at: r.reportedAt,
         })),
         webhook_outbox: outboxOf(opts.queries.webhooks.outbox(), at.getTime()),
         lanes: LANES.map((lane) => laneView(opts.queries, lane)),
-        ...demandView(opts.queries, at, opts.monitorSpreadMaxMs ?? 3_600_000),
+        ...demandView(opts.queries, at, opts.monitorSpreadMaxMs),
         now: at.toISOString(),
       };
     },

@@ -22,6 +22,6 @@ export interface AdminOptions {
   /** queue depth and projection lag where this process sees them */
   snapshot?: Metrics['snapshot'];
   /** SERP_MONITOR_SPREAD_MAX_S in ms: how the monitors' planned demand is spread (docs/fleet.md) */
-  monitorSpreadMaxMs?: number;
+  monitorSpreadMaxMs: number;
   now?: () => Date;
 }

@@ -194,7 +194,7 @@ const dashboardPage = (csrf: string) =>
 <h3 id="routes-h">Routes (proxies), last hour</h3>
 <div class="table-wrap">
 <table id="routes-table" aria-labelledby="routes-h">
-<thead><tr><th scope="col">Route</th><th scope="col">Rate (requests/min)</th><th scope="col">Requests</th><th scope="col">Blocks</th><th scope="col">Cooling until (UTC)</th></tr></thead>
+<thead><tr><th scope="col">Route</th><th scope="col">Rate (requests/min)</th><th scope="col">Requests</th><th scope="col">Blocks</th><th scope="col">Placed elsewhere</th><th scope="col">Cooling until (UTC)</th></tr></thead>
 <tbody></tbody>
 </table>
 </div>

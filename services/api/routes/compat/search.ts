@@ -7,7 +7,7 @@ import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.j
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError, clip } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
-import { didYouMean } from '../../locationCheck.js';
+import { didYouMean, invalidUuleDetail } from '../../locationCheck.js';
 import {
   type CompatLinkSettings,
   type CompatPage,
@@ -100,6 +100,8 @@ const parseSearch = (query: Record<string, string>, opts: CompatOptions): Parsed
     const near = didYouMean(location, { resolve: opts.resolveLocation, suggest: opts.suggestLocations });
     throw bad(`Unsupported \`${clip(location, 80)}\` location - location parameter.${near}`);
   }
+  const badUule = query.uule ? invalidUuleDetail(query.uule) : undefined;
+  if (badUule) throw bad(badUule);
   const body: Record<string, unknown> = {
     keyword: query.q,
     location,

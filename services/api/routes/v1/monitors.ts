@@ -18,7 +18,8 @@ import {
   VisibilityResponse,
 } from '../../../../contracts/monitors.js';
 import { ApiError } from '../../errors.js';
-import { unknownLocationDetail } from '../../locationCheck.js';
+import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
+import { wired } from '../../wiring.js';
 import { errors } from './monitorErrors.js';
 import { changesOf, historyCsvOf, historyJson, visibilityOf } from './monitorReads.js';
 import type { V1Options } from './options.js';
@@ -33,8 +34,7 @@ const tags = ['rank tracking'];
 /** `/v1/monitors`: rank tracking (docs/rank-tracking.md). A monitor of another key answers 404, as one that does not exist. */
 export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const monitors = opts.monitors;
-  if (!monitors) return;
+  const monitors = wired(opts.monitors, '/v1/monitors', 'monitor service');
   const ranks = opts.queries.ranks;
   const checkLocation = (location: string | undefined) => {
     if (location && opts.resolveLocation && opts.resolveLocation(location) === undefined) {
@@ -65,6 +65,8 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
     },
     handler: async (req, reply) => {
       checkLocation(req.body.location);
+      const badUule = req.body.uule && invalidUuleDetail(req.body.uule);
+      if (badUule) throw new ApiError(422, 'SERP_API_INVALID_UULE', badUule);
       const doc = await monitors.create(req.apiKey!, req.body, { correlationId: req.id });
       return reply
         .code(201)

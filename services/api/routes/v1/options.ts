@@ -29,10 +29,10 @@ export interface V1Options {
   suggestLocations?: (name: string, limit: number) => string[];
   /** the read models (rank tracking reads its views through them) */
   queries: ReadModelQueries;
-  /** rank tracking's commands (docs/rank-tracking.md); absent: no /v1/monitors routes */
-  monitors?: MonitorService;
-  /** webhooks (docs/webhooks.md); absent: no /v1/webhooks routes */
-  webhooks?: WebhookService;
+  /** rank tracking's commands (docs/rank-tracking.md): the /v1/monitors routes */
+  monitors: MonitorService;
+  /** webhooks (docs/webhooks.md): the /v1/webhooks routes */
+  webhooks: WebhookService;
   /** where queued jobs stand in the fair scheduler (docs/fleet.md#lanes-and-fair-share) */
   queuePositions?: QueuePositions;
 }

@@ -16,7 +16,7 @@ import {
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { ApiError } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
-import { unknownLocationDetail } from '../../locationCheck.js';
+import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
 import { type Rendered, renderJob } from '../../render/index.js';
 import { answerKey, encodingFor } from '../../render/stored.js';
 import type { V1Options } from './options.js';
@@ -69,6 +69,8 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
         const lookup = { resolve: opts.resolveLocation, suggest: opts.suggestLocations };
         throw new ApiError(422, 'SERP_API_UNKNOWN_LOCATION', unknownLocationDetail(request.location, lookup));
       }
+      const badUule = request.uule && invalidUuleDetail(request.uule);
+      if (badUule) throw new ApiError(422, 'SERP_API_INVALID_UULE', badUule);
       const out = await opts.searches.submit(req.apiKey!, request, { correlationId: req.id }, undefined, priority);
       req.submittedJobId = out.jobId;
       if (isAsync) {

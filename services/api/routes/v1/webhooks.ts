@@ -16,7 +16,7 @@ import {
   WebhookList,
   WebhookResponse,
 } from '../../../../contracts/webhooks.js';
-import type { WebhookService } from '../../../application/webhooks.js';
+import { wired } from '../../wiring.js';
 import type { V1Options } from './options.js';
 import { errors } from './webhookErrors.js';
 
@@ -29,10 +29,9 @@ const base = { 401: errors.unauthorized, 429: errors.rate, 503: errors.unavailab
  * `/v1/webhooks` (docs/webhooks.md): signed, durable, replayable deliveries. Another key's endpoint answers 404, as
  * one that does not exist. `GET /v1/monitors/{id}/alerts` lists a monitor's alerts.
  */
-export const webhookRoutes: FastifyPluginAsync<V1Options & { webhooks?: WebhookService }> = async (app, opts) => {
+export const webhookRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const webhooks = opts.webhooks;
-  if (!webhooks) return;
+  const webhooks = wired(opts.webhooks, '/v1/webhooks', 'webhook service');
 
   r.post('/webhooks', {
     config: { limit: 'read' },
@@ -168,8 +167,7 @@ export const webhookRoutes: FastifyPluginAsync<V1Options & { webhooks?: WebhookS
         .send(await webhooks.replay(req.apiKey!, req.params.webhook_id, req.body.since, { correlationId: req.id })),
   });
 
-  const monitors = opts.monitors;
-  if (!monitors) return;
+  const monitors = wired(opts.monitors, '/v1/monitors/{monitor_id}/alerts', 'monitor service');
   r.get('/monitors/:monitor_id/alerts', {
     config: { limit: 'read' },
     schema: {
