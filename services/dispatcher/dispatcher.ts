@@ -273,6 +273,7 @@ export const createFairDispatcher = (
                   request: d.request,
                   lane,
                   ...(weight !== 1 ? { weight } : {}),
+                  ...(d.targeting ? { targeting: d.targeting } : {}),
                 },
               });
               break;
