@@ -76,6 +76,11 @@ const service = {
     oneOf(LOG_LEVELS, 'info'),
     'Level of the JSON log lines on stdout: trace, debug, info, warn, error, fatal or silent.',
   ),
+  SERP_INSTANCE_ID: variable(
+    text(),
+    'A name for this process, answered by `GET /health` as `instance_id`: `cluster up` names each process it starts and checks that its port answers with that name, not another process’s.',
+    'ins_ and 12 random hex digits, made when the process starts',
+  ),
   SERP_PUBLIC_BASE_URL: variable(
     text(),
     'Origin that signed raw-HTML links (`html_url`) and `/openapi.json` name, for a service behind a proxy.',
