@@ -139,6 +139,20 @@ t.test('the documents › benchmarks.md names every bench', async (t) => {
   t.same(listFindings('docs/benchmarks.md (its table of benches)', listed, benches), [], 'each bench of test/bench');
 });
 
+t.test('the documents › operations.md names every metric the service declares', async (t) => {
+  // every prom-client metric of the service is declared with its name as a literal: `name: 'serp_…'`
+  const declared = [...repositoryFiles(root)]
+    .filter(([path, text]) => path.startsWith('services/') && text.includes("from 'prom-client'"))
+    .flatMap(([, text]) => [...text.matchAll(/\bname: '(serp_[a-z0-9_]+)'/g)].map((m) => m[1] ?? ''));
+  t.ok(declared.length >= 25, `${declared.length} metrics declared`);
+  const rows = tableOf(read('docs/operations.md'), 'metrics-and-logs', 'metric') ?? [];
+  const listed = rows
+    .flatMap((r) => codeSpans(r[0] ?? ''))
+    .filter((span) => !span.includes('*'))
+    .map((span) => span.replace(/\{.*$/, ''));
+  t.same(listFindings('docs/operations.md#metrics-and-logs', listed, declared), [], 'each metric, by name');
+});
+
 t.test('the documents › mcp.md names every tool the MCP server registers', async (t) => {
   const v1 = createV1Client({
     baseUrl: 'http://127.0.0.1:9',
