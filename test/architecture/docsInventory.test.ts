@@ -3,9 +3,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Command } from 'commander';
 import t from 'tap';
 import { DomainEvent, streams } from '../../contracts/events.js';
 import { allProjections } from '../../projections/index.js';
+import { commandModules } from '../../services/cli/commandModules.js';
+import { createProgram } from '../../services/cli/program.js';
 import { createV1Client } from '../../services/client/v1Client.js';
 import { BACKGROUND_WORKERS } from '../../services/compose/backgroundWorkers.js';
 import { createMcpServer } from '../../services/mcp/server.js';
@@ -151,6 +154,30 @@ t.test('the documents › operations.md names every metric the service declares'
     .filter((span) => !span.includes('*'))
     .map((span) => span.replace(/\{.*$/, ''));
   t.same(listFindings('docs/operations.md#metrics-and-logs', listed, declared), [], 'each metric, by name');
+});
+
+t.test('the documents › cli.md names every command', async (t) => {
+  const program = createProgram();
+  for (const register of new Set(await Promise.all(Object.values(commandModules).map((load) => load())))) {
+    register(program);
+  }
+  const leaves = (c: Command, path: string[]): string[] =>
+    c.commands.length === 0 ? [path.join(' ')] : c.commands.flatMap((s) => leaves(s, [...path, s.name()]));
+  const defined = leaves(program, []);
+  t.ok(defined.length >= 15, `${defined.length} commands`);
+  const rows = tableOf(read('docs/cli.md'), 'the-command-line-serp-api', 'command') ?? [];
+  // a span's leading words are the command (`keys limits ID …` → keys limits); `a\|b` is each of them
+  const listed = rows.flatMap((r) =>
+    codeSpans(r[0] ?? '').flatMap((span) => {
+      const words: string[][] = [];
+      for (const word of span.split(' ')) {
+        if (!/^[a-z]+(?:\\?\|[a-z]+)*$/.test(word)) break;
+        words.push(word.split(/\\?\|/));
+      }
+      return words.reduce<string[]>((paths, alts) => paths.flatMap((p) => alts.map((a) => `${p} ${a}`.trim())), ['']);
+    }),
+  );
+  t.same(listFindings('docs/cli.md (its table of commands)', listed, defined), [], 'each command and subcommand');
 });
 
 t.test('the documents › mcp.md names every tool the MCP server registers', async (t) => {
