@@ -11,6 +11,8 @@ import { commandModules } from '../../services/cli/commandModules.js';
 import { createProgram } from '../../services/cli/program.js';
 import { createV1Client } from '../../services/client/v1Client.js';
 import { BACKGROUND_WORKERS } from '../../services/compose/backgroundWorkers.js';
+import { ROLES } from '../../services/config/distributed.js';
+import { VARIABLE_GROUPS } from '../../services/config/schema.js';
 import { createMcpServer } from '../../services/mcp/server.js';
 import { buildTestApp } from '../support/app.js';
 import {
@@ -154,6 +156,26 @@ t.test('the documents › operations.md names every metric the service declares'
     .filter((span) => !span.includes('*'))
     .map((span) => span.replace(/\{.*$/, ''));
   t.same(listFindings('docs/operations.md#metrics-and-logs', listed, declared), [], 'each metric, by name');
+});
+
+t.test('the documents › distributed.md names every role and every variable of distributed mode', async (t) => {
+  const section = (sectionOf(read('docs/distributed.md'), 'roles') ?? []).join('\n');
+  const rows = tableOf(read('docs/distributed.md'), 'roles', 'role') ?? [];
+  t.same(
+    listFindings(
+      'docs/distributed.md#roles',
+      rows.map((r) => r[0] ?? ''),
+      ROLES,
+    ),
+    [],
+    'each role, once',
+  );
+  const named = [...serpNames(section)].filter((n) => n in VARIABLE_GROUPS.distributed);
+  t.same(
+    listFindings('docs/distributed.md#roles', named, Object.keys(VARIABLE_GROUPS.distributed)),
+    [],
+    'each variable of the distributed group (services/config/schema.ts)',
+  );
 });
 
 t.test('the documents › cli.md names every command', async (t) => {
