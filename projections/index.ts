@@ -13,7 +13,6 @@ import { monitorQueries } from './monitors/queries.js';
 import type { DocReader, Projection } from './projection.js';
 import { laneHoursProjection } from './queue/laneHours.js';
 import { queueQueries } from './queue/queries.js';
-import { queueProjection } from './queue/queue.js';
 import { rankHistoryQueries } from './rankHistory/queries.js';
 import { rankDaysProjection } from './rankHistory/rankDays.js';
 import { rankBestProjection, rankHistoryProjection } from './rankHistory/rankHistory.js';
@@ -37,8 +36,8 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * 6: adminSessions (dashboard sessions, server-side).
  * 7: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
  * 8: rankDays (each day's successful checks, reduced to what visibility reads).
- * 9: queue (jobs not yet ended, by lane: the fair scheduler's state), laneHours (pages asked per lane and hour);
- *    jobStatus keeps a job's lane and its wait.
+ * 9: laneHours (pages asked per lane and hour); jobStatus keeps a job's lane, share, place in the log and wait (the
+ *    fair scheduler's state at a start).
  * 10: jobStatus and searchResults keep a crawl's location check; routeHealth counts each route's placements.
  */
 export const READ_MODELS_VERSION = 10;
@@ -64,7 +63,6 @@ export const allProjections: readonly Projection<unknown>[] = [
   webhookDeliveriesProjection,
   webhookOutboxProjection,
   monitorAlertsProjection,
-  queueProjection,
   laneHoursProjection,
 ] as Projection<unknown>[];
 
