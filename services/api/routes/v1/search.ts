@@ -77,10 +77,13 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
         const body = { job_id: out.jobId, status: out.status, cached: out.cached };
         if (out.cached) return reply.code(200).send(body);
         const queue = opts.queuePositions?.ofNew(out.lane, req.apiKey!.keyId, out.weight);
-        return reply
+        // sent as text: the submit's hot path, and a body built here from known values, is not encoded again by the
+        // response schema (which still documents it)
+        return (reply as FastifyReply)
           .code(202)
           .header('Location', `/v1/search/${out.jobId}`)
-          .send({ ...body, ...(queue ? { queue } : {}) });
+          .type('application/json')
+          .send(JSON.stringify({ ...body, ...(queue ? { queue } : {}) }));
       }
       const job = await waitForEnd(opts.searches, out.jobId, opts.syncTimeoutMs);
       if (!job) {
