@@ -2,7 +2,7 @@ import type { WebhookEventType } from '../../contracts/webhookEvents.js';
 import { messageIdOf } from '../../domain/webhook/ids.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import { failureOfJob, publicFailureDetail } from '../api/render/failure.js';
+import { failureOfJob, publicFailureDetail } from '../crawler/publicFailure.js';
 import type { LogEvent } from '../reactor/reactor.js';
 
 /** One message to send: the event type, who it belongs to, its `webhook-id` and its small `data` (docs/webhooks.md). */
