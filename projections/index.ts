@@ -8,6 +8,7 @@ import { dashboardQueries } from './dashboard/queries.js';
 import { routeHealthProjection } from './dashboard/routeHealth.js';
 import { jobStatusProjection } from './jobStatus/jobStatus.js';
 import { jobStatusQueries } from './jobStatus/queries.js';
+import { monitorAlertsProjection } from './monitors/alerts.js';
 import { monitorRunsProjection, monitorScheduleProjection, monitorsProjection } from './monitors/monitors.js';
 import { monitorQueries } from './monitors/queries.js';
 import type { DocReader, Projection } from './projection.js';
@@ -23,7 +24,6 @@ import { searchResultsQueries } from './searchResults/queries.js';
 import { searchResultsProjection } from './searchResults/searchResults.js';
 import { usageCountersQueries } from './usageCounters/queries.js';
 import { usageCountersProjection } from './usageCounters/usageCounters.js';
-import { monitorAlertsProjection } from './webhooks/alerts.js';
 import { webhookQueries } from './webhooks/queries.js';
 import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjection } from './webhooks/webhooks.js';
 

@@ -1,7 +1,7 @@
 import type { EventOf, RecordedAlerts } from '../../contracts/events.js';
-import type { MonitorAlert } from '../../contracts/webhookEvents.js';
+import type { MonitorAlert } from '../../contracts/monitorAlerts.js';
 import type { Decider } from '../kernel/decider.js';
-import { alertIdOf } from '../webhook/ids.js';
+import { alertIdOf } from './ids.js';
 
 /** A domain in one successful search: position (0: not ranked within the depth), URL, features. */
 export interface DomainState {

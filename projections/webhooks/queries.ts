@@ -1,5 +1,4 @@
 import type { DocReader } from '../projection.js';
-import { type AlertDoc, monitorAlertsProjection } from './alerts.js';
 import {
   type DeliveryDoc,
   type OutboxDoc,
@@ -28,13 +27,5 @@ export const webhookQueries = (docs: DocReader) => ({
     }),
   /** every delivery waiting for an attempt */
   outbox: () => docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending'),
-  /** a monitor's alerts with `from` ≤ at ≤ `to` (ISO instants; absent: unbounded), oldest first */
-  alertsOf: (monitorId: string, from?: string, to?: string) =>
-    docs.listBetween<AlertDoc>(
-      monitorAlertsProjection.name,
-      `${monitorId}|${from ?? ''}`,
-      to ? `${monitorId}|${to}~` : `${monitorId}|~`,
-      100_000,
-    ),
 });
 export type WebhookQueries = ReturnType<typeof webhookQueries>;

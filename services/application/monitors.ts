@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type MonitorSearch, streams } from '../../contracts/events.js';
 import {
+  type AlertResponse,
   type CreateMonitorInput,
   DEFAULT_CTR_CURVE,
   type MonitorAlertsConfig,
@@ -15,6 +16,7 @@ import { monitorRunDecider, plannedJobs, runRecord } from '../../domain/monitor/
 import { pacing, type RecordedSchedule, scheduleProblem } from '../../domain/monitor/schedule.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
+import type { AlertDoc } from '../../projections/monitors/alerts.js';
 import type { MonitorDoc } from '../../projections/monitors/monitors.js';
 import { type Config, defaultTiers } from '../config/config.js';
 import { capacityWarnings } from '../fairShare/demand.js';
@@ -40,6 +42,25 @@ export const searchOf = (b: Partial<MonitorSearch> & { device: MonitorSearch['de
   }
   return out;
 };
+
+/** an alert as `GET /v1/monitors/{id}/alerts` and the dashboard answer it (docs/rank-tracking.md#alerts) */
+export const alertView = (a: AlertDoc): AlertResponse => ({
+  alert_id: a.alertId,
+  run_id: a.runId,
+  kind: a.kind,
+  keyword: a.keyword ?? null,
+  domain: a.domain ?? null,
+  top: a.top ?? null,
+  feature: a.feature ?? null,
+  competitor: a.competitor ?? null,
+  from_position: a.fromPosition ?? null,
+  to_position: a.toPosition ?? null,
+  from_url: a.fromUrl ?? null,
+  to_url: a.toUrl ?? null,
+  failures: a.failures ?? null,
+  at: a.at,
+  raised_at: a.raisedAt,
+});
 
 /**
  * The api's side of rank tracking (docs/rank-tracking.md): create, change, delete and run monitors of a key. Writes
@@ -120,6 +141,14 @@ export const createMonitorService = (deps: {
         backfill: doc.backfill,
         alerts: (doc.alerts ?? null) as MonitorAlertsConfig | null,
       };
+    },
+
+    /** a monitor's alerts between two instants (ms; 0 and beyond year 9999: unbounded), oldest first */
+    alerts(monitorId: string, from: number, to: number) {
+      const iso = (ms: number) => new Date(ms).toISOString();
+      return queries.monitors
+        .alertsOf(monitorId, from > 0 ? iso(from) : undefined, to < 253402300800000 ? iso(to) : undefined)
+        .map(alertView);
     },
 
     async create(key: ApiKeyDoc, body: CreateMonitorInput, ctx: CommandContext = {}) {

@@ -7,7 +7,6 @@ const example = (description: string, ...bodies: Array<{ detail: string; code: s
 
 export const errors = {
   ...monitorErrors,
-  monitorNotFound: monitorErrors.notFound,
   notFound: example("no such webhook for this key (another key's endpoint answers the same)", {
     detail: 'webhook not found',
     code: 'SERP_WEBHOOK_NOT_FOUND',
