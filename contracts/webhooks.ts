@@ -19,10 +19,13 @@ export const WebhookUrl = z
   .max(WEBHOOK_URL_MAX, `url must be at most ${WEBHOOK_URL_MAX} characters`)
   .describe('where deliveries are POSTed: https (plain http only where the operator allows it)');
 
+/** what an unknown event type is told (the 422's detail, and its example in the OpenAPI) */
+export const UNKNOWN_EVENT_TYPE = `each event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
+
 const eventList = z
   .array(
     z.enum(WEBHOOK_EVENT_TYPES, {
-      error: `each event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+      error: UNKNOWN_EVENT_TYPE,
     }),
     { error: 'events must be an array of event types' },
   )
