@@ -130,8 +130,19 @@ export const WebhookDeliveryGivenUp = z.object({
     givenUpAt: iso,
   }),
 });
-/** The key asked for another try now (`POST …/deliveries/{id}/retry`): a new 24 h window starts. */
+/**
+ * The key asked for another try now (`POST …/deliveries/{id}/retry`): a new 24 h window starts. It carries the
+ * delivery's key, `webhook-id` and body (added later), so the outbox holds them again for a delivery that had ended.
+ */
 export const WebhookDeliveryRetryRequested = z.object({
   type: z.literal('WebhookDeliveryRetryRequested'),
-  data: z.object({ deliveryId: z.string(), webhookId: z.string(), eventType: WebhookEventType, requestedAt: iso }),
+  data: z.object({
+    deliveryId: z.string(),
+    webhookId: z.string(),
+    eventType: WebhookEventType,
+    requestedAt: iso,
+    keyId: z.string().optional(),
+    messageId: z.string().optional(),
+    body: z.string().optional(),
+  }),
 });

@@ -25,7 +25,12 @@ import { searchResultsProjection } from './searchResults/searchResults.js';
 import { usageCountersQueries } from './usageCounters/queries.js';
 import { usageCountersProjection } from './usageCounters/usageCounters.js';
 import { webhookQueries } from './webhooks/queries.js';
-import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjection } from './webhooks/webhooks.js';
+import {
+  webhookDeliveriesProjection,
+  webhookOutboxBodiesProjection,
+  webhookOutboxProjection,
+  webhooksProjection,
+} from './webhooks/webhooks.js';
 
 /**
  * The read models' shape: bumped whenever a projection changes what it writes (a new view, a new lookup), so that a
@@ -40,8 +45,10 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * 9: queue (jobs not yet ended, by lane: the fair scheduler's state), laneHours (pages asked per lane and hour);
  *    jobStatus keeps a job's lane and its wait.
  * 10: jobStatus and searchResults keep a crawl's location check; routeHealth counts each route's placements.
+ * 11: webhookOutboxBodies (each waiting delivery's body, so the deliverer no longer reads its stream for it);
+ *     webhookOutbox keeps each delivery's key.
  */
-export const READ_MODELS_VERSION = 10;
+export const READ_MODELS_VERSION = 11;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -63,6 +70,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   webhooksProjection,
   webhookDeliveriesProjection,
   webhookOutboxProjection,
+  webhookOutboxBodiesProjection,
   monitorAlertsProjection,
   queueProjection,
   laneHoursProjection,

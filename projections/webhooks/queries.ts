@@ -1,9 +1,11 @@
 import type { DocReader } from '../projection.js';
 import {
   type DeliveryDoc,
+  type OutboxBodyDoc,
   type OutboxDoc,
   type WebhookDoc,
   webhookDeliveriesProjection,
+  webhookOutboxBodiesProjection,
   webhookOutboxProjection,
   webhooksProjection,
 } from './webhooks.js';
@@ -27,5 +29,7 @@ export const webhookQueries = (docs: DocReader) => ({
     }),
   /** every delivery waiting for an attempt */
   outbox: () => docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending'),
+  /** what a waiting delivery sends: its `webhook-id` and body */
+  outboxBody: (deliveryId: string) => docs.get<OutboxBodyDoc>(webhookOutboxBodiesProjection.name, deliveryId),
 });
 export type WebhookQueries = ReturnType<typeof webhookQueries>;
