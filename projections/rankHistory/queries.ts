@@ -1,4 +1,5 @@
 import type { Change, HistoryPoint } from '../../contracts/monitors.js';
+import type { DomainState } from '../../domain/monitor/alerts.js';
 import type { DocReader } from '../projection.js';
 import { type Range, rankDayQueries } from './rankDays.js';
 import {
@@ -173,6 +174,33 @@ export const rankHistoryQueries = (docs: DocReader) => {
     return out;
   };
 
+  /**
+   * A keyword's latest successful search at or before `atMs` that is not of run `exceptRunId`, per domain (what an
+   * alert compares a run's search with): read from the newest month back, so it costs the documents up to the first
+   * month that holds one, not the keyword's whole history.
+   */
+  const lastSuccess = (
+    monitorId: string,
+    keyword: string,
+    atMs: number,
+    exceptRunId: string,
+  ): Map<string, DomainState> | undefined => {
+    for (const month of months(monitorId, MIN_MONTH, monthOf(atMs)).reverse()) {
+      const doc = docs.get<RankHistoryDoc>(view, historyId(monitorId, month, keyword));
+      for (let i = (doc?.c.length ?? 0) - 1; i >= 0; i--) {
+        const c = doc!.c[i]!;
+        if (c[0] > atMs || c[3] !== '' || c[1] === exceptRunId) continue;
+        return new Map(
+          [...stateOf(doc!, c)].map(([domain, [position, url, bits]]) => [
+            domain,
+            { position, url, features: featuresOf(bits) },
+          ]),
+        );
+      }
+    }
+    return undefined;
+  };
+
   const best = (monitorId: string) =>
     docs
       .listByLookup<RankBestDoc>(rankBestProjection.name, monitorId)
@@ -180,6 +208,6 @@ export const rankHistoryQueries = (docs: DocReader) => {
         Object.entries(doc.b).map(([domain, [position, url, at]]) => ({ keyword: doc.k, domain, position, url, at })),
       );
 
-  return { points, monthChecks, visibility, changes, best, months };
+  return { points, monthChecks, visibility, changes, best, months, lastSuccess };
 };
 export type RankHistoryQueries = ReturnType<typeof rankHistoryQueries>;
