@@ -175,30 +175,35 @@ export const rankHistoryQueries = (docs: DocReader) => {
   };
 
   /**
-   * A keyword's latest successful search at or before `atMs` that is not of run `exceptRunId`, per domain (what an
-   * alert compares a run's search with): read from the newest month back, so it costs the documents up to the first
-   * month that holds one, not the keyword's whole history.
+   * Each keyword's latest successful search at or before its `atMs` that is not of run `exceptRunId`, per domain
+   * (what an alert compares a run's search with; undefined: none): the monitor's months are listed once, and each
+   * keyword's documents read from the newest month back, so a keyword costs the months up to the first that holds one,
+   * not its whole history.
    */
-  const lastSuccess = (
+  const lastSuccesses = (
     monitorId: string,
-    keyword: string,
-    atMs: number,
+    searches: ReadonlyArray<{ keyword: string; atMs: number }>,
     exceptRunId: string,
-  ): Map<string, DomainState> | undefined => {
-    for (const month of months(monitorId, MIN_MONTH, monthOf(atMs)).reverse()) {
-      const doc = docs.get<RankHistoryDoc>(view, historyId(monitorId, month, keyword));
-      for (let i = (doc?.c.length ?? 0) - 1; i >= 0; i--) {
-        const c = doc!.c[i]!;
-        if (c[0] > atMs || c[3] !== '' || c[1] === exceptRunId) continue;
-        return new Map(
-          [...stateOf(doc!, c)].map(([domain, [position, url, bits]]) => [
-            domain,
-            { position, url, features: featuresOf(bits) },
-          ]),
-        );
+  ): Array<Map<string, DomainState> | undefined> => {
+    if (searches.length === 0) return [];
+    const all = months(monitorId, MIN_MONTH, monthOf(Math.max(...searches.map((x) => x.atMs)))).reverse();
+    return searches.map(({ keyword, atMs }) => {
+      for (const month of all) {
+        if (month > monthOf(atMs)) continue;
+        const doc = docs.get<RankHistoryDoc>(view, historyId(monitorId, month, keyword));
+        for (let i = (doc?.c.length ?? 0) - 1; i >= 0; i--) {
+          const c = doc!.c[i]!;
+          if (c[0] > atMs || c[3] !== '' || c[1] === exceptRunId) continue;
+          return new Map(
+            [...stateOf(doc!, c)].map(([domain, [position, url, bits]]) => [
+              domain,
+              { position, url, features: featuresOf(bits) },
+            ]),
+          );
+        }
       }
-    }
-    return undefined;
+      return undefined;
+    });
   };
 
   const best = (monitorId: string) =>
@@ -208,6 +213,6 @@ export const rankHistoryQueries = (docs: DocReader) => {
         Object.entries(doc.b).map(([domain, [position, url, at]]) => ({ keyword: doc.k, domain, position, url, at })),
       );
 
-  return { points, monthChecks, visibility, changes, best, months, lastSuccess };
+  return { points, monthChecks, visibility, changes, best, months, lastSuccesses };
 };
 export type RankHistoryQueries = ReturnType<typeof rankHistoryQueries>;

@@ -118,19 +118,24 @@ export const createAlerter = (deps: {
     const complete = followed && followed.checks.length === e.data.checked + e.data.failed;
     const run = complete ? followed : await readRun(runId);
     if (!run) return;
-    // a previous search not seen: looked up in the history once it holds every check up to this completion
-    if (run.checks.some((c) => c.check.ok && c.before === 'unknown')) await deps.projected(e.globalPosition);
+    // previous searches not seen: looked up in the history, at once, once it holds every check up to this completion
+    const unseen = run.checks.filter((c) => c.check.ok && c.before === 'unknown');
+    if (unseen.length > 0) await deps.projected(e.globalPosition);
+    const found = queries.ranks.lastSuccesses(
+      monitorId,
+      unseen.map(({ check }) => ({ keyword: check.keyword, atMs: Date.parse(check.checkedAt) })),
+      runId,
+    );
+    const looked = new Map(unseen.map((c, i) => [c, found[i]]));
     const comparisons: KeywordComparison[] = [];
     const failures: RunFailure[] = [];
-    for (const { check, before } of run.checks) {
+    for (const c of run.checks) {
+      const { check, before } = c;
       if (!check.ok) {
         failures.push({ keyword: check.keyword, failure: check.failure ?? 'failed', at: check.checkedAt });
         continue;
       }
-      const previous =
-        before === 'unknown'
-          ? queries.ranks.lastSuccess(monitorId, check.keyword, Date.parse(check.checkedAt), runId)
-          : before;
+      const previous = before === 'unknown' ? looked.get(c) : before;
       comparisons.push({
         keyword: check.keyword,
         at: check.checkedAt,

@@ -4,7 +4,7 @@
  * a long history complete runs beside it.
  *
  *   npx tsx test/bench/rankLatency.ts [--rounds 2] [--monitors 4] [--keywords 200] [--days 365] [--domains 3]
- *     [--runs 1] [--rate 25]
+ *     [--runs 2] [--rate 25]
  *
  * One embedded store is prepared once: `--monitors` monitors of `--keywords` keywords and `--domains` domains, every
  * alert asked for, each with `--days` daily runs of history (their events appended as the run decider decides them,
@@ -51,7 +51,7 @@ const MONITORS = arg('monitors', 4);
 const KEYWORDS = arg('keywords', 200);
 const DAYS = arg('days', 365);
 const DOMAINS = arg('domains', 3);
-const RUNS = arg('runs', 1);
+const RUNS = arg('runs', 2);
 const RATE = arg('rate', 25);
 const DAY_MS = 86_400_000;
 

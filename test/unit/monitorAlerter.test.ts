@@ -119,9 +119,9 @@ const withRuns = async (t: Test, order: 'in order' | 'late search') => {
       ...core.queries,
       ranks: {
         ...ranks,
-        lastSuccess: (...args: Parameters<typeof ranks.lastSuccess>) => {
-          lookups++;
-          return ranks.lastSuccess(...args);
+        lastSuccesses: (...args: Parameters<typeof ranks.lastSuccesses>) => {
+          lookups += args[1].length;
+          return ranks.lastSuccesses(...args);
         },
       },
     };
