@@ -157,6 +157,18 @@ export const CrawlCost = z.object({
 });
 export type CrawlCost = z.infer<typeof CrawlCost>;
 
+/**
+ * What a request's `location` (or lat/lon) resolved to when it was submitted (docs/locations.md): the geotarget's
+ * canonical name, and the gl, hl and uule it means. A crawl uses it as is instead of resolving the location again.
+ */
+export const TargetingResolved = z.object({
+  location: z.string().optional(),
+  gl: z.string().optional(),
+  hl: z.string().optional(),
+  uule: z.string().optional(),
+});
+export type TargetingResolved = z.infer<typeof TargetingResolved>;
+
 export const SearchSubmitted = z.object({
   type: z.literal('SearchSubmitted'),
   data: z.object({
@@ -178,6 +190,8 @@ export const SearchSubmitted = z.object({
     lane: Lane.optional(),
     /** added later: its key's share against other keys in the lane, its tier's at submit (absent: 1) */
     weight: z.number().positive().optional(),
+    /** added later: its location as resolved at submit (absent: resolved by the crawl, as before) */
+    targeting: TargetingResolved.optional(),
   }),
 });
 export const SearchAnsweredFromCache = z.object({

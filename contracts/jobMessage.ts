@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TargetingResolved } from './events.js';
 import { Lane } from './lanes.js';
 import { SearchRequest } from './search.js';
 
@@ -23,5 +24,7 @@ export const JobMessage = z.object({
   first: z.boolean().optional(),
   /** its key's share against other keys of the lane, for the crawler's page scheduling (absent: 1) */
   weight: z.number().positive().optional(),
+  /** its location as resolved at submit: the crawl does not resolve it again (absent: it does) */
+  targeting: TargetingResolved.optional(),
 });
 export type JobMessage = z.infer<typeof JobMessage>;

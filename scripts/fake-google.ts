@@ -2,7 +2,7 @@
  * The fake Google origin the tests use, as a command, for trying the service offline (README, "A first search"):
  *
  *   npm run fake-google                     # http://127.0.0.1:8090, real result pages from ../shared/fixtures
- *   SERP_GOOGLE_ORIGIN=http://127.0.0.1:8090 SERP_FETCHER=http npm start
+ *   SERP_GOOGLE_ORIGIN=http://127.0.0.1:8090 SERP_FETCHER=http SERP_ROUTE_MAX_RPM=0 npm start   # what it prints
  *
  * Every query gets the same ten real Google result pages (start=0,10,…,90), so a top-100 search finishes with real
  * organic results, features and positions; "why is the sky blue?" gets a 2026 page with an AI Overview. It needs the
@@ -117,6 +117,19 @@ const adversary: AdversaryOptions | undefined = opts.adversary
       flaky: { errorRate: opts.errorRate, hangRate: opts.hangRate },
     }
   : undefined;
+/**
+ * The exact `npm start` for this origin. The service paces each route at SERP_ROUTE_MAX_RPM (20 a minute) because live
+ * Google bans an address that asks faster (docs/fleet.md); this origin never bans unless it plays the adversary, so
+ * pacing would only make a ten-page search take 30 s instead of one.
+ */
+const serviceCommand = (origin: string) =>
+  [
+    `SERP_GOOGLE_ORIGIN=${origin}`,
+    'SERP_FETCHER=http',
+    ...(adversary ? [] : ['SERP_ROUTE_MAX_RPM=0']),
+    ...(proxies ? [`SERP_PROXY_URLS=${proxies.urls.join(',')}`] : []),
+    'npm start',
+  ].join(' ');
 const fake = await startFakeGoogle({
   port: opts.port,
   host: opts.host,
@@ -138,7 +151,13 @@ const origin = `http://${opts.host}:${new URL(fake.origin).port}`;
 if (opts.json) console.log(JSON.stringify({ origin, proxies: proxies?.urls ?? [] }));
 else if (opts.quiet) console.log(origin);
 else {
-  console.log(`fake Google on ${origin} (start the service with SERP_GOOGLE_ORIGIN=${origin} SERP_FETCHER=http)`);
+  console.log(`fake Google on ${origin}`);
+  console.log(`start the service against it, from the checkout:\n\n  ${serviceCommand(origin)}\n`);
+  console.log(
+    adversary
+      ? 'the adversary bans an address that asks too fast, as Google does: the service paces each route (docs/fleet.md)'
+      : 'SERP_ROUTE_MAX_RPM=0: no per-route pacing, since this origin never bans (live Google does: docs/fleet.md)',
+  );
   if (proxies) console.log(`forward proxies: SERP_PROXY_URLS=${proxies.urls.join(',')}`);
   if (adversary) console.log(`adversary: ${JSON.stringify(adversary)}; counts at ${origin}/__fake/adversary`);
   for (const h of opts.home)

@@ -5,6 +5,7 @@ import type {
   LocationCheck,
   PageFetched,
   RawHtmlRef,
+  TargetingResolved,
   TargetingUsed,
 } from '../../contracts/events.js';
 import type { Lane } from '../../contracts/lanes.js';
@@ -58,6 +59,8 @@ interface Submission {
   lane?: Lane;
   /** its key's share in the lane (absent: 1) */
   weight?: number;
+  /** its location as resolved at submit */
+  targeting?: TargetingResolved;
 }
 
 export type SearchJobCommand =
@@ -115,6 +118,7 @@ const submitted = (c: Submission, charged: boolean): EventOf<'SearchSubmitted'> 
     ...(c.monitor ? { monitor: c.monitor } : {}),
     ...(c.lane ? { lane: c.lane } : {}),
     ...(c.weight !== undefined && c.weight !== 1 ? { weight: c.weight } : {}),
+    ...(c.targeting ? { targeting: c.targeting } : {}),
   },
 });
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -153,9 +154,9 @@ export const app = fp<AppDeps>(
       const ms = reply.elapsedTime;
       metrics.observeHttp(route, req.method, reply.statusCode, ms / 1000);
       const params = req.params as { job_id?: string; id?: string } | undefined;
+      // req.log already carries reqId (Fastify's child logger): the line names it once
       req.log.info(
         {
-          reqId: req.id,
           method: req.method,
           route,
           status: reply.statusCode,
@@ -198,7 +199,10 @@ export const app = fp<AppDeps>(
     const authenticate = createAuthenticator(deps.queries, deps.secrets.keyPepper, deps.catchUp);
     const authFailures = createAuthFailureGate(deps.rateLimiter, deps.config.authFailuresPerMin);
     const adminGuard = createAdminGuard(deps.secrets.adminToken, authFailures);
-    await fastify.register(metaRoutes);
+    await fastify.register(metaRoutes, {
+      version: deps.version ?? '0.0.0',
+      instanceId: deps.config.instanceId ?? `ins_${randomBytes(6).toString('hex')}`,
+    });
     await fastify.register(metricsRoute, { guard: adminGuard, metrics });
     await fastify.register(rawRoutes, {
       linkSecret: deps.secrets.linkSecret,

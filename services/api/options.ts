@@ -12,19 +12,21 @@ import type { Config } from '../config/config.js';
  * - `tiers`: the tiers a key can be minted in, with their limits; `laneMinShare`: what a lower lane keeps of the fleet
  *   while a higher one has work (queue positions are estimated with it); `monitorSpreadMaxS`: how far a monitor run is
  *   spread (the dashboard plans the monitors' demand with it).
+ * - `instanceId`: what `GET /health` names this process (absent: a name made when the app is built).
  */
-export type ApiOptions = Pick<
-  Config,
-  | 'syncTimeoutMs'
-  | 'presignTtlS'
-  | 'retentionDays'
-  | 'publicBaseUrl'
-  | 'authFailuresPerMin'
-  | 'rawPerAddressPerMin'
-  | 'tiers'
-  | 'laneMinShare'
-  | 'monitorSpreadMaxS'
->;
+export type ApiOptions = Partial<Pick<Config, 'instanceId'>> &
+  Pick<
+    Config,
+    | 'syncTimeoutMs'
+    | 'presignTtlS'
+    | 'retentionDays'
+    | 'publicBaseUrl'
+    | 'authFailuresPerMin'
+    | 'rawPerAddressPerMin'
+    | 'tiers'
+    | 'laneMinShare'
+    | 'monitorSpreadMaxS'
+  >;
 
 /** The secrets the HTTP layer checks and signs with. */
 export interface ApiSecrets {

@@ -1,5 +1,5 @@
 import { createHash, randomFillSync } from 'node:crypto';
-import { streams } from '../../contracts/events.js';
+import { streams, type TargetingResolved } from '../../contracts/events.js';
 import type { Lane, Priority } from '../../contracts/lanes.js';
 import { depthOf, type SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
@@ -83,8 +83,22 @@ export const createSearchService = (deps: {
    * another thread (SERP_PIPELINE_THREAD), usage read right after a submit would otherwise not count it yet
    */
   ownWritesProjected?: () => Promise<void>;
+  /**
+   * a request's location as gl / hl / uule, resolved here where the geotargets are (the api's process): recorded with
+   * the job, so a crawl does not resolve it again (absent, or the location unknown: the crawl resolves it)
+   */
+  resolveTargeting?: (request: SearchRequest) => TargetingResolved;
 }) => {
   const { queries, handle } = deps;
+  /** the targeting to record with a job; none when the location does not resolve (the crawl then fails it as ever) */
+  const resolvedOf = (request: SearchRequest): TargetingResolved | undefined => {
+    if (!deps.resolveTargeting || (!request.location && request.lat === undefined)) return undefined;
+    try {
+      return deps.resolveTargeting(request);
+    } catch {
+      return undefined;
+    }
+  };
   const now = () => deps.now?.() ?? new Date();
   const shareOf = tierShare(deps.config.tiers);
 
@@ -131,6 +145,7 @@ export const createSearchService = (deps: {
       const jobId = planned?.jobId ?? newJobId(at.getTime());
       const cacheKey = cacheKeyOf(request, deps.config.cacheScope === 'shared' ? undefined : key.keyId);
       const lane: Lane = planned ? 'scheduled' : priority;
+      const targeting = resolvedOf(request);
       const submission = {
         jobId,
         keyId: key.keyId,
@@ -141,6 +156,7 @@ export const createSearchService = (deps: {
         ...(planned ? { monitor: planned.monitor } : {}),
         lane,
         weight: shareOf(key.tier),
+        ...(targeting ? { targeting } : {}),
       };
       if (!request.no_cache) {
         const doc = queries.cache.byCacheKey(cacheKey);

@@ -1,3 +1,5 @@
+import type { TargetingResolved } from '../../contracts/events.js';
+import type { SearchRequest } from '../../contracts/search.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { AppDeps } from '../api/app.js';
 import type { ApiSecrets } from '../api/options.js';
@@ -8,6 +10,7 @@ import { createMonitorService, type MonitorService } from '../application/monito
 import { createSearchService, type SearchService } from '../application/searches.js';
 import { createWebhookService, type WebhookService } from '../application/webhooks.js';
 import type { Config } from '../config/config.js';
+import { createTargetingResolver } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
 import { createMonitorVersions } from '../monitors/monitorVersions.js';
 import type { BlobStore } from '../ports/blobStore.js';
@@ -30,6 +33,8 @@ export interface ApplicationPorts {
   ownWritesProjected?: () => Promise<void>;
   /** how webhook hosts resolve (default: the system's resolver; tests answer without DNS) */
   resolveHost?: Resolver;
+  /** a request's location resolved where the geotargets are, recorded with its job (the api's processes) */
+  resolveTargeting?: (request: SearchRequest) => TargetingResolved;
 }
 
 /** The application services' slice of the configuration. */
@@ -62,6 +67,7 @@ export const composeApplication = (ports: ApplicationPorts, config: ApplicationC
       handle,
       config,
       ...(ports.ownWritesProjected ? { ownWritesProjected: ports.ownWritesProjected } : {}),
+      ...(ports.resolveTargeting ? { resolveTargeting: ports.resolveTargeting } : {}),
     }),
     keys: createKeyCommands({ handle, pepper, tiers: config.tiers }),
     adminSessions: createAdminSessionCommands({ handle }),
@@ -100,7 +106,8 @@ export interface ApiPorts extends ApplicationPorts {
 export const composeApi = (ports: ApiPorts, config: ApplicationConfig & AppDeps['config']): AppDeps => {
   const { locations } = ports;
   return {
-    ...composeApplication(ports, config),
+    // the api resolves each location once, at submit: its crawl takes it from the job (docs/locations.md)
+    ...composeApplication({ resolveTargeting: createTargetingResolver(locations), ...ports }, config),
     config,
     secrets: ports.secrets,
     queries: ports.queries,

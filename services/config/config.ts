@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { processEnv } from './env.js';
@@ -8,7 +9,10 @@ export { ConfigError, defaultTiers, MIN_SECRET_LENGTH, type TierLimits } from '.
 type ServeSettings = Settings<typeof SERVE_VARIABLES>;
 
 /** the values `derive` fills in when their variable is unset: they depend on other variables or on the machine */
-type Derived = 'parseThreads' | 'heapGrowingPercent' | 'routeMaxInFlight';
+type Derived = 'parseThreads' | 'heapGrowingPercent' | 'routeMaxInFlight' | 'instanceId';
+
+/** this process's name when SERP_INSTANCE_ID gives none: made once, so every loadConfig of a process agrees */
+const PROCESS_INSTANCE_ID = `ins_${randomBytes(6).toString('hex')}`;
 
 /**
  * What `serp-api serve` runs with (every mode), and what the CLI's commands on a data directory read: the parsed value
@@ -51,6 +55,7 @@ const derive = (settings: ServeSettings, overrides: ConfigOverrides): Config => 
     heapGrowingPercent: settings.heapGrowingPercent ?? (pipelineThread ? 0 : 50),
     // as many requests per IP as there are jobs at once: parallel pages fill idle slots, never a bigger burst
     routeMaxInFlight: settings.routeMaxInFlight ?? settings.crawlerConcurrency,
+    instanceId: settings.instanceId ?? PROCESS_INSTANCE_ID,
   };
 };
 

@@ -76,6 +76,11 @@ const service = {
     oneOf(LOG_LEVELS, 'info'),
     'Level of the JSON log lines on stdout: trace, debug, info, warn, error, fatal or silent.',
   ),
+  SERP_INSTANCE_ID: variable(
+    text(),
+    'A name for this process, answered by `GET /health` as `instance_id`: `cluster up` names each process it starts and checks that its port answers with that name, not another process’s.',
+    'ins_ and 12 random hex digits, made when the process starts',
+  ),
   SERP_PUBLIC_BASE_URL: variable(
     text(),
     'Origin that signed raw-HTML links (`html_url`) and `/openapi.json` name, for a service behind a proxy.',
@@ -144,7 +149,7 @@ const service = {
   ),
   SERP_MONITOR_SPREAD_MAX_S: variable(
     wholeNumber(3600),
-    'A scheduled monitor run’s searches are spread over its slot, at most this many seconds.',
+    'A scheduled monitor run’s searches are spread over its slot, at most this many seconds, unless the fleet’s capacity left after live searches needs longer: then up to the next slot (docs/fleet.md#capacity-against-demand).',
   ),
   SERP_WEBHOOK_BACKOFF_MS: variable(
     wholeNumber(5000, { zeroMeans: 'the default' }),
@@ -202,7 +207,10 @@ const crawler = {
     text(),
     "Chromium's `--host-resolver-rules` (e.g. `MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`: no name resolves but loopback). The test suite sets it so a fixture page's subresources never leave the machine; a deployment can pin names.",
   ),
-  SERP_CRAWLER_CONCURRENCY: variable(wholeNumber(8, { zeroMeans: 1 }), 'Jobs one crawler runs at once (0: 1).'),
+  SERP_CRAWLER_CONCURRENCY: variable(
+    wholeNumber(8, { zeroMeans: 1 }),
+    'Jobs of each lane one crawler runs at once, plus a quarter as many express slots per lane for keys with nothing else out (docs/fleet.md#lanes-and-fair-share); with SERP_FAIR_SHARE=0, jobs at once (0: 1).',
+  ),
   SERP_DRAIN_TIMEOUT_MS: variable(
     wholeNumber(20_000),
     'On SIGTERM, how long the crawls in flight may run on before they are handed back to the queue unfinished (another crawler, or this one after its restart, crawls them again). Keep it under your orchestrator’s grace period.',

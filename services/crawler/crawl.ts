@@ -241,7 +241,8 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
     const inFlight = new Map<number, InFlight>();
     try {
       const origin = googleOrigin(request, deps.settings.googleOrigin);
-      const targeting = deps.resolveTargeting?.(request);
+      // resolved at submit where the geotargets are (docs/locations.md); a job from before that is resolved here
+      const targeting = message.targeting ?? deps.resolveTargeting?.(request);
       used = targetingUsed(request, targeting);
       // each page judged where Google placed it, and fetched again on another route when elsewhere (placement.ts)
       placing = deps.judgeLocation ? createPlacing(deps.judgeLocation, request, targeting?.location) : undefined;

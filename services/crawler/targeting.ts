@@ -16,7 +16,7 @@ export interface ResolvedTargeting extends Targeting {
  * search: the api answers it with 422 before a job exists, and this check keeps old job messages honest.
  */
 export const createTargetingResolver =
-  (locations: LocationResolver) =>
+  (locations: Pick<LocationResolver, 'resolveLocation'>) =>
   (request: SearchRequest): ResolvedTargeting => {
     if (request.location) {
       const found = locations.resolveLocation(request.location);

@@ -67,7 +67,8 @@ const messageOfDoc = (doc: JobStatusDoc, w: Waiting): JobMessage => ({
  * position that view stood at, so a restart or a crash loses nothing; what it had already put on the queue is put
  * again under the same message id (jobId + dispatch number), which the queue drops as a duplicate. Two of them (two
  * dispatcher processes) pick the same jobs in the same order from the same log, and the queue's dedupe keeps one.
- * Jobs crawling when it starts are enqueued again too: the in-process queue forgets everything in a crash.
+ * Jobs crawling when it starts are enqueued again when the queue forgot them (the in-process queue, after a crash);
+ * JetStream keeps them with the crawler that has them, or redelivers them when that crawler is gone.
  */
 export const createFairDispatcher = (
   deps: {
@@ -273,6 +274,7 @@ export const createFairDispatcher = (
                   request: d.request,
                   lane,
                   ...(weight !== 1 ? { weight } : {}),
+                  ...(d.targeting ? { targeting: d.targeting } : {}),
                 },
               });
               break;
@@ -307,7 +309,9 @@ export const createFairDispatcher = (
     async start() {
       stopped = false;
       await reactor.start();
-      await resumeCrawling(queue, resume.splice(0));
+      // the in-process queue forgot the crawls running at a crash; JetStream still has them, out with a crawler
+      const running = resume.splice(0);
+      if (!queue.keepsMessages) await resumeCrawling(queue, running);
       await pump();
     },
   };

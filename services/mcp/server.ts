@@ -21,7 +21,7 @@ import { compactResult, compactText } from './compact.js';
 import { rankHistory, rankHistoryText } from './rankHistory.js';
 
 /**
- * The MCP server (docs/mcp.md): three tools over the `/v1` surface, the same for stdio (`serp-api-mcp`) and for
+ * The MCP server (docs/mcp.md#tools): its tools over the `/v1` surface, the same for stdio (`serp-api-mcp`) and for
  * Streamable HTTP at `/mcp`. A cheap factory: `/mcp` builds one per session.
  */
 export interface McpServerOptions {

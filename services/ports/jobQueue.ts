@@ -69,6 +69,12 @@ export const concurrencyOf = (c: ConsumeOptions['concurrency']): Record<QueueCla
 };
 
 export interface JobQueue {
+  /**
+   * whether what was enqueued outlives this process (JetStream: yes; in process: no). A dispatcher that starts again
+   * over a queue that forgot re-enqueues the crawls that were running; over one that keeps them it must not, or a
+   * job out with a crawler would go to a second one.
+   */
+  readonly keepsMessages: boolean;
   /** `duplicate: true` when a message with the same id (jobId + dispatch) was already enqueued */
   enqueue(message: JobMessage, options?: { delayMs?: number }): Promise<{ duplicate: boolean }>;
   consume(handler: (delivery: Delivery) => Promise<void>, options: ConsumeOptions): Consumer;

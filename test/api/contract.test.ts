@@ -103,6 +103,8 @@ t.test('every route is documented, and every answer matches its documentation', 
 
   t.test('the answers of the known routes, errors included', async (t) => {
     await call('get', '/health', '/health');
+    await call('get', '/', '/');
+    await call('get', '/', '/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     await call('get', '/openapi.json', '/openapi.json');
     await call('get', '/llms.txt', '/llms.txt');
     await call('get', '/metrics', '/metrics');

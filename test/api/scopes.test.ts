@@ -43,7 +43,7 @@ t.test('HTTP app › each scope has one guard for all its routes', async (t) => 
   });
 
   await t.test('meta routes need nothing', async (t) => {
-    for (const url of ['/health', '/openapi.json', '/llms.txt']) {
+    for (const url of ['/', '/health', '/openapi.json', '/llms.txt']) {
       t.equal((await app.inject({ url })).statusCode, 200, url);
     }
   });
@@ -73,6 +73,7 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp
   const { app } = await buildTestApp(t);
   const doc = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
   t.same(Object.keys(doc.paths).sort(), [
+    '/',
     '/account',
     '/account.json',
     '/admin',

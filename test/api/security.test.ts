@@ -102,6 +102,28 @@ t.test('admin sessions live on the server', async (t) => {
     t.match((await app.inject({ url: '/admin', headers: { cookie: copied } })).body, /Admin token/, 'the sign-in form');
   });
 
+  await t.test('a write by cookie without the page’s token is a 403 the OpenAPI declares', async (t) => {
+    const { app } = await buildTestApp(t, { SERP_ADMIN_TOKEN: ADMIN }, { dataDir });
+    const { cookies } = await signIn(t, app);
+    const minted = await app.inject({
+      method: 'POST',
+      url: '/admin/api/keys',
+      headers: { cookie: cookies.header(), 'content-type': 'application/json' },
+      payload: { tier: 'free' },
+    });
+    t.equal(minted.statusCode, 403, 'refused');
+    t.match(minted.json(), { code: 'SERP_ADMIN_CSRF', detail: /reload \/admin/ });
+    const paths = (await app.inject({ url: '/openapi.json' })).json().paths;
+    for (const [path, method] of [
+      ['/admin/api/keys', 'post'],
+      ['/admin/api/keys/{key_id}/revoke', 'post'],
+      ['/admin/api/keys/{key_id}', 'patch'],
+    ]) {
+      t.ok(paths[path][method].responses['403'], `${method.toUpperCase()} ${path} documents its 403`);
+    }
+    t.notOk(paths['/admin/api/keys'].get.responses['403'], 'a read needs no token, and documents none');
+  });
+
   await t.test('a new SERP_ADMIN_TOKEN ends every session', async (t) => {
     const first = await buildTestApp(t, { SERP_ADMIN_TOKEN: ADMIN }, { dataDir });
     const { cookies } = await signIn(t, first.app);

@@ -225,6 +225,7 @@ if (missing) {
       },
     );
     t.equal(res.code, 0, res.stderr.slice(-500));
+    t.equal(res.stdout.trimEnd().split('\n').length, 1, 'into a pipe: the whole result on one line');
     const body = JSON.parse(res.stdout) as { search_metadata: { status: string }; organic_results: unknown[] };
     t.equal(body.search_metadata.status, 'Success', 'the compat envelope');
     t.ok(body.organic_results.length > 0);
@@ -304,5 +305,27 @@ if (missing) {
     t.ok(sawBar, 'a bar with the count, the rate against the key’s, the ETA and failures');
     t.match(screen, /batch: 20\/20 keywords done \(0 failed\)/, `the summary:\n${screen}`);
     t.notMatch(screen, /batch: \d+\/20 done,/, 'no plain progress lines on a terminal');
+  });
+
+  t.test('search › on a terminal (tmux): indented JSON', { skip: tmux ? false : 'tmux not installed' }, async (t) => {
+    const session = `serpsearch${process.pid}`;
+    const cmd = [process.execPath, ...cliArgs, 'search', 'batch single', '--depth', '10', '--base-url', url]
+      .map((a) => `'${a}'`)
+      .join(' ');
+    spawnSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '12', `${cmd} --key '${key}'; sleep 30`]);
+    t.teardown(() => void spawnSync('tmux', ['kill-session', '-t', session]));
+    let screen = '';
+    const deadline = Date.now() + 60_000;
+    // the whole scrollback, until the result's closing brace
+    while (Date.now() < deadline && !/^}$/m.test(screen)) {
+      await new Promise((r) => setTimeout(r, 100));
+      // without the blanks a pane may pad its lines with
+      screen = spawnSync('tmux', ['capture-pane', '-p', '-J', '-S', '-', '-t', session])
+        .stdout.toString()
+        .replace(/[ \t]+$/gm, '');
+    }
+    // the pane keeps the result's last 2,000 lines: its end, indented, one field a line
+    t.match(screen, /^ {2,}"[a-z_]+": .+,$/m, `indented, a field a line:\n${screen.slice(-400)}`);
+    t.match(screen, /^}$/m, 'closed on a line of its own');
   });
 }

@@ -123,6 +123,12 @@ t.test(
     t.ok(submits.length >= 3, `${submits.length} submit lines`);
     t.match(submits[0], { status: 202, keyId: key_id, jobId: jobs[0] }, 'route, status, key id and job id');
     t.type(submits[0].ms, 'number', 'and the time');
+    // JSON.parse keeps the last of two equal keys: count them in the line itself
+    const line = stack.svc
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('"msg":"request"'));
+    t.equal(line?.match(/"reqId"/g)?.length, 1, `one reqId per line: ${line}`);
     const polls = lines.filter((l) => l.msg === 'request' && l.route === '/v1/search/:job_id');
     t.ok(
       polls.some((l) => l.jobId === jobs[1] && l.status === 200),

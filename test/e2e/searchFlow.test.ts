@@ -21,7 +21,11 @@ t.test('a new user, end to end through a listening port', { skip: missing }, asy
 
   const early = await fetch(`${svc.url}/v1/search/${job.job_id}?output=json`, { headers: { 'x-api-key': key } });
   if (early.status === 202)
-    t.same(await early.json(), { job_id: job.job_id, status: 'running' }, 'running while crawling');
+    t.match(
+      await early.json(),
+      { job_id: job.job_id, status: 'running', queue: { lane: 'live', ahead: Number } },
+      'running while crawling, with where it stands',
+    );
   else await early.arrayBuffer();
 
   const done = await pollJob(svc.url, key, job.job_id, 'json');

@@ -108,7 +108,9 @@ t.test('pipeline thread: render, queue depth, projected positions, close', { ski
   const missing = await pipeline.renderElsewhere({ ...job, jobId: 'f'.repeat(24) }, 'json', { baseUrl });
   t.equal(missing, undefined, 'a job with no result: nothing, and the caller renders itself');
 
-  t.same(await pipeline.queueStats(), { pending: 0, inFlight: 0 }, 'the queue on the thread answers its depth');
+  const stats = await pipeline.queueStats();
+  t.match(stats, { pending: 0, inFlight: 0 }, 'the queue on the thread answers its depth');
+  t.same(stats.classes?.live, { pending: 0, inFlight: 0 }, 'and each lane’s');
 
   // an append on this thread's store is told to the thread, projected there, and waited for here
   const { lastGlobalPosition } = await stores.eventStore.appendToStream('pipeline-test-unknown', [

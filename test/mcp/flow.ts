@@ -3,7 +3,7 @@ import type { Test } from 'tap';
 import { withinOneMinute } from '../support/clock.js';
 
 /**
- * What an agent does with the three tools, the same over stdio and Streamable HTTP: the caller gives a
+ * What an agent does with the tools, the same over stdio and Streamable HTTP: the caller gives a
  * connected SDK `Client` for a key.
  */
 type Result = Awaited<ReturnType<Client['callTool']>> & {

@@ -46,6 +46,7 @@ t.test(
       'SERP_HEAP_GROWING_PERCENT',
       'SERP_ROUTE_MAX_IN_FLIGHT',
       'SERP_DATA_DIR',
+      'SERP_INSTANCE_ID',
     ]);
     t.same(Object.keys(config).sort(), Object.keys(SERVE_VARIABLES).map(fieldOf).sort(), 'no field the schema lacks');
     for (const [name, schema] of Object.entries(SERVE_VARIABLES)) {
@@ -73,6 +74,9 @@ t.test('derived values: route in-flight follows the crawler’s concurrency unle
   t.same([flagged.port, flagged.host, flagged.dataDir], [0, '127.0.0.2', resolve('b')]);
   const env = loadConfig({ SERP_PORT: '9000', SERP_DATA_DIR: '/srv/a' });
   t.same([env.port, env.host, env.dataDir], [9000, '127.0.0.1', '/srv/a']);
+  t.match(loadConfig({}).instanceId, /^ins_[0-9a-f]{12}$/, 'the process is named when SERP_INSTANCE_ID is unset');
+  t.equal(loadConfig({}).instanceId, loadConfig({}).instanceId, 'once: every load of a process agrees');
+  t.equal(loadConfig({ SERP_INSTANCE_ID: 'clu_1/api-1' }).instanceId, 'clu_1/api-1');
 });
 
 t.test('a wrong value is refused with one line per variable', async (t) => {

@@ -240,6 +240,7 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
   };
 
   return {
+    keepsMessages: false,
     async enqueue(raw, enqueueOptions) {
       if (closed || closing) throw new JobQueueClosedError();
       // Parsed (and so copied): a caller mutating its object later cannot change a queued message.

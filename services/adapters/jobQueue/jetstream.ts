@@ -234,6 +234,7 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   const backoffFor = (attempt: number) => backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 0;
 
   return {
+    keepsMessages: true,
     async enqueue(raw, opts = {}) {
       if (closed) throw new JobQueueClosedError();
       const message = JobMessage.parse(raw);

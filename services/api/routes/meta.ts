@@ -30,20 +30,122 @@ const llms = `# SERP API
 - [OpenAPI 3.1](/openapi.json): every route, including /mcp, the compat routes and the admin API
 `;
 
-/** Keyless documents: health, the live OpenAPI schema, the LLM index. */
-export const metaRoutes: FastifyPluginAsync = async (app) => {
+/** What `GET /` points a newcomer to: the keyless documents, the surfaces, and the docs in the checkout. */
+const RootIndex = z.object({
+  name: z.literal('serp-api'),
+  version: z.string(),
+  description: z.string(),
+  links: z.object({
+    openapi: z.literal('/openapi.json'),
+    llms: z.literal('/llms.txt'),
+    admin: z.literal('/admin'),
+    health: z.literal('/health'),
+    search: z.literal('/v1/search'),
+    mcp: z.literal('/mcp'),
+  }),
+  docs: z.record(z.string(), z.string()).describe('the documents in the checkout (docs/…), by topic'),
+});
+
+const rootIndex = (version: string): z.infer<typeof RootIndex> => ({
+  name: 'serp-api',
+  version,
+  description:
+    'Live Google search results as clean JSON: POST /v1/search with an API key, then poll GET /v1/search/{job_id}; the SerpApi-compatible routes at the root; an MCP server at /mcp.',
+  links: {
+    openapi: '/openapi.json',
+    llms: '/llms.txt',
+    admin: '/admin',
+    health: '/health',
+    search: '/v1/search',
+    mcp: '/mcp',
+  },
+  docs: {
+    start: 'README.md',
+    api: 'docs/api.md',
+    compat: 'docs/compat.md',
+    mcp: 'docs/mcp.md',
+    rank_tracking: 'docs/rank-tracking.md',
+    webhooks: 'docs/webhooks.md',
+    operations: 'docs/operations.md',
+  },
+});
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** The same index for a browser: plain links, no script or style (the JSON routes' CSP, default-src 'none', holds) */
+const rootHtml = (index: z.infer<typeof RootIndex>) => {
+  const link = (href: string, text: string) => `<li><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></li>`;
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>serp-api ${escapeHtml(index.version)}</title></head>
+<body>
+<h1>serp-api ${escapeHtml(index.version)}</h1>
+<p>${escapeHtml(index.description)}</p>
+<ul>
+${link('/openapi.json', 'OpenAPI 3.1: every route, field and status')}
+${link('/llms.txt', 'llms.txt: the service in one page, for language models')}
+${link('/admin', 'the admin dashboard (the admin token signs in)')}
+${link('/health', 'health')}
+</ul>
+<p>Documents, in the checkout: ${Object.values(index.docs).map(escapeHtml).join(', ')}.</p>
+</body>
+</html>
+`;
+};
+
+export interface MetaOptions {
+  /** the package's version */
+  version: string;
+  /** SERP_INSTANCE_ID: what /health names this process (`cluster up` checks it) */
+  instanceId: string;
+}
+
+/** Keyless documents: an index at `/`, health, the live OpenAPI schema, the LLM index. */
+export const metaRoutes: FastifyPluginAsync<MetaOptions> = async (app, opts) => {
   const meta = { tags: ['meta'], security: [] };
+  const index = rootIndex(opts.version);
+  const indexJson = JSON.stringify(index);
+  const indexHtml = rootHtml(index);
+  app.get(
+    '/',
+    {
+      schema: {
+        ...meta,
+        operationId: 'getIndex',
+        summary: 'Where to start: links to the OpenAPI document, llms.txt, the dashboard and the docs',
+        description: 'JSON, or HTML when the request accepts text/html (a browser).',
+        response: {
+          200: {
+            description: 'the index',
+            content: { 'application/json': { schema: RootIndex }, 'text/html': { schema: z.string() } },
+          },
+          400: BadRequest,
+        },
+      },
+    },
+    async (req, reply) =>
+      /\btext\/html\b/.test(req.headers.accept ?? '')
+        ? reply.type('text/html; charset=utf-8').send(indexHtml)
+        : reply.type('application/json; charset=utf-8').send(indexJson),
+  );
   app.get(
     '/health',
     {
       schema: {
         ...meta,
         operationId: 'getHealth',
-        summary: 'Liveness: 200 while the process serves',
-        response: { 200: z.object({ status: z.literal('ok') }), 400: BadRequest },
+        summary: 'Liveness: 200 while the process serves, naming the process',
+        response: {
+          200: z.object({
+            status: z.literal('ok'),
+            instance_id: z.string().describe('SERP_INSTANCE_ID, or a name made when the process started'),
+          }),
+          400: BadRequest,
+        },
       },
     },
-    async () => ({ status: 'ok' }),
+    async () => ({ status: 'ok' as const, instance_id: opts.instanceId }),
   );
   app.get(
     '/openapi.json',

@@ -151,7 +151,8 @@ export const registerSearchCommands = (program: Command) => {
       const submitted = await withRetries(() => client.submit(bodyOf(keyword, o)), note);
       const jobId = String(submitted.body.job_id);
       const result = await waitForJob(client, jobId, o.output, note);
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      // pretty for a person at a terminal; one line into a pipe, so `| head -1` or a JSON-lines reader gets it whole
+      process.stdout.write(`${JSON.stringify(result, null, process.stdout.isTTY ? 2 : undefined)}\n`);
       if ((result as { search_metadata?: { status?: string } }).search_metadata?.status === 'failed') process.exit(1);
     });
 

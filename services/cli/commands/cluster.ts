@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { startLocalCluster } from '../dev/cluster.js';
 
@@ -43,8 +43,9 @@ export const registerClusterCommand = (program: Command) => {
       });
       const lines = [
         `cluster up: ${c.apiUrls.join(' ')}`,
-        `admin token: ${c.adminToken}`,
+        `admin token: ${c.adminToken} (kept as adminToken in ${join(dir, 'secrets.json')})`,
         `nats: ${c.nats.urls}`,
+        `cluster id: ${c.clusterId} (each process answers GET /health with instance_id ${c.clusterId}/<name>)`,
         ...c.processes.map((p) => `  ${p.name.padEnd(12)} ${p.roles.padEnd(11)} ${p.url} pid ${p.child?.pid}`),
         'Ctrl-C stops everything',
       ];

@@ -3,13 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadOrCreateSecrets } from '../../compose/embedded/secrets.js';
 import { processEnv } from '../../config/env.js';
 import { exited, freePort, type NatsServers, startNatsServers, stopChild } from './natsServer.js';
+import { describePortOwner, portTaken } from './portOwner.js';
 
 /**
  * A whole distributed deployment on loopback (`serp-api cluster up`, the end-to-end tests, the scale bench): three
  * nats-server nodes with JetStream and `sync_interval: always`, then api, crawler, dispatcher and projector
- * processes of `serp-api serve --role …`, each with its own data directory.
+ * processes of `serp-api serve --role …`, each with its own data directory. It is up only when every process it
+ * started is alive and its port answers with that process's own name (docs/distributed.md#a-cluster-on-one-machine).
  */
 export interface ClusterProcess {
   name: string;
@@ -17,6 +20,8 @@ export interface ClusterProcess {
   port: number;
   url: string;
   dataDir: string;
+  /** SERP_INSTANCE_ID it runs with: its port's `/health` must answer it, or another process holds the port */
+  instanceId: string;
   /** this process's own variables over the cluster's (e.g. a crawler's SERP_CRAWLER_CONCURRENCY) */
   env?: NodeJS.ProcessEnv;
   child?: ChildProcess;
@@ -25,6 +30,8 @@ export interface ClusterProcess {
 }
 
 export interface LocalCluster {
+  /** `clu_…`, the prefix of every process's instance id */
+  clusterId: string;
   nats: NatsServers;
   processes: ClusterProcess[];
   apiUrls: string[];
@@ -66,42 +73,102 @@ export interface ClusterOptions {
   log?: (line: string) => void;
 }
 
-/** waits until GET url/health answers 200, or the process exits */
-const waitHealthy = async (p: ClusterProcess, timeoutMs = 60_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!p.child || p.child.exitCode !== null) {
-      throw new Error(`${p.name} (${p.roles}) exited during start:\n${p.log.slice(-20).join('\n')}`);
-    }
+/** the process's last log lines, for an error that says why it stopped */
+const tail = (p: ClusterProcess) => (p.log.length ? `\n${p.log.slice(-20).join('\n')}` : '');
+
+const ownHealth = async (p: ClusterProcess): Promise<{ own: boolean; answer?: string }> => {
+  try {
+    const res = await fetch(`${p.url}/health`, { signal: AbortSignal.timeout(1_000) });
+    const text = await res.text();
+    let id: unknown;
     try {
-      const res = await fetch(`${p.url}/health`, { signal: AbortSignal.timeout(1_000) });
-      if (res.ok) return;
+      id = (JSON.parse(text) as { instance_id?: unknown }).instance_id;
     } catch {
-      // not listening yet
+      // not JSON: not a serp-api process
     }
+    return { own: res.ok && id === p.instanceId, answer: `${res.status} ${text.replace(/\s+/g, ' ').slice(0, 200)}` };
+  } catch {
+    return { own: false };
+  }
+};
+
+/**
+ * Waits until GET url/health answers 200 with the process's own instance id; fails when the process exits first, or
+ * when the time is up. Another process answering the port (one that held it before the cluster started) is named in
+ * the error: it is never taken for this one.
+ */
+export const waitHealthy = async (p: ClusterProcess, timeoutMs = 60_000) => {
+  const deadline = Date.now() + timeoutMs;
+  let foreign: string | undefined;
+  const other = () => (foreign ? `\nport ${p.port} is answered by another process: GET /health gave ${foreign}` : '');
+  while (Date.now() < deadline) {
+    if (!p.child || p.child.exitCode !== null || p.child.signalCode !== null) {
+      // most often because another process holds its port: say which
+      const holder =
+        (await portTaken(p.port)) === 'EADDRINUSE'
+          ? `\nport ${p.port} is held by another process: ${await describePortOwner(p.port)}`
+          : '';
+      throw new Error(`${p.name} (${p.roles}) exited during start${holder}${tail(p)}`);
+    }
+    const health = await ownHealth(p);
+    if (health.own) return;
+    if (health.answer) foreign = health.answer;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${p.name} (${p.roles}) not healthy after ${timeoutMs} ms:\n${p.log.slice(-20).join('\n')}`);
+  throw new Error(`${p.name} (${p.roles}) not healthy after ${timeoutMs} ms${other()}${tail(p)}`);
+};
+
+/**
+ * Refuses ports another process holds, before anything starts: one line per taken port, naming what holds it (the
+ * process when /proc says, and what its `/health` answers).
+ */
+const checkPortsFree = async (first: number, count: number) => {
+  const ports = Array.from({ length: count }, (_, i) => first + i);
+  const taken = (await Promise.all(ports.map(async (port) => ({ port, code: await portTaken(port) })))).filter(
+    (p) => p.code !== undefined,
+  );
+  if (taken.length === 0) return;
+  const lines = await Promise.all(
+    taken.map(async ({ port, code }) =>
+      code === 'EADDRINUSE'
+        ? `  ${port}: taken; ${await describePortOwner(port)}`
+        : `  ${port}: cannot listen (${code})`,
+    ),
+  );
+  throw new Error(
+    [
+      `cannot start the cluster: its ${count} processes need ports ${first}–${first + count - 1} (the first api on --port, the others after it), and ${taken.length === 1 ? 'one is' : `${taken.length} are`} not free:`,
+      ...lines,
+      'stop what holds them (a running `npm start` serves on 8080), or give --port a first port with free ones after it',
+    ].join('\n'),
+  );
 };
 
 export const startLocalCluster = async (options: ClusterOptions): Promise<LocalCluster> => {
+  const apiCount = options.apis ?? 2;
+  const crawlerCount = options.crawlers ?? 2;
+  if (options.basePort !== undefined) await checkPortsFree(options.basePort, apiCount + crawlerCount + 2);
   mkdirSync(options.dir, { recursive: true });
+  // kept in the cluster's folder, as embedded mode keeps its own: keys minted on a run still work on the next, over
+  // the same log, and the admin token can be read from the file (docs/distributed.md)
+  const { secrets } = loadOrCreateSecrets(options.dir, {});
+  const clusterId = `clu_${randomBytes(4).toString('hex')}`;
   const nats = await startNatsServers({
     count: options.natsNodes ?? 3,
     dir: join(options.dir, 'nats'),
     log: options.log,
   });
-  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const env: NodeJS.ProcessEnv = {
     ...processEnv(),
     SERP_EVENTSTORE_URL: nats.urls,
     SERP_NATS_URL: nats.urls,
     SERP_NATS_REPLICAS: String(Math.min(3, options.natsNodes ?? 3) === 3 ? 3 : 1),
-    SERP_KEY_PEPPER: randomBytes(24).toString('base64url'),
-    SERP_ADMIN_TOKEN: adminToken,
-    SERP_LINK_SECRET: randomBytes(24).toString('base64url'),
+    SERP_KEY_PEPPER: secrets.keyPepper,
+    SERP_ADMIN_TOKEN: secrets.adminToken,
+    SERP_LINK_SECRET: secrets.linkSecret,
     ...options.env,
   };
+  const adminToken = env.SERP_ADMIN_TOKEN as string;
   const repoRoot = checkoutRoot();
   const command = options.command ?? [process.execPath, join(repoRoot, 'bin', 'serp-api.js')];
   const processes: ClusterProcess[] = [];
@@ -112,7 +179,7 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
     const child = spawn(
       command[0],
       [...command.slice(1), 'serve', '--role', p.roles, '--port', String(p.port), '--data', p.dataDir],
-      { env: { ...env, ...p.env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: repoRoot },
+      { env: { ...env, ...p.env, SERP_INSTANCE_ID: p.instanceId }, stdio: ['ignore', 'pipe', 'pipe'], cwd: repoRoot },
     );
     const onData = (chunk: string) => {
       for (const line of chunk.split('\n')) {
@@ -138,6 +205,7 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
       port,
       url: `http://127.0.0.1:${port}`,
       dataDir: join(options.dir, n),
+      instanceId: `${clusterId}/${n}`,
       env: own,
       log: [],
     };
@@ -161,13 +229,16 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
   try {
     // the api processes first, on the ports the operator expects; the others in parallel after
     const apis = [];
-    for (let i = 0; i < (options.apis ?? 2); i++) apis.push(await add('api', `api-${i + 1}`));
+    for (let i = 0; i < apiCount; i++) apis.push(await add('api', `api-${i + 1}`));
     await Promise.all([
       add('dispatcher', 'dispatcher'),
       add('projector', 'projector'),
-      ...Array.from({ length: options.crawlers ?? 2 }, (_, i) => add('crawler', `crawler-${i + 1}`)),
+      ...Array.from({ length: crawlerCount }, (_, i) => add('crawler', `crawler-${i + 1}`)),
     ]);
+    // up means every process, not only the last to start: one may have died while the others started
+    for (const p of processes) await waitHealthy(p, 5_000);
     return {
+      clusterId,
       nats,
       processes,
       apiUrls: apis.map((a) => a.url),

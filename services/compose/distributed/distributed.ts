@@ -266,9 +266,16 @@ export const startDistributed = async (
       void (async () => {
         try {
           const head = await eventStore.headPosition();
-          res
-            .writeHead(200, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ status: 'ok', roles: dist.roles, started, head, nats: !nc.isClosed() }));
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              status: 'ok',
+              instance_id: config.instanceId,
+              roles: dist.roles,
+              started,
+              head,
+              nats: !nc.isClosed(),
+            }),
+          );
         } catch (err) {
           res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: String(err) }));
         }

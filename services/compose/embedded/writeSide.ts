@@ -35,8 +35,8 @@ export interface WriteSide {
 /**
  * Composes the write side over the stores of the thread it runs on: on the event loop that answers HTTP (embedded.ts,
  * SERP_PIPELINE_THREAD=0) or on the pipeline thread (services/runtime/pipelineWorker.ts, the default). `locations` is the location index, or how the
- * request's targeting is resolved elsewhere; `beforeCrawl` runs before each crawl (the pipeline thread asks the HTTP
- * thread for the location there).
+ * request's targeting is resolved elsewhere; `beforeCrawl` runs before each crawl whose job does not carry its
+ * targeting from submit (the pipeline thread asks the HTTP thread for the location there: jobs from before it did).
  */
 export const composeWriteSide = async (parts: {
   config: Config;
@@ -66,7 +66,7 @@ export const composeWriteSide = async (parts: {
   const crawler: Crawler = before
     ? {
         async crawl(message, opts) {
-          await before(message.request);
+          if (!message.targeting) await before(message.request);
           return inner.crawl(message, opts);
         },
         close: () => inner.close(),

@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorBody } from '../../../../contracts/errors.js';
 import { dashboardRoutes } from './dashboard.js';
 import { keyRoutes } from './keys.js';
 import { adminMonitorRoutes } from './monitors.js';
@@ -46,6 +47,12 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) =
           return;
         }
         await opts.guard(req);
+      });
+      // a write by cookie without the page's token is refused (403 SERP_ADMIN_CSRF): the OpenAPI says so on each write
+      api.addHook('onRoute', (route) => {
+        const response = route.schema?.response as Record<string, unknown> | undefined;
+        const writes = [route.method].flat().some((m) => !SAFE.has(m));
+        if (response && writes && !response[403]) response[403] = ErrorBody;
       });
       api.addHook('preHandler', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
         if (!byCookie.has(req) || SAFE.has(req.method)) return done();
