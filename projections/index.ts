@@ -14,7 +14,6 @@ import { monitorQueries } from './monitors/queries.js';
 import type { DocReader, Projection } from './projection.js';
 import { laneHoursProjection } from './queue/laneHours.js';
 import { queueQueries } from './queue/queries.js';
-import { queueProjection } from './queue/queue.js';
 import { rankHistoryQueries } from './rankHistory/queries.js';
 import { rankDaysProjection } from './rankHistory/rankDays.js';
 import { rankBestProjection, rankHistoryProjection } from './rankHistory/rankHistory.js';
@@ -42,8 +41,8 @@ import {
  * 6: adminSessions (dashboard sessions, server-side).
  * 7: webhooks, webhookDeliveries, webhookOutbox, monitorAlerts; monitors keep their alert settings.
  * 8: rankDays (each day's successful checks, reduced to what visibility reads).
- * 9: queue (jobs not yet ended, by lane: the fair scheduler's state), laneHours (pages asked per lane and hour);
- *    jobStatus keeps a job's lane and its wait.
+ * 9: laneHours (pages asked per lane and hour); jobStatus keeps a job's lane, share, place in the log and wait (the
+ *    fair scheduler's state at a start).
  * 10: jobStatus and searchResults keep a crawl's location check; routeHealth counts each route's placements.
  * 11: webhookOutboxBodies (each waiting delivery's body, so the deliverer no longer reads its stream for it);
  *     webhookOutbox keeps each delivery's key.
@@ -72,7 +71,6 @@ export const allProjections: readonly Projection<unknown>[] = [
   webhookOutboxProjection,
   webhookOutboxBodiesProjection,
   monitorAlertsProjection,
-  queueProjection,
   laneHoursProjection,
 ] as Projection<unknown>[];
 

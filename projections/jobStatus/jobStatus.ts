@@ -36,6 +36,10 @@ export interface JobStatusDoc {
   purgedAt?: string;
   /** the lane it waited in (docs/fleet.md#lanes-and-fair-share); absent in docs folded by hand (laneOf) */
   lane?: Lane;
+  /** its key's share in the lane, when not 1 */
+  weight?: number;
+  /** where its submit sits in the log: the order a key's jobs are served in */
+  position?: number;
   /** when its first crawl started */
   startedAt?: string;
   /** when its first Google request went, once an attempt that made one has ended */
@@ -68,10 +72,12 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
   idOf: (e) => (e.streamName.startsWith('searchJob-') ? (e.data as { jobId: string }).jobId : undefined),
   evolve(doc, e) {
     if (e.type === 'SearchSubmitted') {
-      const { jobId, keyId, request, cacheKey, month, charged, submittedAt, monitor } = e.data;
+      const { jobId, keyId, request, cacheKey, month, charged, submittedAt, monitor, weight } = e.data;
       return {
         ...(monitor ? { monitor } : {}),
         lane: laneOf(e.data),
+        ...(weight !== undefined && weight !== 1 ? { weight } : {}),
+        position: e.globalPosition,
         jobId,
         keyId,
         status: 'queued',

@@ -12,7 +12,7 @@ import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
 import type { WebhookService } from '../application/webhooks.js';
-import { createQueuePositions } from '../fairShare/queuePosition.js';
+import type { QueuePositions } from '../fairShare/queuePosition.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
@@ -72,6 +72,8 @@ export interface AppDeps {
   webhooks: WebhookService;
   /** Prometheus metrics (served at /metrics behind the admin token); the app makes its own HTTP-only ones without */
   metrics?: Metrics;
+  /** where queued jobs stand (services/fairShare/queuePosition.ts), started by the composition; absent: no `queue` */
+  queuePositions?: QueuePositions;
 }
 
 const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => ({
@@ -214,10 +216,7 @@ export const app = fp<AppDeps>(
     });
     // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
     const stored = createStoredAnswers();
-    const queuePositions = createQueuePositions({
-      queries: deps.queries,
-      laneMinShare: deps.config.laneMinShare,
-    });
+    const { queuePositions } = deps;
     await fastify.register(v1Routes, {
       prefix: '/v1',
       searches: deps.searches,
@@ -230,7 +229,7 @@ export const app = fp<AppDeps>(
         resultOf: (job) => deps.searches.resultOf(job),
         hasResult: (job) => deps.searches.hasResult(job),
         renderElsewhere: deps.renderElsewhere,
-        queuePosition: (jobId) => queuePositions.of(jobId),
+        ...(queuePositions ? { queuePosition: (jobId: string) => queuePositions.of(jobId) } : {}),
       },
       queuePositions,
       baseUrl,
@@ -292,6 +291,7 @@ export const app = fp<AppDeps>(
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),
       monitorSpreadMaxMs: deps.config.monitorSpreadMaxS * 1000,
+      ...(deps.queuePositions ? { lane: deps.queuePositions.lane } : {}),
     });
   },
   { name: 'serp-api', fastify: '5.x' },

@@ -100,6 +100,7 @@ export interface ApiPorts extends ApplicationPorts {
   metrics?: AppDeps['metrics'];
   version?: AppDeps['version'];
   renderElsewhere?: AppDeps['renderElsewhere'];
+  queuePositions?: AppDeps['queuePositions'];
 }
 
 /** Everything the HTTP surfaces need (services/api/app.ts): the application services and the ports they share. */
@@ -124,5 +125,6 @@ export const composeApi = (ports: ApiPorts, config: ApplicationConfig & AppDeps[
     ...(ports.metrics ? { metrics: ports.metrics } : {}),
     ...(ports.version ? { version: ports.version } : {}),
     ...(ports.renderElsewhere ? { renderElsewhere: ports.renderElsewhere } : {}),
+    ...(ports.queuePositions ? { queuePositions: ports.queuePositions } : {}),
   };
 };

@@ -230,7 +230,7 @@ export const createFairDispatcher = (
       handles: ['SearchSubmitted', 'CrawlStarted', 'CrawlCompleted', 'CrawlFailed', 'SearchPurged'],
       load() {
         const at = deps.readModels.checkpoint(PROJECTOR_CHECKPOINT);
-        const jobs = LANES.flatMap((lane) => queries.queue.ofLane(lane)).sort((a, b) => a.position - b.position);
+        const jobs = queries.queue.open();
         resume = [];
         for (const j of jobs) {
           if (j.state === 'waiting') {

@@ -6,6 +6,7 @@ import { createServer } from '../../services/api/server.js';
 import { type ApplicationServices, composeApi } from '../../services/compose/application.js';
 import { type Core, openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig, tierShare } from '../../services/config/config.js';
+import { createQueuePositions } from '../../services/fairShare/queuePosition.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import type { Resolver } from '../../services/webhooks/safety.js';
 import { removeDir, tempDataDir } from './service.js';
@@ -40,11 +41,14 @@ export const buildTestApp = async (
   const core = await openCore(config);
   const locations = createLocationResolver(data);
   const rateLimiter = createMemoryRateLimiter();
+  const queuePositions = createQueuePositions({ ...core, laneMinShare: config.laneMinShare });
+  await queuePositions.start();
   const deps = composeApi(
     {
       ...core,
       rateLimiter,
       locations,
+      queuePositions,
       ...(options.resolve ? { resolveHost: options.resolve } : {}),
       ...(options.renderElsewhere ? { renderElsewhere: options.renderElsewhere } : {}),
     },
@@ -54,6 +58,7 @@ export const buildTestApp = async (
   await app.ready();
   t.teardown(async () => {
     await app.close();
+    await queuePositions.stop();
     await rateLimiter.close();
     locations.close();
     await core.close();

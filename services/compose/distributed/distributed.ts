@@ -15,6 +15,7 @@ import { createCommandHandler } from '../../application/commandHandler.js';
 import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
+import { createQueuePositions } from '../../fairShare/queuePosition.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
 import { createMonitorVersions } from '../../monitors/monitorVersions.js';
@@ -217,11 +218,19 @@ export const startDistributed = async (
       const p = projector;
       const store = readModels;
       const q = queue;
+      const queuePositions = createQueuePositions({
+        eventStore,
+        readModels: store,
+        queries,
+        laneMinShare: config.laneMinShare,
+      });
+      await queuePositions.start();
+      cleanups.push(() => queuePositions.stop());
       const metrics = createMetrics({
         // an api without the queue reads its depth from JetStream, for its metrics and the dashboard
         queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
         monitors: () => queries.monitors.dueCount(new Date()),
-        lanes: () => queries.queue.counts(),
+        lanes: () => queuePositions.counts(),
         // with the dispatcher role in this process too, its background workers' metrics
         ...(roles.has('dispatcher') ? { writeSide: () => writeSideMetrics.metrics() } : {}),
         projection: async () => ({
@@ -246,6 +255,7 @@ export const startDistributed = async (
             catchUp: createCatchUp(() => eventStore.headPosition(), projected),
             version: packageVersion(),
             metrics,
+            queuePositions,
           },
           config,
         ),

@@ -5,6 +5,7 @@ import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
 import type { Config } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
+import { createQueuePositions } from '../../fairShare/queuePosition.js';
 import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
@@ -107,10 +108,13 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       log,
     });
   }
+  // where queued jobs stand, followed from the log on this thread (the 202s, the lane gauges, the dashboard's queue)
+  const queuePositions = createQueuePositions({ ...core, laneMinShare: config.laneMinShare });
+  await queuePositions.start();
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),
     monitors: () => core.queries.monitors.dueCount(new Date()),
-    lanes: () => core.queries.queue.counts(),
+    lanes: () => queuePositions.counts(),
     writeSide: () => writeSide.metricsText(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
@@ -138,6 +142,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         version: packageVersion(),
         metrics,
         renderElsewhere: writeSide.renderElsewhere,
+        queuePositions,
       },
       config,
     ),
@@ -155,6 +160,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     close: () => {
       closing ??= (async () => {
         await app.close();
+        await queuePositions.stop();
         await metrics.stop();
         await writeSide.stop();
         await rateLimiter.close();

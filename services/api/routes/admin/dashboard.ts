@@ -2,11 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
-import { LANES, type Lane } from '../../../../contracts/lanes.js';
+import { LANES } from '../../../../contracts/lanes.js';
 import type { ReadModelQueries } from '../../../../projections/index.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import type { OutboxDoc } from '../../../../projections/webhooks/webhooks.js';
 import { demandAgainstCapacity } from '../../../fairShare/demand.js';
+import type { LaneSummary } from '../../../fairShare/queuePosition.js';
 import { ApiError } from '../../errors.js';
 import type { AdminOptions } from './options.js';
 
@@ -153,39 +154,23 @@ const outboxOf = (pending: OutboxDoc[], now: number): z.infer<typeof Outbox> => 
   return { pending: pending.length, due, retrying, sending, oldest_scheduled_at: oldest, by_type: byType };
 };
 
-/** a lane's jobs, and the keys with the most pages waiting in it */
-const laneView = (queries: ReadModelQueries, lane: Lane): z.infer<typeof LaneView> => {
-  const jobs = queries.queue.ofLane(lane);
-  const byKey = new Map<string, { waiting: number; pages: number }>();
-  let waiting = 0;
-  let pages = 0;
-  for (const j of jobs) {
-    if (j.state !== 'waiting') continue;
-    waiting += 1;
-    pages += j.pages;
-    const k = byKey.get(j.keyId) ?? { waiting: 0, pages: 0 };
-    k.waiting += 1;
-    k.pages += j.pages;
-    byKey.set(j.keyId, k);
-  }
-  const top = [...byKey].sort((a, b) => b[1].pages - a[1].pages || a[0].localeCompare(b[0])).slice(0, 5);
-  return {
-    lane,
-    waiting,
-    waiting_pages: pages,
-    crawling: jobs.length - waiting,
-    top_keys: top.map(([keyId, k]) => {
-      const key = queries.keys.byId(keyId);
-      return {
-        key_id: keyId,
-        ...(key ? { prefix: key.prefix } : {}),
-        ...(key?.label ? { label: key.label } : {}),
-        waiting: k.waiting,
-        waiting_pages: k.pages,
-      };
-    }),
-  };
-};
+/** a lane's jobs, and the keys with the most pages waiting in it, with their prefixes and labels */
+const laneView = (queries: ReadModelQueries, summary: LaneSummary): z.infer<typeof LaneView> => ({
+  lane: summary.lane,
+  waiting: summary.waiting,
+  waiting_pages: summary.waitingPages,
+  crawling: summary.crawling,
+  top_keys: summary.topKeys.map((k) => {
+    const key = queries.keys.byId(k.keyId);
+    return {
+      key_id: k.keyId,
+      ...(key ? { prefix: key.prefix } : {}),
+      ...(key?.label ? { label: key.label } : {}),
+      waiting: k.waiting,
+      waiting_pages: k.waitingPages,
+    };
+  }),
+});
 
 const demandView = (queries: ReadModelQueries, at: Date, spreadMaxMs: number) => {
   const { hours, capacity, livePeak } = demandAgainstCapacity(queries, at, spreadMaxMs);
@@ -316,7 +301,7 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
           reported_at: r.reportedAt,
         })),
         webhook_outbox: outboxOf(opts.queries.webhooks.outbox(), at.getTime()),
-        lanes: LANES.map((lane) => laneView(opts.queries, lane)),
+        lanes: opts.lane ? LANES.map((lane) => laneView(opts.queries, opts.lane!(lane))) : [],
         ...demandView(opts.queries, at, opts.monitorSpreadMaxMs),
         now: at.toISOString(),
       };

@@ -1,7 +1,9 @@
+import type { Lane } from '../../../../contracts/lanes.js';
 import type { Limits } from '../../../../domain/apiKey/apiKey.js';
 import type { ReadModelQueries } from '../../../../projections/index.js';
 import type { AdminSessionCommands } from '../../../application/adminSessions.js';
 import type { KeyCommands } from '../../../application/keys.js';
+import type { LaneSummary } from '../../../fairShare/queuePosition.js';
 import type { Metrics } from '../../../metrics/metrics.js';
 import type { AdminGuard, AuthFailureGate } from '../../auth.js';
 
@@ -23,5 +25,7 @@ export interface AdminOptions {
   snapshot?: Metrics['snapshot'];
   /** SERP_MONITOR_SPREAD_MAX_S in ms: how the monitors' planned demand is spread (docs/fleet.md) */
   monitorSpreadMaxMs: number;
+  /** each lane's jobs and its keys with the most waiting (the process's queue positions); absent: not shown */
+  lane?: (lane: Lane) => LaneSummary;
   now?: () => Date;
 }
