@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { Lane } from './lanes.js';
+import { MonitorAlertRaised } from './monitorAlerts.js';
 import { DetectedLocation, ParsedSerp } from './result.js';
 import { SearchRequest } from './search.js';
 import {
-  MonitorAlertRaised,
   WebhookAttemptClaimed,
   WebhookChanged,
   WebhookCreated,

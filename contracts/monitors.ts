@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ALERT_KINDS } from './monitorAlerts.js';
 import { crossFieldRules, SearchParameters } from './search.js';
 
 /**
@@ -477,3 +478,50 @@ export const ChangesResponse = z
       },
     ],
   });
+
+/** `GET /v1/monitors/{id}/alerts` (docs/rank-tracking.md#alerts). */
+export const AlertResponse = z.object({
+  alert_id: z.string(),
+  run_id: z.string(),
+  kind: z.enum(ALERT_KINDS),
+  keyword: z.string().nullable(),
+  domain: z.string().nullable(),
+  top: z.number().int().nullable(),
+  feature: z.string().nullable(),
+  competitor: z.string().nullable(),
+  from_position: z.number().int().nullable(),
+  to_position: z.number().int().nullable(),
+  from_url: z.string().nullable(),
+  to_url: z.string().nullable(),
+  failures: z.array(z.object({ keyword: z.string(), failure: z.string() })).nullable(),
+  at: z.string(),
+  raised_at: z.string(),
+});
+export type AlertResponse = z.infer<typeof AlertResponse>;
+
+export const AlertList = z.object({ monitor_id: z.string(), alerts: z.array(AlertResponse) }).meta({
+  examples: [
+    {
+      monitor_id: 'mon_3f9a1c2b7d4e5f60718293a4',
+      alerts: [
+        {
+          alert_id: 'alr_0195a8eaa1b2c3d4e5f6a7b8',
+          run_id: 'run_0195a8eaa1b2c3d4e5f6a7b8',
+          kind: 'left_top',
+          keyword: 'coffee shop',
+          domain: 'example.com',
+          top: 3,
+          feature: null,
+          competitor: null,
+          from_position: 2,
+          to_position: 7,
+          from_url: 'https://example.com/coffee',
+          to_url: 'https://example.com/coffee',
+          failures: null,
+          at: '2026-03-02T00:02:55.000Z',
+          raised_at: '2026-03-02T00:03:01.000Z',
+        },
+      ],
+    },
+  ],
+});

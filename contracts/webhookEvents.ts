@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Webhooks and alerts as events (docs/webhooks.md). Streams: `webhook-<id>` (an endpoint's configuration, its
- * secrets and replays), `webhookDelivery-<id>` (one message to one endpoint: scheduled, claimed, attempted,
- * delivered or given up) and `monitorAlerts-<runId>` (the alerts a completed monitor run raised). Dates are ISO strings.
+ * Webhooks as events (docs/webhooks.md). Streams: `webhook-<id>` (an endpoint's configuration, its secrets and
+ * replays) and `webhookDelivery-<id>` (one message to one endpoint: scheduled, claimed, attempted, delivered or given
+ * up). A monitor's alerts are rank tracking's (contracts/monitorAlerts.ts). Dates are ISO strings.
  */
 const iso = z.string();
 
@@ -130,48 +130,19 @@ export const WebhookDeliveryGivenUp = z.object({
     givenUpAt: iso,
   }),
 });
-/** The key asked for another try now (`POST …/deliveries/{id}/retry`): a new 24 h window starts. */
+/**
+ * The key asked for another try now (`POST …/deliveries/{id}/retry`): a new 24 h window starts. It carries the
+ * delivery's key, `webhook-id` and body (added later), so the outbox holds them again for a delivery that had ended.
+ */
 export const WebhookDeliveryRetryRequested = z.object({
   type: z.literal('WebhookDeliveryRetryRequested'),
-  data: z.object({ deliveryId: z.string(), webhookId: z.string(), eventType: WebhookEventType, requestedAt: iso }),
-});
-
-export const ALERT_KINDS = [
-  'moved',
-  'entered_top',
-  'left_top',
-  'competitor_outranks',
-  'url_changed',
-  'feature_gained',
-  'feature_lost',
-  'run_failed',
-] as const;
-export const AlertKind = z.enum(ALERT_KINDS);
-export type AlertKind = z.infer<typeof AlertKind>;
-
-/** One alert of a completed monitor run, computed from its history (docs/webhooks.md). */
-export const MonitorAlert = z.object({
-  alertId: z.string(),
-  kind: AlertKind,
-  keyword: z.string().optional(),
-  domain: z.string().optional(),
-  /** entered_top / left_top: which top N */
-  top: z.number().int().optional(),
-  feature: z.string().optional(),
-  /** competitor_outranks: the competitor now above the own domain */
-  competitor: z.string().optional(),
-  fromPosition: z.number().int().nullable().optional(),
-  toPosition: z.number().int().nullable().optional(),
-  fromUrl: z.string().nullable().optional(),
-  toUrl: z.string().nullable().optional(),
-  /** run_failed: the keywords whose search failed, with why */
-  failures: z.array(z.object({ keyword: z.string(), failure: z.string() })).optional(),
-  /** when the search that shows it was made */
-  at: iso,
-});
-export type MonitorAlert = z.infer<typeof MonitorAlert>;
-
-export const MonitorAlertRaised = z.object({
-  type: z.literal('MonitorAlertRaised'),
-  data: MonitorAlert.extend({ runId: z.string(), monitorId: z.string(), keyId: z.string(), raisedAt: iso }),
+  data: z.object({
+    deliveryId: z.string(),
+    webhookId: z.string(),
+    eventType: WebhookEventType,
+    requestedAt: iso,
+    keyId: z.string().optional(),
+    messageId: z.string().optional(),
+    body: z.string().optional(),
+  }),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ALERT_KINDS, WEBHOOK_EVENT_TYPES } from './webhookEvents.js';
+import { WEBHOOK_EVENT_TYPES } from './webhookEvents.js';
 
-/** The `/v1/webhooks` bodies and answers, and a monitor's alerts (docs/webhooks.md). */
+/** The `/v1/webhooks` bodies and answers (docs/webhooks.md). */
 
 export const WEBHOOK_URL_MAX = 2000;
 export const WEBHOOKS_PER_KEY = 10;
@@ -19,10 +19,13 @@ export const WebhookUrl = z
   .max(WEBHOOK_URL_MAX, `url must be at most ${WEBHOOK_URL_MAX} characters`)
   .describe('where deliveries are POSTed: https (plain http only where the operator allows it)');
 
+/** what an unknown event type is told (the 422's detail, and its example in the OpenAPI) */
+export const UNKNOWN_EVENT_TYPE = `each event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
+
 const eventList = z
   .array(
     z.enum(WEBHOOK_EVENT_TYPES, {
-      error: `each event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+      error: UNKNOWN_EVENT_TYPE,
     }),
     { error: 'events must be an array of event types' },
   )
@@ -212,49 +215,3 @@ export const ReplayResponse = z
   .meta({
     examples: [{ replay_id: 'rpl_0195a3c4b5d6e1f2a3b4c5d6', since: '2026-03-01T00:00:00Z', status: 'scheduled' }],
   });
-
-export const AlertResponse = z.object({
-  alert_id: z.string(),
-  run_id: z.string(),
-  kind: z.enum(ALERT_KINDS),
-  keyword: z.string().nullable(),
-  domain: z.string().nullable(),
-  top: z.number().int().nullable(),
-  feature: z.string().nullable(),
-  competitor: z.string().nullable(),
-  from_position: z.number().int().nullable(),
-  to_position: z.number().int().nullable(),
-  from_url: z.string().nullable(),
-  to_url: z.string().nullable(),
-  failures: z.array(z.object({ keyword: z.string(), failure: z.string() })).nullable(),
-  at: z.string(),
-  raised_at: z.string(),
-});
-export type AlertResponse = z.infer<typeof AlertResponse>;
-
-export const AlertList = z.object({ monitor_id: z.string(), alerts: z.array(AlertResponse) }).meta({
-  examples: [
-    {
-      monitor_id: 'mon_3f9a1c2b7d4e5f60718293a4',
-      alerts: [
-        {
-          alert_id: 'alr_0195a8eaa1b2c3d4e5f6a7b8',
-          run_id: 'run_0195a8eaa1b2c3d4e5f6a7b8',
-          kind: 'left_top',
-          keyword: 'coffee shop',
-          domain: 'example.com',
-          top: 3,
-          feature: null,
-          competitor: null,
-          from_position: 2,
-          to_position: 7,
-          from_url: 'https://example.com/coffee',
-          to_url: 'https://example.com/coffee',
-          failures: null,
-          at: '2026-03-02T00:02:55.000Z',
-          raised_at: '2026-03-02T00:03:01.000Z',
-        },
-      ],
-    },
-  ],
-});

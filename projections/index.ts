@@ -8,6 +8,7 @@ import { dashboardQueries } from './dashboard/queries.js';
 import { routeHealthProjection } from './dashboard/routeHealth.js';
 import { jobStatusProjection } from './jobStatus/jobStatus.js';
 import { jobStatusQueries } from './jobStatus/queries.js';
+import { monitorAlertsProjection } from './monitors/alerts.js';
 import { monitorRunsProjection, monitorScheduleProjection, monitorsProjection } from './monitors/monitors.js';
 import { monitorQueries } from './monitors/queries.js';
 import type { DocReader, Projection } from './projection.js';
@@ -22,9 +23,13 @@ import { searchResultsQueries } from './searchResults/queries.js';
 import { searchResultsProjection } from './searchResults/searchResults.js';
 import { usageCountersQueries } from './usageCounters/queries.js';
 import { usageCountersProjection } from './usageCounters/usageCounters.js';
-import { monitorAlertsProjection } from './webhooks/alerts.js';
 import { webhookQueries } from './webhooks/queries.js';
-import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjection } from './webhooks/webhooks.js';
+import {
+  webhookDeliveriesProjection,
+  webhookOutboxBodiesProjection,
+  webhookOutboxProjection,
+  webhooksProjection,
+} from './webhooks/webhooks.js';
 
 /**
  * The read models' shape: bumped whenever a projection changes what it writes (a new view, a new lookup), so that a
@@ -39,8 +44,10 @@ import { webhookDeliveriesProjection, webhookOutboxProjection, webhooksProjectio
  * 9: laneHours (pages asked per lane and hour); jobStatus keeps a job's lane, share, place in the log and wait (the
  *    fair scheduler's state at a start).
  * 10: jobStatus and searchResults keep a crawl's location check; routeHealth counts each route's placements.
+ * 11: webhookOutboxBodies (each waiting delivery's body, so the deliverer no longer reads its stream for it);
+ *     webhookOutbox keeps each delivery's key.
  */
-export const READ_MODELS_VERSION = 10;
+export const READ_MODELS_VERSION = 11;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -62,6 +69,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   webhooksProjection,
   webhookDeliveriesProjection,
   webhookOutboxProjection,
+  webhookOutboxBodiesProjection,
   monitorAlertsProjection,
   laneHoursProjection,
 ] as Projection<unknown>[];

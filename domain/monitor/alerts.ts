@@ -1,7 +1,7 @@
 import type { EventOf, RecordedAlerts } from '../../contracts/events.js';
-import type { MonitorAlert } from '../../contracts/webhookEvents.js';
+import type { MonitorAlert } from '../../contracts/monitorAlerts.js';
 import type { Decider } from '../kernel/decider.js';
-import { alertIdOf } from '../webhook/ids.js';
+import { alertIdOf } from './ids.js';
 
 /** A domain in one successful search: position (0: not ranked within the depth), URL, features. */
 export interface DomainState {
@@ -17,6 +17,13 @@ export interface KeywordComparison {
   /** this run's search, per domain (successful searches only: a failed one is never compared) */
   after: Map<string, DomainState>;
   /** when this run's search was made */
+  at: string;
+}
+
+/** a keyword whose search in the run failed, with why and when */
+export interface RunFailure {
+  keyword: string;
+  failure: string;
   at: string;
 }
 
@@ -73,7 +80,7 @@ const comparisonAlerts = (config: RecordedAlerts, domains: readonly string[], k:
 };
 
 /**
- * The alerts of one completed run (docs/webhooks.md), pure: for each keyword searched successfully in the run, what
+ * The alerts of one completed run (docs/rank-tracking.md#alerts), pure: for each keyword searched successfully in the run, what
  * changed since its previous successful search, as the monitor's `alerts` ask; and one `run_failed` alert naming
  * the keywords whose search failed. A failed search is never compared, so it never raises a "dropped out" alert.
  */
@@ -82,7 +89,7 @@ export const alertsOfRun = (
   config: RecordedAlerts | undefined,
   domains: readonly string[],
   keywords: readonly KeywordComparison[],
-  failures: ReadonlyArray<{ keyword: string; failure: string; at: string }>,
+  failures: readonly RunFailure[],
 ): MonitorAlert[] => {
   if (!config) return [];
   const alerts: Alert[] = keywords.flatMap((k) => comparisonAlerts(config, domains, k));

@@ -16,3 +16,5 @@ export const manualRunId = (at: number, random: string) => `run_${hex12(at)}${ra
 export const runTimeOf = (runId: string) => Number.parseInt(runId.slice(4, 16), 16) || 0;
 export const monitorJobId = (runId: string, keyword: string, submitAt: number) =>
   hex12(submitAt) + digest('job', runId, keyword).slice(0, 12);
+/** One alert of a run (docs/rank-tracking.md#alerts): the same alert computed twice is the same id. */
+export const alertIdOf = (runId: string, ...what: string[]) => `alr_${digest('alert', runId, ...what).slice(0, 24)}`;

@@ -1,7 +1,6 @@
-import type { EventOf, MonitorDefinition, RecordedAlerts } from '../../contracts/events.js';
+import { type EventOf, MonitorChanged, MonitorCreated, type MonitorDefinition } from '../../contracts/events.js';
 import type { Decider } from '../kernel/decider.js';
 import { DomainError, errorCodes } from '../kernel/errors.js';
-import type { RecordedSchedule } from './schedule.js';
 
 export type MonitorEvent = EventOf<'MonitorCreated'> | EventOf<'MonitorChanged'> | EventOf<'MonitorDeleted'>;
 
@@ -18,23 +17,53 @@ export type MonitorState = { status: 'none' } | Existing;
 /** what a monitor is created with: declared once, in the contract of `MonitorCreated` */
 export type { MonitorDefinition };
 
-export interface MonitorChange {
-  name?: string;
+type Changed = EventOf<'MonitorChanged'>['data'];
+/** keywords and domains are edited through their lists (added, removed), never set whole */
+type ListEdit = 'keywordsAdded' | 'keywordsRemoved' | 'domainsAdded' | 'domainsRemoved';
+
+/**
+ * What a change sets again, as `MonitorChanged` declares it: every field of the event but the monitor, the list edits
+ * and the time (null: back to none, or to the default). A field added there is changeable at once: the decider
+ * records it, the monitors view applies it (`MONITOR_SETTINGS`), and the api is asked for it where it maps a PATCH.
+ */
+export type MonitorSettings = Omit<Changed, 'monitorId' | ListEdit | 'changedAt'>;
+export type MonitorSetting = keyof MonitorSettings;
+const notSettings: ReadonlySet<string> = new Set([
+  'monitorId',
+  'changedAt',
+  'keywordsAdded',
+  'keywordsRemoved',
+  'domainsAdded',
+  'domainsRemoved',
+]);
+/** the settings in the order `MonitorChanged` declares them (the order its events are recorded and projected in) */
+export const MONITOR_SETTINGS = Object.keys(MonitorChanged.shape.data.shape).filter(
+  (k) => !notSettings.has(k),
+) as MonitorSetting[];
+
+/** the definition's fields no change sets: who and what a monitor is, and its lists (edited, not set) */
+type Fixed = 'monitorId' | 'keyId' | 'keywords' | 'domains' | 'search' | 'backfill';
+type Placed<Unplaced extends never> = Unplaced;
+/**
+ * Every field of the definition is either a setting (`MonitorChanged` records it) or fixed at creation: a field added
+ * to `MonitorDefinition` fails to compile here, naming it, until it is placed in one or the other.
+ */
+export type EveryFieldPlaced = Placed<Exclude<keyof MonitorDefinition, MonitorSetting | Fixed>>;
+
+export interface MonitorChange extends MonitorSettings {
   addKeywords?: string[];
   removeKeywords?: string[];
   addDomains?: string[];
   removeDomains?: string[];
-  schedule?: RecordedSchedule;
-  paused?: boolean;
-  depth?: number;
-  ctrCurve?: number[] | null;
-  alerts?: RecordedAlerts | null;
 }
 
 export type MonitorCommand =
   | ({ type: 'CreateMonitor'; now: string } & MonitorDefinition)
   | ({ type: 'ChangeMonitor'; monitorId: string; keyId: string; maxKeywords: number; now: string } & MonitorChange)
   | { type: 'DeleteMonitor'; monitorId: string; keyId: string; now: string };
+
+/** the fields that are set (a field left unset is absent from the event, not recorded as undefined) */
+const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 const invalid = (message: string) => new DomainError(errorCodes.monitorInvalid, message);
 
@@ -70,13 +99,10 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand, MonitorEvent>
   decide(command, state) {
     if (command.type === 'CreateMonitor') {
       if (state.status !== 'none') throw invalid(`monitor ${command.monitorId} exists`);
-      const { type: _t, now, ctrCurve, alerts, ...def } = command;
-      return [
-        {
-          type: 'MonitorCreated',
-          data: { ...def, ...(ctrCurve ? { ctrCurve } : {}), ...(alerts ? { alerts } : {}), createdAt: now },
-        },
-      ];
+      const { type: _t, now, ...def } = command;
+      // in the schema's member order, unset fields left out: the live projection stores what this returns, a
+      // rebuild the parsed event, and the two must write the same bytes (docs/design.md)
+      return [{ type: 'MonitorCreated', data: MonitorCreated.shape.data.parse({ ...defined(def), createdAt: now }) }];
     }
     if (state.status !== 'active' || state.keyId !== command.keyId) {
       throw new DomainError(errorCodes.monitorNotFound, 'monitor not found');
@@ -85,24 +111,30 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand, MonitorEvent>
       return [{ type: 'MonitorDeleted', data: { monitorId: command.monitorId, deletedAt: command.now } }];
     }
     decideChange(state, command);
-    const c = command;
+    const {
+      type: _t,
+      monitorId,
+      keyId: _k,
+      maxKeywords: _m,
+      now,
+      addKeywords,
+      removeKeywords,
+      addDomains,
+      removeDomains,
+      ...settings
+    } = command;
     return [
       {
         type: 'MonitorChanged',
-        data: {
-          monitorId: c.monitorId,
-          ...(c.name !== undefined ? { name: c.name } : {}),
-          ...(c.addKeywords?.length ? { keywordsAdded: c.addKeywords } : {}),
-          ...(c.removeKeywords?.length ? { keywordsRemoved: c.removeKeywords } : {}),
-          ...(c.addDomains?.length ? { domainsAdded: c.addDomains } : {}),
-          ...(c.removeDomains?.length ? { domainsRemoved: c.removeDomains } : {}),
-          ...(c.schedule !== undefined ? { schedule: c.schedule } : {}),
-          ...(c.paused !== undefined ? { paused: c.paused } : {}),
-          ...(c.depth !== undefined ? { depth: c.depth } : {}),
-          ...(c.ctrCurve !== undefined ? { ctrCurve: c.ctrCurve } : {}),
-          ...(c.alerts !== undefined ? { alerts: c.alerts } : {}),
-          changedAt: c.now,
-        },
+        data: MonitorChanged.shape.data.parse({
+          monitorId,
+          ...(addKeywords?.length ? { keywordsAdded: addKeywords } : {}),
+          ...(removeKeywords?.length ? { keywordsRemoved: removeKeywords } : {}),
+          ...(addDomains?.length ? { domainsAdded: addDomains } : {}),
+          ...(removeDomains?.length ? { domainsRemoved: removeDomains } : {}),
+          ...defined(settings),
+          changedAt: now,
+        }),
       },
     ];
   },

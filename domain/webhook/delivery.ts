@@ -25,6 +25,8 @@ interface Known {
   deliveryId: string;
   webhookId: string;
   eventType: WebhookEventType;
+  /** what a retry carries back to the outbox: the key, the `webhook-id` and the exact body */
+  sent: Pick<ScheduledData, 'keyId' | 'messageId' | 'body'>;
   /** attempts made (claimed) so far */
   attempts: number;
   /** the 24 h retry window starts here: the scheduling, or the last retry the key asked for */
@@ -159,7 +161,7 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEv
         return [
           {
             type: 'WebhookDeliveryRetryRequested',
-            data: { ...base, requestedAt: c.now },
+            data: { ...base, requestedAt: c.now, ...state.sent },
           },
         ];
     }
@@ -172,6 +174,7 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEv
         deliveryId: e.data.deliveryId,
         webhookId: e.data.webhookId,
         eventType: e.data.eventType,
+        sent: { keyId: e.data.keyId, messageId: e.data.messageId, body: e.data.body },
         attempts: 0,
         windowStart: t,
         nextAttemptAt: t,

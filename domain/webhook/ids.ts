@@ -15,7 +15,4 @@ export const messageIdOf = (...what: string[]) => `msg_${digest('message', ...wh
 export const deliveryIdOf = (webhookId: string, messageId: string, atMs: number, replayId = '') =>
   `dlv_${hex12(atMs)}${digest('delivery', webhookId, messageId, replayId).slice(0, 12)}`;
 
-/** One alert of a run: the same alert computed twice is the same id. */
-export const alertIdOf = (runId: string, ...what: string[]) => `alr_${digest('alert', runId, ...what).slice(0, 24)}`;
-
 export const replayIdOf = (atMs: number, random: string) => `rpl_${hex12(atMs)}${random.slice(0, 12)}`;

@@ -1,26 +1,22 @@
-import type { EventOf, MonitorSearch, RecordedAlerts } from '../../contracts/events.js';
+import type { EventOf, MonitorDefinition } from '../../contracts/events.js';
+import { MONITOR_SETTINGS, type MonitorSetting } from '../../domain/monitor/monitor.js';
 import { nextSlot, type RecordedSchedule, slotAt } from '../../domain/monitor/schedule.js';
 import type { Projection } from '../projection.js';
 
-/** A monitor as its key reads it (docs/rank-tracking.md). Gone once deleted. */
-export interface MonitorDoc {
-  monitorId: string;
-  keyId: string;
-  name: string;
-  keywords: string[];
-  domains: string[];
-  search: MonitorSearch;
-  depth: number;
-  schedule: RecordedSchedule;
-  ctrCurve?: number[];
-  /** what raises an alert when a run completes (docs/webhooks.md) */
-  alerts?: RecordedAlerts;
+/**
+ * A monitor as its key reads it (docs/rank-tracking.md): its definition as created (`MonitorDefinition`, so a field
+ * added there is kept here with nothing more to write), as changed since, and how far its runs got. Gone once deleted.
+ */
+export type MonitorDoc = Omit<MonitorDefinition, 'backfill'> & {
   paused: boolean;
   createdAt: string;
   updatedAt: string;
   lastRunAt?: string;
   backfill: 'none' | 'pending' | 'done';
-}
+};
+type Kept<Missing extends never> = Missing;
+/** every setting a change records is a field of the document (a new one fails to compile here until it is) */
+export type EverySettingKept = Kept<Exclude<MonitorSetting, keyof MonitorDoc>>;
 
 /**
  * When a monitor's next scheduled run is due (the scheduler's read model): small, one per live monitor, all found by
@@ -63,21 +59,18 @@ export const monitorsProjection: Projection<MonitorDoc> = {
         if (!doc) return null;
         const c = e.data;
         const drop = (list: string[], gone?: string[]) => (gone ? list.filter((x) => !gone.includes(x)) : list);
-        const { ctrCurve: _old, alerts: _oldAlerts, ...rest } = doc;
-        const ctrCurve = c.ctrCurve === undefined ? doc.ctrCurve : (c.ctrCurve ?? undefined);
-        const alerts = c.alerts === undefined ? doc.alerts : (c.alerts ?? undefined);
-        return {
-          ...rest,
-          name: c.name ?? doc.name,
+        const next: Record<string, unknown> = {
+          ...doc,
           keywords: [...drop(doc.keywords, c.keywordsRemoved), ...(c.keywordsAdded ?? [])],
           domains: [...drop(doc.domains, c.domainsRemoved), ...(c.domainsAdded ?? [])],
-          schedule: c.schedule ?? doc.schedule,
-          paused: c.paused ?? doc.paused,
-          depth: c.depth ?? doc.depth,
-          ...(ctrCurve ? { ctrCurve } : {}),
-          ...(alerts ? { alerts } : {}),
-          updatedAt: c.changedAt,
         };
+        // every setting the event carries, in its declared order: a value replaces, null clears (the default again)
+        for (const k of MONITOR_SETTINGS) {
+          const v = c[k];
+          if (v === null) delete next[k];
+          else if (v !== undefined) next[k] = v;
+        }
+        return { ...next, updatedAt: c.changedAt } as MonitorDoc;
       }
       case 'MonitorDeleted':
         return null;

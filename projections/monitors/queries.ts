@@ -1,5 +1,6 @@
 import { apiKeysQueries } from '../apiKeys/queries.js';
 import type { DocReader } from '../projection.js';
+import { type AlertDoc, monitorAlertsProjection } from './alerts.js';
 import {
   type MonitorDoc,
   type MonitorRunDoc,
@@ -33,5 +34,13 @@ export const monitorQueries = (docs: DocReader) => ({
   /** the monitor's last `limit` completed runs, oldest first (run ids are time-ordered) */
   completedRuns: (monitorId: string, limit: number) =>
     docs.listByLookup<MonitorRunDoc>(monitorRunsProjection.name, `monitor:${monitorId}`, { last: limit }),
+  /** a monitor's alerts with `from` ≤ at ≤ `to` (ISO instants; absent: unbounded), oldest first */
+  alertsOf: (monitorId: string, from?: string, to?: string) =>
+    docs.listBetween<AlertDoc>(
+      monitorAlertsProjection.name,
+      `${monitorId}|${from ?? ''}`,
+      to ? `${monitorId}|${to}~` : `${monitorId}|~`,
+      100_000,
+    ),
 });
 export type MonitorQueries = ReturnType<typeof monitorQueries>;

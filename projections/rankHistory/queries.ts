@@ -1,4 +1,5 @@
 import type { Change, HistoryPoint } from '../../contracts/monitors.js';
+import type { DomainState } from '../../domain/monitor/alerts.js';
 import type { DocReader } from '../projection.js';
 import { type Range, rankDayQueries } from './rankDays.js';
 import {
@@ -173,6 +174,38 @@ export const rankHistoryQueries = (docs: DocReader) => {
     return out;
   };
 
+  /**
+   * Each keyword's latest successful search at or before its `atMs` that is not of run `exceptRunId`, per domain
+   * (what an alert compares a run's search with; undefined: none): the monitor's months are listed once, and each
+   * keyword's documents read from the newest month back, so a keyword costs the months up to the first that holds one,
+   * not its whole history.
+   */
+  const lastSuccesses = (
+    monitorId: string,
+    searches: ReadonlyArray<{ keyword: string; atMs: number }>,
+    exceptRunId: string,
+  ): Array<Map<string, DomainState> | undefined> => {
+    if (searches.length === 0) return [];
+    const all = months(monitorId, MIN_MONTH, monthOf(Math.max(...searches.map((x) => x.atMs)))).reverse();
+    return searches.map(({ keyword, atMs }) => {
+      for (const month of all) {
+        if (month > monthOf(atMs)) continue;
+        const doc = docs.get<RankHistoryDoc>(view, historyId(monitorId, month, keyword));
+        for (let i = (doc?.c.length ?? 0) - 1; i >= 0; i--) {
+          const c = doc!.c[i]!;
+          if (c[0] > atMs || c[3] !== '' || c[1] === exceptRunId) continue;
+          return new Map(
+            [...stateOf(doc!, c)].map(([domain, [position, url, bits]]) => [
+              domain,
+              { position, url, features: featuresOf(bits) },
+            ]),
+          );
+        }
+      }
+      return undefined;
+    });
+  };
+
   const best = (monitorId: string) =>
     docs
       .listByLookup<RankBestDoc>(rankBestProjection.name, monitorId)
@@ -180,6 +213,6 @@ export const rankHistoryQueries = (docs: DocReader) => {
         Object.entries(doc.b).map(([domain, [position, url, at]]) => ({ keyword: doc.k, domain, position, url, at })),
       );
 
-  return { points, monthChecks, visibility, changes, best, months };
+  return { points, monthChecks, visibility, changes, best, months, lastSuccesses };
 };
 export type RankHistoryQueries = ReturnType<typeof rankHistoryQueries>;

@@ -1,10 +1,11 @@
 import type { DocReader } from '../projection.js';
-import { type AlertDoc, monitorAlertsProjection } from './alerts.js';
 import {
   type DeliveryDoc,
+  type OutboxBodyDoc,
   type OutboxDoc,
   type WebhookDoc,
   webhookDeliveriesProjection,
+  webhookOutboxBodiesProjection,
   webhookOutboxProjection,
   webhooksProjection,
 } from './webhooks.js';
@@ -28,13 +29,7 @@ export const webhookQueries = (docs: DocReader) => ({
     }),
   /** every delivery waiting for an attempt */
   outbox: () => docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending'),
-  /** a monitor's alerts with `from` ≤ at ≤ `to` (ISO instants; absent: unbounded), oldest first */
-  alertsOf: (monitorId: string, from?: string, to?: string) =>
-    docs.listBetween<AlertDoc>(
-      monitorAlertsProjection.name,
-      `${monitorId}|${from ?? ''}`,
-      to ? `${monitorId}|${to}~` : `${monitorId}|~`,
-      100_000,
-    ),
+  /** what a waiting delivery sends: its `webhook-id` and body */
+  outboxBody: (deliveryId: string) => docs.get<OutboxBodyDoc>(webhookOutboxBodiesProjection.name, deliveryId),
 });
 export type WebhookQueries = ReturnType<typeof webhookQueries>;

@@ -178,6 +178,8 @@ export const webhookDeliveriesProjection: Projection<DeliveryDoc> = {
 export interface OutboxDoc {
   deliveryId: string;
   webhookId: string;
+  /** whose it is (the deliverer's fair share is per key); absent only after a retry recorded before it was carried */
+  keyId?: string;
   eventType: WebhookEventType;
   scheduledAt: string;
   /** ms: when the next attempt is due */
@@ -199,6 +201,7 @@ export const webhookOutboxProjection: Projection<OutboxDoc> = {
         return {
           deliveryId: d.deliveryId,
           webhookId: d.webhookId,
+          keyId: d.keyId,
           eventType: d.eventType,
           scheduledAt: d.scheduledAt,
           due: Date.parse(d.scheduledAt),
@@ -223,11 +226,41 @@ export const webhookOutboxProjection: Projection<OutboxDoc> = {
       case 'WebhookDeliveryRetryRequested': {
         const t = Date.parse(e.data.requestedAt);
         if (!doc) {
-          const { deliveryId, webhookId, eventType, requestedAt } = e.data;
-          return { deliveryId, webhookId, eventType, scheduledAt: requestedAt, due: t };
+          const { deliveryId, webhookId, keyId, eventType, requestedAt } = e.data;
+          return { deliveryId, webhookId, ...(keyId ? { keyId } : {}), eventType, scheduledAt: requestedAt, due: t };
         }
         const { leaseUntil: _l, claimedAt: _c, worker: _w, ...rest } = doc;
         return { ...rest, due: t };
+      }
+      default:
+        return doc ?? null;
+    }
+  },
+};
+
+/**
+ * What the deliverer sends for each delivery waiting in the outbox: its `webhook-id` and exact body, one document per
+ * delivery read by id at its attempt (the outbox's own documents stay small: the deliverer, the metrics and the
+ * dashboard list them all). Gone once the delivery ends; a retry brings it back from its event.
+ */
+export interface OutboxBodyDoc {
+  messageId: string;
+  body: string;
+}
+
+export const webhookOutboxBodiesProjection: Projection<OutboxBodyDoc> = {
+  name: 'webhookOutboxBodies',
+  idOf: deliveryIdOf,
+  evolve(doc, e) {
+    switch (e.type) {
+      case 'WebhookDeliveryScheduled':
+        return { messageId: e.data.messageId, body: e.data.body };
+      case 'WebhookDelivered':
+      case 'WebhookDeliveryGivenUp':
+        return null;
+      case 'WebhookDeliveryRetryRequested': {
+        const { messageId, body } = e.data;
+        return doc ?? (messageId !== undefined && body !== undefined ? { messageId, body } : null);
       }
       default:
         return doc ?? null;

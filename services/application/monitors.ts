@@ -1,20 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { type MonitorSearch, streams } from '../../contracts/events.js';
+import type { z } from 'zod';
+import { type MonitorDefinition, type MonitorSearch, streams } from '../../contracts/events.js';
 import {
+  type AlertResponse,
   type CreateMonitorInput,
   DEFAULT_CTR_CURVE,
   type MonitorAlertsConfig,
+  type MonitorResponse,
   type PatchMonitorBody,
 } from '../../contracts/monitors.js';
 import { pagesFor } from '../../contracts/search.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { ABANDONED_AFTER_MS, keyLimitsDecider } from '../../domain/keyLimits/keyLimits.js';
 import { manualRunId, runTimeOf } from '../../domain/monitor/ids.js';
-import { monitorDecider } from '../../domain/monitor/monitor.js';
+import { type MonitorSettings, monitorDecider } from '../../domain/monitor/monitor.js';
 import { monitorRunDecider, plannedJobs, runRecord } from '../../domain/monitor/monitorRun.js';
 import { pacing, type RecordedSchedule, scheduleProblem } from '../../domain/monitor/schedule.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
+import type { AlertDoc } from '../../projections/monitors/alerts.js';
 import type { MonitorDoc } from '../../projections/monitors/monitors.js';
 import { type Config, defaultTiers } from '../config/config.js';
 import { capacityWarnings } from '../fairShare/demand.js';
@@ -40,6 +44,90 @@ export const searchOf = (b: Partial<MonitorSearch> & { device: MonitorSearch['de
   }
   return out;
 };
+
+/** an alert as `GET /v1/monitors/{id}/alerts` and the dashboard answer it (docs/rank-tracking.md#alerts) */
+export const alertView = (a: AlertDoc): AlertResponse => ({
+  alert_id: a.alertId,
+  run_id: a.runId,
+  kind: a.kind,
+  keyword: a.keyword ?? null,
+  domain: a.domain ?? null,
+  top: a.top ?? null,
+  feature: a.feature ?? null,
+  competitor: a.competitor ?? null,
+  from_position: a.fromPosition ?? null,
+  to_position: a.toPosition ?? null,
+  from_url: a.fromUrl ?? null,
+  to_url: a.toUrl ?? null,
+  failures: a.failures ?? null,
+  at: a.at,
+  raised_at: a.raisedAt,
+});
+
+/** every field named, each possibly undefined: building one, the compiler asks for a field added to `T` */
+type Complete<T> = { [K in keyof Required<T>]: K extends keyof T ? T[K] | undefined : never };
+
+/**
+ * What `POST /v1/monitors` creates: every field of the definition (contracts/events.ts) from the body, so a field added
+ * there is asked for here, then of `CreateMonitorBody`. Unset ones are left out when recorded.
+ */
+const definitionOf = (
+  monitorId: string,
+  keyId: string,
+  body: CreateMonitorInput,
+  schedule: RecordedSchedule,
+): MonitorDefinition => {
+  const definition: Complete<MonitorDefinition> = {
+    monitorId,
+    keyId,
+    name: body.name,
+    keywords: body.keywords,
+    domains: body.domains,
+    search: searchOf(body),
+    depth: body.depth,
+    schedule,
+    ctrCurve: body.ctr_curve,
+    backfill: body.backfill,
+    alerts: body.alerts,
+  };
+  return definition as MonitorDefinition;
+};
+
+/**
+ * What `PATCH /v1/monitors/{id}` sets: every setting a change records (`MonitorChanged`, domain/monitor/monitor.ts),
+ * so a setting added there is asked for here, then of `PatchMonitorBody`. Unset ones change nothing.
+ */
+const settingsOf = (body: PatchMonitorBody, schedule: RecordedSchedule | undefined): MonitorSettings => {
+  const settings: Complete<MonitorSettings> = {
+    name: body.name,
+    schedule,
+    paused: body.paused,
+    depth: body.depth,
+    ctrCurve: body.ctr_curve,
+    alerts: body.alerts,
+  };
+  return settings;
+};
+
+type MonitorAnswer = z.infer<typeof MonitorResponse>;
+type Answered<Names extends { [K in keyof MonitorDefinition]-?: keyof MonitorAnswer | 'never shown' }> = Names;
+/**
+ * How each field of the definition is answered (`MonitorResponse`): a field added to the definition fails to compile
+ * here until it has its name in the answer (then `view` is asked for it), or is said never to be shown.
+ */
+export type AnswerNames = Answered<{
+  monitorId: 'monitor_id';
+  keyId: 'never shown';
+  name: 'name';
+  keywords: 'keywords';
+  domains: 'domains';
+  search: 'targeting';
+  depth: 'depth';
+  schedule: 'schedule';
+  ctrCurve: 'ctr_curve';
+  backfill: 'backfill';
+  alerts: 'alerts';
+}>;
 
 /**
  * The api's side of rank tracking (docs/rank-tracking.md): create, change, delete and run monitors of a key. Writes
@@ -101,7 +189,7 @@ export const createMonitorService = (deps: {
       );
     },
     /** the monitor with its next slot, as the routes answer it */
-    view(doc: MonitorDoc) {
+    view(doc: MonitorDoc): Omit<MonitorAnswer, 'warnings'> {
       const schedule = queries.monitors.scheduleOf(doc.monitorId);
       return {
         monitor_id: doc.monitorId,
@@ -118,8 +206,17 @@ export const createMonitorService = (deps: {
         last_run_at: doc.lastRunAt ?? null,
         next_run_at: doc.paused ? null : (schedule?.nextSlot ?? null),
         backfill: doc.backfill,
+        // recorded as validated: the features a monitor was created with are RANK_FEATURES
         alerts: (doc.alerts ?? null) as MonitorAlertsConfig | null,
       };
+    },
+
+    /** a monitor's alerts between two instants (ms; 0 and beyond year 9999: unbounded), oldest first */
+    alerts(monitorId: string, from: number, to: number) {
+      const iso = (ms: number) => new Date(ms).toISOString();
+      return queries.monitors
+        .alertsOf(monitorId, from > 0 ? iso(from) : undefined, to < 253402300800000 ? iso(to) : undefined)
+        .map(alertView);
     },
 
     async create(key: ApiKeyDoc, body: CreateMonitorInput, ctx: CommandContext = {}) {
@@ -153,21 +250,7 @@ export const createMonitorService = (deps: {
       const res = await handle(
         streams.monitor(monitorId),
         monitorDecider,
-        {
-          type: 'CreateMonitor',
-          monitorId,
-          keyId: key.keyId,
-          name: body.name,
-          keywords: body.keywords,
-          domains: body.domains,
-          search: searchOf(body),
-          depth: body.depth,
-          schedule,
-          ...(body.ctr_curve ? { ctrCurve: body.ctr_curve } : {}),
-          backfill: body.backfill,
-          ...(body.alerts ? { alerts: body.alerts } : {}),
-          now: now().toISOString(),
-        },
+        { type: 'CreateMonitor', ...definitionOf(monitorId, key.keyId, body, schedule), now: now().toISOString() },
         { ...ctx, newStream: true },
       ).catch(async (err) => {
         await freeLimit(key, monitorId, 'abandoned', ctx);
@@ -189,16 +272,11 @@ export const createMonitorService = (deps: {
           monitorId,
           keyId: key.keyId,
           maxKeywords: limitsOf(key).keywordsPerMonitor,
-          name: body.name,
           addKeywords: body.add_keywords,
           removeKeywords: body.remove_keywords,
           addDomains: body.add_domains,
           removeDomains: body.remove_domains,
-          schedule,
-          paused: body.paused,
-          depth: body.depth,
-          ctrCurve: body.ctr_curve,
-          alerts: body.alerts,
+          ...settingsOf(body, schedule),
           now: now().toISOString(),
         },
         ctx,

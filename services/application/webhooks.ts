@@ -15,7 +15,6 @@ import { replayIdOf } from '../../domain/webhook/ids.js';
 import { webhookDecider } from '../../domain/webhook/webhook.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
-import type { AlertDoc } from '../../projections/webhooks/alerts.js';
 import type { DeliveryDoc, WebhookDoc } from '../../projections/webhooks/webhooks.js';
 import { checkUrl, type Resolver, resolveChecked, type SafetyOptions, UnsafeUrlError } from '../webhooks/safety.js';
 import { newSecretSeed, secretOf } from '../webhooks/signing.js';
@@ -56,24 +55,6 @@ export const deliveryView = (d: DeliveryDoc) => ({
     latency_ms: latency,
     error: error || null,
   })),
-});
-
-export const alertView = (a: AlertDoc) => ({
-  alert_id: a.alertId,
-  run_id: a.runId,
-  kind: a.kind,
-  keyword: a.keyword ?? null,
-  domain: a.domain ?? null,
-  top: a.top ?? null,
-  feature: a.feature ?? null,
-  competitor: a.competitor ?? null,
-  from_position: a.fromPosition ?? null,
-  to_position: a.toPosition ?? null,
-  from_url: a.fromUrl ?? null,
-  to_url: a.toUrl ?? null,
-  failures: a.failures ?? null,
-  at: a.at,
-  raised_at: a.raisedAt,
 });
 
 /**
@@ -296,14 +277,6 @@ export const createWebhookService = (deps: {
       );
       await settle(res.position);
       return { replay_id: replayId, since: new Date(since).toISOString(), status: 'scheduled' as const };
-    },
-
-    /** a monitor's alerts between two instants (ms; 0 and beyond year 9999: unbounded) */
-    alerts(monitorId: string, from: number, to: number) {
-      const iso = (ms: number) => new Date(ms).toISOString();
-      return queries.webhooks
-        .alertsOf(monitorId, from > 0 ? iso(from) : undefined, to < 253402300800000 ? iso(to) : undefined)
-        .map(alertView);
     },
   };
 };

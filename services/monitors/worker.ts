@@ -26,7 +26,8 @@ export interface MonitorWorkerParts {
 
 /**
  * Rank tracking's background worker (docs/rank-tracking.md): the scheduler, ticking every `monitorTickMs`, the
- * recorder following the log, and the alerter raising each completed run's alerts (docs/webhooks.md). It runs on the write side, beside the dispatcher and retention: the pipeline thread
+ * recorder following the log, and the alerter raising each completed run's alerts from the recorder's checks
+ * (docs/rank-tracking.md#alerts). It runs on the write side, beside the dispatcher and retention: the pipeline thread
  * in embedded mode, every dispatcher process in distributed mode (two of them are safe: every decision is on a
  * stream whose id is derived from what it decides). `stop` waits for a tick in progress.
  */

@@ -35,8 +35,10 @@ export interface AttemptReport {
 }
 
 type Scheduled = EventOf<'WebhookDeliveryScheduled'>['data'];
-/** a delivery ready to attempt: the outbox's document, with its key when the router told it */
-type Ready = OutboxDoc & { keyId?: string };
+/** a delivery ready to attempt: the outbox's document */
+type Ready = OutboxDoc;
+/** what an attempt sends */
+type Sent = Pick<Scheduled, 'messageId' | 'body'>;
 
 /**
  * Sends what the outbox holds (docs/webhooks.md). Each attempt is first claimed on the delivery's stream (the event
@@ -66,7 +68,8 @@ export const createDeliverer = (deps: {
   const clock = () => deps.now?.() ?? new Date();
   const random = deps.random ?? Math.random;
   const inFlight = new Set<string>();
-  const bodies = new Map<string, Scheduled>();
+  /** the bodies of deliveries the router just scheduled (their first attempt reads nothing) */
+  const bodies = new Map<string, Sent>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   /** when the earliest delivery not taken at the last look comes due, and when that look was */
@@ -74,8 +77,12 @@ export const createDeliverer = (deps: {
   let lookedAt = 0;
   const running = new Set<Promise<void>>();
 
-  const scheduledOf = async (deliveryId: string): Promise<Scheduled | undefined> => {
-    const known = bodies.get(deliveryId);
+  /**
+   * What a delivery sends: told by the router, else kept by the outbox (a document per waiting delivery, read by id).
+   * Only a delivery whose retry was recorded before retries carried the body is read from its stream.
+   */
+  const sentOf = async (deliveryId: string): Promise<Sent | undefined> => {
+    const known = bodies.get(deliveryId) ?? queries.webhooks.outboxBody(deliveryId);
     if (known) return known;
     const { events } = await deps.eventStore.readStream(streams.webhookDelivery(deliveryId), { maxCount: 1 });
     const first = events[0];
@@ -112,11 +119,11 @@ export const createDeliverer = (deps: {
       });
       return undefined;
     }
-    const scheduled = await scheduledOf(d.deliveryId);
-    if (!scheduled) return undefined;
+    const message = await sentOf(d.deliveryId);
+    if (!message) return undefined;
     const at = clock();
-    const headers = signedHeaders(secretsOf(deps.pepper, webhook, at), scheduled.messageId, at, scheduled.body);
-    const sent = await deps.sender.send(webhook.url, headers, scheduled.body);
+    const headers = signedHeaders(secretsOf(deps.pepper, webhook, at), message.messageId, at, message.body);
+    const sent = await deps.sender.send(webhook.url, headers, message.body);
     const outcome = {
       ...sent,
       ...(sent.statusCode !== undefined && !isSuccess(sent.statusCode)
@@ -141,7 +148,7 @@ export const createDeliverer = (deps: {
     if (recorded) {
       bodies.delete(d.deliveryId);
       deps.onAttempt?.({
-        eventType: scheduled.eventType,
+        eventType: d.eventType,
         outcome:
           recorded.type === 'WebhookDelivered'
             ? 'delivered'
@@ -182,18 +189,8 @@ export const createDeliverer = (deps: {
   let moreReady = false;
   let lookScheduled = false;
 
-  /** who an endpoint belongs to (endpoints never change key): kept, as the outbox's documents do not say */
-  const keyOfWebhook = new Map<string, string>();
-  const keyOf = (d: Ready) => {
-    if (d.keyId) return d.keyId;
-    let k = keyOfWebhook.get(d.webhookId);
-    if (k === undefined) {
-      k = queries.webhooks.byId(d.webhookId)?.keyId ?? '';
-      if (keyOfWebhook.size >= 100_000) keyOfWebhook.clear();
-      keyOfWebhook.set(d.webhookId, k);
-    }
-    return k;
-  };
+  /** who a delivery belongs to: the outbox says (but after a retry recorded before it did: its endpoint says) */
+  const keyOf = (d: Ready) => d.keyId ?? queries.webhooks.byId(d.webhookId)?.keyId ?? '';
   const endpoints = createEndpointCaps(config.concurrency);
   /** attempts in flight per key */
   const keyInFlight = new Map<string, number>();
@@ -319,7 +316,7 @@ export const createDeliverer = (deps: {
     kick: pump,
     /** a delivery just scheduled: its body kept for its first attempt, and queued for it without reading the outbox */
     remember(s: Scheduled) {
-      if (bodies.size < QUEUE_MAX) bodies.set(s.deliveryId, s);
+      if (bodies.size < QUEUE_MAX) bodies.set(s.deliveryId, { messageId: s.messageId, body: s.body });
       if (queued.has(s.deliveryId) || inFlight.has(s.deliveryId)) return;
       if (queued.size < QUEUE_MAX) {
         enqueue({

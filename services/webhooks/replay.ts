@@ -4,12 +4,12 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { type LogEvent, logEventOf } from '../reactor/reactor.js';
-import { type Message, messagesOf, SOURCE_TYPES } from './messages.js';
+import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
+import type { Message, ResultSummaries } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 
-/** the event types that can become a message: the ones a replay reads again */
-export const replayable = (e: { type: string }) =>
-  SOURCE_TYPES.has(e.type) || e.type === 'QuotaReserved' || e.type === 'QuotaReleased';
+/** the event types that can become a message (services/webhooks/eventTypes.ts): the ones a replay reads again */
+const replayable = (e: { type: string }) => (SOURCE_TYPES as ReadonlySet<string>).has(e.type);
 
 /** whether `w` takes `m`: its key, one of its types, its monitors (monitor.* events) and not disabled */
 export const takes = (w: WebhookDoc, m: Message) =>
@@ -30,7 +30,7 @@ export const createReplayer = (deps: {
   eventStore: EventStore;
   queries: ReadModelQueries;
   baseUrl: string;
-  summaries: Parameters<typeof messagesOf>[4];
+  summaries: ResultSummaries;
   schedule(m: Message, w: WebhookDoc, atMs: number, replayId?: string): Promise<number>;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
@@ -60,7 +60,7 @@ export const createReplayer = (deps: {
     const w = queries.webhooks.byId(webhookId);
     if (!w) return 0;
     const atMs = Date.parse(requestedAt);
-    const usage = createQuotaTracker(eventStore, queries);
+    const usage = createQuotaTracker(eventStore);
     // a message already waiting for this endpoint (its first delivery retrying, or an earlier replay's) is not
     // scheduled again: twenty replays of one day send it once, not twenty times
     if (lastScheduled > 0) await deps.projected(lastScheduled);
@@ -83,9 +83,13 @@ export const createReplayer = (deps: {
         // read back from the log: validated as any event a reactor is handed
         const x = logEventOf(raw);
         if (!x) continue;
-        const messages = SOURCE_TYPES.has(x.type)
-          ? messagesOf(x, queries, deps.baseUrl, mine, deps.summaries)
-          : await usage(x, mine);
+        const messages = await messagesOf(x, {
+          queries,
+          baseUrl: deps.baseUrl,
+          summaries: deps.summaries,
+          usage,
+          interested: mine,
+        });
         for (const m of messages) {
           if (!takes({ ...w, disabled: false }, m)) continue;
           if (queued.has(m.messageId)) {

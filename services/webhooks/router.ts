@@ -7,26 +7,24 @@ import type { CommandHandler } from '../application/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createReactor, type EventType, type LogEvent, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
-import { bodyOf, createResultSummaries, type Message, messagesOf, SOURCE_TYPES } from './messages.js';
+import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
+import { bodyOf, createResultSummaries, type Message } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 import { createReplayer, takes } from './replay.js';
 
-/** what makes a message, or a replay; and what changes what the router keeps (results, endpoints) */
-const HANDLES = [
-  ...(SOURCE_TYPES as ReadonlySet<EventType>),
-  'QuotaReserved',
-  'QuotaReleased',
+/**
+ * What makes a message (every webhook event type's sources, services/webhooks/eventTypes.ts), or a replay; and what
+ * changes what the router keeps (results, endpoints).
+ */
+const HANDLES: EventType[] = [
+  ...SOURCE_TYPES,
   'WebhookReplayRequested',
   'SearchReparsed',
   'SearchPurged',
   ...(webhookEvents as ReadonlySet<EventType>),
-] as EventType[];
+];
 
-const wanted = (e: { type: string }) =>
-  SOURCE_TYPES.has(e.type) ||
-  e.type === 'QuotaReserved' ||
-  e.type === 'QuotaReleased' ||
-  e.type === 'WebhookReplayRequested';
+const wanted = (e: { type: EventType }) => SOURCE_TYPES.has(e.type) || e.type === 'WebhookReplayRequested';
 
 /**
  * Turns the log into deliveries (docs/webhooks.md): it follows the log from a checkpoint of its own, and for each event
@@ -53,7 +51,7 @@ export const createWebhookRouter = (deps: {
 }) => {
   const { queries, handle, eventStore } = deps;
   const now = () => deps.now?.() ?? new Date();
-  const quota = createQuotaTracker(eventStore, queries);
+  const usage = createQuotaTracker(eventStore);
   const summaries = createResultSummaries(queries);
   let fresh: Array<EventOf<'WebhookDeliveryScheduled'>['data']> = [];
 
@@ -97,9 +95,6 @@ export const createWebhookRouter = (deps: {
   const anyTakes = (keyId: string, type: Message['type'], monitorId?: string) =>
     endpointsOf(keyId).some((w) => takes(w, { type, keyId, monitorId } as Message));
 
-  const messagesFrom = async (e: LogEvent, usage: typeof quota, interested: typeof anyTakes) =>
-    SOURCE_TYPES.has(e.type) ? messagesOf(e, queries, deps.baseUrl, interested, summaries) : await usage(e, interested);
-
   const replay = createReplayer({
     eventStore,
     queries,
@@ -126,7 +121,13 @@ export const createWebhookRouter = (deps: {
         lastScheduled = Math.max(lastScheduled, await replay(e));
         continue;
       }
-      const messages = await messagesFrom(e, quota, anyTakes);
+      const messages = await messagesOf(e, {
+        queries,
+        baseUrl: deps.baseUrl,
+        summaries,
+        usage,
+        interested: anyTakes,
+      });
       if (messages.length === 0) continue;
       for (const m of messages) {
         for (const w of endpointsOf(m.keyId)) {

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
-import { failureDetail } from '../../services/api/render/failure.js';
 import { createCrawler } from '../../services/crawler/crawl.js';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
 import { MAX_PAGE_BYTES } from '../../services/crawler/fetchPage.js';
+import { failureDetail } from '../../services/crawler/publicFailure.js';
 import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';

@@ -4,6 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contracts/webhookEvents.js';
+import { WEBHOOK_EVENTS } from '../../services/webhooks/eventTypes.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, startStack, submit } from '../support/service.js';
 import { type Received, startReceiver, WEBHOOK_ENV } from '../support/webhookReceiver.js';
@@ -59,14 +61,7 @@ t.test('webhooks through a listening port', { skip: missing }, async (t) => {
     return { status: 204 };
   });
 
-  const all = await register('/all', [
-    'search.completed',
-    'search.failed',
-    'monitor.run_completed',
-    'monitor.alert',
-    'quota.low',
-    'quota.exhausted',
-  ]);
+  const all = await register('/all', [...WEBHOOK_EVENT_TYPES]);
   const flaky = await register('/flaky', ['search.completed']);
   const gone = await register('/gone', ['search.completed']);
   const redirect = await register('/redirect', ['search.completed']);
@@ -392,5 +387,19 @@ t.test('webhooks through a listening port', { skip: missing }, async (t) => {
       60_000,
     );
     t.ok(distinct.length >= 8, `the replay sent all ${distinct.length} messages again, each with its webhook-id`);
+  });
+
+  await t.test("every body is its type's data, as the registry of event types declares it", async (t) => {
+    const seen = new Set<string>();
+    const wrong: string[] = [];
+    for (const r of receiver.received) {
+      if (!r.payload) continue;
+      const type = r.payload.type as WebhookEventType;
+      seen.add(type);
+      const parsed = WEBHOOK_EVENTS[type]?.payload.strict().safeParse(r.payload.data);
+      if (!parsed?.success) wrong.push(`${type}: ${parsed?.error.message ?? 'not a type of the registry'}`);
+    }
+    t.same(wrong, [], 'every data matches its schema, with no field the schema does not name');
+    t.same([...seen].sort(), [...WEBHOOK_EVENT_TYPES].sort(), 'every type of the registry was delivered');
   });
 });

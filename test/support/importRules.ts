@@ -15,6 +15,13 @@ const LAYERS: Record<string, readonly string[]> = {
 };
 
 const layerOf = (path: string) => path.split('/')[0];
+
+/**
+ * The write side's background workers and what they run on (docs/architecture.md#background-workers): none of them
+ * imports the HTTP layer (services/api/), so a worker never depends on how a route renders an answer.
+ */
+const WORKER_FOLDERS = ['crawler', 'dispatcher', 'fairShare', 'monitors', 'projector', 'reactor', 'webhooks'];
+const isWorker = (path: string) => WORKER_FOLDERS.some((f) => path.startsWith(`services/${f}/`));
 const isAdapter = (path: string) => path.startsWith('services/adapters/');
 const adapterPort = (path: string) => path.split('/')[2];
 
@@ -55,6 +62,8 @@ export const importViolations = (files: ReadonlyMap<string, string>): Violation[
           imports: target,
           rule: 'adapters are imported only by services/compose, services/runtime and tests',
         });
+      } else if (isWorker(file) && target.startsWith('services/api/')) {
+        out.push({ file, imports: target, rule: 'background workers never import the HTTP layer (services/api)' });
       } else if (file.startsWith('services/ports/') && to === 'services' && !target.startsWith('services/ports/')) {
         out.push({ file, imports: target, rule: 'a port names only contracts, projections and other ports' });
       }

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
 import {
+  AlertResponse,
   BestPosition,
   Change,
   DEFAULT_CTR_CURVE,
@@ -10,9 +11,8 @@ import {
   Schedule,
   VisibilityDay,
 } from '../../../../contracts/monitors.js';
-import { AlertResponse } from '../../../../contracts/webhooks.js';
 import type { MonitorDoc } from '../../../../projections/monitors/monitors.js';
-import { alertView } from '../../../application/webhooks.js';
+import { alertView } from '../../../application/monitors.js';
 import { ApiError } from '../../errors.js';
 import { changesOf, visibilityOf } from '../v1/monitorReads.js';
 import type { AdminOptions } from './options.js';
@@ -161,7 +161,7 @@ export const adminMonitorRoutes: FastifyPluginAsync<AdminOptions> = async (app, 
       const range = { from: to - req.query.days * DAY_MS, to };
       const changes = changesOf(ranks, doc, range, 3).changes;
       const iso = (ms: number) => new Date(ms).toISOString();
-      const alerts = opts.queries.webhooks.alertsOf(doc.monitorId, iso(range.from), iso(range.to));
+      const alerts = opts.queries.monitors.alertsOf(doc.monitorId, iso(range.from), iso(range.to));
       return {
         monitor: view(doc),
         visibility: visibilityOf(ranks, doc, range).domains,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  AlertList,
   ChangesQuery,
   ChangesResponse,
   CreateMonitorBody,
@@ -283,6 +284,32 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
     handler: async (req) => {
       const doc = monitors.owned(req.apiKey!, req.params.monitor_id);
       return changesOf(ranks, doc, rangeBounds(req.query.from, req.query.to), req.query.min_move);
+    },
+  });
+  r.get('/monitors/:monitor_id/alerts', {
+    config: { limit: 'read' },
+    schema: {
+      operationId: 'getMonitorAlerts',
+      tags,
+      summary:
+        "A monitor's alerts (moves, tops entered or left, competitors above, URL and feature changes, failed runs)",
+      description:
+        'Computed when each run completes from its checks, as the monitor `alerts` settings ask; each is also a `monitor.alert` webhook delivery. A failed search never raises a "dropped out" alert.',
+      params,
+      querystring: RangeQuery,
+      response: {
+        200: AlertList,
+        401: errors.unauthorized,
+        404: errors.notFound,
+        422: errors.invalidRange,
+        429: errors.rate,
+        503: errors.unavailable,
+      },
+    },
+    handler: async (req) => {
+      const doc = monitors.owned(req.apiKey!, req.params.monitor_id);
+      const { from, to } = rangeBounds(req.query.from, req.query.to);
+      return { monitor_id: doc.monitorId, alerts: monitors.alerts(doc.monitorId, from, to) };
     },
   });
 };

@@ -1,4 +1,5 @@
 import { ErrorBody } from '../../../../contracts/errors.js';
+import { UNKNOWN_EVENT_TYPE } from '../../../../contracts/webhooks.js';
 import { errors as monitorErrors } from './monitorErrors.js';
 
 /** The webhook routes' error bodies, each with an example of what it says (the live OpenAPI shows them). */
@@ -7,7 +8,6 @@ const example = (description: string, ...bodies: Array<{ detail: string; code: s
 
 export const errors = {
   ...monitorErrors,
-  monitorNotFound: monitorErrors.notFound,
   notFound: example("no such webhook for this key (another key's endpoint answers the same)", {
     detail: 'webhook not found',
     code: 'SERP_WEBHOOK_NOT_FOUND',
@@ -28,11 +28,7 @@ export const errors = {
       code: 'SERP_WEBHOOK_URL_REFUSED',
     },
     { detail: 'url: url must be at most 2000 characters', code: 'SERP_API_INVALID_REQUEST' },
-    {
-      detail:
-        'events.0: each event must be one of search.completed, search.failed, monitor.run_completed, monitor.alert, quota.low, quota.exhausted',
-      code: 'SERP_API_INVALID_REQUEST',
-    },
+    { detail: `events.0: ${UNKNOWN_EVENT_TYPE}`, code: 'SERP_API_INVALID_REQUEST' },
     {
       detail: 'a key may have 10 webhook endpoints and this one has 10: delete one first',
       code: 'SERP_WEBHOOK_LIMIT',

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { RangeQuery, rangeBounds } from '../../../../contracts/monitors.js';
 import {
-  AlertList,
   CreateWebhookBody,
   DeliveriesQuery,
   DeliveryList,
@@ -27,7 +25,7 @@ const base = { 401: errors.unauthorized, 429: errors.rate, 503: errors.unavailab
 
 /**
  * `/v1/webhooks` (docs/webhooks.md): signed, durable, replayable deliveries. Another key's endpoint answers 404, as
- * one that does not exist. `GET /v1/monitors/{id}/alerts` lists a monitor's alerts.
+ * one that does not exist.
  */
 export const webhookRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -165,26 +163,5 @@ export const webhookRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
       reply
         .code(202)
         .send(await webhooks.replay(req.apiKey!, req.params.webhook_id, req.body.since, { correlationId: req.id })),
-  });
-
-  const monitors = wired(opts.monitors, '/v1/monitors/{monitor_id}/alerts', 'monitor service');
-  r.get('/monitors/:monitor_id/alerts', {
-    config: { limit: 'read' },
-    schema: {
-      operationId: 'getMonitorAlerts',
-      tags: ['rank tracking'],
-      summary:
-        "A monitor's alerts (moves, tops entered or left, competitors above, URL and feature changes, failed runs)",
-      description:
-        'Computed when each run completes from its history, as the monitor `alerts` settings ask; each is also a `monitor.alert` webhook delivery. A failed search never raises a "dropped out" alert.',
-      params: z.object({ monitor_id: z.string().max(200) }),
-      querystring: RangeQuery,
-      response: { 200: AlertList, 404: errors.monitorNotFound, 422: errors.invalidRange, ...base },
-    },
-    handler: async (req) => {
-      const doc = monitors.owned(req.apiKey!, req.params.monitor_id);
-      const { from, to } = rangeBounds(req.query.from, req.query.to);
-      return { monitor_id: doc.monitorId, alerts: webhooks.alerts(doc.monitorId, from, to) };
-    },
   });
 };

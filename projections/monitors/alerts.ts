@@ -1,7 +1,7 @@
-import type { MonitorAlert } from '../../contracts/webhookEvents.js';
+import type { MonitorAlert } from '../../contracts/monitorAlerts.js';
 import type { Projection } from '../projection.js';
 
-/** One alert of a monitor (docs/webhooks.md); ids sort by monitor and time, so a range is one read. */
+/** One alert of a monitor (docs/rank-tracking.md#alerts); ids sort by monitor and time, so a range is one read. */
 export type AlertDoc = MonitorAlert & { runId: string; monitorId: string; raisedAt: string };
 
 export const alertDocId = (monitorId: string, at: string, alertId: string) => `${monitorId}|${at}|${alertId}`;
