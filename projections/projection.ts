@@ -1,7 +1,14 @@
 import type { DomainEvent } from '../contracts/events.js';
 
 /** A domain event as the projector hands it over: with where it sits in the log and when it was recorded. */
-export type ProjectedEvent = DomainEvent & { streamName: string; globalPosition: number; recordedAt: string };
+export type ProjectedEvent = DomainEvent & {
+  streamName: string;
+  globalPosition: number;
+  recordedAt: string;
+  /** the event's id and its version in its stream (a follower's appends name it as their cause); always set by the projector */
+  eventId?: string;
+  streamVersion?: number;
+};
 
 /**
  * A read model as a pure fold over the log: each event touches at most one document, found by `idOf`;

@@ -14,7 +14,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import { type JobQueue, type QueueClass, queueClassOf } from '../ports/jobQueue.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
-import { createReactor, type Reactor, type ReactorDeps } from '../reactor/reactor.js';
+import { createReactor, type Handled, logEventOf, type Reactor, type ReactorDeps } from '../reactor/reactor.js';
 
 /** A job the scheduler holds until the crawlers can start it soon. */
 interface Waiting {
@@ -76,6 +76,10 @@ export const createFairDispatcher = (
     readModels: ReadModelStore;
     queue: JobQueue;
     settings: FairDispatcherSettings;
+    /** a final failure seen live (the quota releases ride on the scheduler's subscription: createDispatcher) */
+    onFinalFailure?: (e: Handled<'CrawlFailed'>) => Promise<void>;
+    /** a batch of the log handled, up to `last` */
+    onHandled?: (last: number) => void;
   } & ReactorDeps,
 ): Reactor => {
   const { queries, queue, settings } = deps;
@@ -250,7 +254,7 @@ export const createFairDispatcher = (
         }
         return at;
       },
-      async handle(events) {
+      async handle(events, { last }) {
         for (const e of events) {
           switch (e.type) {
             case 'SearchSubmitted': {
@@ -286,7 +290,10 @@ export const createFairDispatcher = (
               break;
             }
             case 'CrawlFailed':
-              if (e.data.final) ended(e.data.jobId);
+              if (e.data.final) {
+                ended(e.data.jobId);
+                await deps.onFinalFailure?.(e);
+              }
               break;
             case 'CrawlCompleted':
             case 'SearchPurged':
@@ -295,6 +302,7 @@ export const createFairDispatcher = (
           }
         }
         void pump();
+        deps.onHandled?.(last);
       },
       async stop() {
         stopped = true;
@@ -333,43 +341,37 @@ export const resumeCrawling = async (queue: JobQueue, jobs: JobStatusDoc[]) => {
   }
 };
 
-/**
- * A final `CrawlFailed` gives its quota back (a reactor with a checkpoint of its own, named as the dispatcher's was, so
- * an upgraded service goes on from where the old dispatcher stopped). Releasing twice releases once: the usage
- * stream's decider decides nothing for a job already released.
- */
-export const createQuotaReleaser = (deps: { eventStore: EventStore; handle: CommandHandler } & ReactorDeps) =>
-  createReactor(
-    {
-      name: 'dispatcher',
-      handles: ['CrawlFailed'],
-      async handle(events) {
-        for (const e of events) {
-          if (!e.data.final) continue;
-          const s = await readJobState(deps.eventStore, e.data.jobId);
-          if (!s.charged || !s.keyId || !s.month) continue;
-          await deps.handle(
-            streams.usage(s.keyId, s.month),
-            usageDecider,
-            {
-              type: 'ReleaseQuota',
-              keyId: s.keyId,
-              month: s.month,
-              jobId: e.data.jobId,
-              reason: 'crawl failed',
-              now: e.data.failedAt,
-            },
-            { causationId: e.eventId },
-          );
-        }
+/** A final `CrawlFailed` gives its quota back; twice releases once (the usage stream's decider decides nothing). */
+const releaseOf =
+  (eventStore: EventStore, handle: CommandHandler) =>
+  async (e: Handled<'CrawlFailed'>): Promise<void> => {
+    if (!e.data.final) return;
+    const s = await readJobState(eventStore, e.data.jobId);
+    if (!s.charged || !s.keyId || !s.month) return;
+    await handle(
+      streams.usage(s.keyId, s.month),
+      usageDecider,
+      {
+        type: 'ReleaseQuota',
+        keyId: s.keyId,
+        month: s.month,
+        jobId: e.data.jobId,
+        reason: 'crawl failed',
+        now: e.data.failedAt,
       },
-    },
-    deps,
-  );
+      { causationId: e.eventId },
+    );
+  };
+
+/** the releases' checkpoint: the name the dispatcher's had, so an upgraded service goes on from where it stopped */
+const RELEASES = 'dispatcher';
 
 /**
- * The dispatcher background worker: the fair scheduler, which puts jobs on the queue, and the quota releaser, which
- * gives back what a failed job reserved. Both follow the log; neither remembers anything the log does not say.
+ * The dispatcher background worker: the fair scheduler, which puts jobs on the queue, and the quota releases, which
+ * give back what a failed job reserved, on one subscription (each subscription of the log costs every append). The
+ * scheduler starts where the read models stand; the releases keep a checkpoint of their own, so at start the final
+ * failures between it and the scheduler's start are read from the log first (none is missed across a restart), then
+ * the scheduler's subscription hands over the rest. Neither remembers anything the log does not say.
  */
 export const createDispatcher = (deps: {
   eventStore: EventStore;
@@ -381,28 +383,60 @@ export const createDispatcher = (deps: {
   projected?: (position: number) => Promise<unknown>;
   settings: FairDispatcherSettings;
   log?: ReactorDeps['log'];
-}) => {
-  const base: ReactorDeps = {
+  /** the reactor's options (tests): a poison's report */
+  onPoison?: ReactorDeps['onPoison'];
+}): Reactor => {
+  const release = releaseOf(deps.eventStore, deps.handle);
+  let saved = { position: 0, at: 0 };
+  const save = (position: number, force = false) => {
+    if (position <= saved.position || (!force && Date.now() - saved.at < 1000)) return;
+    deps.readModels.commit([], RELEASES, position);
+    saved = { position, at: Date.now() };
+  };
+  const scheduler = createFairDispatcher({
     eventStore: deps.eventStore,
     readModels: deps.readModels,
     projected: deps.projected ?? (async () => undefined),
     ...(deps.log ? { log: deps.log } : {}),
-  };
-  const releaser = createQuotaReleaser({ ...base, handle: deps.handle });
-  const scheduler = createFairDispatcher({
-    ...base,
+    ...(deps.onPoison ? { onPoison: deps.onPoison } : {}),
     queries: deps.queries ?? readModelQueries(deps.readModels),
     queue: deps.queue,
     settings: deps.settings,
+    onFinalFailure: release,
+    onHandled: (last) => save(last),
   });
+  /** the final failures from the releases' checkpoint up to where the scheduler started */
+  const catchUp = async (from: number, to: number) => {
+    for (let at = from; at < to; ) {
+      const batch = await deps.eventStore.readAll({ fromPosition: at, maxCount: 500 });
+      if (batch.length === 0) break;
+      for (const raw of batch) {
+        if (raw.globalPosition > to) return;
+        if (raw.type !== 'CrawlFailed') continue;
+        const e = logEventOf(raw);
+        if (e?.type === 'CrawlFailed') await release(e);
+      }
+      at = batch[batch.length - 1]!.globalPosition;
+    }
+  };
   return {
+    name: RELEASES,
     async start() {
-      await releaser.start();
+      const from = deps.readModels.checkpoint(RELEASES);
+      saved = { position: from, at: Date.now() };
       await scheduler.start();
+      const to = scheduler.position();
+      await catchUp(from, to);
+      save(to, true);
     },
     async stop() {
       await scheduler.stop();
-      await releaser.stop();
+      try {
+        save(scheduler.position(), true);
+      } catch {
+        // the store went first: the next start reads the final failures since the older checkpoint (harmless)
+      }
     },
+    position: () => scheduler.position(),
   };
 };

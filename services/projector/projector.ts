@@ -37,6 +37,8 @@ export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {
       streamName: e.streamName,
       globalPosition: e.globalPosition,
       recordedAt: e.metadata.recordedAt,
+      eventId: e.metadata.eventId,
+      streamVersion: e.streamVersion,
     } as ProjectedEvent;
     validated.set(e, trusted);
     return trusted;
@@ -50,7 +52,14 @@ export const toProjected = (e: RecordedEvent): ProjectedEvent | undefined => {
   });
   if (parsed.success && handed) (parsed.data.data as { result?: unknown }).result = own;
   const projected = parsed.success
-    ? { ...parsed.data, streamName: e.streamName, globalPosition: e.globalPosition, recordedAt: e.metadata.recordedAt }
+    ? {
+        ...parsed.data,
+        streamName: e.streamName,
+        globalPosition: e.globalPosition,
+        recordedAt: e.metadata.recordedAt,
+        eventId: e.metadata.eventId,
+        streamVersion: e.streamVersion,
+      }
     : undefined;
   validated.set(e, projected ?? null);
   return projected;

@@ -16,11 +16,11 @@ export type Handled<T extends EventType> = Extract<ProjectedEvent, { type: T }> 
   streamVersion: number;
 };
 
-/** a stored event as a LogEvent, or undefined when it breaks its contract (or is of a type this version lacks) */
-export const logEventOf = (raw: RecordedEvent): LogEvent | undefined => {
-  const projected = toProjected(raw);
-  return projected ? { ...projected, eventId: raw.metadata.eventId, streamVersion: raw.streamVersion } : undefined;
-};
+/**
+ * a stored event as a LogEvent, or undefined when it breaks its contract (or is of a type this version lacks); one
+ * object per stored event, shared by every follower and the projector (toProjected keeps it)
+ */
+export const logEventOf = (raw: RecordedEvent): LogEvent | undefined => toProjected(raw) as LogEvent | undefined;
 
 /**
  * A log follower of the write side (docs/architecture.md#background-workers): it reacts to events of some types by

@@ -117,6 +117,10 @@ export const createWebhookRouter = (deps: {
     await deps.projected(last);
     const scheduled: Array<Promise<number>> = [];
     for (const e of relevant) {
+      // an event that names its key (a quota line, a monitor's run or alert) makes nothing for a key without an
+      // endpoint: most keys have none, and most events are their quota reservations
+      const named = (e.data as { keyId?: unknown }).keyId;
+      if (typeof named === 'string' && endpointsOf(named).length === 0) continue;
       if (e.type === 'WebhookReplayRequested') {
         lastScheduled = Math.max(lastScheduled, await replay(e));
         continue;

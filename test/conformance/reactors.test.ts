@@ -7,7 +7,7 @@ import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { loadConfig } from '../../services/config/config.js';
-import { createFairDispatcher, createQuotaReleaser } from '../../services/dispatcher/dispatcher.js';
+import { createDispatcher, createFairDispatcher } from '../../services/dispatcher/dispatcher.js';
 import { createAlerter } from '../../services/monitors/alerter.js';
 import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { createRankRecorder } from '../../services/monitors/recorder.js';
@@ -53,9 +53,9 @@ const jobsOf = async (core: Core) => {
   };
 };
 
-t.test('the quota releaser', (t) =>
+t.test('the quota releases', (t) =>
   reactorConformance(t, {
-    name: 'quota-releaser',
+    name: 'quota-releases',
     async prepare(core) {
       const jobs = await jobsOf(core);
       // per half: three jobs failed for good (released), one failed and retried, one still running (neither)
@@ -75,7 +75,15 @@ t.test('the quota releaser', (t) =>
         poison: async (foreign) => {
           await foreign.appendToStream('searchJob-poison', [{ type: 'CrawlFailed', data: { jobId: 7, final: 'yes' } }]);
         },
-        create: (deps) => createQuotaReleaser({ ...deps, handle: core.handle }),
+        // the releases ride on the dispatcher's subscription, with a checkpoint of their own (its name)
+        create: (deps) =>
+          createDispatcher({
+            ...deps,
+            queries: core.queries,
+            queue: createInProcessJobQueue({ ackWaitMs: 60_000, maxDeliver: 5, dedupeWindowMs: 60_000 }),
+            handle: core.handle,
+            settings: { fairShare: true, queueAhead: 1 },
+          }),
         async decisions() {
           const all = await core.eventStore.readAll({ fromPosition: 0, maxCount: 100_000 });
           return all
