@@ -91,14 +91,15 @@ t.test(
     const all = [...backlog, ...bulk];
     const deadline = Date.now() + 300_000;
     let ended = new Set<string>();
-    while (ended.size < all.length && Date.now() < deadline) {
+    const endedOfAll = () => all.filter((id) => ended.has(id)).length;
+    while (endedOfAll() < all.length && Date.now() < deadline) {
       const events = await es.readAll({ fromPosition: 0, maxCount: 1_000_000 });
       ended = new Set(
         events.filter((e) => e.type === 'CrawlCompleted').map((e) => (e.data as { jobId: string }).jobId),
       );
-      if (ended.size < all.length) await new Promise((r) => setTimeout(r, 1000));
+      if (endedOfAll() < all.length) await new Promise((r) => setTimeout(r, 1000));
     }
-    t.equal(all.filter((id) => ended.has(id)).length, all.length, 'every job of the backlog and the bulk lane done');
+    t.equal(endedOfAll(), all.length, 'every job of the backlog and the bulk lane done');
     const events = await es.readAll({ fromPosition: 0, maxCount: 1_000_000 });
     const starts = new Map<string, number>();
     for (const e of events) {
