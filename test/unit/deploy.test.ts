@@ -2,8 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
+import { durableOf } from '../../services/adapters/jobQueue/jetstream.js';
 import { ROLES } from '../../services/config/distributed.js';
 import { VARIABLES } from '../../services/config/schema.js';
+import { QUEUE_CLASSES } from '../../services/ports/jobQueue.js';
 
 /**
  * deploy/ is not run in CI (no container engine, no Kubernetes): this checks every file parses and agrees with the
@@ -65,6 +67,16 @@ t.test('deploy › nats config: JetStream with sync_interval always, a three-nod
   t.match(jetstreamQ, /'SERP_JOBS'/);
   t.match(jetstreamQ, /'serp\.jobs'/);
   t.match(jetstreamQ, /'crawlers'/);
+  const jobs = streams.streams[1] as {
+    subjects: string[];
+    consumers: { durable_name: string; filter_subject: string }[];
+  };
+  t.same(jobs.subjects, ['serp.jobs', 'serp.jobs.>'], 'the old subject and one per queue class');
+  t.same(
+    jobs.consumers.map((c) => [c.durable_name, c.filter_subject]),
+    QUEUE_CLASSES.map((c) => [durableOf('crawlers', c), `serp.jobs.${c}`]),
+    'one consumer per queue class, named as the adapter names them',
+  );
 });
 
 t.test(
@@ -105,10 +117,11 @@ t.test(
       | { spec: { scaleTargetRef: { name: string }; triggers: { type: string; metadata: Record<string, string> }[] } }
       | undefined;
     t.equal(scaled?.spec.scaleTargetRef.name, 'serp-crawler');
-    t.match(scaled?.spec.triggers[0], {
-      type: 'nats-jetstream',
-      metadata: { stream: 'SERP_JOBS', consumer: 'crawlers' },
-    });
+    t.same(
+      scaled?.spec.triggers.map((x) => [x.type, x.metadata.stream, x.metadata.consumer]),
+      QUEUE_CLASSES.map((c) => ['nats-jetstream', 'SERP_JOBS', durableOf('crawlers', c)]),
+      "KEDA scales on every queue class's consumer",
+    );
     const nats = docs.find((d) => d.kind === 'StatefulSet') as { spec: { replicas: number } } | undefined;
     t.equal(nats?.spec.replicas, 3, 'three NATS nodes');
   },
