@@ -139,6 +139,21 @@ export const listeningBaseUrl = (fastify: FastifyInstance, configured: string | 
 };
 
 /**
+ * A `DELETE` carries no body, but a client that sends the same headers to every route (a JSON content type, no body)
+ * should not get a 400 for it: an empty JSON body on a DELETE is no body. Any other method still needs one
+ * (docs/api.md#errors).
+ */
+const acceptEmptyJsonOnDelete = (fastify: FastifyInstance) => {
+  const json = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (req.method === 'DELETE' && body.length === 0) return done(null, undefined);
+    // parseAs 'string' hands a string; the parser's type allows a Buffer for parseAs 'buffer'
+    return json(req, body as string, done);
+  });
+};
+
+/**
  * The whole HTTP surface as one plugin (fastify/demo's shape): `server.ts` builds the Fastify instance and listens,
  * tests register this on an instance of their own and use `inject`. Each scope registers its routes with its own auth:
  * `/v1` the API key, `/admin` the admin token, `/raw` a link signature, the meta routes none.
@@ -149,6 +164,7 @@ export const app = fp<AppDeps>(
     fastify.setSerializerCompiler(serializerCompiler);
     installErrorHandler(fastify);
     installMethodNotAllowed(fastify);
+    acceptEmptyJsonOnDelete(fastify);
     const metrics = deps.metrics ?? createMetrics({ processMetrics: false });
     // one log line per answered request (server.ts turns Fastify's two request lines off): what an operator greps by
     fastify.addHook('onResponse', async (req, reply) => {

@@ -38,6 +38,24 @@ t.test('hardening', async (t) => {
     t.equal(poll.headers.allow, 'GET, HEAD');
   });
 
+  t.test('a JSON content type with no body › no body on a DELETE, a 400 with a detail elsewhere', async (t) => {
+    const built = await buildTestApp(t);
+    const headers = { 'content-type': 'application/json', 'x-api-key': await built.mintKey('pro') };
+    const del = await built.app.inject({ method: 'DELETE', url: '/v1/webhooks/wh_nothere', headers });
+    t.equal(del.statusCode, 404, 'the DELETE reaches its route (an unknown webhook), not a body error');
+    t.match(del.json(), { code: 'SERP_WEBHOOK_NOT_FOUND' });
+    const post = await built.app.inject({ method: 'POST', url: '/v1/search', headers });
+    t.equal(post.statusCode, 400, 'a POST still needs its body');
+    t.match(post.json(), { detail: /the JSON body is empty/, code: 'SERP_API_INVALID_JSON' });
+    const junk = await built.app.inject({
+      method: 'DELETE',
+      url: '/v1/webhooks/wh_nothere',
+      headers,
+      payload: '{nope',
+    });
+    t.equal(junk.statusCode, 400, 'a DELETE with a body that is not JSON is still refused');
+  });
+
   t.test('an unknown path › 404 whose detail does not echo a huge path', async (t) => {
     const res = await app.inject({ url: `/nowhere/${'x'.repeat(5000)}` });
     t.equal(res.statusCode, 404);
