@@ -16,6 +16,7 @@
  * makes proxy 2 (127.0.0.3) place every second search in its own city instead, as a proxy whose address Google trusts
  * over the uule does; `--no-placement` keeps the pages' own (docs/locations.md#offline-the-fake-google-plays-along).
  */
+import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import type { AdversaryOptions } from '../test/support/adversary.js';
 import { ONE_PAGE, startFakeGoogle } from '../test/support/fakeGoogle.js';
@@ -74,6 +75,7 @@ const program = new Command('fake-google')
   .option('--home-share <share>', "the share of a home proxy's searches placed in its home city", share, 0.5)
   .option('--no-placement', "serve the fixture pages' own location lines (not the uule's place)")
   .option('--json', 'print one JSON line {origin, proxies} and nothing else (benchmarks)')
+  .option('--save <file>', 'also write {origin, proxies} as JSON to <file>, for the service command to read')
   .option('--quiet', 'print only the origin (benchmarks run it as a process of its own)')
   .parse();
 
@@ -97,6 +99,7 @@ const opts = program.opts<{
   homeShare: number;
   placement: boolean;
   json?: boolean;
+  save?: string;
   quiet?: boolean;
 }>();
 if (fixturesMissing('serp')) {
@@ -148,6 +151,7 @@ const fake = await startFakeGoogle({
 const proxies = opts.proxies > 0 ? await startProxies(opts.proxies) : undefined;
 // --port 0 takes a free port: the origin printed is the one listening
 const origin = `http://${opts.host}:${new URL(fake.origin).port}`;
+if (opts.save) writeFileSync(opts.save, `${JSON.stringify({ origin, proxies: proxies?.urls ?? [] })}\n`);
 if (opts.json) console.log(JSON.stringify({ origin, proxies: proxies?.urls ?? [] }));
 else if (opts.quiet) console.log(origin);
 else {
