@@ -372,17 +372,23 @@ export interface DocRun {
   ports: DocPorts;
 }
 
+export interface RunOptions {
+  notRun: readonly NotRun[];
+  serverTimeoutMs?: number;
+  blockTimeoutMs?: number;
+}
+
 /**
- * Runs one document's shell blocks in order (see the top of this file), one assertion per block, and stops at the
- * first that fails: the assertion names the document, the block and its line, and carries the block as run, what it
- * printed and the last lines of every server started before it.
+ * A copy of the checkout, its ports, its reader's terminal and the servers its documents started, shared by the
+ * documents run in it one after another: a document that continues another's walk-through (the service it started
+ * still running, its variables still set) runs after it in the same sandbox, from the checkout's folder.
  */
-export const runDocument = async (
-  t: Test,
-  doc: string,
-  options: { notRun: readonly NotRun[]; serverTimeoutMs?: number; blockTimeoutMs?: number },
-): Promise<DocRun> => {
-  const blocks = shellBlocks(doc, readFileSync(join(root, doc), 'utf8'));
+export interface DocSandbox {
+  run(t: Test, doc: string, options: RunOptions): Promise<DocRun>;
+}
+
+/** A sandbox for documents, removed (its session and every server stopped) when `t` ends. */
+export const openDocSandbox = async (t: Test): Promise<DocSandbox> => {
   const sandbox = makeSandbox();
   const ports = await freeDocPorts();
   const env = readerEnv(sandbox, ports);
@@ -393,53 +399,73 @@ export const runDocument = async (
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(sandbox.dir, { recursive: true, force: true });
   });
-  const serverOutput = new Map<number, string>();
   const context = () =>
     Object.fromEntries(servers.map((s) => [`${where(s.block)} printed (last lines)`, lastLines(s.output(), 30)]));
-  const started = Date.now();
-  for (const block of blocks) {
-    const skip = options.notRun.find((r) => r.doc === doc && block.text.trimStart().startsWith(r.starts));
-    if (skip) {
-      t.comment(`${where(block)}: not run: ${skip.why}`);
-      continue;
+  let docsRun = 0;
+
+  /**
+   * Runs one document's shell blocks in order (see the top of this file), one assertion per block, and stops at the
+   * first that fails: the assertion names the document, the block and its line, and carries the block as run, what
+   * it printed and the last lines of every server started before it. A document after the first starts in the
+   * checkout's folder (the one before may have left the terminal in a `mktemp -d` folder).
+   */
+  const run = async (t: Test, doc: string, options: RunOptions): Promise<DocRun> => {
+    const blocks = shellBlocks(doc, readFileSync(join(root, doc), 'utf8'));
+    if (docsRun++ > 0 && session) {
+      const back = await session.run({ doc, n: 0, line: 0, text: '' }, `cd '${sandbox.dir}'`, 5_000);
+      t.equal(back.code, 0, `${doc}: the terminal back in the checkout`);
     }
-    const text = substitutePorts(block.text, ports);
-    const kind = serverOf(block);
-    const at = Date.now();
-    if (kind) {
-      const bg = startBackground(block, text, sandbox.dir, env);
-      servers.push(bg);
-      const problem = await bg.ready(kind.ready, options.serverTimeoutMs ?? 180_000);
-      serverOutput.set(block.n, bg.output());
-      t.notOk(
-        problem,
-        `${where(block)}: ${kind.name} ${problem ?? `ready in ${((Date.now() - at) / 1000).toFixed(1)} s`}`,
-        {
-          block: text,
-          printed: lastLines(bg.output()),
-          ...context(),
-        },
-      );
-      if (problem) break;
-      continue;
+    const serverOutput = new Map<number, string>();
+    const started = Date.now();
+    for (const block of blocks) {
+      const skip = options.notRun.find((r) => r.doc === doc && block.text.trimStart().startsWith(r.starts));
+      if (skip) {
+        t.comment(`${where(block)}: not run: ${skip.why}`);
+        continue;
+      }
+      const text = substitutePorts(block.text, ports);
+      const kind = serverOf(block);
+      const at = Date.now();
+      if (kind) {
+        const bg = startBackground(block, text, sandbox.dir, env);
+        servers.push(bg);
+        const problem = await bg.ready(kind.ready, options.serverTimeoutMs ?? 180_000);
+        serverOutput.set(block.n, bg.output());
+        t.notOk(
+          problem,
+          `${where(block)}: ${kind.name} ${problem ?? `ready in ${((Date.now() - at) / 1000).toFixed(1)} s`}`,
+          {
+            block: text,
+            printed: lastLines(bg.output()),
+            ...context(),
+          },
+        );
+        if (problem) break;
+        continue;
+      }
+      session ??= startSession(sandbox.dir, env);
+      const timeoutMs = options.blockTimeoutMs ?? 120_000;
+      const { code, printed } = await session.run(block, text, timeoutMs);
+      const secs = ((Date.now() - at) / 1000).toFixed(1);
+      const outcome =
+        code === 0
+          ? `ran in ${secs} s`
+          : code === null
+            ? `still running after ${timeoutMs / 1000} s (a poll that never ends, or a server not listed in SERVERS?)`
+            : `exit ${code} after ${secs} s${EXIT_HINTS[code] ? `: ${EXIT_HINTS[code]}` : ''}`;
+      t.equal(code, 0, `${where(block)}: ${outcome}`, { block: text, printed: lastLines(printed), ...context() });
+      if (code !== 0) break;
     }
-    session ??= startSession(sandbox.dir, env);
-    const timeoutMs = options.blockTimeoutMs ?? 120_000;
-    const { code, printed } = await session.run(block, text, timeoutMs);
-    const secs = ((Date.now() - at) / 1000).toFixed(1);
-    const outcome =
-      code === 0
-        ? `ran in ${secs} s`
-        : code === null
-          ? `still running after ${timeoutMs / 1000} s (a poll that never ends, or a server not listed in SERVERS?)`
-          : `exit ${code} after ${secs} s${EXIT_HINTS[code] ? `: ${EXIT_HINTS[code]}` : ''}`;
-    t.equal(code, 0, `${where(block)}: ${outcome}`, { block: text, printed: lastLines(printed), ...context() });
-    if (code !== 0) break;
-  }
-  for (const s of servers) serverOutput.set(s.block.n, s.output());
-  t.comment(`${doc}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return { blocks, serverOutput, ports };
+    for (const s of servers) if (s.block.doc === doc) serverOutput.set(s.block.n, s.output());
+    t.comment(`${doc}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return { blocks, serverOutput, ports };
+  };
+  return { run };
 };
+
+/** Runs one document on its own, in a sandbox of its own (see `openDocSandbox`). */
+export const runDocument = async (t: Test, doc: string, options: RunOptions): Promise<DocRun> =>
+  (await openDocSandbox(t)).run(t, doc, options);
 
 /** The not-run entries of `docs` that match no block: stale, so the test fails on them. */
 export const staleNotRun = (notRun: readonly NotRun[], docs: readonly string[]): NotRun[] =>
