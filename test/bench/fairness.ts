@@ -100,6 +100,11 @@ const run = async (google: FakeGoogle, proxies: string[], fair: boolean): Promis
       let res: Response;
       for (;;) {
         res = await fetch(`${svc.url}/v1/search/${id}?output=json`, { headers: { 'x-api-key': b } });
+        if (res.status === 429) {
+          await res.arrayBuffer();
+          await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
+          continue;
+        }
         if (res.status !== 202) break;
         await res.arrayBuffer();
         await sleep(20);
@@ -121,6 +126,11 @@ const run = async (google: FakeGoogle, proxies: string[], fair: boolean): Promis
         for (const id of [...left]) {
           const res = await fetch(`${svc.url}/v1/search/${id}`, { headers: { 'x-api-key': key } });
           const body = await json(res);
+          // polling 150 jobs four times a second can pass the key's read ceiling: wait as a client should
+          if (res.status === 429) {
+            await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
+            continue;
+          }
           if (res.status === 202 || res.status === 404) continue;
           left.delete(id);
           if (body.status !== 'done') {
