@@ -6,6 +6,7 @@ import { laneOf } from '../../domain/searchJob/searchJob.js';
 import { usageDecider } from '../../domain/usage/usage.js';
 import { type ReadModelQueries, readModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import type { QueuedJob } from '../../projections/queue/queries.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { readJobState } from '../application/jobState.js';
 import type { Config } from '../config/config.js';
@@ -16,18 +17,11 @@ import type { ReadModelStore } from '../ports/readModelStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import { createReactor, type Handled, logEventOf, type Reactor, type ReactorDeps } from '../reactor/reactor.js';
 
-/** A job the scheduler holds until the crawlers can start it soon. */
-interface Waiting {
-  jobId: string;
-  keyId: string;
-  lane: Lane;
-  pages: number;
-  weight: number;
-  /** where its submit sits in the log */
-  position: number;
+/** A job the scheduler holds until the crawlers can start it soon: the queue read model's fields it decides on. */
+type Waiting = Pick<QueuedJob, 'jobId' | 'keyId' | 'lane' | 'pages' | 'weight' | 'position'> & {
   /** kept from the live event; a job loaded at start reads it back from the read models when it goes */
   message?: JobMessage;
-}
+};
 
 /** A job out with the crawlers: on the queue (not started yet) or crawling. */
 interface Out {
@@ -238,14 +232,7 @@ export const createFairDispatcher = (
         resume = [];
         for (const j of jobs) {
           if (j.state === 'waiting') {
-            hold({
-              jobId: j.jobId,
-              keyId: j.keyId,
-              lane: j.lane,
-              pages: j.pages,
-              weight: j.weight,
-              position: j.position,
-            });
+            hold(j);
             continue;
           }
           markOut(j.jobId, { lane: j.lane, keyId: j.keyId, cls: j.lane, started: true });

@@ -114,3 +114,9 @@ export const jobOutcome = async (
 /** The machine's load as one line, to print beside figures measured on a shared machine. */
 export const machineNote = (): string =>
   `load average ${loadavg()[0]?.toFixed(1)} (1 min) on ${availableParallelism()} cores`;
+
+/** `--name N` from the command line as a number, or `fallback` when absent */
+export const numberArg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};

@@ -40,19 +40,15 @@ import { createAlerter } from '../../services/monitors/alerter.js';
 import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { createRankRecorder } from '../../services/monitors/recorder.js';
 import { removeDir, tempDataDir } from '../support/service.js';
-import { alternate, type Figure, machineNote, printRatio, quantile } from './compare.js';
+import { alternate, type Figure, machineNote, numberArg, printRatio, quantile } from './compare.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ROUNDS = arg('rounds', 2);
-const MONITORS = arg('monitors', 4);
-const KEYWORDS = arg('keywords', 200);
-const DAYS = arg('days', 365);
-const DOMAINS = arg('domains', 3);
-const RUNS = arg('runs', 2);
-const RATE = arg('rate', 25);
+const ROUNDS = numberArg('rounds', 2);
+const MONITORS = numberArg('monitors', 4);
+const KEYWORDS = numberArg('keywords', 200);
+const DAYS = numberArg('days', 365);
+const DOMAINS = numberArg('domains', 3);
+const RUNS = numberArg('runs', 2);
+const RATE = numberArg('rate', 25);
 const DAY_MS = 86_400_000;
 
 const config = (dataDir: string) => loadConfig({ SERP_CACHE_TTL_S: '0' }, { dataDir });

@@ -32,18 +32,14 @@ import { createDeliverer } from '../../services/webhooks/deliverer.js';
 import { systemResolver } from '../../services/webhooks/safety.js';
 import { createSender } from '../../services/webhooks/sender.js';
 import { removeDir, tempDataDir } from '../support/service.js';
-import { alternate, type Figure, printRatio, quantile } from './compare.js';
+import { alternate, type Figure, numberArg, printRatio, quantile } from './compare.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ROUNDS = arg('rounds', 2);
-const HANGING = arg('hanging', 10);
-const SEARCHES = arg('searches', 60);
-const HEALTHY = arg('healthy', 50);
-const TIMEOUT_MS = arg('timeout-ms', 10_000);
-const CONCURRENCY = arg('concurrency', 64);
+const ROUNDS = numberArg('rounds', 2);
+const HANGING = numberArg('hanging', 10);
+const SEARCHES = numberArg('searches', 60);
+const HEALTHY = numberArg('healthy', 50);
+const TIMEOUT_MS = numberArg('timeout-ms', 10_000);
+const CONCURRENCY = numberArg('concurrency', 64);
 const HEALTHY_GAP_MS = 200;
 
 /**

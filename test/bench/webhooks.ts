@@ -28,13 +28,10 @@ import { systemResolver } from '../../services/webhooks/safety.js';
 import { createSender } from '../../services/webhooks/sender.js';
 import { secretsOf, signedHeaders } from '../../services/webhooks/signing.js';
 import { removeDir, tempDataDir } from '../support/service.js';
+import { numberArg } from './compare.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const N = arg('messages', 1000);
-const ROUNDS = arg('rounds', 2);
+const N = numberArg('messages', 1000);
+const ROUNDS = numberArg('rounds', 2);
 const CONCURRENCY = 64;
 
 const quantile = (xs: number[], q: number) => {

@@ -1,11 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import t from 'tap';
-import { chromiumMissing, chromiumPath } from '../support/chromium.js';
+import { chromiumMissing, chromiumPath, signedInDashboard } from '../support/chromium.js';
 import { ONE_PAGE } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 import { startProxies } from '../support/proxies.js';
 import { pollJob, startStack, submit } from '../support/service.js';
 
@@ -109,15 +107,7 @@ t.test('SERP_FETCHER=auto with Chromium against the challenge, through proxies',
 
   // the dashboard's routes table, in Chromium like the rest of the dashboard
   mkdirSync(SHOTS, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG],
-  });
-  t.teardown(() => browser.close());
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await page.goto(`${svc.url}/admin`);
-  await page.getByLabel('Admin token').fill(ADMIN);
-  await page.keyboard.press('Enter');
+  const page = await signedInDashboard(t, svc.url, ADMIN);
   await page.locator('#routes-table tbody tr').first().waitFor();
   const rows = await page.locator('#routes-table tbody tr').allTextContents();
   t.equal(rows.length, 2, 'a row per route');

@@ -1,12 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import t from 'tap';
 import { openStores } from '../../services/compose/embedded/core.js';
-import { chromiumMissing, chromiumPath } from '../support/chromium.js';
+import { chromiumMissing, signedInDashboard } from '../support/chromium.js';
 import { ONE_PAGE } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 import { startProxies } from '../support/proxies.js';
 import { checks, monitorApi } from '../support/ranks.js';
 import { cli, pollJob, startService, startStack, submit } from '../support/service.js';
@@ -129,15 +127,7 @@ t.test('location truth, end to end', { skip: fixturesMissing() }, async (t) => {
   });
 
   t.test('the dashboard marks the route, in Chromium', { skip: chromiumMissing() }, async (t) => {
-    const browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG],
-    });
-    t.teardown(() => browser.close());
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${svc.url}/admin`);
-    await page.getByLabel('Admin token').fill(ADMIN);
-    await page.keyboard.press('Enter');
+    const page = await signedInDashboard(t, svc.url, ADMIN);
     await page.locator('#routes-table tbody tr.misplacing').first().waitFor();
     const marked = await page.locator('#routes-table tbody tr.misplacing').allTextContents();
     t.equal(marked.length, 1, 'one route marked');

@@ -1,5 +1,8 @@
+import { chromium, type Page } from 'playwright-core';
+import type { Test } from 'tap';
 import { findChromium } from '../../services/compose/fetcherCheck.js';
 import { loadConfig } from '../../services/config/config.js';
+import { CHROMIUM_LOOPBACK_ARG } from './loopback.js';
 
 /**
  * The Chromium the service would start, found the way its configuration finds it: SERP_CHROMIUM_PATH, else
@@ -16,4 +19,21 @@ export const chromiumMissing = (): string | undefined => {
   const reason = 'no Chromium at SERP_CHROMIUM_PATH, /usr/bin/chromium or on PATH (apt-get install chromium)';
   if (process.env.CI === 'true') throw new Error(`${reason}: CI requires it`);
   return reason;
+};
+
+/**
+ * The admin dashboard in Chromium, signed in with `token` as a user does (the sign-in form, then Enter), on a
+ * 1280×900 page; the browser closes when `t` ends. For the tests that read one table of it.
+ */
+export const signedInDashboard = async (t: Test, base: string, token: string): Promise<Page> => {
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG],
+  });
+  t.teardown(() => browser.close());
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await page.goto(`${base}/admin`);
+  await page.getByLabel('Admin token').fill(token);
+  await page.keyboard.press('Enter');
+  return page;
 };

@@ -25,6 +25,15 @@ import { errors } from './monitorErrors.js';
 import { changesOf, historyCsvOf, historyJson, visibilityOf } from './monitorReads.js';
 import type { V1Options } from './options.js';
 
+/** what a read of one monitor over a date range can answer besides 200 (history, visibility, changes, alerts) */
+const rangeReadErrors = {
+  401: errors.unauthorized,
+  404: errors.notFound,
+  422: errors.invalidRange,
+  429: errors.rate,
+  503: errors.unavailable,
+} as const;
+
 /** a monitor as written: with what it leaves the fleet short of, when it does */
 const withWarnings = <T extends object>(view: T, warnings: string[]) =>
   warnings.length ? { ...view, warnings } : view;
@@ -208,11 +217,7 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
             },
           },
         },
-        401: errors.unauthorized,
-        404: errors.notFound,
-        422: errors.invalidRange,
-        429: errors.rate,
-        503: errors.unavailable,
+        ...rangeReadErrors,
       },
     },
     handler: async (req, reply) => {
@@ -251,11 +256,7 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
       querystring: RangeQuery,
       response: {
         200: VisibilityResponse,
-        401: errors.unauthorized,
-        404: errors.notFound,
-        422: errors.invalidRange,
-        429: errors.rate,
-        503: errors.unavailable,
+        ...rangeReadErrors,
       },
     },
     handler: async (req) => {
@@ -274,11 +275,7 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
       querystring: ChangesQuery,
       response: {
         200: ChangesResponse,
-        401: errors.unauthorized,
-        404: errors.notFound,
-        422: errors.invalidRange,
-        429: errors.rate,
-        503: errors.unavailable,
+        ...rangeReadErrors,
       },
     },
     handler: async (req) => {
@@ -299,11 +296,7 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
       querystring: RangeQuery,
       response: {
         200: AlertList,
-        401: errors.unauthorized,
-        404: errors.notFound,
-        422: errors.invalidRange,
-        429: errors.rate,
-        503: errors.unavailable,
+        ...rangeReadErrors,
       },
     },
     handler: async (req) => {
