@@ -144,7 +144,8 @@ export const listeningBaseUrl = (fastify: FastifyInstance, configured: string | 
  * (docs/api.md#errors).
  */
 const acceptEmptyJsonOnDelete = (fastify: FastifyInstance) => {
-  const json = fastify.getDefaultJsonParser('error', 'error');
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = fastify.initialConfig;
+  const json = fastify.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (req.method === 'DELETE' && body.length === 0) return done(null, undefined);
