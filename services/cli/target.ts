@@ -48,7 +48,7 @@ const serverJson = (file: string) => {
  * or draining counts as running, and a lock or `server.json` left by a crash (its process gone) does not. The url
  * comes from `server.json` (empty while the service is not listening yet). Reads only: nothing is created.
  */
-export const localService = async (config: Config): Promise<LocalService | undefined> => {
+export const localService = async (config: Pick<Config, 'dataDir'>): Promise<LocalService | undefined> => {
   const paths = dataPaths(config.dataDir);
   const named = serverJson(paths.server);
   const holder = pidIn(paths.lock);

@@ -123,6 +123,8 @@ export const createV1Client = (options: V1ClientOptions) => {
     /** POST /v1/monitors, POST /v1/monitors/{id}/runs */
     createMonitor: (body: Record<string, unknown>) => call('POST', '/v1/monitors', body),
     runMonitor: (id: string) => call('POST', `/v1/monitors/${encodeURIComponent(id)}/runs`, {}),
+    /** GET `path` with the key, the response as it comes (a CSV export, streamed to stdout) */
+    raw: (path: string) => fetch(`${base}${path}`, { headers: { 'x-api-key': options.apiKey } }),
   };
 };
 export type V1Client = ReturnType<typeof createV1Client>;

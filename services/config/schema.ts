@@ -289,12 +289,18 @@ const distributed = {
   ),
 };
 
+/**
+ * Where the CLI's HTTP commands look last for the service (services/cli/serviceClient.ts): after `--base-url`,
+ * SERP_API_BASE_URL and the service running on the data directory. Declared here, and only here.
+ */
+export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8080';
+
 /** `serp-api-mcp` and the CLI's HTTP commands (clients.ts) */
 const clients = {
   SERP_API_BASE_URL: variable(
     text(),
     'The service the clients call (`--base-url` wins on the CLI).',
-    'http://127.0.0.1:8080 for the CLI; required by serp-api-mcp',
+    `on the CLI, the service running on the data directory (\`server.json\`), else ${DEFAULT_SERVICE_URL}; required by serp-api-mcp`,
   ),
   SERP_API_KEY: variable(text(), 'The API key the clients call with (`--key` wins on the CLI).', 'required'),
 };

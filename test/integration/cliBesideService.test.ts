@@ -175,4 +175,39 @@ t.test('CLI on a fresh data directory, then beside a running service', { skip: m
     t.match(refused.stderr, 'stop the service first');
     t.equal(await usage(), 2, 'the read models are untouched');
   });
+
+  await t.test("keys limits --tier brings the tier's quota and rate, and --rate wins over it", async (t) => {
+    const spare = JSON.parse(await cli(['keys', 'create', '--tier', 'free', '--json', '--data', data])) as {
+      key_id: string;
+    };
+    const pro = JSON.parse(await cli(['keys', 'limits', spare.key_id, '--tier', 'pro', '--json', '--data', data])) as {
+      tier: string;
+      monthly_quota: number;
+      rate_limit_per_min: number;
+    };
+    t.same(
+      [pro.tier, pro.monthly_quota, pro.rate_limit_per_min],
+      ['pro', 50_000, 300],
+      "pro, with pro's 50,000 searches a month and 300 a minute",
+    );
+    const starter = JSON.parse(
+      await cli(['keys', 'limits', spare.key_id, '--tier', 'starter', '--rate', '7', '--json', '--data', data]),
+    ) as { tier: string; monthly_quota: number; rate_limit_per_min: number };
+    t.same(
+      [starter.tier, starter.monthly_quota, starter.rate_limit_per_min],
+      ['starter', 5_000, 7],
+      "starter's quota, the rate given",
+    );
+  });
+
+  await t.test('search and monitors find the service running on the data directory, on its own port', async (t) => {
+    t.notMatch(url, /:8080$/, 'the service is not on the default port');
+    const env = { SERP_API_BASE_URL: '', SERP_API_KEY: key.key };
+    const found = await cliRun(['search', 'coffee', '--depth', '10', '--data', data], env);
+    t.equal(found.code, 0, 'search exits 0', { stderr: found.stderr });
+    t.match(JSON.parse(found.stdout), { search_metadata: { status: 'done' } }, 'and prints the finished search');
+    const listed = await cliRun(['monitors', 'list', '--json', '--data', data], env);
+    t.equal(listed.code, 0, 'monitors list exits 0', { stderr: listed.stderr });
+    t.same(JSON.parse(listed.stdout), [], "and lists the key's (no) monitors");
+  });
 });

@@ -6,10 +6,10 @@ import pLimit from 'p-limit';
 import pRetry, { AbortError } from 'p-retry';
 import pThrottle from 'p-throttle';
 import { MAX_DEPTH, MIN_DEPTH } from '../../../contracts/search.js';
-import { createV1Client, type V1Client, V1Error } from '../../client/v1Client.js';
-import { loadCliClientEnv } from '../../config/clients.js';
+import { type V1Client, V1Error } from '../../client/v1Client.js';
 import { csvLines } from '../../export/csv.js';
 import { type BatchProgress, donePerMinute, progressLine, submitsPerMinute, summaryLine } from '../progress.js';
+import { SERVICE_OPTIONS, type ServiceFlags, serviceClient } from '../serviceClient.js';
 
 /**
  * `serp-api search` and `serp-api batch`: clients of a running service's /v1 (any mode), for people who track many
@@ -24,11 +24,6 @@ const positive = (what: string) => (v: string) => {
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${what} must be a whole number ≥ 1`);
   return n;
 };
-
-interface ClientFlags {
-  baseUrl?: string;
-  key?: string;
-}
 
 interface SearchFlags {
   location?: string;
@@ -45,15 +40,6 @@ const depthArg = (v: string) => {
   if (!Number.isInteger(n) || n < MIN_DEPTH || n > MAX_DEPTH)
     throw new InvalidArgumentError(`--depth must be a whole number of results from ${MIN_DEPTH} to ${MAX_DEPTH}`);
   return n;
-};
-
-const clientOf = (o: ClientFlags) => {
-  const env = loadCliClientEnv();
-  const key = o.key ?? env.apiKey;
-  if (!key) throw new Error('no API key: pass --key or set SERP_API_KEY');
-  const baseUrl = o.baseUrl ?? env.baseUrl ?? 'http://127.0.0.1:8080';
-  if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`);
-  return createV1Client({ baseUrl, apiKey: key });
 };
 
 const bodyOf = (keyword: string, o: SearchFlags) => ({
@@ -129,8 +115,9 @@ export const csvRows = (
 export const registerSearchCommands = (program: Command) => {
   const clientOptions = (c: Command) =>
     c
-      .option('--base-url <url>', 'the service (SERP_API_BASE_URL, default http://127.0.0.1:8080)')
-      .option('--key <key>', 'your API key (SERP_API_KEY)')
+      .option(...SERVICE_OPTIONS.baseUrl)
+      .option(...SERVICE_OPTIONS.key)
+      .option(...SERVICE_OPTIONS.data)
       .option('--location <name>', 'e.g. "Austin, Texas, United States"')
       .addOption(new Option('--device <device>').choices(['desktop', 'mobile', 'tablet']))
       .option('--gl <country>', 'Google country code')
@@ -145,8 +132,8 @@ export const registerSearchCommands = (program: Command) => {
     .description('search one keyword on a running service and print the result (waits for it)')
     .addOption(priorityOption('live', 'default live: an interactive search'))
     .addOption(new Option('--output <output>', 'json or compat').choices(['json', 'compat']).default('json'))
-    .action(async (keyword: string, o: ClientFlags & SearchFlags & { output: string }) => {
-      const client = clientOf(o);
+    .action(async (keyword: string, o: ServiceFlags & SearchFlags & { output: string }) => {
+      const client = await serviceClient(o);
       const note = (why: string) => console.error(`serp-api: ${why}`);
       const submitted = await withRetries(() => client.submit(bodyOf(keyword, o)), note);
       const jobId = String(submitted.body.job_id);
@@ -171,9 +158,9 @@ export const registerSearchCommands = (program: Command) => {
     .action(
       async (
         file: string,
-        o: ClientFlags & SearchFlags & { out: string; concurrency: number; rate?: number; resume?: boolean },
+        o: ServiceFlags & SearchFlags & { out: string; concurrency: number; rate?: number; resume?: boolean },
       ) => {
-        const client = clientOf(o);
+        const client = await serviceClient(o);
         if (!existsSync(file)) throw new Error(`no such file: ${file}`);
         const all = readFileSync(file, 'utf8')
           .split(/\r?\n/)

@@ -1,32 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { createV1Client, type V1Client } from '../../client/v1Client.js';
-import { loadCliClientEnv } from '../../config/clients.js';
 import { rankChart } from '../rankChart.js';
+import { SERVICE_OPTIONS, serviceClient } from '../serviceClient.js';
 
 /**
  * `serp-api monitors create|list|run|history` (docs/rank-tracking.md): a client of a running service's /v1/monitors,
  * with the key from --key or SERP_API_KEY.
  */
 
-interface ClientFlags {
-  baseUrl?: string;
-  key?: string;
-}
-
-const clientOf = (o: ClientFlags): V1Client => {
-  const env = loadCliClientEnv();
-  const key = o.key ?? env.apiKey;
-  if (!key) throw new Error('no API key: pass --key or set SERP_API_KEY');
-  const baseUrl = o.baseUrl ?? env.baseUrl ?? 'http://127.0.0.1:8080';
-  if (!/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`);
-  return createV1Client({ baseUrl, apiKey: key });
-};
-
 const withClient = (cmd: Command) =>
   cmd
-    .option('--base-url <url>', 'the service (SERP_API_BASE_URL, default http://127.0.0.1:8080)')
-    .option('--key <key>', 'API key (SERP_API_KEY)');
+    .option(...SERVICE_OPTIONS.baseUrl)
+    .option(...SERVICE_OPTIONS.key)
+    .option(...SERVICE_OPTIONS.data);
 
 const collect = (v: string, list: string[] = []) => [...list, v];
 const depthArg = (v: string) => {
@@ -101,7 +87,7 @@ export const registerMonitorsCommand = (program: Command) => {
     .option('--json', 'print the monitor as JSON')
     .action(async (o) => {
       const preset = ['hourly', 'daily', 'weekly'].includes(o.schedule);
-      const res = await clientOf(o).createMonitor({
+      const res = await (await serviceClient(o)).createMonitor({
         name: o.name,
         keywords: keywordsOf(o.keywords),
         domains: o.domain,
@@ -122,7 +108,7 @@ export const registerMonitorsCommand = (program: Command) => {
     .description("this key's monitors")
     .option('--json', 'print JSON')
     .action(async (o) => {
-      const list = await clientOf(o).monitors();
+      const list = await (await serviceClient(o)).monitors();
       if (o.json) return console.log(JSON.stringify(list, null, 2));
       if (list.length === 0) return console.log('no monitors');
       for (const m of list) {
@@ -138,7 +124,7 @@ export const registerMonitorsCommand = (program: Command) => {
     .argument('<id>', 'monitor id')
     .option('--json', 'print JSON')
     .action(async (id: string, o) => {
-      const res = await clientOf(o).runMonitor(id);
+      const res = await (await serviceClient(o)).runMonitor(id);
       if (o.json) return console.log(JSON.stringify(res.body, null, 2));
       const jobs = res.body.jobs as Array<{ keyword: string; job_id: string; submit_at: string }>;
       console.log(
@@ -159,12 +145,10 @@ export const registerMonitorsCommand = (program: Command) => {
     .action(async (id: string, o) => {
       const q = new URLSearchParams();
       for (const k of ['keyword', 'domain', 'from', 'to'] as const) if (o[k]) q.set(k, o[k]);
-      const client = clientOf(o);
+      const client = await serviceClient(o);
       if (o.csv) {
         q.set('format', 'csv');
-        const res = await fetch(`${client.baseUrl}/v1/monitors/${encodeURIComponent(id)}/history?${q}`, {
-          headers: { 'x-api-key': o.key ?? loadCliClientEnv().apiKey ?? '' },
-        });
+        const res = await client.raw(`/v1/monitors/${encodeURIComponent(id)}/history?${q}`);
         if (!res.ok)
           throw new Error(((await res.json().catch(() => ({}))) as { detail?: string }).detail ?? `HTTP ${res.status}`);
         process.stdout.write(await res.text());
