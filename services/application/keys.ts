@@ -88,11 +88,16 @@ export const createKeyCommands = (deps: {
       if (Object.keys(given).length === 0) {
         throw new KeyInputError('SERP_ADMIN_NO_CHANGE', 'give at least one of tier, monthly quota, rate');
       }
-      if (given.tier !== undefined && !tiers.has(given.tier)) throw unknownTier(given.tier);
+      // a new tier brings its quota and rate (docs/operations.md#keys), unless the change names them too
+      const tier = given.tier === undefined ? undefined : tiers.get(given.tier);
+      if (given.tier !== undefined && !tier) throw unknownTier(given.tier);
+      const change = tier
+        ? { monthlyQuota: tier.monthlyQuota, rateLimitPerMin: tier.rateLimitPerMin, ...given }
+        : given;
       return deps.handle(
         streams.apiKey(keyId),
         apiKeyDecider,
-        { type: 'ChangeApiKeyLimits', keyId, now: now(), ...given },
+        { type: 'ChangeApiKeyLimits', keyId, now: now(), ...change },
         ctx,
       );
     },
