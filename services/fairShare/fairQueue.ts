@@ -1,3 +1,5 @@
+import { createIndexedHeap, type HeapMember, type IndexedHeap } from './indexedHeap.js';
+
 /**
  * One fair queue for everything that shares a scarce capacity between keys (docs/fleet.md#lanes-and-fair-share): the
  * dispatcher's jobs, the crawler's page requests, the webhook deliverer's attempts. Pure and synchronous: the caller
@@ -14,8 +16,10 @@
  *   tag is kept until virtual time passes it), so sending one item at a time gains nothing.
  * Inside a flow, items go first in, first out.
  *
- * Every pick looks at each class's flows that have items: linear in the flows waiting, which stays small (keys with
- * work at the same moment); the items themselves are never scanned.
+ * Every operation is O(log n) or better however many items and flows wait (docs/fleet.md#how-the-fair-queue-stays-cheap):
+ * each class keeps its flows that have items in a heap on their start tags, a pick with `accept` looks only at the
+ * flows it refuses (best first through that heap), and `remove` only marks its entry, which the flow's head steps
+ * over later. Forgetting idle flows is amortised: a sweep runs once the flows known have doubled since the last one.
  */
 export interface FairPlace<C extends string> {
   cls: C;
@@ -57,18 +61,31 @@ export interface FairQueue<T, C extends string> {
   sizeOf(cls: C): number;
   /** the flows of a class that have items, most cost first */
   flows(cls: C): FlowSummary[];
+  /** how many flows of a class have items */
+  flowCount(cls: C): number;
+  /**
+   * entries and flows looked at by every operation so far: the queue's work counted in steps, not in time, so what it
+   * costs per operation can be read on any machine
+   */
+  readonly steps: number;
 }
 
 interface Entry<T> {
   item: T;
   cost: number;
+  /** false once removed: the flow's head steps over it */
+  live: boolean;
 }
 
-interface Flow<T> {
+interface Flow<T> extends HeapMember {
   id: string;
   weight: number;
   items: Entry<T>[];
   head: number;
+  /** live items waiting (the array also holds removed entries past the head) */
+  count: number;
+  /** removed entries still in the array past the head */
+  dead: number;
   /** summed cost of the items waiting */
   cost: number;
   /** finish tag of the flow's last service */
@@ -83,16 +100,21 @@ interface Class<T, C extends string> {
   id: C;
   rank: number;
   flows: Map<string, Flow<T>>;
-  /** flows with items */
-  active: Set<Flow<T>>;
+  /** flows with items, least start tag first */
+  active: IndexedHeap<Flow<T>>;
   virtual: number;
   items: number;
   finish: number;
   start: number;
   seq: number;
+  /** the count of flows known at which idle ones are next swept */
+  pruneAt: number;
 }
 
-const waiting = <T>(f: Flow<T>) => f.items.length - f.head;
+/** below this many flows known, idle ones are not swept */
+const PRUNE_MIN = 64;
+
+const earlier = <T>(a: Flow<T>, b: Flow<T>) => a.start < b.start || (a.start === b.start && a.seq < b.seq);
 
 export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C>): FairQueue<T, C> => {
   const { classes: names } = options;
@@ -100,17 +122,22 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
   if (!(options.minShare >= 0 && options.minShare * names.length <= 1 + 1e-9)) {
     throw new RangeError(`minShare must be between 0 and ${1 / names.length}, got ${options.minShare}`);
   }
+  let steps = 0;
+  const step = () => {
+    steps += 1;
+  };
   const classes = names.map(
     (id, rank): Class<T, C> => ({
       id,
       rank,
       flows: new Map(),
-      active: new Set(),
+      active: createIndexedHeap<Flow<T>>(earlier, step),
       virtual: 0,
       items: 0,
       finish: 0,
       start: 0,
       seq: 0,
+      pruneAt: PRUNE_MIN,
     }),
   );
   const byName = new Map<C, Class<T, C>>(classes.map((c) => [c.id, c]));
@@ -119,7 +146,7 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
   let classVirtual = 0;
   let seq = 0;
   let size = 0;
-  const where = new Map<T, { cls: Class<T, C>; flow: Flow<T> }>();
+  const where = new Map<T, { cls: Class<T, C>; flow: Flow<T>; entry: Entry<T> }>();
 
   const classOf = (name: C) => {
     const c = byName.get(name);
@@ -150,19 +177,35 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     return best;
   };
 
-  const pickFlow = (c: Class<T, C>, accept?: (flow: string) => boolean): Flow<T> | undefined => {
-    let best: Flow<T> | undefined;
-    for (const f of c.active) {
-      if (accept && !accept(f.id)) continue;
-      if (!best || f.start < best.start || (f.start === best.start && f.seq < best.seq)) best = f;
+  const pickFlow = (c: Class<T, C>, accept?: (flow: string) => boolean): Flow<T> | undefined =>
+    accept ? c.active.least((f) => accept(f.id)) : c.active.peek();
+
+  /**
+   * forgets idle flows whose finish tag virtual time has passed (they would start at virtual time anyway), once the
+   * flows known have doubled since the last sweep, when a flow is made: each sweep is paid for by the flows made
+   * since the last one
+   */
+  const prune = (c: Class<T, C>) => {
+    if (c.flows.size < c.pruneAt) return;
+    for (const [id, f] of c.flows) {
+      step();
+      if (f.count === 0 && f.finish <= c.virtual) c.flows.delete(id);
     }
-    return best;
+    c.pruneAt = Math.max(PRUNE_MIN, c.active.size * 2 + PRUNE_MIN, c.flows.size * 2);
   };
 
-  /** forgets idle flows whose finish tag virtual time has passed: they would start at virtual time anyway */
-  const prune = (c: Class<T, C>) => {
-    if (c.flows.size <= c.active.size * 2 + 64) return;
-    for (const [id, f] of c.flows) if (waiting(f) === 0 && f.finish <= c.virtual) c.flows.delete(id);
+  /** moves the flow's head past removed entries, and drops the array's served part once it is most of it */
+  const settleHead = (f: Flow<T>) => {
+    while (f.head < f.items.length && !f.items[f.head]!.live) {
+      step();
+      f.items[f.head] = undefined as unknown as Entry<T>;
+      f.head += 1;
+      f.dead -= 1;
+    }
+    if (f.head > 64 && f.head * 2 > f.items.length) {
+      f.items = f.items.slice(f.head);
+      f.head = 0;
+    }
   };
 
   const push = (item: T, place: FairPlace<C>) => {
@@ -173,17 +216,32 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     const c = classOf(place.cls);
     let f = c.flows.get(place.flow);
     if (!f) {
-      f = { id: place.flow, weight, items: [], head: 0, cost: 0, finish: 0, start: 0, seq: 0 };
+      prune(c);
+      f = {
+        id: place.flow,
+        weight,
+        items: [],
+        head: 0,
+        count: 0,
+        dead: 0,
+        cost: 0,
+        finish: 0,
+        start: 0,
+        seq: 0,
+        heapAt: -1,
+      };
       c.flows.set(place.flow, f);
     }
     f.weight = weight;
-    if (waiting(f) === 0) {
+    const entry: Entry<T> = { item, cost, live: true };
+    f.items.push(entry);
+    f.count += 1;
+    f.cost += cost;
+    if (f.count === 1) {
       f.start = Math.max(c.virtual, f.finish);
       f.seq = ++seq;
       c.active.add(f);
     }
-    f.items.push({ item, cost });
-    f.cost += cost;
     if (c.items === 0) {
       c.start = Math.max(classVirtual, c.finish);
       c.seq = ++seq;
@@ -191,7 +249,7 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     }
     c.items += 1;
     size += 1;
-    where.set(item, { cls: c, flow: f });
+    where.set(item, { cls: c, flow: f, entry });
   };
 
   /** takes the flow's head out and charges the service to the flow and its class */
@@ -199,19 +257,19 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     const entry = f.items[f.head]!;
     f.items[f.head] = undefined as unknown as Entry<T>;
     f.head += 1;
-    if (f.head > 64 && f.head * 2 > f.items.length) {
-      f.items = f.items.slice(f.head);
-      f.head = 0;
-    }
+    step();
+    settleHead(f);
+    f.count -= 1;
     f.cost -= entry.cost;
     const classWeight = weightOf(c);
     // out of turn (popFlow) the flow is charged from where it stands, and virtual time does not move
     const flowStart = inTurn ? f.start : Math.max(c.virtual, f.finish);
     if (inTurn) c.virtual = Math.max(c.virtual, flowStart);
     f.finish = flowStart + entry.cost / f.weight;
-    if (waiting(f) > 0) {
+    if (f.count > 0) {
       f.start = Math.max(c.virtual, f.finish);
       f.seq = ++seq;
+      c.active.update(f);
     } else c.active.delete(f);
     const classStart = inTurn ? c.start : Math.max(classVirtual, c.finish);
     if (inTurn) classVirtual = Math.max(classVirtual, classStart);
@@ -223,7 +281,6 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     } else busy.delete(c);
     size -= 1;
     where.delete(entry.item);
-    prune(c);
     return entry.item;
   };
 
@@ -246,16 +303,32 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     popFlow(cls, flow) {
       const c = classOf(cls);
       const f = c.flows.get(flow);
-      return f && waiting(f) > 0 ? serve(c, f, false) : undefined;
+      return f && f.count > 0 ? serve(c, f, false) : undefined;
     },
     remove(item) {
       const at = where.get(item);
       if (!at) return false;
-      const { cls: c, flow: f } = at;
-      const i = f.items.findIndex((e, k) => k >= f.head && e?.item === item);
-      const [entry] = f.items.splice(i, 1);
-      f.cost -= entry!.cost;
-      if (waiting(f) === 0) c.active.delete(f);
+      const { cls: c, flow: f, entry } = at;
+      step();
+      entry.live = false;
+      f.count -= 1;
+      f.cost -= entry.cost;
+      if (f.count === 0) {
+        // nothing live is left: the removed entries go with the array
+        c.active.delete(f);
+        f.items = [];
+        f.head = 0;
+        f.dead = 0;
+      } else {
+        f.dead += 1;
+        settleHead(f);
+        if (f.dead > 64 && f.dead * 2 > f.items.length - f.head) {
+          steps += f.items.length - f.head;
+          f.items = f.items.slice(f.head).filter((e) => e.live);
+          f.head = 0;
+          f.dead = 0;
+        }
+      }
       c.items -= 1;
       if (c.items === 0) busy.delete(c);
       size -= 1;
@@ -266,10 +339,14 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
     get size() {
       return size;
     },
+    get steps() {
+      return steps;
+    },
     sizeOf: (cls) => classOf(cls).items,
+    flowCount: (cls) => classOf(cls).active.size,
     flows(cls) {
-      return [...classOf(cls).active]
-        .map((f) => ({ flow: f.id, items: waiting(f), cost: f.cost }))
+      return [...classOf(cls).active.values()]
+        .map((f) => ({ flow: f.id, items: f.count, cost: f.cost }))
         .sort((a, b) => b.cost - a.cost || a.flow.localeCompare(b.flow));
     },
   };

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { createFairQueue } from '../../services/fairShare/fairQueue.js';
+import { createLinearFairQueue } from '../bench/fairQueueLinear.js';
 
 type Lane = 'live' | 'scheduled' | 'bulk';
 const LANES: Lane[] = ['live', 'scheduled', 'bulk'];
@@ -197,4 +198,116 @@ t.test('FairQueue › one class at a time, and only the flows asked for', async 
   );
   t.equal(q.pop(), 'l0');
   t.equal(q.pop(), 'b0');
+});
+
+t.test('FairQueue › answers as the linear queue it replaced, operation by operation', async (t) => {
+  const op = fc.oneof(
+    fc.record({
+      push: fc.constant(true),
+      cls: fc.constantFrom(...LANES),
+      flow: fc.constantFrom('A', 'B', 'C', 'D', 'E'),
+      weight: fc.constantFrom(1, 2, 4),
+      cost: fc.constantFrom(1, 3, 10),
+    }),
+    fc.record({ pop: fc.constant(true), cls: fc.option(fc.constantFrom(...LANES)), refuse: fc.option(fc.nat(4)) }),
+    fc.record({ popFlow: fc.constantFrom(...LANES), flow: fc.constantFrom('A', 'B', 'C', 'D', 'E') }),
+    fc.record({ removeAt: fc.nat(300) }),
+  );
+  t.doesNotThrow(() =>
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), fc.constantFrom(0, 0.1, 0.2), (ops, minShare) => {
+        const q = queue(minShare);
+        const old = createLinearFairQueue<string, Lane>({ classes: LANES, minShare });
+        const pushed: string[] = [];
+        let n = 0;
+        const same = (what: string, a: unknown, b: unknown) => {
+          if (a !== b) throw new Error(`${what}: ${String(a)} where the linear queue gives ${String(b)}`);
+        };
+        for (const o of ops) {
+          if ('push' in o) {
+            const id = `x${n++}`;
+            q.push(id, o);
+            old.push(id, o);
+            pushed.push(id);
+          } else if ('pop' in o) {
+            const flows = ['A', 'B', 'C', 'D', 'E'];
+            const accept = o.refuse === null ? undefined : (f: string) => f !== flows[o.refuse!];
+            const cls = o.cls ?? undefined;
+            same('peek', q.peek(cls, accept), old.peek(cls, accept));
+            same('pop', q.pop(cls, accept), old.pop(cls, accept));
+          } else if ('popFlow' in o) {
+            same('popFlow', q.popFlow(o.popFlow, o.flow), old.popFlow(o.popFlow, o.flow));
+          } else if (pushed.length > 0) {
+            const id = pushed[o.removeAt % pushed.length]!;
+            same('remove', q.remove(id), old.remove(id));
+          }
+          same('size', q.size, old.size);
+          for (const lane of LANES) {
+            same('flows', JSON.stringify(q.flows(lane)), JSON.stringify(old.flows(lane)));
+            same('flowCount', q.flowCount(lane), old.flows(lane).length);
+          }
+        }
+        for (let x = old.pop(); x !== undefined; x = old.pop()) same('drain', q.pop(), x);
+        same('empty', q.size, 0);
+      }),
+    ),
+  );
+});
+
+t.test('FairQueue › the work of an operation does not grow with what waits (counted in steps, not time)', async (t) => {
+  const stepsPer = (q: ReturnType<typeof queue>, ops: number, run: () => void) => {
+    const before = q.steps;
+    run();
+    return (q.steps - before) / ops;
+  };
+
+  t.test('removing any of 100,000 items of one flow looks at a few entries, not the flow', async (t) => {
+    const q = queue();
+    const n = 100_000;
+    for (let i = 0; i < n; i++) q.push(`a${i}`, { cls: 'bulk', flow: 'A' });
+    // from the back, then every other one from the front: where a scan for the entry costs most
+    const back = stepsPer(q, n / 4, () => {
+      for (let i = n - 1; i >= (3 * n) / 4; i--) q.remove(`a${i}`);
+    });
+    const spread = stepsPer(q, n / 4, () => {
+      for (let i = 0; i < n / 2; i += 2) q.remove(`a${i}`);
+    });
+    t.ok(back <= 4, `${back.toFixed(2)} steps a remove from the back`);
+    t.ok(spread <= 4, `${spread.toFixed(2)} steps a remove spread through the flow`);
+    const rest = stepsPer(q, q.size, () => {
+      for (let x = q.pop(); x !== undefined; x = q.pop());
+    });
+    t.ok(rest <= 6, `${rest.toFixed(2)} steps a pop over the removed entries`);
+    t.equal(q.size, 0);
+  });
+
+  t.test('a pop among 100,000 flows looks at O(log n) of them', async (t) => {
+    const perPop = (flows: number) => {
+      const q = queue();
+      for (let i = 0; i < flows; i++) for (let k = 0; k < 3; k++) q.push(`f${i}-${k}`, { cls: 'live', flow: `f${i}` });
+      return stepsPer(q, flows * 3, () => {
+        for (let x = q.pop(); x !== undefined; x = q.pop());
+      });
+    };
+    const small = perPop(100);
+    const large = perPop(100_000);
+    t.ok(large <= 3 * Math.log2(100_000), `${large.toFixed(1)} steps a pop among 100,000 flows`);
+    t.ok(
+      large <= small * 4,
+      `${small.toFixed(1)} steps among 100 flows, ${large.toFixed(1)} among 100,000 (1,000× more)`,
+    );
+  });
+
+  t.test('a pop that refuses some flows looks at those it refuses, not at every flow', async (t) => {
+    const q = queue();
+    for (let i = 0; i < 100_000; i++) q.push(`f${i}`, { cls: 'live', flow: `f${i}` });
+    // the 20 flows first in line are refused (keys with work out already, as the dispatcher's express class asks)
+    const refused = new Set(Array.from({ length: 20 }, (_, i) => `f${i}`));
+    const accept = (flow: string) => !refused.has(flow);
+    const per = stepsPer(q, 1_000, () => {
+      for (let i = 0; i < 1_000; i++) q.pop('live', accept);
+    });
+    t.ok(per <= 20 * 4 + 3 * Math.log2(100_000), `${per.toFixed(1)} steps a pop refusing 20 of 100,000 flows`);
+    t.equal(q.peek('live', accept), 'f1020', 'the pops went in order past the refused flows');
+  });
 });
