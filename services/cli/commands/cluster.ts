@@ -1,10 +1,17 @@
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { startLocalCluster } from '../dev/cluster.js';
+import { readClusterState, removeClusterState, stopCluster, writeClusterState } from '../dev/clusterState.js';
 
 const count = (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > 16) throw new InvalidArgumentError('a whole number from 1 to 16');
+  return n;
+};
+
+const seconds = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 300) throw new InvalidArgumentError('a whole number of seconds, 1 to 300');
   return n;
 };
 
@@ -15,8 +22,8 @@ const portNumber = (v: string) => {
 };
 
 /**
- * `serp-api cluster up`: a distributed deployment on loopback, stopped with Ctrl-C
- * (docs/distributed.md#a-cluster-on-one-machine).
+ * `serp-api cluster up`: a distributed deployment on loopback, stopped with Ctrl-C, SIGTERM or SIGHUP (a closed
+ * terminal), or by `serp-api cluster down` from another terminal (docs/distributed.md#a-cluster-on-one-machine).
  */
 export const registerClusterCommand = (program: Command) => {
   const cluster = program.command('cluster').description('a local distributed deployment on loopback');
@@ -24,7 +31,7 @@ export const registerClusterCommand = (program: Command) => {
     .command('up')
     .description(
       'start three nats-server nodes (JetStream, sync_interval: always) and the roles: api processes, crawlers, ' +
-        'a dispatcher and a projector; Ctrl-C stops everything',
+        'a dispatcher and a projector; Ctrl-C (or `cluster down`) stops everything',
     )
     .option('--dir <dir>', 'where the nodes and processes keep their data', '.cluster')
     .option('--port <port>', 'port of the first api process; the other processes take the next ones', portNumber, 8080)
@@ -49,6 +56,7 @@ export const registerClusterCommand = (program: Command) => {
         ...c.processes.map((p) => `  ${p.name.padEnd(12)} ${p.roles.padEnd(11)} ${p.url} pid ${p.child?.pid}`),
         'Ctrl-C stops everything',
       ];
+      writeClusterState(dir, c);
       console.log(lines.join('\n'));
       let stopping = false;
       const stop = () => {
@@ -56,14 +64,40 @@ export const registerClusterCommand = (program: Command) => {
         stopping = true;
         console.error('stopping the cluster …');
         c.stop().then(
-          () => process.exit(0),
+          () => {
+            removeClusterState(dir);
+            process.exit(0);
+          },
           (err) => {
             console.error(err);
             process.exit(1);
           },
         );
       };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      // a closed terminal (SIGHUP) stops the children too: left running, they would hold the ports and the nodes' data
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
+    });
+
+  cluster
+    .command('down')
+    .description('stop what `cluster up` started in --dir, from another terminal or after `up` itself died')
+    .option('--dir <dir>', 'the folder `cluster up` was given', '.cluster')
+    .option('--grace <seconds>', 'how long each process may take to stop before it is killed (1-300)', seconds, 15)
+    .action(async (o: { dir: string; grace: number }) => {
+      const dir = resolve(o.dir);
+      const state = readClusterState(dir);
+      if (!state) {
+        console.error(`serp-api: no cluster started by \`cluster up\` in ${dir} (no cluster.json): nothing to stop`);
+        process.exitCode = 1;
+        return;
+      }
+      const report = await stopCluster(dir, state, o.grace * 1_000);
+      if (report.upStopped) console.log(`stopped cluster up (pid ${state.pid}) and everything it started`);
+      if (report.orphansStopped.length) console.log(`stopped, left running: ${report.orphansStopped.join(', ')}`);
+      if (!report.upStopped && report.orphansStopped.length === 0) console.log(`nothing was running under ${dir}`);
+      if (report.survivors.length) {
+        console.error(`serp-api: still running after SIGKILL: ${report.survivors.join(', ')}`);
+        process.exitCode = 1;
+      }
     });
 };
