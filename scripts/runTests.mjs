@@ -97,7 +97,8 @@ const watch = (parser, path, at) => {
 const build = () => {
   if (noBuild || process.env.SERP_TEST_BUILT === '1') return;
   const started = Date.now();
-  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+  // the build `npm start` makes, stamped the same way, so a start after the tests does not build again
+  const tsc = spawnSync(process.execPath, ['scripts/buildIfStale.mjs', '--force'], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (tsc.status !== 0) {
