@@ -4,6 +4,7 @@ import { ownBuffer } from '../buffers.js';
 import type { Config } from '../config/config.js';
 import { type PackedPage, packPageAsync } from '../crawler/rawPacker.js';
 import { threadEntry } from './boot.js';
+import { faultCounter, reportThreadFault } from './threadFaults.js';
 
 /** A fetched page read: what the parser made of it and, for a result page, its packed part of the job's raw HTML. */
 export type PageRead =
@@ -49,6 +50,18 @@ export class ParseTimeoutError extends Error {
   }
 }
 
+/**
+ * The parse thread died with the page in it (an uncaught error, out of heap): the pool replaced the thread, and the
+ * page is worth another try (the crawler fetches it again: a transient failure, fetchPage.ts).
+ */
+export class ParseThreadError extends Error {
+  readonly code = 'SERP_PARSE_THREAD';
+  constructor(readonly reason: string) {
+    super(`the parse thread ended while it read the page: ${reason}`);
+    this.name = 'ParseThreadError';
+  }
+}
+
 /** Decode, parse and pack, the same on whichever thread it runs. */
 export const readPage = async (
   body: Uint8Array,
@@ -87,13 +100,20 @@ export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenera
  * Reading pages off the event loop (docs/architecture.md): decoding a page's bytes, the DOM work of parsing (~1–3 ms a page) and
  * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
  * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on SERP_PARSE_THREADS threads,
- * and a page that takes longer than SERP_PARSE_TIMEOUT_MS ends its thread. The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
+ * and a page that takes longer than SERP_PARSE_TIMEOUT_MS ends its thread; a thread that dies is replaced and its
+ * page fails as ParseThreadError (docs/architecture.md#when-a-thread-fails). The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
  * back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
  * main thread.
  */
-export const createParsePool = (settings: Pick<Config, 'parseThreads' | 'parseTimeoutMs'>): PageParser => {
+export const createParsePool = (
+  settings: Pick<Config, 'parseThreads' | 'parseTimeoutMs'>,
+  /** the threads' code: parseWorker.ts, or a test's own that wraps it */
+  options: { worker?: URL } = {},
+): PageParser => {
   const { parseThreads: threads, parseTimeoutMs: timeoutMs } = settings;
-  const { url, fromSource } = threadEntry('parseWorker');
+  const { url, fromSource } = options.worker
+    ? { url: options.worker, fromSource: options.worker.pathname.endsWith('.ts') }
+    : threadEntry('parseWorker');
   const hasTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
   const pool = new Piscina({
     filename: url.href,
@@ -110,54 +130,121 @@ export const createParsePool = (settings: Pick<Config, 'parseThreads' | 'parseTi
     atomics: 'async',
     ...(fromSource && !hasTsx ? { execArgv: [...process.execArgv, '--import', 'tsx'] } : {}),
   });
+  let closing = false;
+  // Piscina emits 'error' for a thread that failed while idle (it starts another), and for a result that names a task
+  // its thread no longer holds: a task aborted (the deadline) just as its thread posted the result. Piscina ends that
+  // thread and forgets its tasks, yet Node still delivers the message already queued on the thread's port. With no
+  // listener the pool throws on this thread, which took the pipeline thread and the process down
+  // (docs/architecture.md#when-a-thread-fails). Such a result is dropped: its task was settled when it was aborted.
+  pool.on('error', (err: Error) => {
+    if (closing || err.message.startsWith('Unexpected message from Worker')) return;
+    reportThreadFault('parse', err.message);
+  });
+  const faultDue = faultCounter('parse');
   const deadlines = createDeadlines(timeoutMs);
+  /** why a task failed: its deadline, its thread's death (the pool starts another) or an abort */
+  const failure = (err: unknown, task: Tracked): unknown => {
+    if (task.timedOut) {
+      reportThreadFault('parse', `a page took over ${timeoutMs} ms to parse: its thread was ended`);
+      return new ParseTimeoutError(timeoutMs);
+    }
+    const threadId = Number(Atomics.load(task.started, 1));
+    const threadGone = threadId > 0 && !pool.threads.some((w) => w.threadId === threadId);
+    if (closing || !threadGone) return err;
+    const cause = err instanceof Error ? err.message : String(err);
+    reportThreadFault('parse', cause);
+    return new ParseThreadError(cause);
+  };
   return {
-    read: async (body, context, rawHead, signal) => {
+    read: (body, context, rawHead, signal) => {
+      if (signal?.aborted) return Promise.reject(abandoned());
       const own = ownBuffer(body);
-      const task = deadlines.track(signal);
-      try {
-        return (await pool.run({ body, context, rawHead, started: task.started.buffer } satisfies ParseTask, {
-          signal: task.controller.signal,
-          ...(own ? { transferList: [own] } : {}),
-        })) as PageRead;
-      } catch (err) {
-        if (task.timedOut) throw new ParseTimeoutError(timeoutMs);
-        throw err;
-      } finally {
-        task.done();
-      }
+      const task = deadlines.track();
+      const ran = pool
+        .run(
+          {
+            body,
+            context,
+            rawHead,
+            started: task.started.buffer,
+            ...(faultDue() ? { fault: true } : {}),
+          } satisfies ParseTask,
+          { signal: task.controller.signal, ...(own ? { transferList: [own] } : {}) },
+        )
+        .then(
+          (read) => read as PageRead,
+          (err: unknown) => {
+            throw failure(err, task);
+          },
+        )
+        .finally(() => task.done());
+      return signal ? abandonOnAbort(ran, signal, task) : ran;
     },
     close: () => {
+      closing = true;
       deadlines.stop();
       return pool.destroy();
     },
   };
 };
 
+/** the crawl ended before its page was read */
+const abandoned = () => new DOMException('the crawl ended before its page was read', 'AbortError');
+
+/**
+ * The crawl's abort settles the read at once but does not end the thread: a parse takes milliseconds, and ending a
+ * thread that is posting its result was what raced (above). A page no thread has taken yet leaves the queue; one
+ * being parsed finishes, its result dropped, and stays under the deadline until then.
+ */
+const abandonOnAbort = (ran: Promise<PageRead>, signal: AbortSignal, task: Tracked): Promise<PageRead> =>
+  new Promise<PageRead>((resolve, reject) => {
+    const onAbort = () => {
+      if (Atomics.load(task.started, 0) === 0n) task.controller.abort(signal.reason);
+      reject(abandoned());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    ran.then(
+      (read) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(read);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+
 /** What a parse thread is given: the page, and a cell it writes the time it started into. */
 export interface ParseTask {
   body: Uint8Array;
   context: ParseContext;
   rawHead: string;
-  /** a BigInt64Array's buffer: the thread stores Date.now() in it when it takes the task */
+  /**
+   * a BigInt64Array's buffer of two cells: the thread stores Date.now() in the first and its threadId in the second
+   * when it takes the task (the deadline counts from then; a failed task whose thread is gone took its thread down)
+   */
   started: SharedArrayBuffer;
+  /** fault injection (SERP_CHAOS_FAULTS, threadFaults.ts): the thread dies with this task */
+  fault?: true;
 }
 
 /**
  * The parse deadline (docs/security.md). A task's time counts from when a thread takes it (the thread writes the time
  * into a shared cell), not from when it was queued: a burst of pages waits for a thread without eating its time. A
  * watchdog looks every quarter deadline at the tasks that run; one past the deadline is aborted, and piscina ends
- * the thread it runs on and starts another. The crawl's own signal aborts a task the same way (a drain that gives
- * up on its crawls does not wait for their parses).
+ * the thread it runs on and starts another. A task is watched until piscina settles it, even after its crawl gave up
+ * waiting for it (abandonOnAbort).
  */
+interface Tracked {
+  /** the cells (and their buffer, which goes to the thread) */
+  started: BigInt64Array<SharedArrayBuffer>;
+  controller: AbortController;
+  timedOut: boolean;
+  done(): void;
+}
+
 const createDeadlines = (timeoutMs: number) => {
-  interface Tracked {
-    /** the cell (and its buffer, which goes to the thread) */
-    started: BigInt64Array<SharedArrayBuffer>;
-    controller: AbortController;
-    timedOut: boolean;
-    done(): void;
-  }
   const running = new Set<Tracked>();
   let watchdog: NodeJS.Timeout | undefined;
   const look = () => {
@@ -176,18 +263,13 @@ const createDeadlines = (timeoutMs: number) => {
     }
   };
   return {
-    track(signal?: AbortSignal): Tracked {
-      const controller = new AbortController();
-      const onAbort = () => controller.abort(signal?.reason);
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener('abort', onAbort, { once: true });
+    track(): Tracked {
       const task: Tracked = {
-        started: new BigInt64Array(new SharedArrayBuffer(8)) as BigInt64Array<SharedArrayBuffer>,
-        controller,
+        started: new BigInt64Array(new SharedArrayBuffer(16)) as BigInt64Array<SharedArrayBuffer>,
+        controller: new AbortController(),
         timedOut: false,
         done: () => {
           running.delete(task);
-          signal?.removeEventListener('abort', onAbort);
         },
       };
       running.add(task);

@@ -1,0 +1,71 @@
+/**
+ * What happens when a thread of the service fails (docs/architecture.md#when-a-thread-fails): the fault is logged with
+ * its cause, counted (`serp_thread_restarts_total{thread}`, docs/operations.md#metrics-and-logs) and the thread is
+ * started again by its owner (the parse pool, the hash thread, the event store's writer, the supervisor of the
+ * pipeline thread). This module is each thread's one place for that report: module state is per thread (every worker
+ * thread loads its own copy), so the pipeline thread forwards its reports to the main thread, where they are counted
+ * and logged with the main thread's own.
+ */
+
+/** the kinds of thread the service runs (the metric's `thread` label) */
+export const THREAD_KINDS = ['parse', 'pipeline', 'writer', 'hash'] as const;
+export type ThreadKind = (typeof THREAD_KINDS)[number];
+
+/** where a fault goes: counted and logged here (the default), or sent to the thread that counts them */
+export type ThreadFaultSink = (thread: ThreadKind, cause: string) => void;
+
+const restarts: Record<ThreadKind, number> = { parse: 0, pipeline: 0, writer: 0, hash: 0 };
+
+/** one JSON line in the service's log shape (logLines.ts), at error level: a fault is logged whatever SERP_LOG_LEVEL */
+const countAndLog: ThreadFaultSink = (thread, cause) => {
+  restarts[thread] += 1;
+  process.stdout.write(
+    `${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, thread, cause, msg: 'thread failed and was restarted' })}\n`,
+  );
+};
+
+let sink: ThreadFaultSink = countAndLog;
+
+/** `thread` failed (`cause`: why, as the error said) and its owner started another in its place */
+export const reportThreadFault = (thread: ThreadKind, cause: string): void => sink(thread, cause);
+
+/** the pipeline thread sends its reports to the main thread (pipelineWorker.ts), which counts and logs them */
+export const forwardThreadFaults = (to: ThreadFaultSink): void => {
+  sink = to;
+};
+
+/** restarts counted on this thread so far, by kind (metrics.ts reads them at each scrape) */
+export const threadRestarts = (): Readonly<Record<ThreadKind, number>> => ({ ...restarts });
+
+/**
+ * Fault injection for the tests (SERP_CHAOS_FAULTS, docs/configuration.md): `kind:N` makes the Nth unit of work of
+ * that kind of thread kill its thread with an uncaught error: the Nth page a parse pool reads, the Nth job a hash
+ * thread digests, the Nth group an event store writer thread commits, the Nth crawl the pipeline thread starts. Each
+ * counts on its own (one writer thread per event store, one parse pool per crawler).
+ */
+const armed = new Map<ThreadKind, number>();
+
+export const CHAOS_FAULT = /^(parse|pipeline|writer|hash):([1-9]\d*)$/;
+
+export const armThreadFaults = (entries: readonly string[]): void => {
+  armed.clear();
+  for (const entry of entries) {
+    const m = CHAOS_FAULT.exec(entry);
+    if (m) armed.set(m[1] as ThreadKind, Number(m[2]));
+  }
+};
+
+/** a counter of `kind`'s units of work: true for the one that is to fail (never, unless SERP_CHAOS_FAULTS says) */
+export const faultCounter = (kind: ThreadKind): (() => boolean) => {
+  let n = 0;
+  return () => {
+    const at = armed.get(kind);
+    if (at === undefined) return false;
+    n += 1;
+    return n === at;
+  };
+};
+
+/** the error an injected fault throws inside its thread */
+export const injectedFault = (kind: ThreadKind) =>
+  new Error(`fault injected into the ${kind} thread (SERP_CHAOS_FAULTS)`);
