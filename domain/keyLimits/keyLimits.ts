@@ -109,7 +109,7 @@ export const keyLimitsDecider: Decider<KeyLimitsState, KeyLimitsCommand, KeyLimi
           if (!command.completed(current)) {
             throw new DomainError(
               errorCodes.runInProgress,
-              `run ${current} of this monitor is in progress: one manual run at a time (GET /v1/monitors/${command.monitorId}/runs shows it)`,
+              `run ${current} of this monitor is in progress: one manual run at a time (its checks appear in GET /v1/monitors/${command.monitorId}/history as its searches end)`,
             );
           }
           events.push(freed(command.keyId, 'manualRun', current, 'completed', now));

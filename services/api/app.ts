@@ -150,9 +150,34 @@ const acceptEmptyJsonOnDelete = (fastify: FastifyInstance) => {
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (req.method === 'DELETE' && body.length === 0) return done(null, undefined);
     // parseAs 'string' hands a string; the parser's type allows a Buffer for parseAs 'buffer'
-    return json(req, body as string, done);
+    return json(req, body as string, (err, value) => {
+      // Fastify says "not valid JSON" for JSON it refuses for a poisoning key too: tell the two apart
+      if (err && (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' && parses(body as string)) {
+        return done(forbiddenKey(), undefined);
+      }
+      return done(err, value);
+    });
   });
 };
+
+/** whether `text` is JSON by the plain parser (which makes `__proto__` an own key, never a prototype) */
+const parses = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** valid JSON refused for a `__proto__` or `constructor.prototype` key (docs/api.md#errors) */
+const forbiddenKey = () =>
+  Object.assign(
+    new Error(
+      'the body is valid JSON but has a "__proto__" key, or a "constructor" key holding "prototype": such keys are refused (they could reach the prototype of the objects the service builds); remove or rename them',
+    ),
+    { statusCode: 400, code: 'SERP_API_FORBIDDEN_KEY' },
+  );
 
 /**
  * The whole HTTP surface as one plugin (fastify/demo's shape): `server.ts` builds the Fastify instance and listens,

@@ -56,8 +56,10 @@ const issuesOf = (err: FastifyError): Issue[] =>
 const describe = (context: string | undefined, issues: Issue[]) => {
   const first = issues[0];
   if (!first) return 'invalid request';
-  const where = [context === 'body' ? '' : context, first.path].filter(Boolean).join(' ');
   const msg = first.message.replace(/^Invalid input: /, '');
+  // a message that already starts with its field's name ("priority must be …") is not prefixed with it again
+  const named = first.path !== '' && msg.startsWith(`${first.path.split('.').at(-1)} `);
+  const where = [context === 'body' ? '' : context, named ? '' : first.path].filter(Boolean).join(' ');
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
   return `${where ? `${where}: ` : ''}${msg}${more}`;
 };
@@ -219,6 +221,8 @@ export const installErrorHandler = (app: FastifyInstance) => {
           detail: 'the JSON body is empty: send an object such as {"keyword":"coffee"}',
           code: 'SERP_API_INVALID_JSON',
         });
+      case 'SERP_API_FORBIDDEN_KEY':
+        return send(reply, 400, { detail: err.message, code: err.code });
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
         return send(reply, 400, {
           detail: `the body is not valid JSON: ${err.message}`,

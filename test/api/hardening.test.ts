@@ -56,6 +56,45 @@ t.test('hardening', async (t) => {
     t.equal(junk.statusCode, 400, 'a DELETE with a body that is not JSON is still refused');
   });
 
+  t.test('messages name the real cause', async (t) => {
+    const built = await buildTestApp(t);
+    const headers = { 'content-type': 'application/json', 'x-api-key': await built.mintKey('pro') };
+    const proto = await built.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers,
+      payload: '{"keyword":"coffee","__proto__":{"admin":true}}',
+    });
+    t.equal(proto.statusCode, 400, 'a __proto__ key is refused');
+    t.match(
+      proto.json(),
+      { detail: /^the body is valid JSON but has a "__proto__" key/, code: 'SERP_API_FORBIDDEN_KEY' },
+      'as valid JSON refused for its key, not as JSON that does not parse',
+    );
+    const ctor = await built.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers,
+      payload: '{"keyword":"coffee","constructor":{"prototype":{}}}',
+    });
+    t.match(ctor.json(), { code: 'SERP_API_FORBIDDEN_KEY' }, 'and so is constructor.prototype');
+    const priority = await built.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers,
+      payload: { keyword: 'coffee', priority: 'urgent' },
+    });
+    t.equal(priority.statusCode, 422);
+    t.match(priority.json().detail, /^priority must be "live"/, 'a message that names its field is not prefixed again');
+    const depth = await built.app.inject({
+      method: 'POST',
+      url: '/v1/search',
+      headers,
+      payload: { keyword: 'coffee', depth: 'x' },
+    });
+    t.match(depth.json().detail, /^depth must be a number of results/, 'nor depth\'s (it said "depth: depth must …")');
+  });
+
   t.test('an unknown path › 404 whose detail does not echo a huge path', async (t) => {
     const res = await app.inject({ url: `/nowhere/${'x'.repeat(5000)}` });
     t.equal(res.statusCode, 404);

@@ -27,7 +27,7 @@ export const errors = {
   }),
   runInProgress: example('a manual run of this monitor is in progress: one at a time', {
     detail:
-      'run run_0195a3c4b5d6a1b2c3d4e5f6 of this monitor is in progress: one manual run at a time (GET /v1/monitors/mon_0195a3c4b5d6a1b2c3d4e5f6/runs shows it)',
+      'run run_0195a3c4b5d6a1b2c3d4e5f6 of this monitor is in progress: one manual run at a time (its checks appear in GET /v1/monitors/mon_0195a3c4b5d6a1b2c3d4e5f6/history as its searches end)',
     code: 'SERP_MONITOR_RUN_IN_PROGRESS',
   }),
   invalidParams: example('a path or query parameter is invalid', {
