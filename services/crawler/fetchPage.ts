@@ -1,7 +1,7 @@
 import type { ParsedSerp } from '../../contracts/result.js';
 import type { Device } from '../../contracts/search.js';
 import { rawChunkHead } from '../../parser/pages.js';
-import type { CrawlSession, FetchedPage, Fetcher } from '../ports/fetcher.js';
+import { type CrawlSession, type FetchedPage, type Fetcher, MAX_PAGE_BYTES } from '../ports/fetcher.js';
 import { inlineParser, MAX_PAGE_TAGS, type PageParser, ParseTimeoutError } from '../runtime/parsePool.js';
 import type { CostMeter } from './cost.js';
 import {
@@ -65,12 +65,12 @@ export interface PageJob {
 }
 
 /**
- * The largest page the crawler reads: Google's result pages are 0.3–3.5 MB. A page past it is not parsed (its tree
- * could outgrow a parse thread's heap, `PARSE_THREAD_LIMITS`, and a thread that runs out can end the process; so can
- * denser markup in fewer bytes, which `MAX_PAGE_TAGS` catches) and the search fails at once: another try gets the
- * same page.
+ * The largest page the crawler reads (the fetchers stop reading there, ports/fetcher.ts). A page past it is not parsed
+ * (its tree could outgrow a parse thread's heap, `PARSE_THREAD_LIMITS`, and a thread that runs out can end the process;
+ * so can denser markup in fewer bytes, which `MAX_PAGE_TAGS` catches) and the search fails at once: another try gets
+ * the same page.
  */
-export const MAX_PAGE_BYTES = 8 * 2 ** 20;
+export { MAX_PAGE_BYTES };
 
 /**
  * Classifies what came back before parsing: status and final URL catch the blocks the body cannot show (a 429 with
@@ -91,9 +91,11 @@ const judge = async (
   if (page.status >= 400) {
     throw new CrawlRequestError(`Google answered HTTP ${page.status} for ${page.url}`, 'http_status', page.status);
   }
-  if (page.body.byteLength > MAX_PAGE_BYTES) {
+  if (page.overLimit || page.body.byteLength > MAX_PAGE_BYTES) {
     throw new CrawlRequestError(
-      `Google's page at ${page.finalUrl} is ${page.body.byteLength} bytes, over the ${MAX_PAGE_BYTES} the crawler reads`,
+      page.overLimit
+        ? `Google's page at ${page.finalUrl} is over the ${MAX_PAGE_BYTES} bytes the crawler reads: the fetcher stopped reading it there`
+        : `Google's page at ${page.finalUrl} is ${page.body.byteLength} bytes, over the ${MAX_PAGE_BYTES} the crawler reads`,
       'page_too_large',
       page.status,
     );

@@ -11,6 +11,13 @@ export interface CrawlSession {
   cookies: string;
 }
 
+/**
+ * The largest page the crawler reads: Google's result pages are 0.3–3.5 MB. A fetcher stops reading a body at this
+ * many bytes, counted both as they come over the wire and as they inflate, and answers `overLimit` instead of the body
+ * (docs/security.md#bodies-are-bounded-while-they-stream); the crawler fails such a page as too large.
+ */
+export const MAX_PAGE_BYTES = 8 * 2 ** 20;
+
 export interface FetchRequest {
   /** the full Google URL, `{origin}/search?q=…&start=…&…` */
   url: string;
@@ -28,6 +35,8 @@ export interface FetchedPage {
   status: number;
   /** the page as received (decompressed), UTF-8; the crawler hands it to the parser without decoding it here */
   body: Buffer;
+  /** the body went past MAX_PAGE_BYTES: the fetcher stopped reading it, closed the connection, and `body` is empty */
+  overLimit?: true;
   fetchedAt: string;
   /** cookies the session holds after this fetch */
   cookies?: string;

@@ -1,6 +1,7 @@
-import { gotScraping } from 'got-scraping';
+import { gotScraping, type PlainResponse, type Request } from 'got-scraping';
 import { deviceProfile, navigationHeaders } from '../../geo/devices.js';
-import type { FetchedPage, Fetcher, FetchRequest } from '../../ports/fetcher.js';
+import { type FetchedPage, type Fetcher, type FetchRequest, MAX_PAGE_BYTES } from '../../ports/fetcher.js';
+import { readBounded } from './boundedBody.js';
 import { mergeCookies, setCookieHeaderPairs } from './cookies.js';
 
 export interface HttpFetcherOptions {
@@ -63,7 +64,7 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
     const userAgent = request.session?.userAgent ?? deviceProfile(request.device).userAgent;
     const headers = navigationHeaders(request.device, userAgent, hl);
     const cookies = cookieJarFor(request.session?.cookies ?? '');
-    const response = await gotScraping({
+    const stream = gotScraping.stream({
       url: request.url,
       headers,
       useHeaderGenerator: false,
@@ -76,20 +77,25 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
       cookieJar: cookies.jar,
       timeout: { request: request.timeoutMs },
       signal: request.signal,
-      // bytes, not text: decoding is the parse pool's work, off the event loop
-      responseType: 'buffer',
+      // the body is decoded here, by readBounded, so that neither its compressed nor its inflated size can pass the
+      // cap: got's own decoding has no cap and would hold a bomb's whole inflated size (docs/security.md)
+      decompress: false,
     });
+    const response = await responseOf(stream);
+    // bytes, not text: decoding is the parse pool's work, off the event loop
+    const read = await readBounded(stream, response.headers['content-encoding'], MAX_PAGE_BYTES);
     return {
       url: request.url,
       finalUrl: response.url,
       status: response.statusCode,
-      body: response.body,
+      body: read.body ?? Buffer.alloc(0),
+      ...(read.overLimit ? { overLimit: true } : {}),
       fetchedAt: new Date().toISOString(),
       cookies: cookies.header(),
       // each redirect followed was a request of its own (a /sorry/ redirect is two)
       requests: 1 + response.redirectUrls.length,
-      // as transferred (before decompression); the decoded size where the client could not tell
-      bytes: response.request.downloadProgress.transferred || response.body.byteLength,
+      // as transferred (before decompression)
+      bytes: read.wireBytes,
       ...(response.statusCode >= 300 && response.statusCode < 400 && response.headers.location
         ? { redirectedTo: new URL(response.headers.location, response.url).href }
         : {}),
@@ -97,3 +103,13 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
   },
   async close() {},
 });
+
+/**
+ * The final response's head (redirects followed), or the error that came first; the body is still to be read. The
+ * error listener stays: an error between the head and the body's pipeline must not be an unhandled 'error' event.
+ */
+const responseOf = (stream: Request) =>
+  new Promise<PlainResponse>((resolve, reject) => {
+    stream.once('response', resolve);
+    stream.on('error', reject);
+  });
