@@ -378,6 +378,7 @@ export const HistoryResponse = z.object({ monitor_id: z.string(), points: z.arra
     },
   ],
 });
+export type HistoryResponse = z.infer<typeof HistoryResponse>;
 
 export const VisibilityDay = z.object({
   date: z.string(),

@@ -1,3 +1,4 @@
+import type { HistoryResponse } from '../../contracts/monitors.js';
 import type { UsageResponse } from '../../contracts/search.js';
 
 /**
@@ -120,6 +121,9 @@ export const createV1Client = (options: V1ClientOptions) => {
     monitors: async () => (await call('GET', '/v1/monitors')).body.monitors as Array<Record<string, unknown>>,
     /** GET /v1/monitors/{id}, and with `path` one of its reads (`/history?…`, `/visibility`, `/changes`) */
     monitor: (id: string, path = '') => call('GET', `/v1/monitors/${encodeURIComponent(id)}${path}`),
+    /** GET /v1/monitors/{id}/history?… : the points, typed as the route declares them */
+    history: async (id: string, query: URLSearchParams) =>
+      (await call('GET', `/v1/monitors/${encodeURIComponent(id)}/history?${query}`)).body as unknown as HistoryResponse,
     /** POST /v1/monitors, POST /v1/monitors/{id}/runs */
     createMonitor: (body: Record<string, unknown>) => call('POST', '/v1/monitors', body),
     runMonitor: (id: string) => call('POST', `/v1/monitors/${encodeURIComponent(id)}/runs`, {}),

@@ -1,14 +1,6 @@
 import type { SerpRankHistoryInput, SerpRankHistoryOutput } from '../../contracts/mcp.js';
 import type { V1Client } from '../client/v1Client.js';
 
-interface Point {
-  keyword: string;
-  domain: string;
-  checked_at: string;
-  status: string;
-  position: number | null;
-}
-
 /** serp_rank_history's answer: per monitor, keyword and domain, the points as [time, position | status]. */
 export const rankHistory = async (client: V1Client, args: SerpRankHistoryInput): Promise<SerpRankHistoryOutput> => {
   const ids = args.monitor_id
@@ -25,13 +17,14 @@ export const rankHistory = async (client: V1Client, args: SerpRankHistoryInput):
     const q = new URLSearchParams();
     for (const k of ['keyword', 'domain', 'from', 'to'] as const)
       if (args[k] !== undefined) q.set(k, args[k] as string);
-    const { body } = await client.monitor(id, `/history?${q}`);
+    const body = await client.history(id, q);
     const bySeries = new Map<string, SerpRankHistoryOutput['series'][number]>();
-    for (const p of body.points as Point[]) {
+    for (const p of body.points) {
       const k = `${p.keyword}\u0000${p.domain}`;
       const s = bySeries.get(k) ?? { monitor_id: id, keyword: p.keyword, domain: p.domain, best: null, points: [] };
       bySeries.set(k, s);
-      const v = p.status === 'ranked' && p.position !== null ? p.position : (p.status as 'not_ranked' | 'failed');
+      const v =
+        p.status === 'ranked' && p.position !== null ? p.position : p.status === 'ranked' ? 'not_ranked' : p.status;
       s.points.push([p.checked_at, v]);
       if (typeof v === 'number' && (s.best === null || v < s.best)) s.best = v;
     }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
+import type { HistoryPoint } from '../../../contracts/monitors.js';
 import { rankChart } from '../rankChart.js';
 import { SERVICE_OPTIONS, serviceClient } from '../serviceClient.js';
 
@@ -32,15 +33,7 @@ const keywordsOf = (file: string) => {
   return [...seen];
 };
 
-interface Point {
-  keyword: string;
-  domain: string;
-  checked_at: string;
-  status: string;
-  position: number | null;
-}
-
-const printHistory = (points: Point[], chart: boolean) => {
+const printHistory = (points: HistoryPoint[], chart: boolean) => {
   const keywords = [...new Set(points.map((p) => p.keyword))];
   for (const keyword of keywords) {
     const mine = points.filter((p) => p.keyword === keyword);
@@ -154,8 +147,8 @@ export const registerMonitorsCommand = (program: Command) => {
         process.stdout.write(await res.text());
         return;
       }
-      const { body } = await client.monitor(id, `/history?${q}`);
+      const body = await client.history(id, q);
       if (o.json) return console.log(JSON.stringify(body, null, 2));
-      printHistory(body.points as Point[], Boolean(o.chart || process.stdout.isTTY));
+      printHistory(body.points, Boolean(o.chart || process.stdout.isTTY));
     });
 };
