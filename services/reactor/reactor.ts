@@ -31,6 +31,9 @@ export const logEventOf = (raw: RecordedEvent): LogEvent | undefined => toProjec
  *   and the reactor goes on. Events of other types are never parsed.
  * - **Read models first, where asked.** `needsProjection` names the events that may be handled only once the read
  *   models hold them (the handler reads its inputs there); the reactor waits for the batch's last such event once.
+ * - **In slices.** A batch's handled events go to the handler at most `REACTOR_SLICE` at a time, with a turn of the
+ *   event loop between two slices: `last` is then the slice's last event, and the whole batch is still handed over
+ *   again when a slice throws.
  * - **One checkpoint policy.** The checkpoint moves after a batch at most once a second, at least every 500 events,
  *   and on stop. Handlers are idempotent (they decide on streams with expected versions or derived ids), so a restart
  *   from an older checkpoint hands them events again and they decide nothing twice.
@@ -66,6 +69,8 @@ export interface ReactorDeps {
   onPoison?: (e: RecordedEvent) => void;
   /** the checkpoint policy (tests): at most once per `ms`, at least every `events` */
   checkpoint?: { ms?: number; events?: number };
+  /** the most events handed to the handler at once (default REACTOR_SLICE) */
+  slice?: number;
   clock?: () => number;
 }
 
@@ -78,7 +83,17 @@ export const reactorDeps = (d: ReactorDeps): ReactorDeps => ({
   ...(d.onPoison ? { onPoison: d.onPoison } : {}),
   ...(d.checkpoint ? { checkpoint: d.checkpoint } : {}),
   ...(d.clock ? { clock: d.clock } : {}),
+  ...(d.slice ? { slice: d.slice } : {}),
 });
+
+/**
+ * The most events of a batch a handler is given at once; the rest wait for the next turn of the event loop, so one
+ * follower's long batch (a day's searches replayed into the router, a monitor's thousands of checks) delays the
+ * projector, the dispatcher and the crawler by one slice at a time, not by the whole batch.
+ */
+export const REACTOR_SLICE = 100;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface Reactor {
   readonly name: string;
@@ -93,6 +108,7 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
   const now = deps.clock ?? Date.now;
   const everyMs = deps.checkpoint?.ms ?? 1000;
   const everyEvents = deps.checkpoint?.events ?? 500;
+  const slice = deps.slice ?? REACTOR_SLICE;
   const needs =
     typeof def.needsProjection === 'function' ? def.needsProjection : def.needsProjection ? () => true : () => false;
   let subscription: Subscription | undefined;
@@ -126,7 +142,13 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
       if (needs(e)) waitFor = e.globalPosition;
     }
     if (waitFor > 0) await deps.projected(waitFor);
-    if (events.length > 0) await def.handle(events, { last });
+    // a long batch is handed over in slices, the thread's other work running between two (the projector, the
+    // dispatcher, the crawler and the HTTP answers share the pipeline thread: docs/architecture.md#background-workers)
+    for (let i = 0; i < events.length; i += slice) {
+      if (i > 0) await nextTurn();
+      const part = events.slice(i, i + slice);
+      await def.handle(part, { last: i + slice >= events.length ? last : part[part.length - 1]!.globalPosition });
+    }
     processed = last;
     if (processed - saved.position >= everyEvents || now() - saved.at >= everyMs) save();
   };

@@ -1,4 +1,4 @@
-import { type EventOf, streams } from '../../contracts/events.js';
+import { type EventOf, replayOfDelivery, streams } from '../../contracts/events.js';
 import { deliveryDecider, isSuccess, retryDelayMs } from '../../domain/webhook/delivery.js';
 import { webhookDecider } from '../../domain/webhook/webhook.js';
 import type { ReadModelQueries } from '../../projections/index.js';
@@ -7,6 +7,7 @@ import type { CommandHandler } from '../application/commandHandler.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { createEndpointCaps } from './endpointCaps.js';
+import { replayedMessage } from './replay.js';
 import type { Sender, SendOutcome } from './sender.js';
 import { secretsOf, signedHeaders } from './signing.js';
 
@@ -51,6 +52,8 @@ export const createDeliverer = (deps: {
   eventStore: EventStore;
   queries: ReadModelQueries;
   handle: CommandHandler;
+  /** resolves once the read models include `position` (the outbox then shows this worker's claims and outcomes) */
+  projected(position: number): Promise<unknown>;
   sender: Sender;
   pepper: string;
   config: DelivererConfig;
@@ -79,11 +82,13 @@ export const createDeliverer = (deps: {
 
   /**
    * What a delivery sends: told by the router, else kept by the outbox (a document per waiting delivery, read by id).
-   * Only a delivery whose retry was recorded before retries carried the body is read from its stream.
+   * A replayed delivery's is made again from the log event its replay names (docs/webhooks.md#replay-recorded-by-
+   * reference). Only a delivery whose retry was recorded before retries carried the body is read from its stream.
    */
   const sentOf = async (deliveryId: string): Promise<Sent | undefined> => {
     const known = bodies.get(deliveryId) ?? queries.webhooks.outboxBody(deliveryId);
     if (known) return known;
+    if (replayOfDelivery(deliveryId)) return replayedMessage(deps, deliveryId);
     const { events } = await deps.eventStore.readStream(streams.webhookDelivery(deliveryId), { maxCount: 1 });
     const first = events[0];
     return first?.type === 'WebhookDeliveryScheduled' ? (first.data as Scheduled) : undefined;
@@ -108,6 +113,7 @@ export const createDeliverer = (deps: {
     });
     const claim = claimed.events[0];
     if (claim?.type !== 'WebhookAttemptClaimed') return undefined;
+    appended(d.deliveryId, claimed.position);
     const now = () => clock().toISOString();
     const webhook = queries.webhooks.byId(d.webhookId);
     if (!webhook || webhook.disabled) {
@@ -145,6 +151,7 @@ export const createDeliverer = (deps: {
       now: now(),
     });
     const recorded = res.events[0];
+    appended(d.deliveryId, res.position);
     if (recorded) {
       bodies.delete(d.deliveryId);
       deps.onAttempt?.({
@@ -177,57 +184,156 @@ export const createDeliverer = (deps: {
    * They wait in the fair queue (services/fairShare/fairQueue.ts; docs/webhooks.md#fair-share): the flows are the
    * keys, weighted by their tier's share, so a key with ten thousand deliveries waiting and a key with one take turns.
    * Within a key each endpoint has a cap on its attempts in flight (AIMD: halved when an attempt times out, one more
-   * after each success), and a delivery whose endpoint is at its cap waits aside until one of that endpoint's
-   * attempts ends. When every slot is taken, a key still under its share of the slots may start one more (the pool
-   * overflows by at most the shares), so a key whose receivers hang cannot hold another key's first attempt back.
+   * after each success). Only as many of an endpoint's deliveries as its cap has room for wait in the fair queue; the
+   * rest wait aside, first in first out, and an attempt that ends releases what its endpoint now has room for, no
+   * more: an endpoint's backlog costs nothing per attempt however long it is. When every slot is taken, a key still
+   * under its share of the slots may start one more (the pool overflows by at most the shares): the fair queue is
+   * asked for the next delivery of such a key, so a key whose receivers hang cannot hold another key's first attempt
+   * back.
    */
   const fair = config.fairShare !== false;
   const queue = createFairQueue<Ready, 'deliveries'>({ classes: ['deliveries'], minShare: 0 });
+  /** every delivery this worker holds to attempt: in the fair queue or aside */
   const queued = new Map<string, Ready>();
   const QUEUE_MAX = 10_000;
+  /**
+   * what one key may hold of it: the rest of a key's backlog waits in the outbox for a later read, so one key's
+   * thousands of replayed deliveries never fill the queue against another key's next message
+   */
+  const KEY_MAX = 2_000;
+  /** deliveries held per key */
+  const heldOf = new Map<string, number>();
+  const roomFor = (keyId: string) => queued.size < QUEUE_MAX && (heldOf.get(keyId) ?? 0) < KEY_MAX;
+  /** attempts a pump starts before it lets the thread's other work run (docs/architecture.md#background-workers) */
+  const PUMP_SLICE = 16;
+  /** a read of the outbox is followed by at least this many times its duration without one */
+  const LOOK_SPACING = 10;
   /** the last read left ready deliveries out of the queue (full): read again when it runs dry */
   let moreReady = false;
-  let lookScheduled = false;
+  let lookScheduled: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  let pumpScheduled = false;
+  /** when the outbox may be read again (its last read's cost, spaced) */
+  let lookAllowedAt = 0;
 
   /** who a delivery belongs to: the outbox says (but after a retry recorded before it did: its endpoint says) */
   const keyOf = (d: Ready) => d.keyId ?? queries.webhooks.byId(d.webhookId)?.keyId ?? '';
   const endpoints = createEndpointCaps(config.concurrency);
   /** attempts in flight per key */
   const keyInFlight = new Map<string, number>();
-  /** deliveries set aside: their endpoint at its cap (by endpoint), or no slot free and their key over its share */
-  const atCap = new Map<string, Ready[]>();
-  const overShare: Ready[] = [];
+  /** per endpoint: its deliveries in the fair queue (each may start when its turn comes) */
+  const inQueue = new Map<string, number>();
+  /** per endpoint: its deliveries set aside, oldest first from `head`, while its cap has no room for them */
+  const aside = new Map<string, { items: Ready[]; head: number }>();
+  /** the keys with work (in the queue or in flight): how much, and the weight they were counted with */
+  const activeKeys = new Map<string, { n: number; weight: number }>();
+  let activeWeight = 0;
+  /**
+   * this worker's appends on deliveries (claims, outcomes) the read models may not hold yet, by delivery: the outbox
+   * read before they are projected still shows the delivery due, and must not queue it again
+   */
+  const mine = new Map<string, number>();
 
-  const enqueue = (d: Ready) => {
-    queued.set(d.deliveryId, d);
+  const bump = (m: Map<string, number>, k: string, by: number) => {
+    const n = (m.get(k) ?? 0) + by;
+    if (n > 0) m.set(k, n);
+    else m.delete(k);
+  };
+
+  const activity = (keyId: string, by: number) => {
+    let a = activeKeys.get(keyId);
+    if (!a) {
+      a = { n: 0, weight: deps.shareOf?.(keyId) ?? 1 };
+      activeKeys.set(keyId, a);
+      activeWeight += a.weight;
+    }
+    a.n += by;
+    if (a.n <= 0) {
+      activeKeys.delete(keyId);
+      activeWeight = activeKeys.size === 0 ? 0 : activeWeight - a.weight;
+    }
+  };
+
+  /** the key's share of the slots: the pool split between the keys with work, by weight (at least one) */
+  const shareOf = (keyId: string) => {
+    const weight = activeKeys.get(keyId)?.weight ?? deps.shareOf?.(keyId) ?? 1;
+    const total = activeKeys.has(keyId) ? activeWeight : activeWeight + weight;
+    return Math.max(1, Math.floor((config.concurrency * weight) / total + 1e-9));
+  };
+  const underShare = (keyId: string) => (keyInFlight.get(keyId) ?? 0) < shareOf(keyId);
+
+  const toQueue = (d: Ready) => {
     const keyId = keyOf(d);
     queue.push(
       d,
       fair ? { cls: 'deliveries', flow: keyId, weight: deps.shareOf?.(keyId) ?? 1 } : { cls: 'deliveries', flow: '' },
     );
+    bump(inQueue, d.webhookId, 1);
+    activity(keyId, 1);
   };
 
-  /** the key's share of the slots: the pool split between the keys with work, by weight (at least one) */
-  const shareOf = (keyId: string) => {
-    let total = 0;
-    const active = new Set<string>([...keyInFlight.keys(), ...queue.flows('deliveries').map((f) => f.flow)]);
-    active.add(keyId);
-    for (const k of active) total += deps.shareOf?.(k) ?? 1;
-    return Math.max(1, Math.floor((config.concurrency * (deps.shareOf?.(keyId) ?? 1)) / total));
+  const outOfQueue = (d: Ready) => {
+    bump(inQueue, d.webhookId, -1);
+    activity(keyOf(d), -1);
   };
 
-  /** why `d` cannot start now, or undefined when it can */
-  const blocked = (d: Ready): 'endpoint' | 'slots' | undefined => {
-    if (!fair) return inFlight.size >= config.concurrency ? 'slots' : undefined;
-    if (!endpoints.free(d.webhookId)) return 'endpoint';
-    if (inFlight.size < config.concurrency) return undefined;
-    return (keyInFlight.get(keyOf(d)) ?? 0) < shareOf(keyOf(d)) ? undefined : 'slots';
+  /** moves the endpoint's deliveries set aside into the fair queue, as many as its cap now has room for */
+  const release = (webhookId: string) => {
+    const list = aside.get(webhookId);
+    if (!list) return;
+    let room = endpoints.room(webhookId) - (inQueue.get(webhookId) ?? 0);
+    while (room > 0 && list.head < list.items.length) {
+      toQueue(list.items[list.head]!);
+      list.items[list.head] = undefined as unknown as Ready;
+      list.head += 1;
+      room -= 1;
+    }
+    if (list.head === list.items.length) aside.delete(webhookId);
+    else if (list.head > 1_024 && list.head * 2 > list.items.length) {
+      list.items = list.items.slice(list.head);
+      list.head = 0;
+    }
+  };
+
+  /** a delivery to attempt: it waits behind its endpoint's deliveries set aside, then in the fair queue */
+  const enqueue = (d: Ready) => {
+    queued.set(d.deliveryId, d);
+    bump(heldOf, keyOf(d), 1);
+    if (!fair) {
+      toQueue(d);
+      return;
+    }
+    const list = aside.get(d.webhookId);
+    if (list) list.items.push(d);
+    else aside.set(d.webhookId, { items: [d], head: 0 });
+    release(d.webhookId);
+  };
+
+  /** deliveries taken back out of the fair queue (their endpoint's cap shrank): ahead of what waits aside, in order */
+  const putBack = (back: Map<string, Ready[]>) => {
+    for (const [webhookId, list] of back) {
+      const waiting = aside.get(webhookId);
+      if (!waiting) aside.set(webhookId, { items: list, head: 0 });
+      else if (waiting.head >= list.length) {
+        waiting.head -= list.length;
+        for (let i = 0; i < list.length; i++) waiting.items[waiting.head + i] = list[i]!;
+      } else aside.set(webhookId, { items: [...list, ...waiting.items.slice(waiting.head)], head: 0 });
+    }
+  };
+
+  /** what this worker appended on a delivery, until the read models hold it */
+  const appended = (deliveryId: string, position: number | undefined) => {
+    if (position === undefined) return;
+    mine.set(deliveryId, position);
+    void deps.projected(position).then(() => {
+      if (mine.get(deliveryId) === position) mine.delete(deliveryId);
+    });
   };
 
   const launch = (d: Ready) => {
     inFlight.add(d.deliveryId);
     const keyId = keyOf(d);
-    keyInFlight.set(keyId, (keyInFlight.get(keyId) ?? 0) + 1);
+    bump(keyInFlight, keyId, 1);
+    activity(keyId, 1);
     endpoints.started(d.webhookId);
     let outcome: SendOutcome | undefined;
     const p = attempt(d)
@@ -240,45 +346,66 @@ export const createDeliverer = (deps: {
       .finally(() => {
         inFlight.delete(d.deliveryId);
         running.delete(p);
-        const left = (keyInFlight.get(keyId) ?? 1) - 1;
-        if (left > 0) keyInFlight.set(keyId, left);
-        else keyInFlight.delete(keyId);
+        bump(keyInFlight, keyId, -1);
+        activity(keyId, -1);
         endpoints.ended(d.webhookId, outcome);
-        // what waited for this endpoint, or for a slot, may go now
-        for (const w of atCap.get(d.webhookId) ?? []) enqueue(w);
-        atCap.delete(d.webhookId);
-        for (const w of overShare.splice(0)) enqueue(w);
-        pump();
+        // what waited for this endpoint may go now: only what its cap has room for
+        if (fair) release(d.webhookId);
+        pumpSoon();
       });
     running.add(p);
   };
 
-  /** starts what may start, in fair order; sets aside what may not (its endpoint at its cap, or no slot for its key) */
+  /**
+   * starts what may start, in fair order, at most PUMP_SLICE attempts before letting the thread's other work run;
+   * a delivery whose endpoint's cap shrank while it waited goes back aside, ahead of the others
+   */
   const pump = () => {
+    pumpScheduled = false;
     if (stopped) return;
-    for (let d = queue.peek(); d !== undefined; d = queue.peek()) {
-      const why = blocked(d);
-      if (why === 'slots' && !fair) return;
-      if (why === undefined) {
-        queue.pop();
-        queued.delete(d.deliveryId);
-        if (!inFlight.has(d.deliveryId)) launch(d);
+    const back = new Map<string, Ready[]>();
+    for (let started = 0; ; ) {
+      if (started >= PUMP_SLICE) {
+        pumpSoon();
+        break;
+      }
+      const free = inFlight.size < config.concurrency;
+      if (!free && !fair) break;
+      const accept = free ? undefined : underShare;
+      const d = queue.peek('deliveries', accept);
+      if (d === undefined) break;
+      if (fair && !endpoints.free(d.webhookId)) {
+        queue.remove(d);
+        outOfQueue(d);
+        const list = back.get(d.webhookId);
+        if (list) list.push(d);
+        else back.set(d.webhookId, [d]);
         continue;
       }
-      queue.remove(d);
-      if (why === 'endpoint') {
-        const list = atCap.get(d.webhookId) ?? [];
-        list.push(d);
-        atCap.set(d.webhookId, list);
-      } else overShare.push(d);
+      queue.pop('deliveries', accept);
+      outOfQueue(d);
+      queued.delete(d.deliveryId);
+      bump(heldOf, keyOf(d), -1);
+      if (inFlight.has(d.deliveryId)) continue;
+      launch(d);
+      started += 1;
     }
+    putBack(back);
     if (moreReady && inFlight.size < config.concurrency) lookSoon();
+  };
+
+  /** one pump on the next turn, however many attempts end in this one */
+  const pumpSoon = () => {
+    if (pumpScheduled || stopped) return;
+    pumpScheduled = true;
+    setImmediate(pump);
   };
 
   /** reads the outbox: what is due (or whose claim lapsed) joins the queue; when the rest comes due */
   const look = () => {
-    lookScheduled = false;
+    lookScheduled = undefined;
     if (stopped) return;
+    const began = performance.now();
     try {
       const at = clock().getTime();
       const pending = queries.webhooks.outbox();
@@ -287,6 +414,7 @@ export const createDeliverer = (deps: {
       moreReady = false;
       const ready: OutboxDoc[] = [];
       for (const d of pending) {
+        if (mine.has(d.deliveryId)) continue;
         if (claimable(d, at)) {
           if (!queued.has(d.deliveryId)) ready.push(d);
         } else if (!inFlight.has(d.deliveryId)) nextDue = Math.min(nextDue, Math.max(d.due, d.leaseUntil ?? 0));
@@ -296,29 +424,31 @@ export const createDeliverer = (deps: {
           moreReady = true;
           break;
         }
-        enqueue(d);
+        if (roomFor(keyOf(d))) enqueue(d);
+        else moreReady = true;
       }
     } catch (err) {
       deps.log?.('webhook outbox read failed', { reason: (err as Error).message });
     }
+    lookAllowedAt = Date.now() + (performance.now() - began) * LOOK_SPACING;
     pump();
   };
 
-  /** one read of the outbox on the next turn, however many ask for it in this one */
+  /** one read of the outbox as soon as its spacing allows, however many ask for it meanwhile */
   const lookSoon = () => {
     if (lookScheduled || stopped) return;
-    lookScheduled = true;
-    setImmediate(look);
+    const wait = lookAllowedAt - Date.now();
+    lookScheduled = wait > 0 ? setTimeout(look, wait) : setImmediate(look);
   };
 
   return {
     /** deliveries were scheduled (`remember`ed): attempt them now, as slots allow */
-    kick: pump,
+    kick: pumpSoon,
     /** a delivery just scheduled: its body kept for its first attempt, and queued for it without reading the outbox */
     remember(s: Scheduled) {
       if (bodies.size < QUEUE_MAX) bodies.set(s.deliveryId, { messageId: s.messageId, body: s.body });
-      if (queued.has(s.deliveryId) || inFlight.has(s.deliveryId)) return;
-      if (queued.size < QUEUE_MAX) {
+      if (queued.has(s.deliveryId) || inFlight.has(s.deliveryId) || mine.has(s.deliveryId)) return;
+      if (roomFor(s.keyId)) {
         enqueue({
           deliveryId: s.deliveryId,
           webhookId: s.webhookId,
@@ -342,6 +472,10 @@ export const createDeliverer = (deps: {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      if (lookScheduled) {
+        clearTimeout(lookScheduled as NodeJS.Timeout);
+        clearImmediate(lookScheduled as NodeJS.Immediate);
+      }
       await Promise.allSettled([...running]);
     },
     inFlight: () => inFlight.size,

@@ -29,6 +29,11 @@ export const createEndpointCaps = (concurrency: number) => {
       return !s || s.inFlight < s.cap;
     },
     cap: (id: string) => state.get(id)?.cap ?? initial,
+    /** attempts the endpoint may still start now */
+    room: (id: string) => {
+      const s = state.get(id);
+      return s ? Math.max(0, s.cap - s.inFlight) : initial;
+    },
     started(id: string) {
       of(id).inFlight += 1;
     },

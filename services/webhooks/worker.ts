@@ -80,6 +80,7 @@ export const createWebhookWorker = (parts: {
     eventStore: parts.eventStore,
     queries: parts.queries,
     handle: parts.handle,
+    projected: parts.projected,
     sender,
     pepper: parts.pepper,
     config: {

@@ -111,6 +111,7 @@ const side =
       eventStore: core.eventStore,
       queries: core.queries,
       handle: core.handle,
+      projected,
       sender,
       pepper: core.secrets.keyPepper,
       config: {

@@ -91,6 +91,7 @@ const outbox = async (round: number) => {
     eventStore: core.eventStore,
     queries: core.queries,
     handle: core.handle,
+    projected,
     sender,
     pepper: core.secrets.keyPepper,
     config: { backoffMs: 5000, timeoutMs: 10_000, concurrency: CONCURRENCY, tickMs: 100, giveUpAfterMs: 86_400_000 },

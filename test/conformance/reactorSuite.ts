@@ -69,6 +69,8 @@ export const reactorConformance = async (t: Test, c: ReactorCase) => {
       readModels: core.readModels,
       projected: (p) => core.projector.waitFor(p),
       checkpoint: { ms: 0, events: 1 },
+      // a few events a slice, so every batch of the suite is handed over in several
+      slice: 3,
       ...(poisoned ? { onPoison: (e: RecordedEvent) => poisoned.push(e) } : {}),
     });
     await body({ core, env, deps, foreign });

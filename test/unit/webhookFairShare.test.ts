@@ -85,6 +85,7 @@ t.test("deliverer › a key's hanging receivers do not delay another key's deliv
     eventStore: core.eventStore,
     queries: core.queries,
     handle: core.handle,
+    projected,
     sender,
     pepper: core.secrets.keyPepper,
     config: { backoffMs: 60_000, timeoutMs: TIMEOUT_MS, concurrency: 64, tickMs: 100, giveUpAfterMs: 86_400_000 },
