@@ -42,6 +42,11 @@ const NOT_RUN: NotRun[] = [
     why: 'it refuses while a service runs on the data directory, and the walk-through’s service is running; test/integration/rebuild.test.ts and test/e2e/locationTruth.test.ts run it',
   },
   {
+    doc: 'docs/operations.md',
+    starts: 'npm run soak',
+    why: 'a soak runs for minutes (its own service, fake Google and, with --cluster, a cluster), past a block’s 120 s; test/soak/embedded.test.ts and test/soak/cluster.test.ts run it',
+  },
+  {
     doc: 'docs/style.md',
     starts: 'npm test',
     why: 'the suite, or files of it, which this test is part of',

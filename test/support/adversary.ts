@@ -93,8 +93,8 @@ const zero = (): AddressStats => ({
   served: 0,
 });
 
-/** mulberry32: a small seeded generator, so a flaky run is the same run twice */
-const seeded = (seed: number) => () => {
+/** mulberry32: a small seeded generator, so a flaky run is the same run twice (and the soak's schedule, test/soak/) */
+export const seeded = (seed: number) => () => {
   seed = (seed + 0x6d2b79f5) | 0;
   let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
   x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createGzip, gzipSync } from 'node:zlib';
 import { parse as parseHtml } from 'node-html-parser';
 import { decodeUule } from '../../services/geo/uule.js';
 import { type Adversary, type AdversaryOptions, type AdversaryStats, createAdversary } from './adversary.js';
@@ -53,7 +54,24 @@ export type Trouble =
   | { kind: 'js_challenge' }
   | { kind: 'consent' }
   /** never answers, so the client's timeout fires */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** the page's headers and part of its body, then the connection reset (a proxy or Google dropping it mid-body) */
+  | { kind: 'reset' }
+  /** the page sent a few bytes at a time, slower than any page deadline: `forMs` (default 40 s) and then cut */
+  | { kind: 'trickle'; forMs?: number }
+  /** a 200 whose HTML stops part way (a body cut short, its closing tags never sent) */
+  | { kind: 'truncated' }
+  /** a 200 whose body is not a page: stray bytes, unclosed and unbalanced tags */
+  | { kind: 'malformed' }
+  /** a 200 page larger than any result page the crawler reads (default 9 MB, past the 8 MB cap) */
+  | { kind: 'oversized'; mb?: number }
+  /** a small gzip body (`content-encoding: gzip`) that inflates to `inflatedMb` (default 256 MB) of nothing */
+  | { kind: 'gzip_bomb'; inflatedMb?: number }
+  /** a 302 to a page that redirects again, forever */
+  | { kind: 'redirect_loop' };
+
+/** the troubles the soak (test/soak/) and the tests can ask for, by kind */
+export type TroubleKind = Trouble['kind'];
 
 export interface FakeGoogleMode {
   /** added before every /search answer; a function gives each page its own (out-of-order arrival) */
@@ -63,6 +81,11 @@ export interface FakeGoogleMode {
   fromStart?: number;
   /** trouble only for the first K /search requests after this mode was set (default: all of them) */
   firstRequests?: number;
+  /**
+   * trouble for this share (0–1) of the /search requests it would apply to, spread evenly from the first (0.25: the
+   * 1st, 5th, 9th, …), so the rest are answered and a retry can pass (default 1: all of them)
+   */
+  share?: number;
   /**
    * trouble only for requests with this exact `q` (default: any): a late request of an earlier test's crawl (a page
    * aborted in flight) then neither meets the trouble nor uses up `firstRequests`
@@ -127,6 +150,10 @@ export interface RecordedRequest {
   aborted?: boolean;
   /** where the page's location line placed it: the uule's place, or the address's home city */
   placed?: { at: 'uule' | 'home'; name: string };
+  /** the trouble answered in place of the page (setMode's), when one was */
+  trouble?: TroubleKind;
+  /** when it arrived (ms since the epoch) */
+  at?: number;
 }
 
 export interface FakeGoogle {
@@ -203,6 +230,64 @@ const withLocationLine = (html: string, name: string): string => {
   return end < 0 ? stripped + line : `${stripped.slice(0, end)}${line}${stripped.slice(end)}`;
 };
 
+/** not a page: stray bytes, a NUL, unbalanced and unclosed tags (what a broken proxy or a bad gateway passes on) */
+const MALFORMED =
+  '\u0000\u001f\u008b<html><head><title>Google</tit<body><div id="search"><div class="g"><a href=><h3><<<>>>' +
+  '</span></table>\ufffd\ufffd<script>var x = "</div><div id="rso">'.repeat(64);
+
+const oversizedPages = new Map<number, string>();
+/** a real page padded with a comment to `mb` MB: larger than any result page (built once per size) */
+const oversized = (mb: number): string => {
+  let page = oversizedPages.get(mb);
+  if (page === undefined) {
+    const html = fixture(DEFAULT_PAGES[0]!);
+    const pad = Math.max(0, mb * 2 ** 20 - html.length);
+    page = html.replace('</body>', `<!--${'x'.repeat(pad)}--></body>`);
+    oversizedPages.set(mb, page);
+  }
+  return page;
+};
+
+const bombs = new Map<number, Buffer>();
+/** `inflatedMb` MB of spaces, gzipped at the best ratio (256 MB is about 250 kB): built once per size */
+const gzipBomb = (inflatedMb: number): Buffer => {
+  let bomb = bombs.get(inflatedMb);
+  if (!bomb) {
+    const mb = Buffer.alloc(2 ** 20, 0x20);
+    const chunks = Array.from({ length: inflatedMb }, () => mb);
+    bomb = gzipSync(Buffer.concat(chunks), { level: 9 });
+    bombs.set(inflatedMb, bomb);
+  }
+  return bomb;
+};
+
+/**
+ * Builds the large bodies of `troubles` ahead of time (a 256 MB bomb is gzipped a megabyte at a time, off the event
+ * loop's critical path), so the first request that meets one is answered at once, as the rest are.
+ */
+export const prepareTroubles = async (troubles: readonly Trouble[]): Promise<void> => {
+  for (const trouble of troubles) {
+    if (trouble.kind === 'oversized') oversized(trouble.mb ?? 9);
+    if (trouble.kind !== 'gzip_bomb') continue;
+    const size = trouble.inflatedMb ?? 256;
+    if (bombs.has(size)) continue;
+    const gzip = createGzip({ level: 9 });
+    const out: Buffer[] = [];
+    gzip.on('data', (c: Buffer) => out.push(c));
+    const done = new Promise<void>((resolve, reject) => {
+      gzip.on('end', resolve);
+      gzip.on('error', reject);
+    });
+    const mb = Buffer.alloc(2 ** 20, 0x20);
+    for (let i = 0; i < size; i++) {
+      if (!gzip.write(mb)) await new Promise((r) => gzip.once('drain', r));
+    }
+    gzip.end();
+    await done;
+    bombs.set(size, Buffer.concat(out));
+  }
+};
+
 const cookieHas = (req: IncomingMessage, name: string) =>
   (req.headers.cookie ?? '').split(/;\s*/).some((c) => c.startsWith(`${name}=`));
 
@@ -211,6 +296,8 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   let mode: FakeGoogleMode = { ...options };
   let troubleCount = 0;
+  /** requests the mode's trouble could apply to since it was set, for `share` */
+  let eligibleCount = 0;
   let aioPage: string | undefined;
   const hanging = new Set<ServerResponse>();
   /** per query: how many searches (start=0 requests) it has had, for `rotate` */
@@ -259,12 +346,20 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
   const troubleApplies = (start: number, q: string): boolean => {
     if (mode.query !== undefined && q !== mode.query) return false;
     if (!mode.trouble || start < (mode.fromStart ?? 0)) return false;
+    if (mode.share !== undefined && mode.share < 1) {
+      // spread evenly, as a home's share is: the n-th eligible request is troubled when the share's count steps up
+      const n = eligibleCount;
+      eligibleCount += 1;
+      if (Math.ceil((n + 1) * mode.share) <= Math.ceil(n * mode.share)) return false;
+    }
     if (mode.firstRequests === undefined) return true;
     troubleCount += 1;
     return troubleCount <= mode.firstRequests;
   };
 
-  const answerTrouble = (res: ServerResponse, trouble: Trouble, url: URL) => {
+  const answerTrouble = (req: IncomingMessage, res: ServerResponse, trouble: Trouble, url: URL) => {
+    const recorded = recordOf.get(req);
+    if (recorded) recorded.trouble = trouble.kind;
     switch (trouble.kind) {
       case 'status':
         return send(res, trouble.status, `<html><body>error ${trouble.status}</body></html>`);
@@ -280,13 +375,58 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
         return send(res, 200, fixture(CONSENT_PAGE));
       case 'hang':
         return hang(res);
+      case 'reset': {
+        const body = Buffer.from(fixture(pages[0]!));
+        res.writeHead(200, { 'content-type': 'text/html; charset=UTF-8', 'content-length': String(body.length) });
+        // a third of the page, then the socket goes as a reset would (the rest never comes)
+        res.write(body.subarray(0, Math.floor(body.length / 3)), () => res.socket?.resetAndDestroy());
+        return;
+      }
+      case 'trickle':
+        return trickle(res, trouble.forMs ?? 40_000);
+      case 'truncated': {
+        const html = fixture(pages[0]!);
+        return send(res, 200, html.slice(0, Math.floor(html.length * 0.4)));
+      }
+      case 'malformed':
+        return send(res, 200, MALFORMED);
+      case 'oversized':
+        return send(res, 200, oversized(trouble.mb ?? 9));
+      case 'gzip_bomb':
+        res.writeHead(200, { 'content-type': 'text/html; charset=UTF-8', 'content-encoding': 'gzip' });
+        res.end(gzipBomb(trouble.inflatedMb ?? 256));
+        return;
+      case 'redirect_loop':
+        return send(res, 302, '', { location: '/__fake/loop/1' });
     }
+  };
+
+  /** headers, then one small piece of the page each second: alive, and never done before the client's deadline */
+  const trickle = (res: ServerResponse, forMs: number) => {
+    const body = Buffer.from(fixture(pages[0]!));
+    res.writeHead(200, { 'content-type': 'text/html; charset=UTF-8', 'content-length': String(body.length) });
+    hanging.add(res);
+    let at = 0;
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (Date.now() - started >= forMs || at >= body.length) {
+        clearInterval(timer);
+        res.destroy();
+        return;
+      }
+      res.write(body.subarray(at, at + 64));
+      at += 64;
+    }, 1_000);
+    res.on('close', () => {
+      clearInterval(timer);
+      hanging.delete(res);
+    });
   };
 
   const answerSearch = (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const q = url.searchParams.get('q') ?? '';
     const start = Number(url.searchParams.get('start') ?? '0') || 0;
-    if (troubleApplies(start, q) && mode.trouble) return answerTrouble(res, mode.trouble, url);
+    if (troubleApplies(start, q) && mode.trouble) return answerTrouble(req, res, mode.trouble, url);
     if (mode.requireCookie && !cookieHas(req, 'NID')) return send(res, 200, fixture(JS_CHALLENGE_PAGE));
     if (q === AIO_QUERY && !options.queries?.[q]) {
       aioPage ??= buildAioPage(options.aioDelayMs ?? 1500);
@@ -353,6 +493,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
       address: req.socket.remoteAddress,
       query: Object.fromEntries(url.searchParams),
       headers: { ...req.headers },
+      at: Date.now(),
     };
     requests.push(recorded);
     recordOf.set(req, recorded);
@@ -371,6 +512,9 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
       return;
     }
     if (url.pathname === '/sorry/index') return send(res, 429, fixture(CAPTCHA_PAGE));
+    // the redirect loop's pages: each sends the client one further, and none is ever a page
+    const loop = /^\/__fake\/loop\/(\d+)$/.exec(url.pathname);
+    if (loop) return send(res, 302, '', { location: `/__fake/loop/${Number(loop[1]) + 1}` });
     // the home page is where a browser session picks up its cookies
     if (url.pathname === '/')
       return send(res, 200, '<html><body><form action="/search"></form></body></html>', nidCookie(req));
@@ -387,6 +531,7 @@ export const startFakeGoogle = async (options: FakeGoogleOptions = {}): Promise<
     setMode(next) {
       mode = { ...next };
       troubleCount = 0;
+      eligibleCount = 0;
     },
     setPlacement(next) {
       placement = next;

@@ -15,6 +15,10 @@ export interface ProxyFleet {
   addresses: string[];
   /** requests (forwarded or tunnelled) each proxy carried, and those it refused */
   stats(): { carried: number[]; refused: number };
+  /** proxy `index` dies: it stops listening and drops every connection it carries (clients meet a refused port) */
+  down(index: number): Promise<void>;
+  /** proxy `index` comes back on the same port */
+  up(index: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,6 +33,16 @@ export const startProxies = async (
 ): Promise<ProxyFleet> => {
   const servers: Server[] = [];
   const sockets = new Set<Socket>();
+  /** each proxy's own connections (clients' and upstream), so one proxy can die alone */
+  const own: Set<Socket>[] = Array.from({ length: count }, () => new Set<Socket>());
+  const track = (i: number, s: Socket) => {
+    sockets.add(s);
+    own[i]!.add(s);
+    s.on('close', () => {
+      sockets.delete(s);
+      own[i]!.delete(s);
+    });
+  };
   const carried = Array.from({ length: count }, () => 0);
   let refused = 0;
   const expected = options.credentials ? `${options.credentials.username}:${options.credentials.password}` : undefined;
@@ -75,8 +89,7 @@ export const startProxies = async (
       req.pipe(upstream);
     });
     server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-      sockets.add(client);
-      client.on('close', () => sockets.delete(client));
+      track(i, client);
       client.on('error', () => client.destroy());
       const [host = '', port = '443'] = (req.url ?? '').split(':');
       if (!authorized(req, expected)) {
@@ -95,30 +108,45 @@ export const startProxies = async (
         upstream.pipe(client);
         client.pipe(upstream);
       });
-      sockets.add(upstream);
-      upstream.on('close', () => {
-        sockets.delete(upstream);
-        client.destroy();
-      });
+      track(i, upstream);
+      upstream.on('close', () => client.destroy());
       upstream.on('error', () => client.destroy());
     });
-    server.on('connection', (s) => {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    });
+    server.on('connection', (s) => track(i, s));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     servers.push(server);
   }
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
   const userinfo = options.credentials
     ? `${encodeURIComponent(options.credentials.username)}:${encodeURIComponent(options.credentials.password)}@`
     : '';
   return {
-    urls: servers.map((s) => `http://${userinfo}127.0.0.1:${(s.address() as AddressInfo).port}`),
+    urls: ports.map((port) => `http://${userinfo}127.0.0.1:${port}`),
     addresses,
     stats: () => ({ carried: [...carried], refused }),
+    async down(index) {
+      const server = servers[index]!;
+      if (!server.listening) return;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of own[index]!) s.destroy();
+      await closed;
+    },
+    async up(index) {
+      const server = servers[index]!;
+      if (server.listening) return;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(ports[index], '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    },
     async close() {
       for (const s of sockets) s.destroy();
-      await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      await Promise.all(
+        servers.filter((s) => s.listening).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+      );
     },
   };
 };

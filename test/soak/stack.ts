@@ -1,0 +1,303 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createJetStreamEventStore } from '../../services/adapters/eventStore/jetstream.js';
+import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
+import { type ClusterProcess, type LocalCluster, startLocalCluster } from '../../services/cli/dev/cluster.js';
+import type { EventStore } from '../../services/ports/eventStore.js';
+import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
+import { natsConnect } from '../support/nats.js';
+import { type ProxyFleet, startProxies } from '../support/proxies.js';
+import { cliEntry, type RunningService, removeDir, startService, tempDataDir, UNPACED } from '../support/service.js';
+import { type Receiver, startReceiver } from '../support/webhookReceiver.js';
+
+/**
+ * What the soak runs against (docs/operations.md#the-soak): the fake Google behind local forward proxies, webhook
+ * receivers, and the real service: one `serve` (embedded) or a cluster of three nats-server nodes and processes of
+ * `serve --role …` (`serp-api cluster up`'s tooling). Each service process carries the event-loop probe
+ * (loopProbe.mjs). The stack restarts what the soak kills on purpose and records every other exit.
+ */
+
+export const PROBE = fileURLToPath(new URL('./loopProbe.mjs', import.meta.url));
+export const ADMIN_TOKEN = 'soak-admin-token-0123456789abcdef';
+
+/** the settings every soak runs the service with (short rests and waits, so a blocked search ends in seconds) */
+export const soakEnv = (google: FakeGoogle, proxies: ProxyFleet, probeDir: string): NodeJS.ProcessEnv => ({
+  SERP_GOOGLE_ORIGIN: google.origin,
+  SERP_FETCHER: 'http',
+  SERP_PROXY_URLS: proxies.urls.join(','),
+  ...UNPACED,
+  SERP_NO_ROUTE_WAIT_S: '10',
+  SERP_CRAWLER_CONCURRENCY: '4',
+  SERP_ADMIN_TOKEN: ADMIN_TOKEN,
+  SERP_WEBHOOK_ALLOW_HTTP: '1',
+  SERP_WEBHOOK_ALLOW_PRIVATE: '1',
+  SERP_WEBHOOK_BACKOFF_MS: '200',
+  SERP_WEBHOOK_TIMEOUT_MS: '1000',
+  SERP_MONITOR_TICK_MS: '500',
+  SERP_MONITOR_SPREAD_MAX_S: '20',
+  SERP_LOG_LEVEL: 'warn',
+  SOAK_PROBE_DIR: probeDir,
+});
+
+/** the settings bound what a job may take (the job bound of the invariants is made from them) */
+export const JOB_LIMITS = {
+  /** services/crawler/crawl.ts: a page's attempts and each attempt's deadline */
+  attemptsPerPage: 4,
+  pageTimeoutS: 30,
+  noRouteWaitS: 10,
+  cooldownMaxS: Number(UNPACED.SERP_ROUTE_COOLDOWN_MAX_S),
+};
+
+export interface UnplannedExit {
+  name: string;
+  at: number;
+  code: number | null;
+  signal: string | null;
+  /** the last lines it printed */
+  tail: string;
+}
+
+export interface SoakProcess {
+  name: string;
+  roles: string;
+  pid: number;
+  /** it answers the API (its main thread is an HTTP thread) */
+  http: boolean;
+}
+
+export interface SoakStack {
+  mode: 'embedded' | 'cluster';
+  /** where the API answers now (an embedded service restarted after a crash listens elsewhere) */
+  apiUrls(): string[];
+  google: FakeGoogle;
+  proxies: ProxyFleet;
+  receivers: Receiver[];
+  /** the log, read beside the service (SQLite's file, or JetStream) */
+  events: EventStore;
+  probeDir: string;
+  /** the service's processes alive now */
+  processes(): SoakProcess[];
+  /** names of the processes killed on purpose (their RSS restarts from nothing) */
+  restarted: Set<string>;
+  unplanned: UnplannedExit[];
+  /** kill -9 a process of `role` (`target` picks among several) and start it again after `downMs`; its name */
+  killRole(role: 'crawler' | 'dispatcher' | 'api', target: number, downMs: number): Promise<string>;
+  /** kill -9 a NATS node and start it again after `downMs`; its name */
+  restartNats(target: number, downMs: number): Promise<string>;
+  /** what the service printed lately (every process), for a failed invariant's evidence */
+  logTail(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Whether dist/ holds a build at least as new as every source (then the soak runs it, as `npm start` would), else the
+ * sources through tsx, never a stale build.
+ */
+export const freshBuild = (): boolean => {
+  const main = join(root, 'dist', 'services', 'cli', 'main.js');
+  if (!existsSync(main)) return false;
+  const built = statSync(main).mtimeMs;
+  const newest = (dir: string): number => {
+    let m = 0;
+    for (const entry of readdirSafe(dir)) {
+      const p = join(dir, entry.name);
+      if (entry.isDirectory()) m = Math.max(m, newest(p));
+      else if (entry.name.endsWith('.ts')) m = Math.max(m, statSync(p).mtimeMs);
+    }
+    return m;
+  };
+  return ['services', 'contracts', 'projections', 'parser', 'domain'].every((d) => newest(join(root, d)) <= built);
+};
+const readdirSafe = (dir: string) => {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+};
+
+export const startSoakStack = async (options: {
+  cluster: boolean;
+  proxies: number;
+  receivers: number;
+  log?: (line: string) => void;
+}): Promise<SoakStack> => {
+  const google = await startFakeGoogle({ placement: {} });
+  const proxies = await startProxies(options.proxies);
+  const receivers = await Promise.all(Array.from({ length: options.receivers }, () => startReceiver()));
+  const dir = tempDataDir(options.cluster ? 'serp-soak-cluster' : 'serp-soak');
+  const probeDir = join(dir, 'probe');
+  mkdirSync(probeDir, { recursive: true });
+  const env = soakEnv(google, proxies, probeDir);
+  const unplanned: UnplannedExit[] = [];
+  const restarted = new Set<string>();
+  let stopping = false;
+  const closeSupport = async () => {
+    await google.close();
+    await proxies.close();
+    for (const r of receivers) await r.close();
+  };
+
+  if (!options.cluster) {
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    const nodeArgs = `--import ${PROBE}`;
+    let svc: RunningService = await startService(data, { ...env, SERP_TEST_NODE_ARGS: nodeArgs });
+    const watch = (s: RunningService) => {
+      s.child.once('exit', (code, signal) => {
+        if (stopping) return;
+        unplanned.push({ name: 'serve', at: Date.now(), code, signal, tail: s.stderr().slice(-4000) });
+        restarted.add('serve');
+        // the soak goes on against a new start on the same data (what a supervisor would do), and says so
+        void startService(data, { ...env, SERP_TEST_NODE_ARGS: nodeArgs }).then(
+          (next) => {
+            svc = next;
+            watch(next);
+          },
+          (err) => options.log?.(`serve did not start again: ${String(err)}`),
+        );
+      });
+    };
+    watch(svc);
+    const events = createSqliteEventStore({ path: join(data, 'events.db') });
+    return {
+      mode: 'embedded',
+      apiUrls: () => [svc.url],
+      google,
+      proxies,
+      receivers,
+      events,
+      probeDir,
+      processes: () =>
+        svc.child.pid !== undefined && svc.child.exitCode === null
+          ? [{ name: 'serve', roles: 'all', pid: svc.child.pid, http: true }]
+          : [],
+      restarted,
+      unplanned,
+      killRole: async () => {
+        throw new Error('process faults need --cluster');
+      },
+      restartNats: async () => {
+        throw new Error('process faults need --cluster');
+      },
+      logTail: (lines = 40) => [svc.stderr(), svc.stdout()].join('\n').split('\n').slice(-lines).join('\n'),
+      async stop() {
+        stopping = true;
+        await events.close();
+        await svc.stop();
+        await closeSupport();
+        removeDir(dir);
+      },
+    };
+  }
+
+  const cluster: LocalCluster = await startLocalCluster({
+    dir: join(dir, 'cluster'),
+    apis: 2,
+    crawlers: 2,
+    env: { ...env, SERP_QUEUE_ACK_WAIT_MS: '5000' },
+    command: [process.execPath, '--import', PROBE, ...cliEntry()],
+    log: options.log,
+  });
+  const events = await createJetStreamEventStore({ nc: await natsConnect(cluster.nats.urls), ownsConnection: true });
+  /** processes and nodes taken down on purpose right now: their exit is planned */
+  const planned = new Set<string>();
+  const seen = new WeakSet<object>();
+  const watchTimer = setInterval(() => {
+    if (stopping) return;
+    for (const p of cluster.processes) {
+      const c = p.child;
+      if (!c || seen.has(c) || planned.has(p.name)) continue;
+      if (c.exitCode === null && c.signalCode === null) continue;
+      seen.add(c);
+      unplanned.push({
+        name: p.name,
+        at: Date.now(),
+        code: c.exitCode,
+        signal: c.signalCode,
+        tail: p.log.slice(-30).join('\n'),
+      });
+      restarted.add(p.name);
+      // started again, as an orchestrator would, so the soak measures the rest of the run
+      void cluster.restart(p).catch((err) => options.log?.(`${p.name} did not start again: ${String(err)}`));
+    }
+    cluster.nats.nodes.forEach((n) => {
+      const c = n.process;
+      if (!c || seen.has(c) || planned.has(n.name)) return;
+      if (c.exitCode === null && c.signalCode === null) return;
+      seen.add(c);
+      unplanned.push({ name: n.name, at: Date.now(), code: c.exitCode, signal: c.signalCode, tail: '' });
+    });
+  }, 500);
+
+  const byRole = (role: string) => cluster.processes.filter((p) => p.roles === role);
+  return {
+    mode: 'cluster',
+    apiUrls: () => cluster.apiUrls,
+    google,
+    proxies,
+    receivers,
+    events,
+    probeDir,
+    processes: () =>
+      cluster.processes.flatMap((p: ClusterProcess) =>
+        p.child?.pid !== undefined && p.child.exitCode === null && p.child.signalCode === null
+          ? [{ name: p.name, roles: p.roles, pid: p.child.pid, http: p.roles === 'api' }]
+          : [],
+      ),
+    restarted,
+    unplanned,
+    async killRole(role, target, downMs) {
+      const all = byRole(role);
+      const p = all[target % all.length]!;
+      planned.add(p.name);
+      restarted.add(p.name);
+      try {
+        await cluster.kill(p, 'SIGKILL');
+        await new Promise((r) => setTimeout(r, downMs));
+        await cluster.restart(p);
+      } finally {
+        planned.delete(p.name);
+      }
+      return p.name;
+    },
+    async restartNats(target, downMs) {
+      const i = target % cluster.nats.nodes.length;
+      const name = cluster.nats.nodes[i]!.name;
+      planned.add(name);
+      try {
+        await cluster.nats.stopNode(i, 'SIGKILL');
+        await new Promise((r) => setTimeout(r, downMs));
+        await cluster.nats.startNode(i);
+      } finally {
+        planned.delete(name);
+      }
+      return name;
+    },
+    logTail: (lines = 40) =>
+      cluster.processes
+        .map((p) => `[${p.name}]\n${p.log.slice(-Math.ceil(lines / cluster.processes.length)).join('\n')}`)
+        .join('\n'),
+    async stop() {
+      stopping = true;
+      clearInterval(watchTimer);
+      await events.close();
+      await cluster.stop();
+      await closeSupport();
+      removeDir(dir);
+    },
+  };
+};
+
+/** resident set of a process in bytes (/proc/<pid>/status VmRSS), or undefined once it is gone */
+export const rssOf = (pid: number): number | undefined => {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+};
