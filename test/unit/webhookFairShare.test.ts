@@ -140,3 +140,103 @@ t.test("deliverer › a key's hanging receivers do not delay another key's deliv
     'after their timeouts, each hanging endpoint is held to one attempt at a time',
   );
 });
+
+t.test('deliverer › an outbox read older than its own claims queues nothing again', async (t) => {
+  const arrivals = new Map<string, number>();
+  const okServer = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
+      res.writeHead(204).end();
+    });
+  });
+  const origin = await listen(okServer);
+  const dataDir = tempDataDir('serp-own-claims');
+  const config = loadConfig({}, { dataDir });
+  const core = await openCore(config);
+  const { keys } = composeApplication(core, config);
+  const safety = { allowHttp: true, allowPrivate: true };
+  const sender = createSender({ ...safety, resolve: systemResolver, timeoutMs: 4_000, maxSockets: 64 });
+  let deliverer: ReturnType<typeof createDeliverer> | undefined;
+  let openGate: () => void = () => undefined;
+  const gate = new Promise<void>((r) => {
+    openGate = r;
+  });
+  t.teardown(async () => {
+    openGate();
+    await deliverer?.stop();
+    sender.close();
+    await core.close();
+    removeDir(dataDir);
+    okServer.close();
+  });
+  const projected = (p: number) => core.projector.waitFor(p);
+  const service = createWebhookService({
+    queries: core.queries,
+    handle: core.handle,
+    projected,
+    pepper: core.secrets.keyPepper,
+    safety,
+    resolve: systemResolver,
+  });
+  const { keyId } = await keys.create({ tier: 'pro', label: 'own claims' });
+  await projected(await core.eventStore.headPosition());
+  const key = core.queries.keys.byId(keyId)!;
+  const hook = (await service.create(key, { url: `${origin}/ok`, events: ['search.completed'] })).webhook_id;
+  const N = 20;
+  for (let i = 0; i < N; i++) {
+    const messageId = messageIdOf('own', String(i), randomBytes(4).toString('hex'));
+    const deliveryId = deliveryIdOf(hook, messageId, Date.now());
+    const at = new Date().toISOString();
+    await core.handle(streams.webhookDelivery(deliveryId), deliveryDecider, {
+      type: 'ScheduleDelivery',
+      delivery: {
+        deliveryId,
+        webhookId: hook,
+        keyId,
+        messageId,
+        eventType: 'search.completed',
+        body: JSON.stringify({ type: 'search.completed', timestamp: at, data: { i } }),
+        occurredAt: at,
+        scheduledAt: at,
+      },
+    });
+  }
+  await projected(await core.eventStore.headPosition());
+  // the outbox as it stood before any claim: every read answers it, as a read model far behind the log would
+  const stale = core.queries.webhooks.outbox();
+  t.equal(stale.length, N, `${N} deliveries due`);
+  let reads = 0;
+  const outbox = () => {
+    reads++;
+    return stale;
+  };
+  const queries = { ...core.queries, webhooks: { ...core.queries.webhooks, outbox } };
+  let claims = 0;
+  const handle: typeof core.handle = (stream, decider, command) => {
+    if ((command as { type: string }).type === 'ClaimAttempt') claims++;
+    return core.handle(stream, decider, command);
+  };
+  deliverer = createDeliverer({
+    eventStore: core.eventStore,
+    queries,
+    handle,
+    // the read models hold none of its appends until the gate opens
+    projected: (p) => gate.then(() => projected(p)),
+    sender,
+    pepper: core.secrets.keyPepper,
+    config: { backoffMs: 60_000, timeoutMs: 4_000, concurrency: 64, tickMs: 20, giveUpAfterMs: 86_400_000 },
+    worker: `test-${randomBytes(3).toString('hex')}`,
+  });
+  deliverer.start();
+  const deadline = Date.now() + 30_000;
+  while (arrivals.size < N && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.equal(arrivals.size, N, 'every delivery arrived');
+  // three more reads of the stale outbox after the last attempt ended
+  const after = reads;
+  while (reads < after + 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.ok(reads >= after + 3, `the outbox was read ${reads - after} times after the last arrival`);
+  t.equal(claims, N, `one claim a delivery (${claims} for ${N}): none queued again from the stale reads`);
+  t.same([...new Set(arrivals.values())], [1], 'each arrived once');
+});
