@@ -260,6 +260,12 @@ const runtime = {
     'How far V8 lets the main heap grow past what its last full collection kept (0: V8’s own factor).',
     '0, or 50 with SERP_PIPELINE_THREAD=0',
   ),
+  SERP_CHAOS_FAULTS: variable(
+    list().refine((entries) => entries.every((e) => /^(parse|pipeline|writer|hash):[1-9]\d*$/.test(e)), {
+      message: 'a comma-separated list of kind:N, kind one of parse, pipeline, writer, hash',
+    }),
+    'Fault injection, for the tests only: `kind:N` kills a thread of that kind with an uncaught error at its Nth page parsed (`parse`), crawl started (`pipeline`), group committed (`writer`) or job hashed (`hash`), to show it is restarted (docs/architecture.md#when-a-thread-fails). Never set it in production.',
+  ),
 };
 
 /** `serve --role …` (distributed.ts adds what a role requires) */

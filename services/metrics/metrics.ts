@@ -6,6 +6,7 @@ import { laneOf } from '../../domain/searchJob/searchJob.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import { toProjected } from '../projector/projector.js';
+import { threadRestarts } from '../runtime/threadFaults.js';
 
 /**
  * The service's Prometheus metrics (prom-client), one registry per process (never the global one, so that tests may
@@ -21,6 +22,7 @@ import { toProjected } from '../projector/projector.js';
  *   searches served `partial` because Google placed them elsewhere even after a retry, by the route that ended them.
  * - Gauges read when scraped: queue depth and the oldest wait (its own queue, or JetStream's for a distributed api),
  *   and projection lag (global positions between the log's head and this process's read models).
+ * - Thread restarts (docs/architecture.md#when-a-thread-fails), by the kind of thread, read when scraped.
  * - Lanes (docs/fleet.md#lanes-and-fair-share): jobs waiting and crawling per lane (the `queue` read model, when
  *   scraped), and each job's wait from submit to its first Google request per lane (a histogram, from the log).
  */
@@ -145,6 +147,21 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       },
     });
   }
+  // a thread that failed and was started again (docs/architecture.md#when-a-thread-fails): counted where it happened,
+  // this thread's own and those the pipeline thread reported here, whichever registry scrapes them
+  const restartsSeen: Record<string, number> = {};
+  new Counter({
+    name: 'serp_thread_restarts_total',
+    help: 'Threads that failed and were started again, by kind: parse, pipeline, writer (event store), hash',
+    labelNames: ['thread'] as const,
+    registers: [registry],
+    collect() {
+      for (const [thread, n] of Object.entries(threadRestarts())) {
+        this.inc({ thread }, n - (restartsSeen[thread] ?? 0));
+        restartsSeen[thread] = n;
+      }
+    },
+  });
   const laneWait = new Histogram({
     name: 'serp_lane_wait_seconds',
     help: "A crawled job's wait per lane, from submit to its first Google request (search_metadata.queued_ms)",

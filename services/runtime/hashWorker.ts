@@ -3,6 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { releaseBuffers } from '../buffers.js';
 import type { FromHashThread, ToHashThread } from './hashThread.js';
 import { runInBackground } from './nice.js';
+import { injectedFault } from './threadFaults.js';
 
 /**
  * The raw HTML hash thread (hashThread.ts): one SHA-256 per job id, fed in the order the messages come (a port keeps
@@ -17,6 +18,8 @@ if (!port) throw new Error('hashWorker runs as a worker thread');
 const jobs = new Map<number, Hash>();
 
 port.on('message', (m: ToHashThread) => {
+  // a real fault (SERP_CHAOS_FAULTS): an error nothing catches ends this thread with the jobs it holds
+  if ('fault' in m) throw injectedFault('hash');
   if ('body' in m) {
     let hash = jobs.get(m.id);
     if (!hash) {

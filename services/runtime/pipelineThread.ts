@@ -16,6 +16,7 @@ import type { Judgement, LocationJudge } from '../geo/locationCheck.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { Projector } from '../projector/projector.js';
 import { startThread } from './boot.js';
+import { reportThreadFault, type ThreadKind } from './threadFaults.js';
 
 /** A location resolved on the HTTP thread (the geotargets stay there), or why it could not be. */
 export type TargetingResolution =
@@ -136,7 +137,9 @@ export type FromPipeline =
       compressed?: { encoding: AnswerEncoding; bytes: Uint8Array };
     }
   | { type: 'queueStats'; id: number; stats: QueueStats }
-  | { type: 'metrics'; id: number; text: string };
+  | { type: 'metrics'; id: number; text: string }
+  /** a thread of this thread's (parse, hash, its event store's writer) failed and was started again: counted here */
+  | { type: 'threadFault'; thread: ThreadKind; cause: string };
 
 export interface PipelineThread {
   /** resolves once the thread's projector has caught up with the log and its crawl worker runs */
@@ -228,6 +231,9 @@ export const startPipelineThread = (options: {
         return;
       case 'appended':
         options.onAppended(m.position);
+        return;
+      case 'threadFault':
+        reportThreadFault(m.thread, m.cause);
         return;
       case 'projected':
         projected = Math.max(projected, m.position);

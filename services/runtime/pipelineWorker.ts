@@ -22,6 +22,7 @@ import {
   type ToPipeline,
   toThrownError,
 } from './pipelineThread.js';
+import { armThreadFaults, faultCounter, forwardThreadFaults, injectedFault } from './threadFaults.js';
 
 /**
  * The pipeline thread (pipelineThread.ts): the write side of an embedded service, composed as embedded.ts composes
@@ -36,6 +37,10 @@ runInBackground();
 const port = parentPort!;
 const post = (m: FromPipeline, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 const { config, logger } = workerData as PipelineThreadSetup;
+// the faults of the threads this thread starts are counted and logged on the main thread (threadFaults.ts)
+forwardThreadFaults((thread, cause) => post({ type: 'threadFault', thread, cause }));
+armThreadFaults(config.chaosFaults);
+const pipelineFault = faultCounter('pipeline');
 
 /** each crawl's request → its location as the HTTP thread resolved it (asked before each crawl) */
 const resolved = resolvedTargetings();
@@ -113,8 +118,15 @@ const start = async () => {
     pepper: secrets.keyPepper,
     locations: resolved.resolveTargeting,
     judgeLocation: askJudgement,
-    beforeCrawl: async (request) => {
-      resolved.set(request, await askTargeting(request));
+    beforeCrawl: async (message) => {
+      if (pipelineFault()) {
+        // a real fault (SERP_CHAOS_FAULTS): an error nothing catches ends this thread with its crawls in flight
+        setImmediate(() => {
+          throw injectedFault('pipeline');
+        });
+      }
+      // a job from before submits carried their targeting: its location is resolved on the HTTP thread
+      if (!message.targeting) resolved.set(message.request, await askTargeting(message.request));
     },
     log: jsonLines(config.logLevel, logger),
   });

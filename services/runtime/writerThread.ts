@@ -1,8 +1,11 @@
+import type { Worker } from 'node:worker_threads';
 import type { GroupWriter } from '../adapters/eventStore/sqlite.js';
 import type { EncodedEvent } from '../adapters/eventStore/sqliteCodec.js';
 import type { WriteRequest } from '../adapters/eventStore/sqliteWriter.js';
 import { type AppendResult, type ExpectedVersion, WrongExpectedVersionError } from '../ports/eventStore.js';
+import { StoreUnavailableError } from '../ports/unavailable.js';
 import { startThread } from './boot.js';
+import { faultCounter, reportThreadFault } from './threadFaults.js';
 
 /** What the writer thread is started with. */
 export interface WriterThreadSetup {
@@ -73,8 +76,8 @@ export const unpackGroup = (packed: string): WriteRequest[] => {
 
 /** what the writer thread is sent: a group to write (packed, or as objects), or the order to close and end */
 export type ToWriterThread =
-  | { id: number; packed: string }
-  | { id: number; batch: WriteRequest[] }
+  | { id: number; packed: string; fault?: true }
+  | { id: number; batch: WriteRequest[]; fault?: true }
   | { id: number; close: true };
 /** what the writer thread answers, each reply with the id of the message it answers */
 export type FromWriterThread =
@@ -88,53 +91,73 @@ export type FromWriterThread =
  * a fifth of the HTTP thread's time per submit. One group is in flight at a time; appends made meanwhile wait and go
  * out together as the next group, so the groups grow with the load. The thread is referenced only while a group is
  * in flight, so it keeps the process alive until an acknowledged append is durable and never after.
+ *
+ * A thread that dies (docs/architecture.md#when-a-thread-fails) fails the group it held with StoreUnavailableError,
+ * so its callers answer 503 and none is acknowledged (a transaction the thread did not commit is rolled back with its
+ * connection), is reported, and the next group starts a new thread.
  */
 export const startWriterThread = (path: string, busyTimeoutMs: number): GroupWriter => {
-  const worker = startThread('writerWorker', {
-    workerData: { path, busyTimeoutMs } satisfies WriterThreadSetup,
-    // a writer holds one group's strings at a time: a small young generation keeps the thread's memory small; the
-    // ceiling leaves room for a group of large events (a thread that runs out fails every append after it)
-    resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 4 },
-  });
-  worker.unref();
   const waiting = new Map<number, { resolve: (m: FromWriterThread) => void; reject: (e: unknown) => void }>();
   let nextId = 0;
   let closing = false;
-  let broken: Error | undefined;
-  const fail = (error: Error) => {
-    broken ??= error;
-    for (const w of waiting.values()) w.reject(broken);
-    waiting.clear();
-    worker.unref();
+  const faultDue = faultCounter('writer');
+  /** the thread that writes now; undefined once it died, until the next group starts another */
+  let worker: Worker | undefined;
+
+  const spawn = (): Worker => {
+    const w = startThread('writerWorker', {
+      workerData: { path, busyTimeoutMs } satisfies WriterThreadSetup,
+      // a writer holds one group's strings at a time: a small young generation keeps the thread's memory small; the
+      // ceiling leaves room for a group of large events (a thread that runs out fails the group it held)
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 4 },
+    });
+    w.unref();
+    w.on('message', (m: FromWriterThread) => {
+      const pending = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (waiting.size === 0 && !closing) w.unref();
+      pending?.resolve(m);
+    });
+    let why: Error | undefined;
+    w.on('error', (error) => {
+      why = error;
+    });
+    w.once('exit', (code) => {
+      if (worker === w) worker = undefined;
+      if (closing) return;
+      const cause = why ? why.message : `exited (${code})`;
+      const lost = new StoreUnavailableError('event store (its writer thread ended before it answered)', cause);
+      for (const pending of waiting.values()) pending.reject(lost);
+      waiting.clear();
+      reportThreadFault('writer', cause);
+    });
+    return w;
   };
-  worker.on('message', (m: FromWriterThread) => {
-    const w = waiting.get(m.id);
-    waiting.delete(m.id);
-    if (waiting.size === 0 && !closing) worker.unref();
-    w?.resolve(m);
-  });
-  worker.on('error', (error) => fail(error));
-  worker.on('exit', (code) => fail(new Error(`event store writer thread exited (${code})`)));
+
   const send = (message: ToWriterThread) =>
     new Promise<FromWriterThread>((resolve, reject) => {
-      if (broken) return reject(broken);
+      worker ??= spawn();
       waiting.set(message.id, { resolve, reject });
       worker.ref();
       worker.postMessage(message);
     });
+  worker = spawn();
   return {
     async write(batch) {
       const packed = packGroup(batch);
-      const reply = await send(packed === undefined ? { id: ++nextId, batch } : { id: ++nextId, packed });
+      const id = ++nextId;
+      const fault = faultDue() ? { fault: true as const } : {};
+      const reply = await send(packed === undefined ? { id, batch, ...fault } : { id, packed, ...fault });
       if ('failed' in reply) throw fromWire(reply.failed);
       if (!('outcomes' in reply)) throw new Error('event store writer: unexpected reply');
       return reply.outcomes.map((o) => (o.ok ? o : { ok: false, error: fromWire(o.error) }));
     },
     async close() {
-      if (broken) return;
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      const w = worker;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
       closing = true;
-      worker.ref(); // until it has closed the file and ended
+      w.ref(); // until it has closed the file and ended
       await send({ id: ++nextId, close: true });
       await exited;
     },

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createSqliteWriter } from '../adapters/eventStore/sqliteWriter.js';
+import { injectedFault } from './threadFaults.js';
 import {
   type FromWriterThread,
   type ToWriterThread,
@@ -18,6 +19,8 @@ if (!port) throw new Error('writerWorker runs as a worker thread');
 const writer = createSqliteWriter(path, busyTimeoutMs);
 
 port.on('message', (message: ToWriterThread) => {
+  // a real fault (SERP_CHAOS_FAULTS): an error nothing catches ends this thread with the group unwritten
+  if ('fault' in message) throw injectedFault('writer');
   let reply: FromWriterThread;
   if ('close' in message) {
     writer.close();

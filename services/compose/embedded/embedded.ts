@@ -13,7 +13,9 @@ import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
-import { type PipelineThread, startPipelineThread } from '../../runtime/pipelineThread.js';
+import { startSupervisedPipeline } from '../../runtime/pipelineSupervisor.js';
+import type { PipelineThread } from '../../runtime/pipelineThread.js';
+import { armThreadFaults } from '../../runtime/threadFaults.js';
 import { composeApi } from '../application.js';
 import { jsonLines } from '../logLines.js';
 import { packageVersion } from '../version.js';
@@ -40,6 +42,8 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   // loop's own heap is the projector's, and slower collections of it cost test/bench/pipeline.ts 30 MB of peak RSS.
   if (config.pipelineThread) lowerHelperThreads();
   const releaseLock = takeServeLock(config.dataDir);
+  // the tests' fault injection, for the threads this thread starts (SERP_CHAOS_FAULTS; none unless set)
+  armThreadFaults(config.chaosFaults);
   // one resolver for the process: the api validates `location` with it and the crawler targets with it
   const locations = createLocationResolver(config.dataDir);
   const log = jsonLines(config.logLevel, options.logger);
@@ -59,17 +63,18 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
               pipeline?.appended(position);
             },
             projectorElsewhere: (stores) => {
-              pipeline = startPipelineThread({
+              pipeline = startSupervisedPipeline({
                 setup: { config, logger: options.logger !== false },
-                projectedAt: stores.readModels.checkpoint(PROJECTOR_CHECKPOINT),
+                projectedAt: () => stores.readModels.checkpoint(PROJECTOR_CHECKPOINT),
                 onAppended: (position) => stores.eventStore.appendedElsewhere(position),
                 resolveTargeting: createTargetingResolver(locations),
                 judgeLocation: judgeWith({ resolve: (name) => locations.resolveLocation(name) }),
-                onFailed: (err) => {
-                  // nothing is crawled or projected any more: stop, so a supervisor starts the service again (every
-                  // acknowledged write is in the log, and the queue is rebuilt from it)
-                  process.stderr.write(`serp-api: ${err.message}; stopping\n`);
-                  process.exit(70);
+                // a failure it cannot come back from (docs/operations.md#exit-codes): stop, saying which, so a
+                // supervisor starts the service again (every acknowledged write is in the log, and the queue is
+                // rebuilt from it)
+                exit: (code, line) => {
+                  process.stderr.write(`serp-api: ${line}; stopping (exit code ${code})\n`);
+                  process.exit(code);
                 },
               });
               return pipeline.projector;

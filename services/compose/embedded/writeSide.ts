@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { JobMessage } from '../../../contracts/jobMessage.js';
 import type { SearchRequest } from '../../../contracts/search.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
 import { createInProcessJobQueue } from '../../adapters/jobQueue/inProcess.js';
@@ -35,8 +36,8 @@ export interface WriteSide {
 /**
  * Composes the write side over the stores of the thread it runs on: on the event loop that answers HTTP (embedded.ts,
  * SERP_PIPELINE_THREAD=0) or on the pipeline thread (services/runtime/pipelineWorker.ts, the default). `locations` is the location index, or how the
- * request's targeting is resolved elsewhere; `beforeCrawl` runs before each crawl whose job does not carry its
- * targeting from submit (the pipeline thread asks the HTTP thread for the location there: jobs from before it did).
+ * request's targeting is resolved elsewhere; `beforeCrawl` runs before each crawl (the pipeline thread asks the HTTP
+ * thread for the location of a job that does not carry its targeting from submit: jobs from before it did).
  */
 export const composeWriteSide = async (parts: {
   config: Config;
@@ -49,7 +50,7 @@ export const composeWriteSide = async (parts: {
   /** the key pepper: webhook signing secrets derive from it (docs/webhooks.md) */
   pepper: string;
   locations: LocationResolver | ((request: SearchRequest) => ResolvedTargeting);
-  beforeCrawl?: (request: SearchRequest) => Promise<void>;
+  beforeCrawl?: (message: JobMessage) => Promise<void>;
   /** with `locations` from another thread: how that thread judges where Google placed a page */
   judgeLocation?: LocationJudge;
   log: ReturnType<typeof jsonLines>;
@@ -66,7 +67,7 @@ export const composeWriteSide = async (parts: {
   const crawler: Crawler = before
     ? {
         async crawl(message, opts) {
-          if (!message.targeting) await before(message.request);
+          await before(message);
           return inner.crawl(message, opts);
         },
         close: () => inner.close(),
