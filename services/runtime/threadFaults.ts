@@ -1,3 +1,5 @@
+import { CHAOS_FAULT } from '../config/schema.js';
+
 /**
  * What happens when a thread of the service fails (docs/architecture.md#when-a-thread-fails): the fault is logged with
  * its cause, counted (`serp_thread_restarts_total{thread}`, docs/operations.md#metrics-and-logs) and the thread is
@@ -41,11 +43,11 @@ export const threadRestarts = (): Readonly<Record<ThreadKind, number>> => ({ ...
  * Fault injection for the tests (SERP_CHAOS_FAULTS, docs/configuration.md): `kind:N` makes the Nth unit of work of
  * that kind of thread kill its thread with an uncaught error: the Nth page a parse pool reads, the Nth job a hash
  * thread digests, the Nth group an event store writer thread commits, the Nth crawl the pipeline thread starts. Each
- * counts on its own (one writer thread per event store, one parse pool per crawler).
+ * counts on its own (one writer thread per event store, one parse pool per crawler). The pipeline thread's fault is
+ * injected into the first thread only, unless written `pipeline:N:each` (every new thread too: a crawl that kills
+ * each thread that takes it, for the restart bound, pipelineSupervisor.ts).
  */
 const armed = new Map<ThreadKind, number>();
-
-export const CHAOS_FAULT = /^(parse|pipeline|writer|hash):([1-9]\d*)$/;
 
 export const armThreadFaults = (entries: readonly string[]): void => {
   armed.clear();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, type Stack, startStack, submit } from '../support/service.js';
+import { cli, pollJob, type Stack, startService, startStack, submit } from '../support/service.js';
 
 /**
  * No single fault stops the process (docs/architecture.md#when-a-thread-fails): a real `serve`, a thread of each kind
@@ -82,7 +82,12 @@ t.test(
       const [full, blocked] = await Promise.all([
         searchUntilEnded(stack, key, { keyword: `coffee round ${round}`, no_cache: true }),
         searchUntilEnded(stack, key, { keyword: BLOCKED, no_cache: true }),
-      ]);
+      ]).catch((err: Error) => {
+        // the process went away under the requests: what it said last is the failure
+        throw new Error(
+          `round ${round}: ${err.message}; the service exited ${stack.svc.child.exitCode}: ${stack.svc.stderr()}`,
+        );
+      });
       t.equal(full.status, 'done', `round ${round}: the full search is done`);
       t.equal(blocked.status, 'partial', `round ${round}: the blocked one ends partial, with the pages before 5`);
       const found = (o: typeof full) => o.job?.organic_results?.length ?? 0;
@@ -153,3 +158,41 @@ t.test('a thread that dies is logged, counted, restarted, and its work ends', { 
     await stillUp(t, stack);
   });
 });
+
+t.test(
+  'a pipeline thread that fails again and again stops the process, saying so; its search is done after a restart',
+  { skip: missing },
+  async (t) => {
+    // the crawl kills every pipeline thread that takes it (each new one enqueues it again from the log)
+    const { stack, key } = await startFaulty(t, 'pipeline:1:each');
+    const res = await submit(stack.svc.url, key, { keyword: 'poison', depth: 10 });
+    t.equal(res.status, 202, 'the search is accepted');
+    const { job_id: jobId } = (await res.json()) as { job_id: string };
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => resolve(-1), 120_000);
+      stack.svc.child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    t.equal(code, 70, 'exit code 70 (docs/operations.md#exit-codes)');
+    t.match(
+      stack.svc.stderr(),
+      /serp-api: the pipeline thread failed 5 times within 60 s, last: pipeline thread failed: fault injected into the pipeline thread .*; stopping \(exit code 70\)/,
+      'the line on stderr says which',
+    );
+    const logged = stack.svc
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"thread":"pipeline"')).length;
+    t.equal(logged, 4, 'the four failures before were restarts, each logged');
+    // a supervisor starts it again (without the fault): the accepted search was in the log, and is crawled
+    const again = await startService(stack.data, {
+      SERP_GOOGLE_ORIGIN: stack.google.origin,
+      SERP_ADMIN_TOKEN: adminToken,
+    });
+    t.teardown(() => again.stop());
+    const polled = await pollJob(again.url, key, jobId, 'json', 60_000);
+    t.equal(((await polled.json()) as Job).search_metadata?.status, 'done', 'the search is done after the restart');
+  },
+);
