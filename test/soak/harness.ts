@@ -16,7 +16,7 @@ import {
 } from './invariants.js';
 import { type Journal, openJournal } from './journal.js';
 import { buildSchedule, type Fault, GOOGLE_FAULTS, type GoogleFaultKind, scheduleDigest } from './schedule.js';
-import { rssOf, type SoakStack, startSoakStack } from './stack.js';
+import { memoryOf, type SoakStack, startSoakStack } from './stack.js';
 import { startTraffic, type Traffic } from './traffic.js';
 
 /**
@@ -160,20 +160,26 @@ const soakOn = async (
     concurrency: options.concurrency ?? 2,
   });
   log('soak: measuring idle reads');
-  const idle = await traffic.idleReads(200);
+  const idle = await traffic.idleReads(500);
 
   // samplers: RSS of every service process, and the live check of the jobs against their bounds
-  const rss: { at: number; byName: Record<string, number> }[] = [];
+  const rss: { at: number; byName: Record<string, number>; anon: number; file: number }[] = [];
   const httpPids = new Map<number, string>();
   const overdueSeen = new Map<string, string>();
   const sample = () => {
     const byName: Record<string, number> = {};
+    let anon = 0;
+    let file = 0;
     for (const p of stack.processes()) {
-      const r = rssOf(p.pid);
-      if (r !== undefined) byName[p.name] = r;
+      const m = memoryOf(p.pid);
+      if (m !== undefined) {
+        byName[p.name] = m.rss;
+        anon += m.anon;
+        file += m.file;
+      }
       if (p.http) httpPids.set(p.pid, p.name);
     }
-    rss.push({ at: Date.now(), byName });
+    rss.push({ at: Date.now(), byName, anon, file });
     return byName;
   };
   const rssTimer = setInterval(sample, 2_000);
@@ -205,6 +211,7 @@ const soakOn = async (
   const running = traffic.run();
   await sleep(warmupMs);
   const warm = sample();
+  const warmAt = rss.length - 1;
   log(
     `soak: warm-up over, RSS ${(Object.values(warm).reduce((a, b) => a + b, 0) / 2 ** 20).toFixed(0)} MB; faults start`,
   );
@@ -395,7 +402,7 @@ const soakOn = async (
         : drift <= 0.15
           ? []
           : [
-              `RSS grew ${(drift * 100).toFixed(1)} %; samples (MB): ${rss
+              `RSS grew ${(drift * 100).toFixed(1)} % (all processes, anonymous / file-backed: ${mb(rss[warmAt]?.anon ?? 0)} / ${mb(rss[warmAt]?.file ?? 0)} after warm-up, ${mb(rss.at(-1)?.anon ?? 0)} / ${mb(rss.at(-1)?.file ?? 0)} at the end); samples (MB): ${rss
                 .filter((_, i) => i % 5 === 0)
                 .map(
                   (s) =>

@@ -293,10 +293,15 @@ export const startSoakStack = async (options: {
 };
 
 /** resident set of a process in bytes (/proc/<pid>/status VmRSS), or undefined once it is gone */
-export const rssOf = (pid: number): number | undefined => {
+export const rssOf = (pid: number): number | undefined => memoryOf(pid)?.rss;
+
+/** VmRSS and its anonymous part (heaps, malloc) and file-backed part (mapped files), in bytes */
+export const memoryOf = (pid: number): { rss: number; anon: number; file: number } | undefined => {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : undefined;
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
+    const rss = kb('VmRSS');
+    return Number.isNaN(rss) ? undefined : { rss, anon: kb('RssAnon'), file: kb('RssFile') };
   } catch {
     return undefined;
   }
