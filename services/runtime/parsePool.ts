@@ -101,8 +101,8 @@ export const PARSE_THREAD_LIMITS = { maxOldGenerationSizeMb: 384, maxYoungGenera
  * gzipping its raw chunk all run in the pool, so the thread that answers HTTP only moves bytes. Piscina (the maintained
  * worker pool: a task queue, thread start and restart, clean shutdown) runs `parseWorker` on SERP_PARSE_THREADS threads,
  * and a page that takes longer than SERP_PARSE_TIMEOUT_MS ends its thread; a thread that dies is replaced and its
- * page fails as ParseThreadError (docs/architecture.md#when-a-thread-fails). The page's bytes move to the worker and back (transferred, not copied); the parsed page comes
- * back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
+ * page fails as ParseThreadError (docs/architecture.md#when-a-thread-fails). The page's bytes move to the worker and
+ * back (transferred, not copied); the parsed page comes back by structured clone. From the sources (no build) the worker is the .ts file and loads through tsx like the
  * main thread.
  */
 export const createParsePool = (
@@ -193,8 +193,9 @@ const abandoned = () => new DOMException('the crawl ended before its page was re
 
 /**
  * The crawl's abort settles the read at once but does not end the thread: a parse takes milliseconds, and ending a
- * thread that is posting its result was what raced (above). A page no thread has taken yet leaves the queue; one
- * being parsed finishes, its result dropped, and stays under the deadline until then.
+ * thread that is posting its result was what raced (above). A page no thread has taken yet leaves the queue (one
+ * piscina had just handed to a thread ends that thread, which has nothing to post yet); one being parsed finishes,
+ * its result dropped, and stays under the deadline until then.
  */
 const abandonOnAbort = (ran: Promise<PageRead>, signal: AbortSignal, task: Tracked): Promise<PageRead> =>
   new Promise<PageRead>((resolve, reject) => {

@@ -109,7 +109,11 @@ export const startSupervisedPipeline = (
   };
 
   const first = start(options.setup);
-  next = first.ready.then(() => first);
+  // a first thread that cannot start fails the service's start (embedded.ts awaits `ready`), not this
+  next = first.ready.then(
+    () => first,
+    () => first,
+  );
 
   const projector: Projector = {
     start: async () => {
