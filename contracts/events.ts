@@ -14,6 +14,7 @@ import {
   WebhookDeliveryRetryRequested,
   WebhookDeliveryScheduled,
   WebhookReplayRequested,
+  WebhookReplayScheduled,
   WebhookSecretRotated,
 } from './webhookEvents.js';
 
@@ -562,6 +563,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   WebhookSecretRotated,
   WebhookDeleted,
   WebhookReplayRequested,
+  WebhookReplayScheduled,
   WebhookDeliveryScheduled,
   WebhookAttemptClaimed,
   WebhookDeliveryAttempted,
@@ -574,6 +576,15 @@ export const DomainEvent = z.discriminatedUnion('type', [
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type EventOf<T extends DomainEvent['type']> = Extract<DomainEvent, { type: T }>;
 
+/**
+ * The replay and the entry a replayed delivery's id names (`dlv_<time>r<replay's random><entry, 4 hex>`, built by
+ * domain/webhook/ids.ts): its attempts go on the replay's stream, whose first event says what the delivery is.
+ */
+export const replayOfDelivery = (deliveryId: string) => {
+  const m = /^dlv_([0-9a-f]{12})r([0-9a-f]{12})([0-9a-f]{4})$/.exec(deliveryId);
+  return m ? { replayId: `rpl_${m[1]}${m[2]}`, index: Number.parseInt(m[3] as string, 16) } : undefined;
+};
+
 export const streams = {
   apiKey: (keyId: string) => `apiKey-${keyId}`,
   usage: (keyId: string, month: string) => `usage-${keyId}-${month}`,
@@ -582,7 +593,12 @@ export const streams = {
   monitorRun: (runId: string) => `monitorRun-${runId}`,
   adminSession: (sessionHash: string) => `adminSession-${sessionHash}`,
   webhook: (webhookId: string) => `webhook-${webhookId}`,
-  webhookDelivery: (deliveryId: string) => `webhookDelivery-${deliveryId}`,
+  /** a replayed delivery's attempts are recorded on its replay's stream (docs/webhooks.md#replay-recorded-by-reference) */
+  webhookDelivery: (deliveryId: string) => {
+    const replayed = replayOfDelivery(deliveryId);
+    return replayed ? `webhookReplay-${replayed.replayId}` : `webhookDelivery-${deliveryId}`;
+  },
+  webhookReplay: (replayId: string) => `webhookReplay-${replayId}`,
   monitorAlerts: (runId: string) => `monitorAlerts-${runId}`,
   keyLimits: (keyId: string) => `keyLimits-${keyId}`,
 } as const;

@@ -67,6 +67,36 @@ export const WebhookReplayRequested = z.object({
 });
 
 /**
+ * A replay, recorded by reference (docs/webhooks.md#replay-recorded-by-reference): the endpoint, the window of the log
+ * it read (`fromPosition` exclusive to `toPosition`, the request's position, found from `since`), and what it selected,
+ * one short entry per message: the position of the log event the message is made from, its `webhook-id` and its type.
+ * No body: an attempt rebuilds it from that event, as the router made it. The first event of stream
+ * `webhookReplay-<replayId>`, where its deliveries' attempts are recorded after it; the delivery of entry `i` has a
+ * derived id (`domain/webhook/ids.ts`). `capped`: the window held more than a replay sends (REPLAY_MAX_MESSAGES);
+ * `skipped`: messages already waiting for the endpoint, not selected again.
+ */
+export const WebhookReplayScheduled = z.object({
+  type: z.literal('WebhookReplayScheduled'),
+  data: z.object({
+    replayId: z.string(),
+    webhookId: z.string(),
+    keyId: z.string(),
+    since: iso,
+    requestedAt: iso,
+    scheduledAt: iso,
+    fromPosition: z.number().int().nonnegative(),
+    toPosition: z.number().int().nonnegative(),
+    /** the origin links in `data` were built on (SERP_PUBLIC_BASE_URL): an attempt rebuilds the body with it */
+    baseUrl: z.string(),
+    selected: z.number().int().nonnegative(),
+    capped: z.boolean(),
+    skipped: z.number().int().nonnegative(),
+    /** [log position of the source event, `webhook-id`, event type], oldest first */
+    messages: z.array(z.tuple([z.number().int().nonnegative(), z.string(), WebhookEventType])),
+  }),
+});
+
+/**
  * One message to one endpoint. `body` is the exact JSON sent on every attempt (`{type, timestamp, data}`);
  * `messageId` is the `webhook-id` header, derived from the event it tells of, so a retry, a crash and a replay all
  * send the same id and receivers dedupe on it.
@@ -97,6 +127,20 @@ export const WebhookAttemptClaimed = z.object({
     claimedAt: iso,
     /** another worker may claim the attempt again after this (the claimer died) */
     leaseUntil: iso,
+    /**
+     * The first claim of a replayed delivery (added later) says what the delivery is, so the read models list it from
+     * then on by its own document (before it, the replay's entry stands for it; its id names the replay):
+     * docs/webhooks.md#replay-recorded-by-reference.
+     */
+    opened: z
+      .object({
+        webhookId: z.string(),
+        keyId: z.string(),
+        messageId: z.string(),
+        eventType: WebhookEventType,
+        scheduledAt: iso,
+      })
+      .optional(),
   }),
 });
 const attemptOutcome = {
@@ -119,7 +163,10 @@ export const WebhookDelivered = z.object({
   type: z.literal('WebhookDelivered'),
   data: z.object({ ...attemptOutcome, statusCode: z.number().int(), deliveredAt: iso }),
 });
-/** No more attempts: `retries_exhausted` (24 h), `endpoint_gone` (410), `endpoint_disabled`, `endpoint_deleted`. */
+/**
+ * No more attempts: `retries_exhausted` (24 h), `endpoint_gone` (410), `endpoint_disabled`, `endpoint_deleted`,
+ * `message_gone` (a replayed message whose job was purged since: docs/webhooks.md#replay-recorded-by-reference).
+ */
 export const WebhookDeliveryGivenUp = z.object({
   type: z.literal('WebhookDeliveryGivenUp'),
   data: z.object({

@@ -24,6 +24,7 @@ import { searchResultsProjection } from './searchResults/searchResults.js';
 import { usageCountersQueries } from './usageCounters/queries.js';
 import { usageCountersProjection } from './usageCounters/usageCounters.js';
 import { webhookQueries } from './webhooks/queries.js';
+import { webhookOpenReplaysProjection, webhookReplaysProjection } from './webhooks/replays.js';
 import {
   webhookDeliveriesProjection,
   webhookOutboxBodiesProjection,
@@ -46,8 +47,10 @@ import {
  * 10: jobStatus and searchResults keep a crawl's location check; routeHealth counts each route's placements.
  * 11: webhookOutboxBodies (each waiting delivery's body, so the deliverer no longer reads its stream for it);
  *     webhookOutbox keeps each delivery's key.
+ * 12: webhookReplays and webhookOpenReplays (a replay recorded by reference); a replayed delivery's first claim makes
+ *     its webhookDeliveries and webhookOutbox documents.
  */
-export const READ_MODELS_VERSION = 11;
+export const READ_MODELS_VERSION = 12;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -70,6 +73,8 @@ export const allProjections: readonly Projection<unknown>[] = [
   webhookDeliveriesProjection,
   webhookOutboxProjection,
   webhookOutboxBodiesProjection,
+  webhookReplaysProjection,
+  webhookOpenReplaysProjection,
   monitorAlertsProjection,
   laneHoursProjection,
 ] as Projection<unknown>[];

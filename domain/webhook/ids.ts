@@ -16,3 +16,16 @@ export const deliveryIdOf = (webhookId: string, messageId: string, atMs: number,
   `dlv_${hex12(atMs)}${digest('delivery', webhookId, messageId, replayId).slice(0, 12)}`;
 
 export const replayIdOf = (atMs: number, random: string) => `rpl_${hex12(atMs)}${random.slice(0, 12)}`;
+
+/**
+ * The delivery of entry `index` of a replay (docs/webhooks.md#replay-recorded-by-reference): time-ordered by when the
+ * replay was asked for, as any replayed delivery, and naming its replay, whose stream holds its attempts
+ * (`replayOfDelivery` in contracts/events.ts reads it back).
+ */
+export const replayedDeliveryIdOf = (replayId: string, index: number) => {
+  const m = /^rpl_([0-9a-f]{12})([0-9a-f]{12})$/.exec(replayId);
+  if (!m || !Number.isInteger(index) || index < 0 || index > 0xffff) {
+    throw new Error(`no replayed delivery id for ${replayId} #${index}`);
+  }
+  return `dlv_${m[1]}r${m[2]}${index.toString(16).padStart(4, '0')}`;
+};

@@ -1,8 +1,17 @@
+import { replayOfDelivery } from '../../contracts/events.js';
+import { replayedDeliveryIdOf } from '../../domain/webhook/ids.js';
 import type { DocReader } from '../projection.js';
+import {
+  type OpenReplayDoc,
+  type ReplayDoc,
+  webhookOpenReplaysProjection,
+  webhookReplaysProjection,
+} from './replays.js';
 import {
   type DeliveryDoc,
   type OutboxBodyDoc,
   type OutboxDoc,
+  replayedDeliveryDoc,
   type WebhookDoc,
   webhookDeliveriesProjection,
   webhookOutboxBodiesProjection,
@@ -10,26 +19,106 @@ import {
   webhooksProjection,
 } from './webhooks.js';
 
-export const webhookQueries = (docs: DocReader) => ({
-  byId: (webhookId: string) => docs.get<WebhookDoc>(webhooksProjection.name, webhookId),
-  /** the key's endpoints, by id */
-  ofKey: (keyId: string) => docs.listByLookup<WebhookDoc>(webhooksProjection.name, keyId),
-  delivery: (deliveryId: string) => docs.get<DeliveryDoc>(webhookDeliveriesProjection.name, deliveryId),
-  /** an endpoint's deliveries, oldest first (ids are time-ordered) */
-  deliveriesOf: (webhookId: string) => docs.listByLookup<DeliveryDoc>(webhookDeliveriesProjection.name, webhookId),
+const byId = (a: { deliveryId: string }, b: { deliveryId: string }) =>
+  a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0;
+
+export const webhookQueries = (docs: DocReader) => {
+  /** a replay's selection never changes once recorded: the last ones read are kept (each is up to ~70 kB) */
+  const kept = new Map<string, ReplayDoc>();
+  const replay = (replayId: string) => {
+    const hit = kept.get(replayId);
+    if (hit) return hit;
+    const doc = docs.get<ReplayDoc>(webhookReplaysProjection.name, replayId);
+    if (doc) {
+      if (kept.size >= 32) kept.delete(kept.keys().next().value as string);
+      kept.set(replayId, doc);
+    }
+    return doc;
+  };
+
   /**
-   * The newest `last` deliveries of an endpoint with the status (when given) and scheduled at or after `since` (an ISO
-   * instant), oldest first: filtered and paged by the store, so `?limit=1` reads one document whatever the endpoint holds.
+   * The deliveries of these replays not claimed yet, as their replay's entries stand for them
+   * (docs/webhooks.md#replay-recorded-by-reference): a replayed delivery has a document of its own from its first
+   * claim on.
    */
-  deliveriesPage: (webhookId: string, filter: { status?: string; since?: string; last: number }) =>
-    docs.listByLookup<DeliveryDoc>(webhookDeliveriesProjection.name, webhookId, {
-      last: filter.last,
-      equal: filter.status ? { status: filter.status } : {},
-      atLeast: filter.since ? { scheduledAt: filter.since } : {},
-    }),
-  /** every delivery waiting for an attempt */
-  outbox: () => docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending'),
-  /** what a waiting delivery sends: its `webhook-id` and body */
-  outboxBody: (deliveryId: string) => docs.get<OutboxBodyDoc>(webhookOutboxBodiesProjection.name, deliveryId),
-});
+  const unclaimed = (open: OpenReplayDoc[]): DeliveryDoc[] => {
+    const out: DeliveryDoc[] = [];
+    for (const o of open) {
+      const r = replay(o.replayId);
+      if (!r) continue;
+      r.messages.forEach(([, messageId, eventType], i) => {
+        const deliveryId = replayedDeliveryIdOf(r.replayId, i);
+        if (docs.has(webhookDeliveriesProjection.name, deliveryId)) return;
+        out.push(replayedDeliveryDoc(deliveryId, { ...r, messageId, eventType }));
+      });
+    }
+    return out;
+  };
+  const openOf = (webhookId: string) => docs.listByLookup<OpenReplayDoc>(webhookOpenReplaysProjection.name, webhookId);
+
+  return {
+    byId: (webhookId: string) => docs.get<WebhookDoc>(webhooksProjection.name, webhookId),
+    /** the key's endpoints, by id */
+    ofKey: (keyId: string) => docs.listByLookup<WebhookDoc>(webhooksProjection.name, keyId),
+    delivery: (deliveryId: string): DeliveryDoc | undefined => {
+      const doc = docs.get<DeliveryDoc>(webhookDeliveriesProjection.name, deliveryId);
+      const named = doc ? undefined : replayOfDelivery(deliveryId);
+      if (!named || !docs.has(webhookOpenReplaysProjection.name, named.replayId)) return doc;
+      const r = replay(named.replayId);
+      const entry = r?.messages[named.index];
+      return r && entry
+        ? replayedDeliveryDoc(deliveryId, { ...r, messageId: entry[1], eventType: entry[2] })
+        : undefined;
+    },
+    /** an endpoint's deliveries, oldest first (ids are time-ordered) */
+    deliveriesOf: (webhookId: string) =>
+      [
+        ...docs.listByLookup<DeliveryDoc>(webhookDeliveriesProjection.name, webhookId),
+        ...unclaimed(openOf(webhookId)),
+      ].sort(byId),
+    /**
+     * The newest `last` deliveries of an endpoint with the status (when given) and scheduled at or after `since` (an ISO
+     * instant), oldest first: filtered and paged by the store, so `?limit=1` reads one document whatever the endpoint
+     * holds; the endpoint's replayed deliveries not claimed yet (each pending) join the page from their replays.
+     */
+    deliveriesPage: (webhookId: string, filter: { status?: string; since?: string; last: number }) => {
+      const stored = docs.listByLookup<DeliveryDoc>(webhookDeliveriesProjection.name, webhookId, {
+        last: filter.last,
+        equal: filter.status ? { status: filter.status } : {},
+        atLeast: filter.since ? { scheduledAt: filter.since } : {},
+      });
+      if (filter.status !== undefined && filter.status !== 'pending') return stored;
+      const open = openOf(webhookId);
+      if (open.length === 0) return stored;
+      const since = filter.since;
+      const waiting = unclaimed(open).filter((d) => since === undefined || d.scheduledAt >= since);
+      return [...stored, ...waiting].sort(byId).slice(-filter.last);
+    },
+    /** every delivery waiting for an attempt: the outbox's, and the replayed ones not claimed yet */
+    outbox: (): OutboxDoc[] => {
+      const stored = docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending');
+      const open = docs.list<OpenReplayDoc>(webhookOpenReplaysProjection.name);
+      if (open.length === 0) return stored;
+      const known = new Set(stored.map((d) => d.deliveryId));
+      const keyOf = new Map(open.map((o) => [o.replayId, replay(o.replayId)?.keyId]));
+      for (const d of unclaimed(open)) {
+        if (known.has(d.deliveryId)) continue;
+        const keyId = keyOf.get(d.replayId ?? '');
+        stored.push({
+          deliveryId: d.deliveryId,
+          webhookId: d.webhookId,
+          ...(keyId ? { keyId } : {}),
+          eventType: d.eventType,
+          scheduledAt: d.scheduledAt,
+          due: Date.parse(d.scheduledAt),
+        });
+      }
+      return stored;
+    },
+    /** what a waiting delivery sends: its `webhook-id` and body (a replayed delivery's is rebuilt from the log) */
+    outboxBody: (deliveryId: string) => docs.get<OutboxBodyDoc>(webhookOutboxBodiesProjection.name, deliveryId),
+    /** a replay as recorded: its endpoint and its entries (a replayed delivery's body is rebuilt from its entry) */
+    replay,
+  };
+};
 export type WebhookQueries = ReturnType<typeof webhookQueries>;

@@ -1,3 +1,4 @@
+import { replayOfDelivery } from '../../contracts/events.js';
 import type { WebhookEventType } from '../../contracts/webhookEvents.js';
 import type { Projection } from '../projection.js';
 
@@ -111,12 +112,34 @@ const attemptOf = (
   at: string,
 ): StoredAttempt => [d.attempt, at, d.statusCode ?? 0, Math.round(d.latencyMs ?? 0), d.error ?? ''];
 
+/** a replayed delivery as its replay's entry stands for it, and as its first claim's `opened` makes its document */
+export const replayedDeliveryDoc = (
+  deliveryId: string,
+  o: { webhookId: string; messageId: string; eventType: WebhookEventType; scheduledAt: string },
+): DeliveryDoc => {
+  const replayId = replayOfDelivery(deliveryId)?.replayId;
+  return {
+    deliveryId,
+    webhookId: o.webhookId,
+    messageId: o.messageId,
+    eventType: o.eventType,
+    status: 'pending',
+    scheduledAt: o.scheduledAt,
+    nextAttemptAt: o.scheduledAt,
+    ...(replayId ? { replayId } : {}),
+    attempts: [],
+  };
+};
+
 export const webhookDeliveriesProjection: Projection<DeliveryDoc> = {
   name: 'webhookDeliveries',
   lookupOf: (doc) => doc.webhookId,
-  idOf: (e) => (e.type === 'WebhookAttemptClaimed' ? undefined : deliveryIdOf(e)),
+  // a claim changes nothing listed, but a replayed delivery's first claim (`opened`) makes its document
+  idOf: (e) => (e.type === 'WebhookAttemptClaimed' ? (e.data.opened ? e.data.deliveryId : undefined) : deliveryIdOf(e)),
   evolve(doc, e) {
     switch (e.type) {
+      case 'WebhookAttemptClaimed':
+        return doc ?? (e.data.opened ? replayedDeliveryDoc(e.data.deliveryId, e.data.opened) : null);
       case 'WebhookDeliveryScheduled': {
         const d = e.data;
         return {
@@ -207,14 +230,27 @@ export const webhookOutboxProjection: Projection<OutboxDoc> = {
           due: Date.parse(d.scheduledAt),
         };
       }
-      case 'WebhookAttemptClaimed':
-        if (!doc) return null;
+      case 'WebhookAttemptClaimed': {
+        // a replayed delivery's first claim: its outbox document starts here (its replay's entry stood for it)
+        const o = e.data.opened;
+        const base: OutboxDoc | undefined =
+          doc ??
+          (o && {
+            deliveryId: e.data.deliveryId,
+            webhookId: o.webhookId,
+            keyId: o.keyId,
+            eventType: o.eventType,
+            scheduledAt: o.scheduledAt,
+            due: Date.parse(o.scheduledAt),
+          });
+        if (!base) return null;
         return {
-          ...doc,
+          ...base,
           leaseUntil: Date.parse(e.data.leaseUntil),
           claimedAt: Date.parse(e.data.claimedAt),
           worker: e.data.worker,
         };
+      }
       case 'WebhookDeliveryAttempted': {
         if (!doc) return null;
         const { leaseUntil: _l, claimedAt: _c, worker: _w, ...rest } = doc;

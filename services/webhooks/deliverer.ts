@@ -1,4 +1,4 @@
-import { type EventOf, streams } from '../../contracts/events.js';
+import { type EventOf, replayOfDelivery, streams } from '../../contracts/events.js';
 import { deliveryDecider, isSuccess, retryDelayMs } from '../../domain/webhook/delivery.js';
 import { webhookDecider } from '../../domain/webhook/webhook.js';
 import type { ReadModelQueries } from '../../projections/index.js';
@@ -7,6 +7,7 @@ import type { CommandHandler } from '../application/commandHandler.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { createEndpointCaps } from './endpointCaps.js';
+import { replayedMessage } from './replay.js';
 import type { Sender, SendOutcome } from './sender.js';
 import { secretsOf, signedHeaders } from './signing.js';
 
@@ -81,11 +82,26 @@ export const createDeliverer = (deps: {
 
   /**
    * What a delivery sends: told by the router, else kept by the outbox (a document per waiting delivery, read by id).
-   * Only a delivery whose retry was recorded before retries carried the body is read from its stream.
+   * A replayed delivery's is made again from the log event its replay names
+   * (docs/webhooks.md#replay-recorded-by-reference). Only a delivery whose retry was recorded before retries carried
+   * the body is read from its stream.
    */
   const sentOf = async (deliveryId: string): Promise<Sent | undefined> => {
     const known = bodies.get(deliveryId) ?? queries.webhooks.outboxBody(deliveryId);
     if (known) return known;
+    if (replayOfDelivery(deliveryId)) {
+      const made = await replayedMessage(deps, deliveryId);
+      // a message that cannot be made again (its job purged by retention since) will not be later either: it ends
+      if (!made) {
+        await handle(streams.webhookDelivery(deliveryId), deliveryDecider, {
+          type: 'GiveUp',
+          deliveryId,
+          reason: 'message_gone',
+          now: clock().toISOString(),
+        });
+      }
+      return made;
+    }
     const { events } = await deps.eventStore.readStream(streams.webhookDelivery(deliveryId), { maxCount: 1 });
     const first = events[0];
     return first?.type === 'WebhookDeliveryScheduled' ? (first.data as Scheduled) : undefined;

@@ -1,11 +1,14 @@
-import type { EventOf } from '../../contracts/events.js';
+import { type EventOf, replayOfDelivery, streams } from '../../contracts/events.js';
+import type { WebhookEventType } from '../../contracts/webhookEvents.js';
 import { REPLAY_MAX_MESSAGES } from '../../contracts/webhooks.js';
+import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
+import type { CommandHandler } from '../application/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { type LogEvent, logEventOf } from '../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
-import type { Message, ResultSummaries } from './messages.js';
+import { bodyOf, createResultSummaries, type Message, type ResultSummaries } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 
 /** the event types that can become a message (services/webhooks/eventTypes.ts): the ones a replay reads again */
@@ -21,17 +24,20 @@ export const takes = (w: WebhookDoc, m: Message) =>
     (m.monitorId !== undefined && w.monitorIds.includes(m.monitorId)));
 
 /**
- * A replay (docs/webhooks.md#replay-bounded): every message of the endpoint's types recorded from
- * `since` up to the request, read again from the log and scheduled as new deliveries with their original
- * `webhook-id`. The router hands it each `WebhookReplayRequested`; `schedule` records one delivery and answers the
- * position it was recorded at.
+ * A replay (docs/webhooks.md#replay-bounded): every message of the endpoint's types recorded from `since` up to the
+ * request, read again from the log, selected (the endpoint takes it, it is not waiting already, at most
+ * REPLAY_MAX_MESSAGES) and recorded by reference, as one `WebhookReplayScheduled` on the replay's stream
+ * (docs/webhooks.md#replay-recorded-by-reference): each message is an entry (where its event is, its `webhook-id`, its
+ * type), never its body, which an attempt rebuilds (`replayedMessage`). The router hands it each
+ * `WebhookReplayRequested`; it answers the position the replay was recorded at (0: nothing recorded).
  */
 export const createReplayer = (deps: {
   eventStore: EventStore;
   queries: ReadModelQueries;
   baseUrl: string;
   summaries: ResultSummaries;
-  schedule(m: Message, w: WebhookDoc, atMs: number, replayId?: string): Promise<number>;
+  handle: CommandHandler;
+  now: () => Date;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
   maxMessages?: number;
@@ -39,7 +45,7 @@ export const createReplayer = (deps: {
 }) => {
   const { eventStore, queries } = deps;
   const maxMessages = deps.maxMessages ?? REPLAY_MAX_MESSAGES;
-  /** the last delivery this replayer scheduled: the next replay reads the deliveries once they hold it */
+  /** the last replay this replayer recorded: the next replay reads the deliveries once they hold it */
   let lastScheduled = 0;
 
   /** the first position whose event was recorded at or after `since` (binary search over the log) */
@@ -59,7 +65,9 @@ export const createReplayer = (deps: {
     const { webhookId, replayId, since, requestedAt } = e.data as EventOf<'WebhookReplayRequested'>['data'];
     const w = queries.webhooks.byId(webhookId);
     if (!w) return 0;
-    const atMs = Date.parse(requestedAt);
+    // recorded already (a second dispatcher's router, or this one before a crash): nothing to read again
+    const stream = streams.webhookReplay(replayId);
+    if ((await eventStore.readStream(stream, { maxCount: 1 })).events.length > 0) return 0;
     const usage = createQuotaTracker(eventStore);
     // a message already waiting for this endpoint (its first delivery retrying, or an earlier replay's) is not
     // scheduled again: twenty replays of one day send it once, not twenty times
@@ -69,9 +77,9 @@ export const createReplayer = (deps: {
     );
     let skipped = 0;
     let capped = false;
-    let from = await positionAt(Date.parse(since), e.globalPosition);
-    let last = 0;
-    let sent = 0;
+    const fromPosition = await positionAt(Date.parse(since), e.globalPosition);
+    let from = fromPosition;
+    const selected: Array<[number, string, WebhookEventType]> = [];
     // a replay asks for what the endpoint takes now, disabled or not (it is how a receiver catches up)
     const mine = (keyId: string, type: Message['type'], monitorId?: string) =>
       takes({ ...w, disabled: false }, { type, keyId, monitorId } as Message);
@@ -96,28 +104,75 @@ export const createReplayer = (deps: {
             skipped++;
             continue;
           }
-          if (sent >= maxMessages) {
+          if (selected.length >= maxMessages) {
             capped = true;
             break;
           }
           queued.add(m.messageId);
-          last = Math.max(last, await deps.schedule(m, w, atMs, replayId));
-          sent++;
+          selected.push([x.globalPosition, m.messageId, m.type]);
         }
         if (capped) break;
       }
       if (capped || inRange.length < batch.length || batch.length === 0) break;
       from = batch[batch.length - 1]!.globalPosition;
     }
+    const res = await deps.handle(stream, deliveryDecider, {
+      type: 'ScheduleReplay',
+      replay: {
+        replayId,
+        webhookId,
+        keyId: w.keyId,
+        since,
+        requestedAt,
+        scheduledAt: deps.now().toISOString(),
+        fromPosition,
+        toPosition: e.globalPosition,
+        baseUrl: deps.baseUrl,
+        selected: selected.length,
+        capped,
+        skipped,
+        messages: selected,
+      },
+    });
+    const last = res.position ?? 0;
     lastScheduled = Math.max(lastScheduled, last);
     deps.log?.('webhook replay scheduled', {
       webhookId,
       replayId,
       since,
-      deliveries: sent,
+      deliveries: selected.length,
       alreadyQueued: skipped,
       ...(capped ? { capped: maxMessages } : {}),
     });
     return last;
   };
+};
+
+/**
+ * What a replayed delivery sends (docs/webhooks.md#replay-recorded-by-reference): its replay's entry names the log
+ * event its message is made from; the message is made again from it, as the router made it (the same registry, the
+ * links on the replay's origin), with its original `webhook-id`. Undefined for a delivery that is not a replayed one,
+ * or whose event or job is gone (retention).
+ */
+export const replayedMessage = async (
+  deps: { eventStore: EventStore; queries: ReadModelQueries },
+  deliveryId: string,
+): Promise<{ messageId: string; body: string } | undefined> => {
+  const named = replayOfDelivery(deliveryId);
+  const replay = named && deps.queries.webhooks.replay(named.replayId);
+  const entry = named && replay?.messages[named.index];
+  if (!replay || !entry) return undefined;
+  const [position, messageId, type] = entry;
+  const [raw] = await deps.eventStore.readAll({ fromPosition: position - 1, maxCount: 1 });
+  const e = raw?.globalPosition === position ? logEventOf(raw) : undefined;
+  if (!e) return undefined;
+  const messages = await messagesOf(e, {
+    queries: deps.queries,
+    baseUrl: replay.baseUrl,
+    summaries: createResultSummaries(deps.queries),
+    usage: createQuotaTracker(deps.eventStore),
+    interested: (_keyId, t) => t === type,
+  });
+  const m = messages.find((x) => x.messageId === messageId && x.type === type);
+  return m && { messageId, body: bodyOf(m) };
 };

@@ -31,7 +31,8 @@ const wanted = (e: { type: EventType }) => SOURCE_TYPES.has(e.type) || e.type ==
  * that makes a message (a finished search, a completed run, an alert, a quota line crossed) schedules one delivery
  * per endpoint of the key that takes it, on a stream whose id is derived from the endpoint and the event: a second
  * worker, or a batch handed over again after a crash, schedules nothing twice. A replay request sends again, from the
- * log, every message of the endpoint's types since its `since`.
+ * log, every message of the endpoint's types since its `since`: recorded as one event that refers to them
+ * (docs/webhooks.md#replay-recorded-by-reference), its deliveries found by the deliverer in the outbox's query.
  */
 export const createWebhookRouter = (deps: {
   eventStore: EventStore;
@@ -55,8 +56,8 @@ export const createWebhookRouter = (deps: {
   const summaries = createResultSummaries(queries);
   let fresh: Array<EventOf<'WebhookDeliveryScheduled'>['data']> = [];
 
-  const schedule = async (m: Message, w: WebhookDoc, atMs: number, replayId?: string) => {
-    const deliveryId = deliveryIdOf(w.webhookId, m.messageId, atMs, replayId);
+  const schedule = async (m: Message, w: WebhookDoc, atMs: number) => {
+    const deliveryId = deliveryIdOf(w.webhookId, m.messageId, atMs);
     const res = await handle(streams.webhookDelivery(deliveryId), deliveryDecider, {
       type: 'ScheduleDelivery',
       delivery: {
@@ -67,7 +68,6 @@ export const createWebhookRouter = (deps: {
         eventType: m.type,
         body: bodyOf(m),
         occurredAt: m.occurredAt,
-        ...(replayId ? { replayId } : {}),
         scheduledAt: now().toISOString(),
       },
     });
@@ -100,7 +100,8 @@ export const createWebhookRouter = (deps: {
     queries,
     baseUrl: deps.baseUrl,
     summaries,
-    schedule,
+    handle,
+    now,
     projected: deps.projected,
     log: deps.log,
   });

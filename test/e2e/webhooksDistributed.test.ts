@@ -84,4 +84,35 @@ t.test('two dispatchers deliver each message once', { skip: unavailable ?? false
     'every attempt verifies with standardwebhooks',
   );
   t.same(new Set(receiver.received.map((r) => r.payload?.data.job_id)), new Set(jobs), 'every search delivered');
+
+  // a replay (docs/webhooks.md#replay-recorded-by-reference): both dispatchers' routers read the request, one
+  // records it; both deliverers claim its deliveries on the replay's stream, and each message arrives once more
+  const first = new Map(receiver.received.map((r) => [String(r.headers['webhook-id']), r.body]));
+  const pending = async () =>
+    (
+      (await (
+        await fetch(`${A}/v1/webhooks/${hook.webhook_id}/deliveries?status=pending&limit=1`, {
+          headers: { 'x-api-key': key },
+        })
+      ).json()) as { deliveries: unknown[] }
+    ).deliveries.length;
+  for (let i = 0; i < 300 && (await pending()) > 0; i++) await new Promise((r) => setTimeout(r, 200));
+  t.equal(await pending(), 0, 'every first delivery recorded before the replay');
+  receiver.setAnswer(() => ({ status: 204 }));
+  const count = receiver.received.length;
+  const replay = await fetch(`${A}/v1/webhooks/${hook.webhook_id}/replay`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ since: new Date(Date.now() - 3_600_000).toISOString() }),
+  });
+  t.equal(replay.status, 202, 'the replay is accepted');
+  await receiver.waitFor((r) => r.length >= count + jobs.length, 'the replayed messages', 120_000);
+  await new Promise((r) => setTimeout(r, 2000));
+  const again = receiver.received.slice(count);
+  t.equal(again.length, jobs.length, 'each message sent once more, by one dispatcher');
+  t.same(new Set(again.map((r) => String(r.headers['webhook-id']))), new Set(first.keys()), 'with its webhook-id');
+  t.ok(
+    again.every((r) => r.payload && r.body === first.get(String(r.headers['webhook-id']))),
+    'and its first body, verified',
+  );
 });

@@ -171,6 +171,24 @@ const valid: DomainEvent[] = [
   { type: 'WebhookDeleted', data: { webhookId: 'wh1', deletedAt: at } },
   { type: 'WebhookReplayRequested', data: { webhookId: 'wh1', replayId: 'rp1', since: at, requestedAt: at } },
   {
+    type: 'WebhookReplayScheduled',
+    data: {
+      replayId: 'rpl_0195a3c4b5d6e1f2a3b4c5d6',
+      webhookId: 'wh1',
+      keyId: 'key_1',
+      since: at,
+      requestedAt: at,
+      scheduledAt: at,
+      fromPosition: 10,
+      toPosition: 20,
+      baseUrl: '',
+      selected: 1,
+      capped: false,
+      skipped: 0,
+      messages: [[12, 'msg_1', 'search.completed']],
+    },
+  },
+  {
     type: 'WebhookDeliveryScheduled',
     data: {
       deliveryId: 'd1',

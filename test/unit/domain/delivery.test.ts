@@ -1,13 +1,16 @@
 import t from 'tap';
+import { replayOfDelivery, streams } from '../../../contracts/events.js';
 import { deciderSpec } from '../../../domain/kernel/givenWhenThen.js';
 import {
   type DeliveryCommand,
   type DeliveryEvent,
   deliveryDecider,
   HOUR_MS,
+  type ReplayData,
   retryDelayMs,
   type ScheduledData,
 } from '../../../domain/webhook/delivery.js';
+import { replayedDeliveryIdOf } from '../../../domain/webhook/ids.js';
 
 const spec = deciderSpec(deliveryDecider);
 const t0 = Date.parse('2026-03-01T12:00:00.000Z');
@@ -161,4 +164,105 @@ t.test('Delivery › the delay between attempts', async (t) => {
   t.equal(retryDelayMs(1, 5_000, 0), 4_000, 'jitter down to 0.8');
   t.ok(retryDelayMs(1, 5_000, 0.999) < 6_000, 'and under 1.2');
   t.equal(retryDelayMs(30, 5_000, 0.999), HOUR_MS, 'never over an hour');
+});
+
+t.test('Delivery › a replay recorded by reference (docs/webhooks.md#replay-recorded-by-reference)', async (t) => {
+  const replayId = 'rpl_0195a3c4b5d6e1f2a3b4c5d6';
+  const replay: ReplayData = {
+    replayId,
+    webhookId: 'wh_1',
+    keyId: 'k1',
+    since: iso(-HOUR_MS),
+    requestedAt: iso(0),
+    scheduledAt: iso(10),
+    fromPosition: 4,
+    toPosition: 40,
+    baseUrl: '',
+    selected: 2,
+    capped: false,
+    skipped: 0,
+    messages: [
+      [7, 'msg_a', 'search.completed'],
+      [9, 'msg_b', 'search.failed'],
+    ],
+  };
+  const recorded: DeliveryEvent = { type: 'WebhookReplayScheduled', data: replay };
+  const first = replayedDeliveryIdOf(replayId, 0);
+  const second = replayedDeliveryIdOf(replayId, 1);
+  const claimOf = (deliveryId: string, atMs: number, worker = 'w1') =>
+    ({ type: 'ClaimAttempt', deliveryId, worker, now: iso(atMs), leaseMs: 15_000 }) as DeliveryCommand;
+
+  t.test('recorded once, whoever records it first', async (t) => {
+    t.same(spec.given([]).when({ type: 'ScheduleReplay', replay }), [recorded]);
+    t.same(spec.given([recorded]).when({ type: 'ScheduleReplay', replay }), [], 'a second router records nothing');
+  });
+  t.test("each entry's delivery is named by an id that leads to the replay's stream", async (t) => {
+    t.equal(streams.webhookDelivery(first), streams.webhookReplay(replayId));
+    t.same(replayOfDelivery(second), { replayId, index: 1 });
+    t.equal(streams.webhookDelivery('dlv_0195a3c4b5d6e1f2a3b4c5d6'), 'webhookDelivery-dlv_0195a3c4b5d6e1f2a3b4c5d6');
+    t.ok(first < second && first.startsWith('dlv_0195a3c4b5d6'), 'time-ordered by the replay, then by entry');
+  });
+  t.test('the first claim says what the delivery is; later ones do not', async (t) => {
+    const c1 = spec.given([recorded]).when(claimOf(first, 20));
+    t.same(c1, [
+      {
+        type: 'WebhookAttemptClaimed',
+        data: {
+          deliveryId: first,
+          attempt: 1,
+          worker: 'w1',
+          claimedAt: iso(20),
+          leaseUntil: iso(15_020),
+          opened: {
+            webhookId: 'wh_1',
+            keyId: 'k1',
+            messageId: 'msg_a',
+            eventType: 'search.completed',
+            scheduledAt: iso(10),
+          },
+        },
+      },
+    ]);
+    t.same(spec.given([recorded, ...c1]).when(claimOf(first, 1_000, 'w2')), [], 'one claim wins');
+    const lapsed = spec.given([recorded, ...c1]).when(claimOf(first, 16_000, 'w2'));
+    t.equal(lapsed.length, 1);
+    t.notOk(lapsed[0] && 'opened' in lapsed[0].data, 'a lapsed claim taken again is attempt 2, plain');
+  });
+  t.test("one delivery's events leave the replay's others as they were", async (t) => {
+    const c1 = spec.given([recorded]).when(claimOf(first, 20));
+    const done = spec.given([recorded, ...c1]).when({ ...record(1, 100, 204), deliveryId: first } as DeliveryCommand);
+    t.equal(done[0]?.type, 'WebhookDelivered');
+    t.same(done[0]?.data, {
+      deliveryId: first,
+      webhookId: 'wh_1',
+      eventType: 'search.completed',
+      attempt: 1,
+      statusCode: 204,
+      latencyMs: 40,
+      deliveredAt: iso(100),
+    });
+    const after = [recorded, ...c1, ...done];
+    t.same(spec.given(after).when(claimOf(first, 200)), [], 'the delivered one is done');
+    const other = spec.given(after).when(claimOf(second, 200));
+    t.match(other[0]?.data, { attempt: 1, opened: { messageId: 'msg_b' } });
+    t.test('a retry of a replayed delivery carries its key and webhook-id, and no body', async (t) => {
+      const retried = spec.given(after).when({ type: 'RequestRetry', deliveryId: first, now: iso(300) });
+      t.same(retried[0]?.data, {
+        deliveryId: first,
+        webhookId: 'wh_1',
+        eventType: 'search.completed',
+        requestedAt: iso(300),
+        keyId: 'k1',
+        messageId: 'msg_a',
+      });
+    });
+  });
+  t.test('an id past the entries, or of another replay, is not found', async (t) => {
+    t.throws(() => spec.given([recorded]).when(claimOf(replayedDeliveryIdOf(replayId, 2), 20)), {
+      code: 'SERP_WEBHOOK_DELIVERY_NOT_FOUND',
+    });
+    t.throws(() => spec.given([recorded]).when(claimOf(replayedDeliveryIdOf('rpl_0195a3c4b5d6ffffffffffff', 0), 20)), {
+      code: 'SERP_WEBHOOK_DELIVERY_NOT_FOUND',
+    });
+  });
 });
