@@ -8,11 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompressSync, constants, createBrotliCompress, createDeflate, createGzip, gzipSync } from 'node:zlib';
 import t from 'tap';
+import { createBrowserFetcher } from '../../services/adapters/fetcher/browser.js';
 import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
 import { failureDetail } from '../../services/crawler/publicFailure.js';
 import { MAX_PAGE_BYTES } from '../../services/ports/fetcher.js';
+import { chromiumMissing, chromiumPath } from '../support/chromium.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { fixturesMissing, listSerpPages, readFixture } from '../support/fixtures.js';
+import { CHROMIUM_LOOPBACK_ARG } from '../support/loopback.js';
 
 /**
  * Bodies are bounded while they stream (docs/security.md#bodies-are-bounded-while-they-stream): a compression bomb is
@@ -22,11 +25,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 const MB = 2 ** 20;
 const BOMB_BYTES = 256 * MB;
 
-/** `bytes` of zeros through a compressor, streamed a megabyte at a time so this test never holds them */
-const compressZeros = async (compressor: Transform, bytes: number): Promise<Buffer> => {
+/** `bytes` of zeros (or of `fill`) through a compressor, streamed a megabyte at a time so this test never holds them */
+const compressZeros = async (compressor: Transform, bytes: number, fill = 0): Promise<Buffer> => {
   const out: Buffer[] = [];
   compressor.on('data', (c: Buffer) => out.push(c));
-  const zeros = Buffer.alloc(MB);
+  const zeros = Buffer.alloc(MB, fill);
   for (let at = 0; at < bytes; at += MB) {
     if (!compressor.write(zeros)) await once(compressor, 'drain');
   }
@@ -62,6 +65,8 @@ const bombs = {
   ),
 };
 const gzippedPage = gzipSync(fixturePage);
+/** 256 MB of text: Chromium drops NULs as it parses, so the browser's bomb is letters */
+const textBomb = await compressZeros(createGzip({ level: 9 }), BOMB_BYTES, 0x61);
 /** a body within the cap that compresses as well as a bomb does: it must still come back whole */
 const dense = Buffer.from('<p>same</p>'.repeat(Math.floor((MAX_PAGE_BYTES - 4096) / 11)));
 const denseCoded = { gzip: gzipSync(dense), br: brotliCompressSync(dense) };
@@ -95,6 +100,7 @@ const startOrigin = async (): Promise<{ origin: string; hits: Map<string, number
       const coding = q === 'dense-gzip' ? 'gzip' : 'br';
       return res.writeHead(200, { ...html, 'content-encoding': coding }).end(denseCoded[coding]);
     }
+    if (q === 'text-bomb') return res.writeHead(200, { ...html, 'content-encoding': 'gzip' }).end(textBomb);
     if (q === 'small') return res.writeHead(200, { ...html, 'content-encoding': 'gzip' }).end(gzipSync('<p>hi</p>'));
     if (q === 'page') return res.writeHead(200, { ...html, 'content-encoding': 'gzip' }).end(gzippedPage);
     if (q === 'reset-mid-body') {
@@ -246,4 +252,31 @@ t.test('a body is bounded while it streams', async (t) => {
     // a brotli decoder keeps its stream's window, 16 MB at most by the format (RFC 7932), until the stream ends
     t.ok(m.peak - m.before <= 50 * MB + 2 * 16 * MB, `and ${mb(m.peak)} at its peak, with two brotli windows of 16 MB`);
   });
+
+  t.test(
+    'through Chromium, a bomb is refused before its page reaches this process',
+    { skip: chromiumMissing() },
+    async (t) => {
+      const browser = createBrowserFetcher({ executablePath: chromiumPath, extraArgs: [CHROMIUM_LOOPBACK_ARG] });
+      t.teardown(() => browser.close());
+      const fetch = (q: string) =>
+        browser.fetch({ url: `${origin}/search?q=${q}`, device: 'desktop', captureAio: false, timeoutMs: 60_000 });
+      // Chromium and Playwright loaded, so that what follows counts the pages only
+      await fetch('small');
+      const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+      gc();
+      const before = process.memoryUsage().rss;
+      for (const q of ['text-bomb', 'gzip']) {
+        const page = await fetch(q);
+        t.equal(page.overLimit, true, `${q}: over the cap`);
+        t.equal(page.body.byteLength, 0, `${q}: nothing of it kept`);
+      }
+      gc();
+      const after = process.memoryUsage().rss;
+      t.ok(after - before <= 50 * MB, `RSS ${(before / MB).toFixed(1)} MB before, ${(after / MB).toFixed(1)} MB after`);
+      const small = await fetch('small');
+      t.match(small.body.toString(), /<p>hi<\/p>/, 'a small page still reads');
+      t.notOk(small.overLimit);
+    },
+  );
 });

@@ -2,7 +2,14 @@ import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import type { Device } from '../../../contracts/search.js';
 import { classifyPage } from '../../../parser/index.js';
 import { acceptLanguage, deviceProfile } from '../../geo/devices.js';
-import type { CrawlSession, FetchedPage, Fetcher, FetchRequest, OpenedSession } from '../../ports/fetcher.js';
+import {
+  type CrawlSession,
+  type FetchedPage,
+  type Fetcher,
+  type FetchRequest,
+  MAX_PAGE_BYTES,
+  type OpenedSession,
+} from '../../ports/fetcher.js';
 import { parseCookieHeader } from './cookies.js';
 
 export interface BrowserFetcherOptions {
@@ -95,14 +102,69 @@ const documentsOf = (page: Page) => {
   };
 };
 
-/** the page's HTML, once the navigation in progress (a challenge's reload) let it be read */
-const contentOf = async (page: Page, waitUntil: 'load' | 'domcontentloaded'): Promise<string> => {
+/**
+ * The page's HTML as `page.content()` serializes it, once the navigation in progress (a challenge's reload) lets it be
+ * read; undefined when it is over MAX_PAGE_BYTES. The size is judged inside the page and only a page within it crosses
+ * into this process (docs/security.md#bodies-are-bounded-while-they-stream): a document of hundreds of megabytes is
+ * one CDP message, held whole here, before anything could refuse it. A UTF-16 length within the cap may still be up to
+ * three times as many UTF-8 bytes; the crawler refuses those by their bytes.
+ */
+const contentOf = async (page: Page, waitUntil: 'load' | 'domcontentloaded'): Promise<string | undefined> => {
+  const read = async () => {
+    const html = await page.evaluate((max) => {
+      const root = document.documentElement;
+      const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+      const content = `${doctype}${root ? root.outerHTML : ''}`;
+      return content.length > max ? null : content;
+    }, MAX_PAGE_BYTES);
+    return typeof html === 'string' ? html : undefined;
+  };
   try {
-    return await page.content();
+    return await read();
   } catch {
     await page.waitForLoadState(waitUntil).catch(() => undefined);
-    return page.content();
+    return read();
   }
+};
+
+/**
+ * Counts the bytes of each document of the page as Chromium receives them, compressed and inflated, and ends the
+ * page's renderer once one passes MAX_PAGE_BYTES: Chromium inflates a bomb itself, and its renderer parses all of it,
+ * only for the page to be refused after. `Page.stopLoading` is no stop: the renderer takes it on the thread that is
+ * busy parsing, and a 256 MB page of text then held it (and the context's close after it) for minutes. `Page.crash`
+ * ends the renderer from its IO thread at once; the renderer is this fetch's alone (a context of its own, closed after).
+ */
+const guardDocuments = async (page: Page) => {
+  const cdp = await page.context().newCDPSession(page);
+  const documents = new Map<string, { encoded: number; decoded: number }>();
+  let over = false;
+  cdp.on('Network.responseReceived', (e) => {
+    if (e.type === 'Document') documents.set(e.requestId, { encoded: 0, decoded: 0 });
+  });
+  cdp.on('Network.dataReceived', (e) => {
+    const seen = documents.get(e.requestId);
+    if (!seen || over) return;
+    seen.encoded += e.encodedDataLength;
+    seen.decoded += e.dataLength;
+    if (seen.encoded > MAX_PAGE_BYTES || seen.decoded > MAX_PAGE_BYTES) {
+      over = true;
+      void cdp.send('Page.crash').catch(() => undefined);
+    }
+  });
+  await cdp.send('Network.enable');
+  return {
+    over: () => over,
+    /** what the documents weighed until the stop: over the wire where Chromium says, else inflated */
+    bytes: () => {
+      let encoded = 0;
+      let decoded = 0;
+      for (const seen of documents.values()) {
+        encoded += seen.encoded;
+        decoded += seen.decoded;
+      }
+      return encoded || decoded;
+    },
+  };
 };
 
 /** Playwright's own launch gives every browser a fresh temporary user-data-dir, removed on close. */
@@ -118,17 +180,24 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
    */
   const visit = async (page: Page, url: string, waitUntil: 'load' | 'domcontentloaded', timeoutMs: number) => {
     const docs = documentsOf(page);
-    let response = await page.goto(url, { waitUntil, timeout: timeoutMs });
-    let html = await contentOf(page, waitUntil);
-    for (let round = 0; round < 2 && classifyPage(html) === 'js_challenge'; round++) {
+    const guard = await guardDocuments(page);
+    /** the HTML, or undefined once a document went past the cap (the guard stopped it, or it serialized over it) */
+    const html = () => (guard.over() ? undefined : contentOf(page, waitUntil));
+    let response = await page.goto(url, { waitUntil, timeout: timeoutMs }).catch((err: unknown) => {
+      // the guard's stop may end the navigation before its event came: the answer is the refusal, not the stop
+      if (guard.over()) return docs.latest() ?? null;
+      throw err;
+    });
+    let content = await html();
+    for (let round = 0; round < 2 && content !== undefined && classifyPage(content) === 'js_challenge'; round++) {
       const before = docs.count();
       await docs.after(before, challengeWaitMs);
       if (docs.count() === before) break;
       await page.waitForLoadState(waitUntil).catch(() => undefined);
       response = docs.latest() ?? response;
-      html = await contentOf(page, waitUntil);
+      content = await html();
     }
-    return { response, html, docs };
+    return { response, html: content, docs, reread: html, guard };
   };
 
   const browser = (): Promise<Browser> => {
@@ -200,22 +269,24 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
         const page = await context.newPage();
         // without the AI Overview there is nothing to wait for once the HTML is parsed
         const waitUntil = request.captureAio ? 'load' : 'domcontentloaded';
-        const { response, html, docs } = await visit(page, request.url, waitUntil, request.timeoutMs);
+        const { response, html, docs, reread, guard } = await visit(page, request.url, waitUntil, request.timeoutMs);
         let body = html;
-        if (request.captureAio) {
+        if (request.captureAio && body !== undefined) {
           // the overview may never come (not every query has one): a timeout here is an answer, not an error
           await page.waitForSelector(AIO_CONTENT, { state: 'attached', timeout: aioWaitMs }).catch(() => undefined);
-          body = await contentOf(page, waitUntil);
+          body = await reread();
         }
         return {
           url: request.url,
           finalUrl: page.url(),
           status: response?.status() ?? 0,
-          body: Buffer.from(body, 'utf8'),
+          body: body === undefined ? Buffer.alloc(0) : Buffer.from(body, 'utf8'),
+          ...(body === undefined ? { overLimit: true as const } : {}),
           fetchedAt: new Date().toISOString(),
           cookies: await cookieHeader(context, request.url),
           requests: Math.max(1, docs.requests()),
-          bytes: await docs.bytes(),
+          // a renderer the guard ended never finishes its requests: their sizes would not come
+          bytes: guard.over() ? guard.bytes() : await docs.bytes(),
         };
       });
     },
@@ -225,7 +296,7 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
       return withContext(context, signal, async () => {
         const page = await context.newPage();
         const { html, response, docs } = await visit(page, home, 'load', 30_000);
-        const kind = classifyPage(html, { status: response?.status(), finalUrl: page.url() });
+        const kind = classifyPage(html ?? '', { status: response?.status(), finalUrl: page.url() });
         return {
           cookies: await cookieHeader(context, home),
           requests: Math.max(1, docs.requests()),
