@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { createHttpFetcher, followsRedirect } from '../../services/adapters/fetcher/http.js';
 import { ownBuffer } from '../../services/buffers.js';
@@ -33,6 +33,9 @@ t.test('the http fetcher returns the page as sent, however it is framed', async 
     if (how === 'length') return send(res, 200, { 'content-length': page.length }, page);
     if (how === 'chunked') return send(res, 200, {}, page);
     if (how === 'gzip') return send(res, 200, { 'content-encoding': 'gzip' }, gzipSync(page));
+    // "deflate" as RFC 9110 has it (zlib) and as some servers send it (raw): a browser reads both
+    if (how === 'deflate') return send(res, 200, { 'content-encoding': 'deflate' }, deflateSync(page));
+    if (how === 'deflate-raw') return send(res, 200, { 'content-encoding': 'deflate' }, deflateRawSync(page));
     // quality 5 as servers send it on the fly (11, the default, took 20 s on the 3 MB page of a loaded machine)
     const br = (b: Buffer) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } });
     if (how === 'br') return send(res, 200, { 'content-encoding': 'br' }, br(page));
@@ -50,7 +53,7 @@ t.test('the http fetcher returns the page as sent, however it is framed', async 
   const get = (path: string) =>
     fetcher.fetch({ url: `${origin}${path}`, device: 'desktop', captureAio: false, timeoutMs: 10_000 });
 
-  for (const how of ['length', 'chunked', 'gzip', 'br', 'redirect']) {
+  for (const how of ['length', 'chunked', 'gzip', 'deflate', 'deflate-raw', 'br', 'redirect']) {
     for (const [name, page] of Object.entries(pages)) {
       const got = await get(`/search?page=${name}&how=${how}`);
       t.equal(got.status, 200, `${how} ${name}: status`);
