@@ -10,7 +10,7 @@ import { CHAOS_FAULT } from '../config/schema.js';
  */
 
 /** the kinds of thread the service runs (the metric's `thread` label) */
-export const THREAD_KINDS = ['parse', 'pipeline', 'writer', 'hash'] as const;
+const THREAD_KINDS = ['parse', 'pipeline', 'writer', 'hash'] as const;
 export type ThreadKind = (typeof THREAD_KINDS)[number];
 
 /** where a fault goes: counted and logged here (the default), or sent to the thread that counts them */
@@ -18,10 +18,20 @@ export type ThreadFaultSink = (thread: ThreadKind, cause: string) => void;
 
 const restarts: Record<ThreadKind, number> = { parse: 0, pipeline: 0, writer: 0, hash: 0 };
 
+/** where the fault's line goes: stderr, unless a service logs its JSON lines on stdout (logThreadFaultsTo) */
+let writeLine: (line: string) => void = (line) => {
+  process.stderr.write(line);
+};
+
+/** a serving process's log is its stdout (embedded.ts); a CLI command's stdout is its answer, so it keeps stderr */
+export const logThreadFaultsTo = (write: (line: string) => void): void => {
+  writeLine = write;
+};
+
 /** one JSON line in the service's log shape (logLines.ts), at error level: a fault is logged whatever SERP_LOG_LEVEL */
 const countAndLog: ThreadFaultSink = (thread, cause) => {
   restarts[thread] += 1;
-  process.stdout.write(
+  writeLine(
     `${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, thread, cause, msg: 'thread failed and was restarted' })}\n`,
   );
 };

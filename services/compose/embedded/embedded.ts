@@ -15,7 +15,7 @@ import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
 import { startSupervisedPipeline } from '../../runtime/pipelineSupervisor.js';
 import type { PipelineThread } from '../../runtime/pipelineThread.js';
-import { armThreadFaults } from '../../runtime/threadFaults.js';
+import { armThreadFaults, logThreadFaultsTo } from '../../runtime/threadFaults.js';
 import { composeApi } from '../application.js';
 import { jsonLines } from '../logLines.js';
 import { packageVersion } from '../version.js';
@@ -44,6 +44,8 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const releaseLock = takeServeLock(config.dataDir);
   // the tests' fault injection, for the threads this thread starts (SERP_CHAOS_FAULTS; none unless set)
   armThreadFaults(config.chaosFaults);
+  // a thread's fault is logged with the service's JSON lines (docs/architecture.md#when-a-thread-fails)
+  if (options.logger !== false) logThreadFaultsTo((line) => void process.stdout.write(line));
   // one resolver for the process: the api validates `location` with it and the crawler targets with it
   const locations = createLocationResolver(config.dataDir);
   const log = jsonLines(config.logLevel, options.logger);
