@@ -5,6 +5,7 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { OutboxDoc } from '../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
+import { createThreadShare } from '../fairShare/threadShare.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { createEndpointCaps } from './endpointCaps.js';
 import { replayedMessage } from './replay.js';
@@ -220,7 +221,7 @@ export const createDeliverer = (deps: {
   /** attempts a pump starts before it lets the thread's other work run (docs/architecture.md#background-workers) */
   const PUMP_SLICE = 16;
   /** a read of the outbox is followed by at least this many times its duration without one */
-  const LOOK_SPACING = 10;
+  const LOOK_SPACING = 20;
   /** the last read left ready deliveries out of the queue (full): read again when it runs dry */
   let moreReady = false;
   let lookScheduled: NodeJS.Timeout | NodeJS.Immediate | undefined;
@@ -266,11 +267,19 @@ export const createDeliverer = (deps: {
     }
   };
 
+  /**
+   * The slots in use now: the pool, narrowed while the thread is busy (services/fairShare/threadShare.ts), so a
+   * backlog draining leaves the projector, the dispatcher and the crawler beside it their turns. A sixteenth of the
+   * pool at least: a backlog still drains, just slower.
+   */
+  const thread = createThreadShare({ min: Math.max(1, Math.floor(config.concurrency / 16)), max: config.concurrency });
+  let pool = config.concurrency;
+
   /** the key's share of the slots: the pool split between the keys with work, by weight (at least one) */
   const shareOf = (keyId: string) => {
     const weight = activeKeys.get(keyId)?.weight ?? deps.shareOf?.(keyId) ?? 1;
     const total = activeKeys.has(keyId) ? activeWeight : activeWeight + weight;
-    return Math.max(1, Math.floor((config.concurrency * weight) / total + 1e-9));
+    return Math.max(1, Math.floor((pool * weight) / total + 1e-9));
   };
   const underShare = (keyId: string) => (keyInFlight.get(keyId) ?? 0) < shareOf(keyId);
 
@@ -377,12 +386,13 @@ export const createDeliverer = (deps: {
     pumpScheduled = false;
     if (stopped) return;
     const back = new Map<string, Ready[]>();
+    pool = fair ? thread.limit() : config.concurrency;
     for (let started = 0; ; ) {
       if (started >= PUMP_SLICE) {
         pumpSoon();
         break;
       }
-      const free = inFlight.size < config.concurrency;
+      const free = inFlight.size < pool;
       if (!free && !fair) break;
       const accept = free ? undefined : underShare;
       const d = queue.peek('deliveries', accept);
