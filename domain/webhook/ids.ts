@@ -11,9 +11,12 @@ const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\
 /** The `webhook-id` of the message that tells of one event (its event id in the log), or of a key's month crossing. */
 export const messageIdOf = (...what: string[]) => `msg_${digest('message', ...what).slice(0, 32)}`;
 
-/** One message to one endpoint: time-ordered by when the event happened (a replay: when it was asked for). */
-export const deliveryIdOf = (webhookId: string, messageId: string, atMs: number, replayId = '') =>
-  `dlv_${hex12(atMs)}${digest('delivery', webhookId, messageId, replayId).slice(0, 12)}`;
+/**
+ * One message to one endpoint: time-ordered by when the event happened. (A replay's deliveries: `replayedDeliveryIdOf`;
+ * those an earlier version scheduled one event each keep the ids it derived, with the replay's id in the digest.)
+ */
+export const deliveryIdOf = (webhookId: string, messageId: string, atMs: number) =>
+  `dlv_${hex12(atMs)}${digest('delivery', webhookId, messageId, '').slice(0, 12)}`;
 
 export const replayIdOf = (atMs: number, random: string) => `rpl_${hex12(atMs)}${random.slice(0, 12)}`;
 
