@@ -151,7 +151,8 @@ const guardDocuments = async (page: Page) => {
       void cdp.send('Page.crash').catch(() => undefined);
     }
   });
-  await cdp.send('Network.enable');
+  // it only counts: no copy of the bodies kept for this session to ask for
+  await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
   return {
     over: () => over,
     /** what the documents weighed until the stop: over the wire where Chromium says, else inflated */
@@ -182,7 +183,14 @@ export const createBrowserFetcher = (options: BrowserFetcherOptions = {}): Brows
     const docs = documentsOf(page);
     const guard = await guardDocuments(page);
     /** the HTML, or undefined once a document went past the cap (the guard stopped it, or it serialized over it) */
-    const html = () => (guard.over() ? undefined : contentOf(page, waitUntil));
+    const html = async () => {
+      if (guard.over()) return undefined;
+      // the guard may end the renderer while the HTML is being read: that is the refusal too
+      return contentOf(page, waitUntil).catch((err: unknown) => {
+        if (guard.over()) return undefined;
+        throw err;
+      });
+    };
     let response = await page.goto(url, { waitUntil, timeout: timeoutMs }).catch((err: unknown) => {
       // the guard's stop may end the navigation before its event came: the answer is the refusal, not the stop
       if (guard.over()) return docs.latest() ?? null;
