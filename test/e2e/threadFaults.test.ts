@@ -144,6 +144,13 @@ t.test('a thread that dies is logged, counted, restarted, and its work ends', { 
     t.ok((await restarts(stack, 'writer')) >= 1, 'serp_thread_restarts_total{thread="writer"} counted');
     t.match(faultLogged(stack, 'writer'), { level: 50, cause: /fault injected into the writer thread/ }, 'logged');
     t.equal((await searchUntilEnded(stack, key, { keyword: 'tea' })).status, 'done', 'the next search is done');
+    const usage = await fetch(`${stack.svc.url}/v1/usage`, { headers: { 'x-api-key': key } });
+    const accepted = outcomes.filter((o) => o.submitted === 202).length + 1;
+    t.equal(
+      ((await usage.json()) as { used_this_month: number }).used_this_month,
+      accepted,
+      'the quota counts the accepted searches only: the refused one cost nothing',
+    );
     await stillUp(t, stack);
   });
 
