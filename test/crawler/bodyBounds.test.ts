@@ -71,8 +71,15 @@ const textBomb = await compressZeros(createGzip({ level: 9 }), BOMB_BYTES, 0x61)
 const dense = Buffer.from('<p>same</p>'.repeat(Math.floor((MAX_PAGE_BYTES - 4096) / 11)));
 const denseCoded = { gzip: gzipSync(dense), br: brotliCompressSync(dense) };
 
-const startOrigin = async (): Promise<{ origin: string; hits: Map<string, number>; server: Server }> => {
+const startOrigin = async (): Promise<{
+  origin: string;
+  hits: Map<string, number>;
+  finished: Map<string, Promise<boolean>>;
+  server: Server;
+}> => {
   const hits = new Map<string, number>();
+  /** per answer, whether the origin got to send all of it before its connection closed */
+  const finished = new Map<string, Promise<boolean>>();
   const server = createServer((req, res) => {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
     hits.set(q, (hits.get(q) ?? 0) + 1);
@@ -82,6 +89,7 @@ const startOrigin = async (): Promise<{ origin: string; hits: Map<string, number
     if (q in bombs) {
       return res.writeHead(200, { ...html, 'content-encoding': q }).end(bombs[q as keyof typeof bombs]);
     }
+    finished.set(q, new Promise((resolve) => res.once('close', () => resolve(res.writableFinished))));
     if (q === 'endless-empty-gzip') {
       res.writeHead(200, { ...html, 'content-encoding': 'gzip' });
       const parts = endlessEmptyGzip(2 * MAX_PAGE_BYTES);
@@ -117,11 +125,11 @@ const startOrigin = async (): Promise<{ origin: string; hits: Map<string, number
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, server };
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, finished, server };
 };
 
 t.test('a body is bounded while it streams', async (t) => {
-  const { origin, hits, server } = await startOrigin();
+  const { origin, hits, finished, server } = await startOrigin();
   t.teardown(() => new Promise<void>((r) => server.close(() => r())));
   const fetcher = createHttpFetcher({ http2: false });
   const get = (q: string) =>
@@ -144,6 +152,7 @@ t.test('a body is bounded while it streams', async (t) => {
   t.test('compressed bytes are bounded too: a stream that inflates to nothing is stopped at the cap', async (t) => {
     const page = await get('endless-empty-gzip');
     t.equal(page.overLimit, true);
+    t.equal(await finished.get('endless-empty-gzip'), false, 'the connection was closed before the origin was done');
     t.ok(
       (page.bytes ?? 0) <= MAX_PAGE_BYTES + MB,
       `stopped after ${page.bytes} bytes on the wire, not the ${2 * MAX_PAGE_BYTES} sent`,
