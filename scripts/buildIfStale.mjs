@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start`'s build step (docs/operations.md#starting-it): compiles dist/ (`tsc -p tsconfig.build.json`, what
+// `npm start`'s build step (docs/operations.md#the-data-directory): compiles dist/ (`tsc -p tsconfig.build.json`, what
 // `npm run build` does) only when a source is newer than the last build, so a restart with nothing changed starts at
 // once instead of compiling for 20-70 s. "Newer" is by modification time over every file and folder the build reads
 // (a folder's time moves when a file in it is added, renamed or deleted), and the compiler's own configuration; the
