@@ -16,7 +16,7 @@ import {
 } from './invariants.js';
 import { type Journal, openJournal } from './journal.js';
 import { buildSchedule, type Fault, GOOGLE_FAULTS, type GoogleFaultKind, scheduleDigest } from './schedule.js';
-import { memoryOf, type SoakStack, startSoakStack } from './stack.js';
+import { ADMIN_TOKEN, memoryOf, type SoakStack, startSoakStack } from './stack.js';
 import { startTraffic, type Traffic } from './traffic.js';
 
 /**
@@ -58,6 +58,8 @@ export interface SoakReport {
   startedAt: string;
   tookS: number;
   faults: FaultOutcome[];
+  /** the service's last log lines (warnings and errors), printed when an invariant failed */
+  logTail: string;
   /** faults by kind: injected, and the jobs that met them by outcome */
   byKind: Record<string, { injected: number; requests: number; jobs: Record<string, number> }>;
   invariants: Invariant[];
@@ -326,11 +328,28 @@ const soakOn = async (
   clearInterval(checkTimer);
   clearInterval(rssTimer);
 
+  // what each api's /metrics says of the projection and the queue once drained (evidence when a job reads running)
+  const lagLines: string[] = [];
+  for (const url of stack.apiUrls()) {
+    try {
+      const res = await fetch(`${url}/metrics`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        signal: AbortSignal.timeout(10_000),
+      });
+      const text = await res.text();
+      const wanted = text.split('\n').filter((l) => /^serp_(projection_lag_positions|queue_depth)\b/.test(l));
+      lagLines.push(`${url}: ${wanted.join(', ') || `no figures (${res.status})`}`);
+    } catch (err) {
+      lagLines.push(`${url}: /metrics unanswered (${String(err).slice(0, 100)})`);
+    }
+  }
+
   // the monitor key's scheduled searches: from its monitors' history, as a user reads them
   const api = () => stack.apiUrls()[0]!;
-  const getJson = async (path: string, k: string) => {
+  const getJson = (path: string, k: string) => getJsonOn(api(), path, k);
+  const getJsonOn = async (url: string, path: string, k: string) => {
     try {
-      const res = await fetch(`${api()}${path}`, { headers: { 'x-api-key': k }, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${url}${path}`, { headers: { 'x-api-key': k }, signal: AbortSignal.timeout(30_000) });
       return { status: res.status, body: (await res.json()) as any };
     } catch {
       return undefined;
@@ -344,10 +363,12 @@ const soakOn = async (
     }
   }
 
-  // usage: each job the harness knows of, charged by the docs' rules from what the API says of it now; a job the log
-  // has ended may read `running` for a moment until the api's read model has it (docs/api.md), so a 202 is read
-  // again for up to 60 s before it counts as unreadable
+  // usage: each job the harness knows of, charged by the docs' rules from what the API says of it now. Every api is
+  // asked (a cluster has two): a job the log has ended may read `running` for a moment until that api's read model
+  // has it (docs/api.md), so a 202 is read again for up to 60 s in all; one still `running` then is a job that never
+  // ended for its user, evidence for the jobs' invariant. Its charge is then judged by how the log ended it.
   const usageViews: UsageView[] = [];
+  const stillRunning: string[] = [];
   const readsUntil = Date.now() + 60_000;
   for (const label of Object.keys(traffic.keys)) {
     const k = key(label);
@@ -355,21 +376,33 @@ const soakOn = async (
     const unread: string[] = [];
     for (const j of traffic.jobs.values()) {
       if (j.key !== label) continue;
-      let r = await getJson(`/v1/search/${j.id}?output=json`, k.key);
-      while (r?.status !== 200 && Date.now() < readsUntil) {
-        await sleep(500);
-        r = await getJson(`/v1/search/${j.id}?output=json`, k.key);
-      }
-      const status = r?.body?.search_metadata?.status ?? r?.body?.status;
-      if (r?.status !== 200 || !status) {
+      let answer: { status: string; cached: boolean } | undefined;
+      for (const url of stack.apiUrls()) {
+        const read = () => getJsonOn(url, `/v1/search/${j.id}?output=json`, k.key);
+        let r = await read();
+        while (r?.status !== 200 && Date.now() < readsUntil) {
+          await sleep(500);
+          r = await read();
+        }
+        const status = r?.body?.search_metadata?.status ?? r?.body?.status;
+        if (r?.status === 200 && status) {
+          answer ??= { status, cached: r.body?.search_metadata?.cached === true };
+          continue;
+        }
         const ended = journal.jobs.get(j.id)?.ends[0];
-        unread.push(
-          `${j.id} answered ${r?.status ?? 'nothing'}${ended ? ` though the log ended it ${ended.status} at ${new Date(ended.at).toISOString()}` : ''}`,
+        stillRunning.push(
+          `${j.id} (${label}) on ${url} answered ${r?.status ?? 'nothing'} ${Math.round((Date.now() - (ended?.at ?? j.acceptedAt)) / 1000)} s after ${ended ? `the log ended it ${ended.status} at ${new Date(ended.at).toISOString()}` : 'it was accepted (the log has no end)'}`,
         );
-        continue;
       }
-      const cached = j.cached || r.body?.search_metadata?.cached === true;
-      if (!cached && status !== 'failed') expected += 1;
+      if (!answer) {
+        const ended = journal.jobs.get(j.id)?.ends[0];
+        if (!ended) {
+          unread.push(j.id);
+          continue;
+        }
+        answer = { status: ended.status, cached: ended.status === 'cached' };
+      }
+      if (!(j.cached || answer.cached) && answer.status !== 'failed') expected += 1;
     }
     // a failed job's release is appended after it reads failed (docs/api.md): read usage until it settles on the log's
     const reserved = [...(journal.reserved.get(k.keyId)?.values() ?? [])].reduce((a, b) => a + b, 0);
@@ -433,7 +466,7 @@ const soakOn = async (
   const duringReads = traffic.reads.filter((r) => r.at >= faultStart && r.at <= faultEnd).map((r) => r.ms);
   const invariants: Invariant[] = [
     exits,
-    checkJobs(journal, traffic, cluster, overdueSeen),
+    checkJobs(journal, traffic, cluster, overdueSeen, stillRunning, lagLines),
     checkUsage(journal, usageViews),
     checkWebhooks(webhookViews(), webhookWaitMs / 1000),
     rssInvariant,
@@ -465,6 +498,7 @@ const soakOn = async (
     startedAt: new Date(plan.started).toISOString(),
     tookS: Math.round((Date.now() - plan.started) / 1000),
     faults: outcomes.sort((a, b) => a.fault.id - b.fault.id),
+    logTail: stack.logTail(80),
     byKind,
     invariants,
     ok: invariants.every((i) => i.ok),
@@ -479,6 +513,7 @@ const soakOn = async (
       answers: answered,
       dropped: traffic.dropped.length,
       replays: traffic.replays,
+      metricsAfterDrain: lagLines,
     },
   };
 };

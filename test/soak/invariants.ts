@@ -64,7 +64,16 @@ const describeJob = (j: JobRecord) =>
 export const overdueJobs = (journal: Journal, now: number, cluster: boolean): JobRecord[] =>
   [...journal.jobs.values()].filter((j) => j.ends.length === 0 && now - j.submittedAt > jobBoundMs(j.depth, cluster));
 
-export const checkJobs = (journal: Journal, traffic: Traffic, cluster: boolean, overdueSeen: Map<string, string>) => {
+export const checkJobs = (
+  journal: Journal,
+  traffic: Traffic,
+  cluster: boolean,
+  overdueSeen: Map<string, string>,
+  /** jobs an api still answered `running` for after the drain (read on every api) */
+  stillRunning: string[],
+  /** each api's projection lag and queue depth after the drain (/metrics), shown when a job still reads running */
+  metrics: string[] = [],
+) => {
   const evidence: string[] = [];
   const all = [...journal.jobs.values()];
   const twice = all.filter((j) => j.ends.length > 1);
@@ -76,6 +85,8 @@ export const checkJobs = (journal: Journal, traffic: Traffic, cluster: boolean, 
   for (const j of late)
     evidence.push(`ended past its bound of ${jobBoundMs(j.depth, cluster) / 1000} s: ${describeJob(j)}`);
   for (const t of lost) evidence.push(`answered ${t.via} ${t.id} but no SearchSubmitted in the log`);
+  if (stillRunning.length) evidence.push(`after the drain, /metrics said: ${metrics.join('; ')}`);
+  for (const r of stillRunning) evidence.push(`still running for its user: ${r}`);
   // found while it ran (the live check): each is among the late or the open above, with when it was first seen
   for (const [, what] of overdueSeen) evidence.push(`seen past its bound while the soak ran: ${what}`);
   const took = (lane: string) =>
@@ -89,7 +100,7 @@ export const checkJobs = (journal: Journal, traffic: Traffic, cluster: boolean, 
   return {
     name: INVARIANTS[1],
     ok: evidence.length === 0,
-    summary: `${all.length} jobs in the log (${traffic.jobs.size} answered to the harness): ${twice.length} ended twice, ${open.length} never ended, ${late.length} past their bound, ${lost.length} lost; by lane, submit to end: ${lanes}`,
+    summary: `${all.length} jobs in the log (${traffic.jobs.size} answered to the harness): ${twice.length} ended twice, ${open.length} never ended, ${late.length} past their bound, ${lost.length} lost, ${stillRunning.length} still running on an api after the drain; by lane, submit to end: ${lanes}`,
     evidence,
   } satisfies Invariant;
 };
@@ -103,7 +114,7 @@ export interface UsageView {
   expected: number;
   /** submits whose answer never came (each may or may not have reserved) */
   unknown: number;
-  /** jobs whose final state the harness could not read */
+  /** jobs whose final state neither an api nor the log could say */
   unread: string[];
 }
 
