@@ -9,7 +9,6 @@ import { createQueuePositions } from '../../fairShare/queuePosition.js';
 import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
-import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../runtime/nice.js';
