@@ -4,6 +4,7 @@ import { type Config, ConfigError, loadConfig } from '../config/config.js';
 import { type DistributedConfig, loadDistributedConfig, parseRoles } from '../config/distributed.js';
 import { processEnv } from '../config/env.js';
 import { boundHeapGrowth } from './heap.js';
+import { describePortOwner } from './portOwner.js';
 
 /** `serp-api serve`'s flags (they win over SERP_PORT, SERP_HOST, SERP_DATA_DIR) */
 export interface ServeFlags {
@@ -53,6 +54,17 @@ const settings = (flags: ServeFlags): { config: Config; dist?: DistributedConfig
 };
 
 /**
+ * A port another process holds, said as `cluster up` says it (docs/operations.md#exit-codes): which process
+ * holds it and what it answers, and what to do; any other error as it is.
+ */
+const listenError = async (err: unknown, config: Config): Promise<unknown> => {
+  if ((err as NodeJS.ErrnoException)?.code !== 'EADDRINUSE') return err;
+  return new Error(
+    `cannot listen on ${config.host}:${config.port}: the port is taken; ${await describePortOwner(config.port)}. Stop what holds it, or serve on another port (--port N or SERP_PORT; 0 takes a free one)`,
+  );
+};
+
+/**
  * A serving process (docs/architecture.md, "Processes"): `serp-api serve` runs every role in this process (embedded
  * mode: its threads are the HTTP event loop, the pipeline thread, the event store's writer, the parse pool and the
  * hash thread), `serp-api serve --role …` the roles asked for (distributed mode). It runs until SIGINT or SIGTERM,
@@ -64,7 +76,9 @@ export const serve = async (flags: ServeFlags): Promise<void> => {
   if (dist) {
     // distributed mode's clients (NATS, KurrentDB's gRPC) load only here: an embedded service never holds them
     const { startDistributed } = await import('../compose/distributed/distributed.js');
-    const svc = await startDistributed(config, dist);
+    const svc = await startDistributed(config, dist).catch(async (err) => {
+      throw await listenError(err, config);
+    });
     for (const warning of svc.warnings) console.error(`serp-api: warning: ${warning}`);
     console.error(
       `serp-api ${dist.roles.join(',')} ${svc.app ? 'listening' : 'health'} on ${svc.url} (data: ${config.dataDir})`,
@@ -72,7 +86,9 @@ export const serve = async (flags: ServeFlags): Promise<void> => {
     drainOnSignal(svc.close);
     return;
   }
-  const svc = await startEmbedded(config);
+  const svc = await startEmbedded(config).catch(async (err) => {
+    throw await listenError(err, config);
+  });
   announceAdminToken(config, svc.core);
   for (const warning of svc.warnings) console.error(`serp-api: warning: ${warning}`);
   console.error(`serp-api listening on ${svc.url} (data: ${config.dataDir})`);

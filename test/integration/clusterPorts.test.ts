@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { type ClusterProcess, waitHealthy } from '../../services/cli/dev/cluster.js';
-import { describePortOwner } from '../../services/cli/dev/portOwner.js';
+import { describePortOwner } from '../../services/runtime/portOwner.js';
 import { cliResult } from '../support/service.js';
 
 /**
@@ -94,4 +94,20 @@ t.test('cluster up › a process is up only when its port answers with its own i
     ),
     'a process that exited: what holds its port',
   );
+});
+
+t.test('serve › a taken port: it refuses, naming the port and what holds it', async (t) => {
+  const { port } = await occupy(t, () => ({ status: 'ok', instance_id: 'ins_0123456789ab' }));
+  const dir = mkdtempSync(join(tmpdir(), 'serp-serve-port-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const res = await cliResult(['serve', '--port', String(port), '--data', dir]);
+  t.equal(res.code, 1, 'a failure exit');
+  t.match(res.stderr, `cannot listen on 127.0.0.1:${port}: the port is taken; pid ${process.pid} (`, 'the holder');
+  t.match(
+    res.stderr,
+    'it answers GET /health with 200 {"status":"ok","instance_id":"ins_0123456789ab"}',
+    'what it says',
+  );
+  t.match(res.stderr, /serve on another port \(--port N or SERP_PORT/, 'and what to do');
+  t.notMatch(res.stderr, /^serp-api: listen EADDRINUSE/m, 'not the bare system error');
 });

@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateSecrets } from '../../compose/embedded/secrets.js';
 import { processEnv } from '../../config/env.js';
+import { describePortOwner, portTaken } from '../../runtime/portOwner.js';
 import { exited, freePort, type NatsServers, startNatsServers, stopChild } from './natsServer.js';
-import { describePortOwner, portTaken } from './portOwner.js';
 
 /**
  * A whole distributed deployment on loopback (`serp-api cluster up`, the end-to-end tests, the scale bench): three
