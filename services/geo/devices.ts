@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import type { Device } from '../../contracts/search.js';
 
 /**
@@ -56,6 +57,16 @@ export const acceptLanguage = (hl: string | undefined): string => {
   return `${hl},en;q=0.8`;
 };
 
+/**
+ * What the fetcher may be sent: Chrome's list, less zstd where this Node cannot decode it (its zlib has zstd from 22.15
+ * on; docs/security.md#bodies-are-bounded-while-they-stream). Advertised anyway, a zstd answer would reach the parser
+ * still compressed and be read as a page of noise.
+ */
+export const ACCEPT_ENCODING =
+  typeof (zlib as unknown as { createZstdDecompress?: unknown }).createZstdDecompress === 'function'
+    ? 'gzip, deflate, br, zstd'
+    : 'gzip, deflate, br';
+
 /** The navigation headers Chrome sends for a top-level GET, in Chrome's order. */
 export const navigationHeaders = (
   device: Device,
@@ -73,7 +84,7 @@ export const navigationHeaders = (
     'sec-fetch-mode': 'navigate',
     'sec-fetch-user': '?1',
     'sec-fetch-dest': 'document',
-    'accept-encoding': 'gzip, deflate, br, zstd',
+    'accept-encoding': ACCEPT_ENCODING,
     'accept-language': acceptLanguage(hl),
   };
 };

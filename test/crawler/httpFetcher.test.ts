@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import zlib, { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { createHttpFetcher, followsRedirect } from '../../services/adapters/fetcher/http.js';
 import { ownBuffer } from '../../services/buffers.js';
@@ -67,6 +67,25 @@ t.test('the http fetcher returns the page as sent, however it is framed', async 
   t.equal(refused.status, 429, 'an error status comes back as a page, not an exception');
   t.equal(refused.body.toString(), 'slow down');
   t.match(refused.cookies, /X=1/, 'its cookies are kept');
+});
+
+t.test('the http fetcher asks only for the encodings it can decode', async (t) => {
+  let asked = '';
+  const server = createServer((req, res) => {
+    asked = String(req.headers['accept-encoding'] ?? '');
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await createHttpFetcher().fetch({ url: `${origin}/search`, device: 'mobile', captureAio: false, timeoutMs: 10_000 });
+  const decodes = typeof (zlib as unknown as { createZstdDecompress?: unknown }).createZstdDecompress === 'function';
+  t.same(
+    asked.split(',').map((e) => e.trim()),
+    decodes ? ['gzip', 'deflate', 'br', 'zstd'] : ['gzip', 'deflate', 'br'],
+    `Chrome's list${decodes ? '' : ', less zstd, which this Node cannot decode'}`,
+  );
 });
 
 t.test('cookies set on a redirect go to the next hop and back to the session', async (t) => {
