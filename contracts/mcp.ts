@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IsoInstant } from './isoInstant.js';
 import { crossFieldRules, JobStatus, OutputFormat, QueuePosition, SearchParameters, UsageResponse } from './search.js';
 
 /**
@@ -119,8 +120,8 @@ export const SerpRankHistoryInput = z
       .max(300)
       .optional()
       .describe('only this tracked domain, e.g. example.com (required without monitor_id)'),
-    from: z.string().max(40).optional().describe('ISO date or instant'),
-    to: z.string().max(40).optional().describe('ISO date or instant'),
+    from: IsoInstant.optional().describe('ISO date or instant'),
+    to: IsoInstant.optional().describe('ISO date or instant'),
   })
   .strict()
   .refine((v) => v.monitor_id !== undefined || (v.keyword !== undefined && v.domain !== undefined), {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IsoInstant } from './isoInstant.js';
 import { ALERT_KINDS } from './monitorAlerts.js';
 import { crossFieldRules, SearchParameters } from './search.js';
 
@@ -283,16 +284,9 @@ export const RunResponse = z
     ],
   });
 
-const isoInstant = z
-  .string()
-  .trim()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), {
-    message: 'must be an ISO date or instant, e.g. 2026-03-01 or 2026-03-01T12:00:00Z',
-  });
-
 const range = {
-  from: isoInstant.optional().describe('ISO date or instant (inclusive)'),
-  to: isoInstant.optional().describe('ISO date or instant (inclusive; a date means the whole day)'),
+  from: IsoInstant.optional().describe('ISO date or instant (inclusive)'),
+  to: IsoInstant.optional().describe('ISO date or instant (inclusive; a date means the whole day)'),
 };
 const rangeRule = <T extends { from?: string; to?: string }>(v: T, ctx: z.RefinementCtx) => {
   if (v.from && v.to && rangeBounds(v.from, v.to).from > rangeBounds(v.from, v.to).to) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IsoInstant } from './isoInstant.js';
 import { WEBHOOK_EVENT_TYPES } from './webhookEvents.js';
 
 /** The `/v1/webhooks` bodies and answers (docs/webhooks.md). */
@@ -134,13 +135,6 @@ export const RotateSecretResponse = z
     ],
   });
 
-const isoInstant = z
-  .string()
-  .trim()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), {
-    message: 'must be an ISO date or instant, e.g. 2026-03-01 or 2026-03-01T12:00:00Z',
-  });
-
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 export const DeliveriesQuery = z.object({
@@ -148,7 +142,7 @@ export const DeliveriesQuery = z.object({
     .enum(DELIVERY_STATUSES, { error: 'status must be pending, delivered or failed' })
     .optional()
     .describe('pending (waiting for its next attempt), delivered, or failed (given up)'),
-  since: isoInstant.optional().describe('scheduled at or after this ISO date or instant'),
+  since: IsoInstant.optional().describe('scheduled at or after this ISO date or instant'),
   limit: z.coerce.number({ error: 'limit must be a number' }).int().min(1).max(1000).default(100),
 });
 
@@ -206,7 +200,7 @@ export const RetryResponse = z
   });
 
 export const ReplayBody = z
-  .object({ since: isoInstant.describe('every event of the endpoint types recorded since then is sent again') })
+  .object({ since: IsoInstant.describe('every event of the endpoint types recorded since then is sent again') })
   .strict()
   .meta({ examples: [{ since: '2026-03-01T00:00:00Z' }] });
 
