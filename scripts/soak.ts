@@ -32,6 +32,7 @@ const program = new Command('soak')
   .option('--minutes <n>', 'length of the traffic (warm-up, then faults); the drain comes after', positive, 3)
   .option('--seed <n>', 'the schedule of faults and the traffic come from it: the same seed, the same run', whole, 1)
   .option('--cluster', 'a three-node nats-server cluster with every role, and kill -9 of crawler, dispatcher and api')
+  .option('--no-faults', 'the same traffic without any fault: a baseline to tell what the faults cost')
   .option('--concurrency <n>', 'live search loops (each about one search a second)', whole, 2)
   .option('--json <file>', 'also write the report as JSON to this file')
   .option('--quiet', 'no progress lines, only the report')
@@ -41,6 +42,7 @@ const o = program.opts<{
   minutes: number;
   seed: number;
   cluster?: boolean;
+  faults: boolean;
   concurrency: number;
   json?: string;
   quiet?: boolean;
@@ -59,6 +61,7 @@ try {
     minutes: o.minutes,
     seed: o.seed,
     cluster: o.cluster === true,
+    faults: o.faults,
     concurrency: Math.max(1, o.concurrency),
     log: o.quiet ? undefined : (line) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
   });

@@ -32,6 +32,8 @@ export interface SoakOptions {
   cluster: boolean;
   /** live search loops (default 2): the traffic's weight; every other loop is one */
   concurrency?: number;
+  /** false: the same traffic without any fault, a baseline to tell what the faults cost (default true) */
+  faults?: boolean;
   /** progress lines (default: none) */
   log?: (line: string) => void;
 }
@@ -54,6 +56,8 @@ export interface SoakReport {
   seed: number;
   minutes: number;
   mode: 'embedded' | 'cluster';
+  /** false for a baseline run without faults */
+  withFaults: boolean;
   schedule: string;
   startedAt: string;
   tookS: number;
@@ -126,7 +130,8 @@ export const runSoak = async (options: SoakOptions): Promise<SoakReport> => {
   const faultMs = totalMs - warmupMs;
   const cluster = options.cluster;
   const started = Date.now();
-  const schedule = buildSchedule({ seed: options.seed, faultMs, cluster, proxies: 3, receivers: 3 });
+  const schedule =
+    options.faults === false ? [] : buildSchedule({ seed: options.seed, faultMs, cluster, proxies: 3, receivers: 3 });
   const digest = scheduleDigest(schedule);
   log(
     `soak: seed ${options.seed}, ${options.minutes} min, ${cluster ? 'cluster' : 'embedded'}, ${schedule.length} faults (schedule ${digest})`,
@@ -494,6 +499,7 @@ const soakOn = async (
     seed: options.seed,
     minutes: options.minutes,
     mode: cluster ? 'cluster' : 'embedded',
+    withFaults: options.faults !== false,
     schedule: plan.digest,
     startedAt: new Date(plan.started).toISOString(),
     tookS: Math.round((Date.now() - plan.started) / 1000),
@@ -522,7 +528,7 @@ const soakOn = async (
 export const formatReport = (r: SoakReport): string => {
   const lines: string[] = [];
   lines.push(
-    `soak ${r.ok ? 'PASSED' : 'FAILED'}: seed ${r.seed}, ${r.minutes} min, ${r.mode}, schedule ${r.schedule}, started ${r.startedAt}, took ${r.tookS} s`,
+    `soak ${r.ok ? 'PASSED' : 'FAILED'}: seed ${r.seed}, ${r.minutes} min, ${r.mode}${r.withFaults ? '' : ' without faults'}, schedule ${r.schedule}, started ${r.startedAt}, took ${r.tookS} s`,
   );
   lines.push('', 'invariants:');
   for (const i of r.invariants) {
@@ -555,7 +561,7 @@ export const formatReport = (r: SoakReport): string => {
   if (!r.ok)
     lines.push(
       '',
-      `to run it again: npm run soak -- --minutes ${r.minutes} --seed ${r.seed}${r.mode === 'cluster' ? ' --cluster' : ''}`,
+      `to run it again: npm run soak -- --minutes ${r.minutes} --seed ${r.seed}${r.mode === 'cluster' ? ' --cluster' : ''}${r.withFaults ? '' : ' --no-faults'}`,
     );
   return lines.join('\n');
 };

@@ -247,7 +247,12 @@ export const startTraffic = async (
         if (!res || res.status >= 500) unknownSubmits.mcp! += 1;
         else if (res.status === 200) track(res.body?.search_metadata?.id, 'mcp', 'compat', false);
       } else {
-        const body: Record<string, unknown> = { keyword: keyword('live'), depth: pick([10, 10, 20, 30]) };
+        // mostly one to three pages; one search in ten is a full hundred, whose pages are fetched and parsed side by
+        // side while a fault may end the search early
+        const body: Record<string, unknown> = {
+          keyword: keyword('live'),
+          depth: random() < 0.1 ? 100 : pick([10, 10, 20, 30]),
+        };
         if (random() < 0.3) body.location = pick(LOCATIONS);
         const id = await submitV1('live', body, 'v1');
         if (id && random() < 0.3) void follow('live', id);
