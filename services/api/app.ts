@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import helmet from 'helmet';
+import { z } from 'zod';
 import { CompatError } from '../../contracts/compat.js';
 import { ErrorBody } from '../../contracts/errors.js';
 import type { ReadModelQueries } from '../../projections/index.js';
@@ -180,6 +181,20 @@ const forbiddenKey = () =>
   );
 
 /**
+/**
+ * jsonSchemaTransform converts a body as its input type, and zod then drops the body's `examples` when any field of it
+ * transforms (a trimmed keyword, a default): they are written as clients send them, so they are put back. The
+ * examples of the live OpenAPI are each sent by a test (docs/api.md#examples).
+ */
+const keepBodyExamples: typeof jsonSchemaTransform = (input) => {
+  const out = jsonSchemaTransform(input);
+  const body = (input.schema as { body?: unknown } | undefined)?.body;
+  const examples = body instanceof z.ZodType ? z.globalRegistry.get(body)?.examples : undefined;
+  const converted = (out.schema as { body?: Record<string, unknown> }).body;
+  if (examples && converted && converted.examples === undefined) converted.examples = examples;
+  return out;
+};
+
  * The whole HTTP surface as one plugin (fastify/demo's shape): `server.ts` builds the Fastify instance and listens,
  * tests register this on an instance of their own and use `inject`. Each scope registers its routes with its own auth:
  * `/v1` the API key, `/admin` the admin token, `/raw` a link signature, the meta routes none.
@@ -236,7 +251,7 @@ export const app = fp<AppDeps>(
     const baseUrl = () => listeningBaseUrl(fastify, deps.config.publicBaseUrl);
     await fastify.register(fastifySwagger, {
       openapi: openapi(deps.config.publicBaseUrl ?? '/'),
-      transform: jsonSchemaTransform,
+      transform: keepBodyExamples,
     });
     // the per-address ceiling on credential failures and the raw link's ceiling answer 429 on these routes
     documentThrottled(fastify, (url) => (/^\/(v1|admin|metrics|raw|mcp)\b/.test(url) ? ErrorBody : undefined));

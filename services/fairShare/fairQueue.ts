@@ -61,8 +61,6 @@ export interface FairQueue<T, C extends string> {
   sizeOf(cls: C): number;
   /** the flows of a class that have items, most cost first */
   flows(cls: C): FlowSummary[];
-  /** how many flows of a class have items */
-  flowCount(cls: C): number;
   /**
    * entries and flows looked at by every operation so far: the queue's work counted in steps, not in time, so what it
    * costs per operation can be read on any machine
@@ -343,7 +341,6 @@ export const createFairQueue = <T, C extends string>(options: FairQueueOptions<C
       return steps;
     },
     sizeOf: (cls) => classOf(cls).items,
-    flowCount: (cls) => classOf(cls).active.size,
     flows(cls) {
       return [...classOf(cls).active.values()]
         .map((f) => ({ flow: f.id, items: f.count, cost: f.cost }))
