@@ -38,7 +38,13 @@ const rangeReadErrors = {
 const withWarnings = <T extends object>(view: T, warnings: string[]) =>
   warnings.length ? { ...view, warnings } : view;
 
-const params = z.object({ monitor_id: z.string().max(200) });
+// the id the examples show stands for the caller's own monitor (docs/api.md#examples)
+const params = z.object({
+  monitor_id: z
+    .string()
+    .max(200)
+    .meta({ examples: ['mon_3f9a1c2b7d4e5f60718293a4'] }),
+});
 const tags = ['rank tracking'];
 
 /** `/v1/monitors`: rank tracking (docs/rank-tracking.md). A monitor of another key answers 404, as one that does not exist. */

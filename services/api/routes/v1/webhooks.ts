@@ -18,8 +18,19 @@ import { wired } from '../../wiring.js';
 import type { V1Options } from './options.js';
 import { errors } from './webhookErrors.js';
 
-const params = z.object({ webhook_id: z.string().max(200) });
-const deliveryParams = z.object({ webhook_id: z.string().max(200), delivery_id: z.string().max(200) });
+// the ids the examples show stand for the caller's own (docs/api.md#examples)
+const webhookId = z
+  .string()
+  .max(200)
+  .meta({ examples: ['wh_5d1c9e0a7b3f42e6a8c01d2e'] });
+const params = z.object({ webhook_id: webhookId });
+const deliveryParams = z.object({
+  webhook_id: webhookId,
+  delivery_id: z
+    .string()
+    .max(200)
+    .meta({ examples: ['dlv_0195a3c4b5d6e1f2a3b4c5d6'] }),
+});
 const tags = ['webhooks'];
 const base = { 401: errors.unauthorized, 429: errors.rate, 503: errors.unavailable };
 
