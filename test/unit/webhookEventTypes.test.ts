@@ -34,7 +34,9 @@ t.test('webhook event types › an unknown type is refused naming every type, as
   t.notOk(refused.success, 'refused');
   t.match(refused.error?.issues[0]?.message, UNKNOWN_EVENT_TYPE);
   for (const type of WEBHOOK_EVENT_TYPES) t.match(UNKNOWN_EVENT_TYPE, type, `the message names ${type}`);
-  const examples = (errors.invalidWebhook.meta()?.examples ?? []) as Array<{ detail: string }>;
+  const examples = Object.values(
+    (errors.invalidWebhook.meta()?.['x-examples'] ?? {}) as Record<string, { value: { detail: string } }>,
+  ).map((e) => e.value);
   t.ok(
     examples.some((e) => e.detail === `events.0: ${UNKNOWN_EVENT_TYPE}`),
     'the OpenAPI example is the message itself',
