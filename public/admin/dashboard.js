@@ -21,6 +21,10 @@ const svg = (tag, attrs = {}, ...children) => {
 const fmt = new Intl.NumberFormat('en');
 const day = (iso) => (iso ? iso.slice(0, 10) : '');
 const when = (iso) => (iso ? iso.replace('T', ' ').slice(0, 16) : '');
+const ago = (ms) => {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`;
+};
 
 const status = (text, kind = 'info') => {
   const s = $('#status');
@@ -99,12 +103,11 @@ const loadKeys = async () => {
 };
 
 /** a bar chart as SVG with a text alternative: one bar per item, stacked by series */
-// `line`: a level drawn across the chart, e.g. { value, name, cls } for the fleet's capacity
-const barChart = (items, series, label, title, line) => {
+const barChart = (items, series, label, title) => {
   const w = 720;
   const h = 180;
   const pad = 24;
-  const max = Math.max(1, line?.value ?? 0, ...items.map((it) => series.reduce((n, s) => n + (it[s.key] ?? 0), 0)));
+  const max = Math.max(1, ...items.map((it) => series.reduce((n, s) => n + (it[s.key] ?? 0), 0)));
   const bw = (w - pad) / items.length;
   const chart = svg('svg', { viewBox: `0 0 ${w} ${h + pad}`, role: 'img', 'aria-label': title });
   chart.append(svg('line', { x1: pad, y1: h, x2: w, y2: h, class: 'axis' }));
@@ -124,14 +127,7 @@ const barChart = (items, series, label, title, line) => {
       chart.append(svg('text', { x: pad + i * bw, y: h + 16, class: 'tick' }, label(it)));
     }
   });
-  if (line) {
-    const y = h - (line.value / max) * (h - 16);
-    const level = svg('line', { x1: pad, y1: y, x2: w, y2: y, class: line.cls });
-    level.append(svg('title', {}, `${line.name}: ${fmt.format(line.value)}`));
-    chart.append(level);
-  }
-  const names = [...series, ...(line ? [line] : [])];
-  const legend = el('figcaption', {}, ...names.map((s) => el('span', { class: `legend ${s.cls}` }, s.name)));
+  const legend = el('figcaption', {}, ...series.map((s) => el('span', { class: `legend ${s.cls}` }, s.name)));
   return [chart, legend];
 };
 
@@ -184,11 +180,11 @@ const showKey = async (keyId) => {
 const loadService = async () => {
   const s = await api('GET', '/service');
   $('#cache-rate').textContent = s.cache_hit_rate === null ? 'no searches' : `${(s.cache_hit_rate * 100).toFixed(1)} %`;
-  $('#queue-depth').textContent = s.queue
-    ? `${fmt.format(s.queue.pending)} waiting, ${fmt.format(s.queue.in_flight)} running`
-    : 'not in this process';
-  $('#queue-age').textContent =
-    s.queue?.oldest_pending_ms !== undefined ? `${(s.queue.oldest_pending_ms / 1000).toFixed(1)} s` : '–';
+  // the lanes summed, from the same read as the lanes table below (docs/operations.md#admin-dashboard)
+  $('#queue-depth').textContent = `${fmt.format(s.jobs.waiting)} waiting, ${fmt.format(s.jobs.crawling)} crawling`;
+  $('#queue-age').textContent = s.jobs.oldest_waiting_since
+    ? `${ago(Date.parse(s.now) - Date.parse(s.jobs.oldest_waiting_since))} (since ${when(s.jobs.oldest_waiting_since)})`
+    : 'none waiting';
   $('#projection-lag').textContent = s.projection_lag === null ? '–' : `${fmt.format(s.projection_lag)} events`;
   renderRoutes(s.routes);
   renderLanes(s.lanes);
@@ -241,7 +237,7 @@ const loadService = async () => {
   );
 };
 
-// jobs not yet ended per lane, and whose pages wait most (docs/fleet.md#lanes-and-fair-share)
+// jobs not yet ended per lane, and the keys they belong to, most pages waiting first (docs/fleet.md#lanes-and-fair-share)
 const renderLanes = (lanes) => {
   $('#lanes-table tbody').replaceChildren(
     ...lanes.map((l) =>
@@ -257,8 +253,11 @@ const renderLanes = (lanes) => {
           {},
           l.top_keys.length
             ? l.top_keys
-                .map((k) => `${k.prefix ?? k.key_id}${k.label ? ` (${k.label})` : ''}: ${fmt.format(k.waiting)}`)
-                .join(', ')
+                .map(
+                  (k) =>
+                    `${k.prefix ?? k.key_id}${k.label ? ` (${k.label})` : ''}: ${fmt.format(k.waiting)} waiting, ${fmt.format(k.crawling)} crawling`,
+                )
+                .join('; ')
             : '–',
         ),
       ),
@@ -272,23 +271,100 @@ const renderDemand = (hours, capacity) => {
   $('#capacity-note').textContent =
     perHour === undefined
       ? 'Capacity not known yet: no crawl has reported.'
-      : `The fleet can crawl about ${fmt.format(Math.round(perHour))} pages an hour (${capacity.routes} route${capacity.routes === 1 ? '' : 's'}${capacity.cooling ? `, ${capacity.cooling} resting` : ''}; ${capacity.basis === 'paced' ? 'their paces now' : 'the busiest minute of the last hour'}). Live searches took up to ${fmt.format(capacity.live_peak_pages_per_hour)} pages in an hour of the last day.`;
-  $('#demand-chart').replaceChildren(
-    ...barChart(
-      hours,
-      [
-        { key: 'live', name: 'live', cls: 's-done' },
-        { key: 'scheduled', name: 'monitors', cls: 's-partial' },
-        { key: 'bulk', name: 'bulk', cls: 's-cached' },
-      ],
-      (h) => `${h.planned ? '+' : ''}${h.hour.slice(11)}h`,
-      "Google pages asked per hour by lane, the last 24 hours and the monitors' next 24 (+), against the fleet's capacity",
-      perHour === undefined ? undefined : { value: perHour, name: 'capacity', cls: 's-capacity' },
-    ),
-  );
+      : `The fleet can crawl about ${fmt.format(Math.round(perHour))} pages an hour (${capacity.routes} route${capacity.routes === 1 ? '' : 's'}${capacity.cooling ? `, ${capacity.cooling} resting` : ''}; ${capacity.basis === 'paced' ? 'their paces now' : 'the busiest minute of the last hour'}). Live searches took up to ${fmt.format(capacity.live_peak_pages_per_hour)} page${capacity.live_peak_pages_per_hour === 1 ? '' : 's'} in an hour of the last day.`;
+  $('#demand-chart').replaceChildren(...demandChart(hours, perHour));
 };
 
-// the routes a crawl reported in the last hour (docs/fleet.md): pace, blocks, whether one rests after a block, and
+const DEMAND_SERIES = [
+  { key: 'live', name: 'live', cls: 's-done' },
+  { key: 'scheduled', name: 'monitors', cls: 's-partial' },
+  { key: 'bulk', name: 'bulk', cls: 's-cached' },
+];
+
+// Demand against capacity on a log scale (docs/operations.md#admin-dashboard): capacity is thousands of pages an hour
+// and a lane's demand may be a few, so a linear scale draws demand as nothing. Each gridline is ten times the one
+// below; the lanes stand side by side in each hour (stacking is meaningless on a log scale); a bar of 1 page is
+// still about 10 px tall. Each bar carries its lane and value (data-series, data-value) and a tooltip.
+const demandChart = (hours, perHour) => {
+  const w = 720;
+  const h = 180;
+  const left = 44;
+  const bottom = 24;
+  const top =
+    10 **
+    Math.max(
+      1,
+      Math.ceil(
+        Math.log10(Math.max(1, perHour ?? 0, ...hours.flatMap((it) => DEMAND_SERIES.map((s) => it[s.key] ?? 0))) + 1),
+      ),
+    );
+  const y = (v) => h - (Math.log10(1 + v) / Math.log10(1 + top)) * (h - 8);
+  const slot = (w - left) / hours.length;
+  const bw = Math.max(1, (slot - 2) / DEMAND_SERIES.length);
+  const chart = svg('svg', {
+    viewBox: `0 0 ${w} ${h + bottom}`,
+    role: 'img',
+    'aria-label': `Google pages asked per hour by lane, the last ${hours.filter((it) => !it.planned).length} hours and the monitors' next ${hours.filter((it) => it.planned).length} (+), against the fleet's capacity${perHour === undefined ? ' (not known yet)' : ` of ${fmt.format(Math.round(perHour))} an hour`}; log scale`,
+    class: 'demand',
+  });
+  for (let v = 1; v <= top; v *= 10) {
+    chart.append(svg('line', { x1: left, y1: y(v), x2: w, y2: y(v), class: 'grid' }));
+    chart.append(svg('text', { x: left - 4, y: y(v) + 4, class: 'tick end' }, fmt.format(v)));
+  }
+  chart.append(svg('line', { x1: left, y1: h, x2: w, y2: h, class: 'axis' }));
+  chart.append(svg('text', { x: left - 4, y: h + 4, class: 'tick end' }, '0'));
+  hours.forEach((it, i) => {
+    const x0 = left + i * slot + 1;
+    if (it.planned && (i === 0 || !hours[i - 1].planned)) {
+      const now = svg('line', { x1: x0 - 1, y1: 0, x2: x0 - 1, y2: h, class: 'now' });
+      now.append(svg('title', {}, 'now: to the right, what the monitors plan'));
+      chart.append(now);
+    }
+    DEMAND_SERIES.forEach((s, j) => {
+      const v = it[s.key] ?? 0;
+      if (!v) return;
+      const rect = svg('rect', {
+        x: x0 + j * bw,
+        y: y(v),
+        width: Math.max(1, bw - 0.5),
+        height: h - y(v),
+        class: `${s.cls}${it.planned ? ' planned' : ''}`,
+        'data-series': s.key,
+        'data-value': v,
+      });
+      rect.append(
+        svg(
+          'title',
+          {},
+          `${it.hour.replace('T', ' ')}:00 UTC${it.planned ? ' (planned)' : ''}: ${fmt.format(v)} pages ${s.name}`,
+        ),
+      );
+      chart.append(rect);
+    });
+    if (i % 6 === 0) {
+      chart.append(svg('text', { x: x0, y: h + 16, class: 'tick' }, `${it.planned ? '+' : ''}${it.hour.slice(11)}h`));
+    }
+  });
+  if (perHour !== undefined) {
+    const level = svg('line', { x1: left, y1: y(perHour), x2: w, y2: y(perHour), class: 's-capacity' });
+    level.append(svg('title', {}, `capacity: ${fmt.format(Math.round(perHour))} pages an hour`));
+    chart.append(level);
+  }
+  const names = [...DEMAND_SERIES, ...(perHour === undefined ? [] : [{ name: 'capacity', cls: 's-capacity' }])];
+  const legend = el(
+    'figcaption',
+    {},
+    ...names.map((s) => el('span', { class: `legend ${s.cls}` }, s.name)),
+    el(
+      'span',
+      { class: 'legend-note' },
+      'pages an hour, log scale: each line is 10× the one below; paler bars are planned',
+    ),
+  );
+  return [chart, legend];
+};
+
+// the routes of the running fleet a crawl reported in the last hour (docs/operations.md#admin-dashboard): pace, blocks, whether one rests after a block, and
 // the pages Google placed elsewhere through it (docs/locations.md): a route that keeps doing so is marked
 const renderRoutes = (routes) => {
   $('#routes-table tbody').replaceChildren(
@@ -316,7 +392,7 @@ const renderRoutes = (routes) => {
             el('td', {}, r.cooling_until ? when(r.cooling_until) + r.cooling_until.slice(16, 19) : '–'),
           ),
         )
-      : [el('tr', {}, el('td', { colspan: 6 }, 'No crawl in the last hour.'))]),
+      : [el('tr', {}, el('td', { colspan: 6 }, 'No route of the running fleet reported a crawl in the last hour.'))]),
   );
 };
 

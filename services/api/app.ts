@@ -13,6 +13,7 @@ import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
 import type { WebhookService } from '../application/webhooks.js';
+import { runningFleet } from '../fairShare/capacity.js';
 import type { QueuePositions } from '../fairShare/queuePosition.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { BlobStore } from '../ports/blobStore.js';
@@ -348,7 +349,7 @@ export const app = fp<AppDeps>(
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),
       monitorSpreadMaxMs: deps.config.monitorSpreadMaxS * 1000,
-      ...(deps.queuePositions ? { lane: deps.queuePositions.lane } : {}),
+      ...(deps.config.proxyUrls ? { fleet: runningFleet(deps.config.proxyUrls) } : {}),
     });
   },
   { name: 'serp-api', fastify: '5.x' },

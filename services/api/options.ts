@@ -13,8 +13,10 @@ import type { Config } from '../config/config.js';
  *   while a higher one has work (queue positions are estimated with it); `monitorSpreadMaxS`: how far a monitor run is
  *   spread (the dashboard plans the monitors' demand with it).
  * - `instanceId`: what `GET /health` names this process (absent: a name made when the app is built).
+ * - `proxyUrls`: the routes this process's fleet has: the dashboard leaves out routes of a run before a restart
+ *   (absent: it shows every route reported in the last hour).
  */
-export type ApiOptions = Partial<Pick<Config, 'instanceId'>> &
+export type ApiOptions = Partial<Pick<Config, 'instanceId' | 'proxyUrls'>> &
   Pick<
     Config,
     | 'syncTimeoutMs'

@@ -2,7 +2,7 @@ import { pagesFor } from '../../contracts/search.js';
 import { nextSlot, type RecordedSchedule } from '../../domain/monitor/schedule.js';
 import { hourOf } from '../../projections/dashboard/hourlyOutcomes.js';
 import type { ReadModelQueries } from '../../projections/index.js';
-import { type FleetCapacity, fleetCapacity } from './capacity.js';
+import { type FleetCapacity, fleetCapacity, type RunningFleet } from './capacity.js';
 
 const HOUR = 3_600_000;
 /** slots of one monitor looked at over the horizon, at most (a cron firing every minute has 1,440 a day) */
@@ -117,10 +117,12 @@ export const demandAgainstCapacity = (
   queries: ReadModelQueries,
   now: Date,
   spreadMaxMs: number,
+  /** the routes the running fleet has (capacity.ts): routes of a run before a restart leave the capacity */
+  fleet?: RunningFleet,
   past = 24,
   ahead = 24,
 ): { hours: DemandHour[]; capacity: FleetCapacity; livePeak: number } => {
-  const capacity = fleetCapacity(queries, now);
+  const capacity = fleetCapacity(queries, now, fleet);
   const history = queries.queue.laneHours(past, now).map((h) => ({
     hour: h.hour,
     live: h.pages.live ?? 0,

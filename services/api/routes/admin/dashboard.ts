@@ -6,10 +6,11 @@ import { LANES } from '../../../../contracts/lanes.js';
 import type { ReadModelQueries } from '../../../../projections/index.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
 import type { OutboxDoc } from '../../../../projections/webhooks/webhooks.js';
+import { currentRoutes } from '../../../fairShare/capacity.js';
 import { demandAgainstCapacity } from '../../../fairShare/demand.js';
-import type { LaneSummary } from '../../../fairShare/queuePosition.js';
 import { ApiError } from '../../errors.js';
 import type { AdminOptions } from './options.js';
+import { queueView } from './queueView.js';
 
 const DayUsage = z.object({
   day: z.string().describe('UTC day, YYYY-MM-DD'),
@@ -91,9 +92,18 @@ const LaneView = z.object({
         label: z.string().optional(),
         waiting: z.number().int(),
         waiting_pages: z.number().int(),
+        crawling: z.number().int(),
       }),
     )
-    .describe('the keys with the most pages waiting in the lane, most first (at most 5)'),
+    .describe(
+      'the keys with jobs of the lane not yet ended: most pages waiting first, then most crawling (at most 5); a key whose jobs all crawl is listed too',
+    ),
+});
+
+const JobsOpen = z.object({
+  waiting: z.number().int().describe('the lanes’ waiting jobs summed'),
+  crawling: z.number().int().describe('the lanes’ crawling jobs summed'),
+  oldest_waiting_since: z.string().nullable().describe('when the job waiting longest was submitted (null: none)'),
 });
 
 const DemandHour = z.object({
@@ -107,7 +117,7 @@ const DemandHour = z.object({
 const Capacity = z.object({
   pages_per_minute: z.number().nullable().describe('what the fleet can crawl now (null: no crawl reported yet)'),
   basis: z.enum(['paced', 'measured', 'none']).describe("paced: the routes' paces; measured: the busiest minute"),
-  routes: z.number().int(),
+  routes: z.number().int().describe('the routes of `routes`: reported in the last hour, of the running fleet'),
   cooling: z.number().int().describe('routes resting after a block now'),
   live_peak_pages_per_hour: z.number().int().describe("the live lane's busiest hour of the last day"),
 });
@@ -118,13 +128,20 @@ const ServiceView = z.object({
   queue: z
     .object({ pending: z.number().int(), in_flight: z.number().int(), oldest_pending_ms: z.number().optional() })
     .nullable()
-    .describe('null when the queue cannot be read (the metrics keep the last values it gave)'),
+    .describe(
+      'the work queue between the fair scheduler and the crawlers: the few jobs released to it (pending) and those a crawler holds (in_flight); the backlog waits in the scheduler, so `jobs` and `lanes` count it. null when the queue cannot be read',
+    ),
+  jobs: JobsOpen.describe(
+    'jobs not yet ended, the lanes summed (the Queue depth card): the same read as `lanes`, so they always agree',
+  ),
   projection_lag: z.number().nullable().describe('log positions the read models are behind'),
   routes: z
     .array(RouteHealth)
-    .describe('every route a crawl reported in the last hour, as it stood at its last report (docs/fleet.md)'),
+    .describe(
+      'every route a crawl reported in the last hour that the running fleet has (configured in this process, or reported since it started), as it stood at its last report (docs/fleet.md#capacity-against-demand)',
+    ),
   webhook_outbox: Outbox,
-  lanes: z.array(LaneView).describe('jobs not yet ended per lane (docs/fleet.md#lanes-and-fair-share)'),
+  lanes: z.array(LaneView).describe('jobs not yet ended per lane, every lane (docs/fleet.md#lanes-and-fair-share)'),
   capacity: Capacity,
   demand: z
     .array(DemandHour)
@@ -154,26 +171,32 @@ const outboxOf = (pending: OutboxDoc[], now: number): z.infer<typeof Outbox> => 
   return { pending: pending.length, due, retrying, sending, oldest_scheduled_at: oldest, by_type: byType };
 };
 
-/** a lane's jobs, and the keys with the most pages waiting in it, with their prefixes and labels */
-const laneView = (queries: ReadModelQueries, summary: LaneSummary): z.infer<typeof LaneView> => ({
-  lane: summary.lane,
-  waiting: summary.waiting,
-  waiting_pages: summary.waitingPages,
-  crawling: summary.crawling,
-  top_keys: summary.topKeys.map((k) => {
-    const key = queries.keys.byId(k.keyId);
-    return {
-      key_id: k.keyId,
-      ...(key ? { prefix: key.prefix } : {}),
-      ...(key?.label ? { label: key.label } : {}),
-      waiting: k.waiting,
-      waiting_pages: k.waitingPages,
-    };
-  }),
-});
+/** the jobs not yet ended, per lane and summed, from one read (queueView.ts) */
+const jobsView = (queries: ReadModelQueries) => {
+  const q = queueView(queries);
+  return {
+    jobs: { waiting: q.waiting, crawling: q.crawling, oldest_waiting_since: q.oldestWaitingSince ?? null },
+    lanes: q.lanes.map(
+      (l): z.infer<typeof LaneView> => ({
+        lane: l.lane,
+        waiting: l.waiting,
+        waiting_pages: l.waitingPages,
+        crawling: l.crawling,
+        top_keys: l.topKeys.map((k) => ({
+          key_id: k.keyId,
+          ...(k.prefix ? { prefix: k.prefix } : {}),
+          ...(k.label ? { label: k.label } : {}),
+          waiting: k.waiting,
+          waiting_pages: k.waitingPages,
+          crawling: k.crawling,
+        })),
+      }),
+    ),
+  };
+};
 
-const demandView = (queries: ReadModelQueries, at: Date, spreadMaxMs: number) => {
-  const { hours, capacity, livePeak } = demandAgainstCapacity(queries, at, spreadMaxMs);
+const demandView = (queries: ReadModelQueries, at: Date, spreadMaxMs: number, fleet: AdminOptions['fleet']) => {
+  const { hours, capacity, livePeak } = demandAgainstCapacity(queries, at, spreadMaxMs, fleet);
   return {
     capacity: {
       pages_per_minute: capacity.pagesPerMinute === null ? null : Math.round(capacity.pagesPerMinute * 10) / 10,
@@ -288,7 +311,7 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
             }
           : null,
         projection_lag: snap.projectionLag ?? null,
-        routes: opts.queries.dashboard.routes(at).map((r) => ({
+        routes: currentRoutes(opts.queries.dashboard.routes(at), opts.fleet).map((r) => ({
           route: r.route,
           ...(r.proxy ? { proxy: r.proxy } : {}),
           rate_rpm: r.rpm ?? null,
@@ -301,8 +324,8 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
           reported_at: r.reportedAt,
         })),
         webhook_outbox: outboxOf(opts.queries.webhooks.outbox(), at.getTime()),
-        lanes: opts.lane ? LANES.map((lane) => laneView(opts.queries, opts.lane!(lane))) : [],
-        ...demandView(opts.queries, at, opts.monitorSpreadMaxMs),
+        ...jobsView(opts.queries),
+        ...demandView(opts.queries, at, opts.monitorSpreadMaxMs, opts.fleet),
         now: at.toISOString(),
       };
     },

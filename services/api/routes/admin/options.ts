@@ -1,9 +1,8 @@
-import type { Lane } from '../../../../contracts/lanes.js';
 import type { Limits } from '../../../../domain/apiKey/apiKey.js';
 import type { ReadModelQueries } from '../../../../projections/index.js';
 import type { AdminSessionCommands } from '../../../application/adminSessions.js';
 import type { KeyCommands } from '../../../application/keys.js';
-import type { LaneSummary } from '../../../fairShare/queuePosition.js';
+import type { RunningFleet } from '../../../fairShare/capacity.js';
 import type { Metrics } from '../../../metrics/metrics.js';
 import type { AdminGuard, AuthFailureGate } from '../../auth.js';
 
@@ -25,7 +24,10 @@ export interface AdminOptions {
   snapshot?: Metrics['snapshot'];
   /** SERP_MONITOR_SPREAD_MAX_S in ms: how the monitors' planned demand is spread (docs/fleet.md) */
   monitorSpreadMaxMs: number;
-  /** each lane's jobs and its keys with the most waiting (the process's queue positions); absent: not shown */
-  lane?: (lane: Lane) => LaneSummary;
+  /**
+   * the routes this process's fleet has (SERP_PROXY_URLS) and when it started: routes of a run before a restart leave
+   * the routes table and the capacity (docs/operations.md#admin-dashboard); absent: every route of the last hour
+   */
+  fleet?: RunningFleet;
   now?: () => Date;
 }

@@ -166,7 +166,7 @@ const dashboardPage = (csrf: string) =>
 <h2 id="service-h">Service</h2>
 <dl class="stats">
 <div><dt>Cache hit rate (24 h)</dt><dd id="cache-rate">–</dd></div>
-<div><dt>Queue depth</dt><dd id="queue-depth">–</dd></div>
+<div><dt>Queue depth (all lanes)</dt><dd id="queue-depth">–</dd></div>
 <div><dt>Oldest waiting</dt><dd id="queue-age">–</dd></div>
 <div><dt>Projection lag</dt><dd id="projection-lag">–</dd></div>
 <div><dt>Webhook outbox</dt><dd id="outbox-depth">–</dd></div>
@@ -184,14 +184,14 @@ const dashboardPage = (csrf: string) =>
 <h3 id="lanes-h">Queue by lane</h3>
 <div class="table-wrap">
 <table id="lanes-table" aria-labelledby="lanes-h">
-<thead><tr><th scope="col">Lane</th><th scope="col">Waiting</th><th scope="col">Pages waiting</th><th scope="col">Crawling</th><th scope="col">Keys with the most waiting</th></tr></thead>
+<thead><tr><th scope="col">Lane</th><th scope="col">Waiting</th><th scope="col">Pages waiting</th><th scope="col">Crawling</th><th scope="col">Keys with jobs not yet done, most pages waiting first</th></tr></thead>
 <tbody></tbody>
 </table>
 </div>
-<h3 id="demand-h">Demand against capacity, pages per hour</h3>
+<h3 id="demand-h">Demand against capacity, pages per hour (log scale)</h3>
 <p id="capacity-note">–</p>
 <figure id="demand-chart" class="chart"></figure>
-<h3 id="routes-h">Routes (proxies), last hour</h3>
+<h3 id="routes-h">Routes (proxies) of the running fleet, last hour</h3>
 <div class="table-wrap">
 <table id="routes-table" aria-labelledby="routes-h">
 <thead><tr><th scope="col">Route</th><th scope="col">Rate (requests/min)</th><th scope="col">Requests</th><th scope="col">Blocks</th><th scope="col">Placed elsewhere</th><th scope="col">Cooling until (UTC)</th></tr></thead>
