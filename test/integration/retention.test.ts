@@ -4,7 +4,16 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, type RunningService, removeDir, startService, submit, tempDataDir } from '../support/service.js';
+import {
+  cli,
+  cliResult,
+  pollJob,
+  type RunningService,
+  removeDir,
+  startService,
+  submit,
+  tempDataDir,
+} from '../support/service.js';
 
 const missing = fixturesMissing();
 
@@ -182,4 +191,18 @@ t.test('retention deletes', { skip: missing }, async (t) => {
     t.equal((await fetchJob(old[0].jobId)).status, 410, 'purged jobs stay purged');
     t.ok(oldAnswer.length > 0);
   });
+});
+
+t.test('retention sweep --before holds its date to the calendar, as the API does', async (t) => {
+  const data = tempDataDir('retention-dates');
+  t.teardown(() => removeDir(data));
+  for (const [before, why] of [
+    ['2026-02-30', 'February 2026 has 28 days'],
+    ['2026-04-31T00:00:00Z', 'April 2026 has 30 days'],
+    ['2026-03-01T25:00:00Z', 'hours are 00–23'],
+  ] as const) {
+    const res = await cliResult(['retention', 'sweep', '--before', before, '--data', data]);
+    t.not(res.code, 0, `--before ${before} is refused`);
+    t.match(res.stderr, why, `saying why: ${why}`);
+  }
 });
