@@ -396,7 +396,7 @@ const soakOn = async (
         }
         const ended = journal.jobs.get(j.id)?.ends[0];
         stillRunning.push(
-          `${j.id} (${label}) on ${url} answered ${r?.status ?? 'nothing'} ${Math.round((Date.now() - (ended?.at ?? j.acceptedAt)) / 1000)} s after ${ended ? `the log ended it ${ended.status} at ${new Date(ended.at).toISOString()}` : 'it was accepted (the log has no end)'}`,
+          `${j.id} (${label}, crawled by ${journal.jobs.get(j.id)?.worker ?? 'none'}) on ${url} answered ${r?.status ?? 'nothing'} ${Math.round((Date.now() - (ended?.at ?? j.acceptedAt)) / 1000)} s after ${ended ? `the log ended it ${ended.status} at ${new Date(ended.at).toISOString()}` : 'it was accepted (the log has no end)'}`,
         );
       }
       if (!answer) {

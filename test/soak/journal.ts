@@ -16,6 +16,8 @@ export interface JobRecord {
   submittedAt: number;
   monitorRunId?: string;
   starts: number;
+  /** the worker of its last crawl start (`crawler-<pid>-…`) */
+  worker?: string;
   /** every terminal event: a job must have exactly one */
   ends: { type: string; status: string; at: number; kind?: string }[];
 }
@@ -71,7 +73,10 @@ export const openJournal = (store: EventStore): Journal => {
         return;
       case 'CrawlStarted': {
         const j = jobs.get(d.jobId);
-        if (j) j.starts += 1;
+        if (j) {
+          j.starts += 1;
+          j.worker = d.worker;
+        }
         return;
       }
       case 'CrawlCompleted':
