@@ -182,7 +182,6 @@ const forbiddenKey = () =>
   );
 
 /**
-/**
  * jsonSchemaTransform converts a body as its input type, and zod then drops the body's `examples` when any field of it
  * transforms (a trimmed keyword, a default): they are written as clients send them, so they are put back. The
  * examples of the live OpenAPI are each sent by a test (docs/api.md#examples).
@@ -196,6 +195,7 @@ const keepBodyExamples: typeof jsonSchemaTransform = (input) => {
   return out;
 };
 
+/**
  * The whole HTTP surface as one plugin (fastify/demo's shape): `server.ts` builds the Fastify instance and listens,
  * tests register this on an instance of their own and use `inject`. Each scope registers its routes with its own auth:
  * `/v1` the API key, `/admin` the admin token, `/raw` a link signature, the meta routes none.
