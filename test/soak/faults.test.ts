@@ -103,7 +103,7 @@ t.test('the fake Google answers each fault as it says', { skip: fixturesMissing(
     google.setMode({ trouble: { kind: 'malformed' } });
     const bad = await search('malformed');
     t.equal(bad.status, 200);
-    t.match(bad.body.toString(), /^\u0000/, 'starts with a stray byte');
+    t.equal(bad.body[0], 0, 'starts with a stray NUL byte');
   });
   t.test('an oversized page is past the 8 MB the crawler reads', async (t) => {
     google.setMode({ trouble: { kind: 'oversized', mb: 9 } });
