@@ -15,6 +15,7 @@ import { createCommandHandler } from '../../application/commandHandler.js';
 import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
+import { runningFleet } from '../../fairShare/capacity.js';
 import { createQueuePositions } from '../../fairShare/queuePosition.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
@@ -223,6 +224,9 @@ export const startDistributed = async (
         readModels: store,
         queries,
         laneMinShare: config.laneMinShare,
+        // this api's view: slots per crawler (the lane's peak crawling counts a cluster's crawlers together)
+        laneSlots: config.crawlerConcurrency,
+        fleet: runningFleet(config.proxyUrls),
       });
       await queuePositions.start();
       cleanups.push(() => queuePositions.stop());

@@ -5,6 +5,7 @@ import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
 import type { Config } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
+import { runningFleet } from '../../fairShare/capacity.js';
 import { createQueuePositions } from '../../fairShare/queuePosition.js';
 import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
@@ -115,7 +116,12 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     });
   }
   // where queued jobs stand, followed from the log on this thread (the 202s, the lane gauges, the dashboard's queue)
-  const queuePositions = createQueuePositions({ ...core, laneMinShare: config.laneMinShare });
+  const queuePositions = createQueuePositions({
+    ...core,
+    laneMinShare: config.laneMinShare,
+    laneSlots: config.crawlerConcurrency,
+    fleet: runningFleet(config.proxyUrls),
+  });
   await queuePositions.start();
   const metrics = createMetrics({
     queueStats: () => writeSide.queueStats(),

@@ -76,7 +76,7 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       if (isAsync) {
         const body = { job_id: out.jobId, status: out.status, cached: out.cached };
         if (out.cached) return reply.code(200).send(body);
-        const queue = opts.queuePositions?.ofNew(out.lane, req.apiKey!.keyId, out.weight);
+        const queue = opts.queuePositions?.ofNew(out.jobId, out.lane, req.apiKey!.keyId, out.weight);
         // sent as text: the submit's hot path, and a body built here from known values, is not encoded again by the
         // response schema (which still documents it)
         return (reply as FastifyReply)
