@@ -189,8 +189,9 @@ export const docCommandsUnavailable = (): string | undefined => {
 
 /**
  * A copy of the checkout for one document: the sources and bin/ copied (so the built CLI, the cluster and the
- * dashboard's files are found from here, not from the checkout), dist/ copied when the runner built it for this run
- * (else bin/ runs the sources through tsx, as a test run alone does: docs/testing.md), the rest linked; `.data`,
+ * dashboard's files are found from here, not from the checkout), dist/ copied when the runner built it for this run,
+ * after the sources, so its build stamp is newer than they are and `npm start` builds nothing (a file run alone has no
+ * dist/: its first `npm start` builds one in the copy, docs/testing.md), the rest linked; `.data`,
  * `.cluster`, `mktemp` folders and npm's cache all land inside it.
  */
 const makeSandbox = () => {
@@ -198,7 +199,16 @@ const makeSandbox = () => {
   for (const name of ['bin', 'contracts', 'domain', 'projections', 'parser', 'services', 'package.json']) {
     cpSync(join(root, name), join(dir, name), { recursive: true });
   }
-  for (const name of ['node_modules', 'data', 'public', 'scripts', 'test', 'docs', 'tsconfig.json']) {
+  for (const name of [
+    'node_modules',
+    'data',
+    'public',
+    'scripts',
+    'test',
+    'docs',
+    'tsconfig.json',
+    'tsconfig.build.json',
+  ]) {
     symlinkSync(join(root, name), join(dir, name));
   }
   if (process.env.SERP_TEST_BUILT === '1') cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
