@@ -64,45 +64,79 @@ export const createHttpFetcher = (options: HttpFetcherOptions = {}): Fetcher => 
     const userAgent = request.session?.userAgent ?? deviceProfile(request.device).userAgent;
     const headers = navigationHeaders(request.device, userAgent, hl);
     const cookies = cookieJarFor(request.session?.cookies ?? '');
-    const stream = gotScraping.stream({
-      url: request.url,
-      headers,
-      useHeaderGenerator: false,
-      proxyUrl: request.session?.proxyUrl ?? options.proxyUrl,
-      http2: options.http2 ?? true,
-      throwHttpErrors: false,
-      followRedirect: (res) => followsRedirect(request.url, new URL(res.headers.location ?? '', res.url).href),
-      maxRedirects: options.maxRedirects ?? 5,
-      retry: { limit: 0 },
-      cookieJar: cookies.jar,
-      timeout: { request: request.timeoutMs },
-      signal: request.signal,
-      // the body is decoded here, by readBounded, so that neither its compressed nor its inflated size can pass the
-      // cap: got's own decoding has no cap and would hold a bomb's whole inflated size (docs/security.md)
-      decompress: false,
-    });
-    const response = await responseOf(stream);
-    // bytes, not text: decoding is the parse pool's work, off the event loop
-    const read = await readBounded(stream, response.headers['content-encoding'], MAX_PAGE_BYTES);
-    return {
-      url: request.url,
-      finalUrl: response.url,
-      status: response.statusCode,
-      body: read.body ?? Buffer.alloc(0),
-      ...(read.overLimit ? { overLimit: true } : {}),
-      fetchedAt: new Date().toISOString(),
-      cookies: cookies.header(),
-      // each redirect followed was a request of its own (a /sorry/ redirect is two)
-      requests: 1 + response.redirectUrls.length,
-      // as transferred (before decompression)
-      bytes: read.wireBytes,
-      ...(response.statusCode >= 300 && response.statusCode < 400 && response.headers.location
-        ? { redirectedTo: new URL(response.headers.location, response.url).href }
-        : {}),
-    };
+    const linked = linkedSignal(request.signal);
+    try {
+      return await fetchWith(options, request, headers, cookies, linked.signal);
+    } finally {
+      linked.unlink();
+    }
   },
   async close() {},
 });
+
+/**
+ * A signal of the fetch's own that aborts with `outer`, linked only while the fetch runs. got adds an 'abort'
+ * listener to the signal it is given and never removes it, and the crawl's page signal is `AbortSignal.any(…)`,
+ * which Node keeps alive while it has a listener and has not aborted: through that listener each page's request, and
+ * with it the body it read, stayed reachable for the life of the process (docs/decisions.md#memory). A plain
+ * controller's signal is collected with the request; the link to `outer` is removed once the fetch is done.
+ */
+const linkedSignal = (outer: AbortSignal | undefined): { signal?: AbortSignal; unlink(): void } => {
+  if (!outer) return { unlink() {} };
+  const own = new AbortController();
+  if (outer.aborted) {
+    own.abort(outer.reason);
+    return { signal: own.signal, unlink() {} };
+  }
+  const onAbort = () => own.abort(outer.reason);
+  outer.addEventListener('abort', onAbort, { once: true });
+  return { signal: own.signal, unlink: () => outer.removeEventListener('abort', onAbort) };
+};
+
+const fetchWith = async (
+  options: HttpFetcherOptions,
+  request: FetchRequest,
+  headers: ReturnType<typeof navigationHeaders>,
+  cookies: ReturnType<typeof cookieJarFor>,
+  signal: AbortSignal | undefined,
+): Promise<FetchedPage> => {
+  const stream = gotScraping.stream({
+    url: request.url,
+    headers,
+    useHeaderGenerator: false,
+    proxyUrl: request.session?.proxyUrl ?? options.proxyUrl,
+    http2: options.http2 ?? true,
+    throwHttpErrors: false,
+    followRedirect: (res) => followsRedirect(request.url, new URL(res.headers.location ?? '', res.url).href),
+    maxRedirects: options.maxRedirects ?? 5,
+    retry: { limit: 0 },
+    cookieJar: cookies.jar,
+    timeout: { request: request.timeoutMs },
+    signal,
+    // the body is decoded here, by readBounded, so that neither its compressed nor its inflated size can pass the
+    // cap: got's own decoding has no cap and would hold a bomb's whole inflated size (docs/security.md)
+    decompress: false,
+  });
+  const response = await responseOf(stream);
+  // bytes, not text: decoding is the parse pool's work, off the event loop
+  const read = await readBounded(stream, response.headers['content-encoding'], MAX_PAGE_BYTES);
+  return {
+    url: request.url,
+    finalUrl: response.url,
+    status: response.statusCode,
+    body: read.body ?? Buffer.alloc(0),
+    ...(read.overLimit ? { overLimit: true } : {}),
+    fetchedAt: new Date().toISOString(),
+    cookies: cookies.header(),
+    // each redirect followed was a request of its own (a /sorry/ redirect is two)
+    requests: 1 + response.redirectUrls.length,
+    // as transferred (before decompression)
+    bytes: read.wireBytes,
+    ...(response.statusCode >= 300 && response.statusCode < 400 && response.headers.location
+      ? { redirectedTo: new URL(response.headers.location, response.url).href }
+      : {}),
+  };
+};
 
 /**
  * The final response's head (redirects followed), or the error that came first; the body is still to be read. The
