@@ -1,3 +1,4 @@
+import { Map as PMap } from 'immutable';
 import { type EventOf, replayOfDelivery } from '../../contracts/events.js';
 import type { WebhookEventType } from '../../contracts/webhookEvents.js';
 import type { Decider } from '../kernel/decider.js';
@@ -40,12 +41,14 @@ interface Known {
 }
 /**
  * A replay's stream (docs/webhooks.md#replay-recorded-by-reference): its deliveries, one per entry of the replay, each
- * pending from the replay's scheduling until an event of its own says otherwise (`touched` holds those).
+ * pending from the replay's scheduling until an event of its own says otherwise (`touched` holds those). A persistent
+ * map: each event changes one delivery of up to REPLAY_MAX_MESSAGES in O(log n), where copying a plain object made
+ * folding a replay's stream O(n²).
  */
 interface ReplayState {
   status: 'replay';
   replay: ReplayData;
-  touched: Readonly<Record<string, Known>>;
+  touched: PMap<string, Known>;
 }
 export type DeliveryState = { status: 'none' } | Known | ReplayState;
 
@@ -126,7 +129,7 @@ const pendingOf = (d: {
 const deliveryOf = (state: DeliveryState, deliveryId: string): Known | undefined => {
   if (state.status === 'none') return undefined;
   if (state.status !== 'replay') return state;
-  const touched = state.touched[deliveryId];
+  const touched = state.touched.get(deliveryId);
   if (touched) return touched;
   const named = replayOfDelivery(deliveryId);
   const r = state.replay;
@@ -283,10 +286,10 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEv
   },
   evolve(state, e) {
     if (e.type === 'WebhookDeliveryScheduled') return pendingOf(e.data);
-    if (e.type === 'WebhookReplayScheduled') return { status: 'replay', replay: e.data, touched: {} };
+    if (e.type === 'WebhookReplayScheduled') return { status: 'replay', replay: e.data, touched: PMap() };
     if (state.status !== 'replay') return state.status === 'none' ? state : evolveOne(state, e);
     const one = deliveryOf(state, e.data.deliveryId);
     if (!one) return state;
-    return { ...state, touched: { ...state.touched, [one.deliveryId]: evolveOne(one, e) } };
+    return { ...state, touched: state.touched.set(one.deliveryId, evolveOne(one, e)) };
   },
 };
