@@ -20,12 +20,27 @@ export const webhookMetrics = (registry: Registry, queries: ReadModelQueries) =>
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // one read of the outbox per scrape for both gauges (a backlog makes it long), and a loop, not Math.min(...list),
+  // which throws past the engine's argument limit
+  let read: { at: number; depth: number; oldest: number } | undefined;
+  const outbox = () => {
+    const now = Date.now();
+    if (read && now - read.at < 250) return read;
+    let oldest = Number.POSITIVE_INFINITY;
+    let depth = 0;
+    for (const d of queries.webhooks.outbox()) {
+      depth += 1;
+      oldest = Math.min(oldest, Date.parse(d.scheduledAt));
+    }
+    read = { at: now, depth, oldest };
+    return read;
+  };
   new Gauge({
     name: 'serp_webhook_outbox_depth',
     help: 'Webhook deliveries pending (waiting for an attempt or a retry)',
     registers: [registry],
     collect() {
-      this.set(queries.webhooks.outbox().length);
+      this.set(outbox().depth);
     },
   });
   new Gauge({
@@ -33,7 +48,7 @@ export const webhookMetrics = (registry: Registry, queries: ReadModelQueries) =>
     help: 'Age of the oldest pending webhook delivery (0: none)',
     registers: [registry],
     collect() {
-      const oldest = Math.min(...queries.webhooks.outbox().map((d) => Date.parse(d.scheduledAt)));
+      const { oldest } = outbox();
       this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
     },
   });
