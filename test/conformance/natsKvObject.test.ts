@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
 import t from 'tap';
 import { createNatsObjectBlobStore } from '../../services/adapters/blobStore/natsObject.js';
 import { createNatsKvRateLimiter } from '../../services/adapters/rateLimiter/natsKv.js';
@@ -43,4 +44,25 @@ if (servers) {
       return { store, cleanup: () => (store as typeof store & { close(): Promise<void> }).close() };
     }),
   );
+  // The library's own read makes a consumer per read that lingers for minutes: a burst of reads (a replay's bodies
+  // rebuilt from their results) once filled the stream's consumers, and every read after failed, so finished jobs
+  // read "running" (docs/distributed.md#the-other-nats-adapters)
+  t.test('NatsObjectBlobStore › 1,200 reads in a row all answer, and leave no consumer behind', async (t) => {
+    const bucket = `raw_${randomBytes(4).toString('hex')}`;
+    const nc = await natsConnect(servers);
+    const store = await createNatsObjectBlobStore({ nc, ownsConnection: true, bucket });
+    t.teardown(() => (store as typeof store & { close(): Promise<void> }).close());
+    // several chunks (the library cuts objects in 128 kB chunks)
+    const body = randomBytes(300_000).toString('hex');
+    const ref = await store.put('results/many.json', body);
+    let same = 0;
+    for (let i = 0; i < 1_200; i += 8) {
+      const got = await Promise.all(Array.from({ length: 8 }, () => store.get(ref.key)));
+      same += got.filter((b) => b?.toString('utf8') === body).length;
+    }
+    t.equal(same, 1_200, 'every read answered the whole object');
+    const jsm = await jetstreamManager(nc);
+    t.equal((await jsm.streams.info(`OBJ_${bucket}`)).state.consumer_count, 0, 'no consumer left on the bucket');
+    t.equal(await store.get('results/absent.json'), undefined, 'an object never written is absent, not an error');
+  });
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RawHtmlRef } from '../../../contracts/events.js';
@@ -23,10 +23,56 @@ export const createNatsObjectBlobStore = async (options: {
   replicas?: number;
   ownsConnection?: boolean;
 }): Promise<BlobStore> => {
-  const os = await new Objm(jetstream(options.nc, { timeout: 15_000 })).create(options.bucket ?? 'serp_raw', {
+  const bucket = options.bucket ?? 'serp_raw';
+  const os = await new Objm(jetstream(options.nc, { timeout: 15_000 })).create(bucket, {
     replicas: options.replicas ?? 1,
     storage: 'file' as never,
   });
+  const jsm = await jetstreamManager(options.nc, { timeout: 15_000 });
+  const streamName = `OBJ_${bucket}`;
+  /**
+   * An object's chunks by batched direct get, without a consumer. The library's `getBlob` makes an ordered consumer
+   * for every read and leaves it to the server's 5-minute inactivity sweep: a burst of reads (a replay rebuilding
+   * thousands of bodies from their results) filled the stream's consumers, and every read after failed with
+   * "maximum consumers limit reached" until the sweep. The description comes from the stream leader; a replica that
+   * does not hold every chunk yet is asked again, as the event store's reads do (docs/distributed.md).
+   */
+  const readObject = async (key: string): Promise<Buffer | undefined> => {
+    const info = await os.info(key);
+    if (!info || info.deleted) return undefined;
+    if (info.size === 0 || info.chunks === 0) return Buffer.alloc(0);
+    const subject = `$O.${bucket}.C.${info.nuid}`;
+    const parts: Uint8Array[] = [];
+    let seq = 1;
+    for (let tries = 0; parts.length < info.chunks; ) {
+      let got = 0;
+      try {
+        const iter = await jsm.direct.getBatch(streamName, {
+          seq,
+          next_by_subj: subject,
+          batch: Math.min(info.chunks - parts.length, 256),
+        });
+        for await (const m of iter) {
+          parts.push(m.data);
+          got++;
+          seq = m.seq + 1;
+        }
+      } catch (err) {
+        if (!/message not found|no message found|10037|\b404\b/i.test(String((err as Error)?.message ?? err)))
+          throw err;
+      }
+      if (got === 0) {
+        if (tries++ > 50) throw new Error(`object ${key}: ${parts.length} of its ${info.chunks} chunks found`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const whole = Buffer.concat(parts);
+    const digest = createHash('sha256').update(whole).digest();
+    if (!digest.equals(Buffer.from(info.digest.replace(/^SHA-256=/, ''), 'base64'))) {
+      throw new Error(`object ${key}: its chunks do not match its digest`);
+    }
+    return whole;
+  };
   const store = {
     async put(key: string, body: string | Buffer): Promise<RawHtmlRef> {
       checkBlobKey(key);
@@ -72,10 +118,9 @@ export const createNatsObjectBlobStore = async (options: {
     },
     async getStored(key) {
       checkBlobKey(key);
-      const stored = await os.getBlob(key).catch((err: unknown) => {
+      return readObject(key).catch((err: unknown) => {
         throw new StoreUnavailableError('raw HTML store (NATS Object Store)', err);
       });
-      return stored ? Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength) : undefined;
     },
     async delete(key) {
       checkBlobKey(key);
