@@ -4,6 +4,7 @@ import { isHandedOver, loadResult } from '../application/resultBlobs.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import { type EventStore, isAppendedHere, type RecordedEvent, type Subscription } from '../ports/eventStore.js';
 import type { DocWrite, ReadModelStore } from '../ports/readModelStore.js';
+import { StoreUnavailableError } from '../ports/unavailable.js';
 
 export interface Projector {
   /** catches up with the log, then follows it live; resolves once caught up */
@@ -69,7 +70,8 @@ const carriesResult = (e: RecordedEvent) => e.type === 'CrawlCompleted' || e.typ
 
 /**
  * Fills `result` of the batch's CrawlCompleted / SearchReparsed events from their `resultRef` (results live in the
- * blob store so that retention can delete them), a few reads at a time. A result that is gone (purged) stays absent.
+ * blob store so that retention can delete them), a few reads at a time. A result that is gone (purged) stays absent; a
+ * store that did not answer (StoreUnavailableError) fails the batch, which is read again.
  */
 export const hydrateResults = async (
   blobStore: BlobStore | undefined,
@@ -84,7 +86,12 @@ export const hydrateResults = async (
         const e = batch[at];
         const data = e.data as { result?: unknown; resultRef?: { key: string; sha256: string; bytes: number } };
         if (data.result !== undefined || !data.resultRef) return;
-        const result = await loadResult(blobStore, data as Parameters<typeof loadResult>[1]).catch(() => undefined);
+        // A store that did not answer is not a result that is gone: the batch fails and is read again (the
+        // subscription retries it), or the job would read "running" for ever while the log says it ended
+        const result = await loadResult(blobStore, data as Parameters<typeof loadResult>[1]).catch((err) => {
+          if (err instanceof StoreUnavailableError) throw err;
+          return undefined;
+        });
         if (result !== undefined) out[at] = { ...e, data: { ...data, result } };
       }),
     );
