@@ -35,7 +35,7 @@ export const createNatsObjectBlobStore = async (options: {
    * for every read and leaves it to the server's 5-minute inactivity sweep: a burst of reads (a replay rebuilding
    * thousands of bodies from their results) filled the stream's consumers, and every read after failed with
    * "maximum consumers limit reached" until the sweep. The description comes from the stream leader; a replica that
-   * does not hold every chunk yet is asked again, as the event store's reads do (docs/distributed.md).
+   * does not hold every chunk yet is asked again (docs/distributed.md#the-other-nats-adapters).
    */
   const readObject = async (key: string): Promise<Buffer | undefined> => {
     const info = await os.info(key);
