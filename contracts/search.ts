@@ -238,7 +238,7 @@ export type JobStatus = z.infer<typeof JobStatus>;
 
 /**
  * Where a job not yet ended stands (docs/fleet.md#lanes-and-fair-share): the jobs of its lane the fair scheduler will
- * start before it, and when it should start, from the fleet's capacity; both 0 once it is crawling. An estimate:
+ * start before it, and when it should start, from the lane's recent pace; both 0 once it is crawling. An estimate:
  * other keys' searches submitted later may still go first, as fairness between keys wants.
  */
 export const QueuePosition = z.object({
@@ -248,7 +248,9 @@ export const QueuePosition = z.object({
     .number()
     .nonnegative()
     .nullable()
-    .describe('seconds until its first Google request, from the capacity measured; null while none is measured'),
+    .describe(
+      "seconds until its first Google request: an estimate from the lane's recent pace (its crawls of the last minute); null while nothing is measured",
+    ),
 });
 export type QueuePosition = z.infer<typeof QueuePosition>;
 

@@ -43,10 +43,14 @@ const nextStep = (jobId: string, queue?: QueuePosition) => {
   return `call serp_get_results with job_id "${jobId}" in about ${wait} seconds (a search takes 5-30 s once it starts)`;
 };
 
-/** the queue in a sentence: "3 jobs ahead of it in the live lane, starting in about 4 s" */
+/**
+ * the queue in a sentence: "3 jobs ahead of it in the live lane, starting in about 4 s"; with nothing ahead but every
+ * crawl slot of the lane busy, "next in the bulk lane, starting in about 6 s" (docs/fleet.md#lanes-and-fair-share)
+ */
 const queueText = (q: QueuePosition | undefined) => {
-  if (!q || q.ahead === 0) return '';
+  if (!q || (q.ahead === 0 && !q.estimated_start_s)) return '';
   const eta = q.estimated_start_s === null ? '' : `, starting in about ${Math.ceil(q.estimated_start_s)} s`;
+  if (q.ahead === 0) return ` (next in the ${q.lane} lane${eta})`;
   return ` (${q.ahead} job${q.ahead === 1 ? '' : 's'} ahead of it in the ${q.lane} lane${eta})`;
 };
 
