@@ -264,6 +264,34 @@ export const createQueuePositions = (deps: {
     return perMinute && share > 0 ? slots / ((perMinute * share) / 60) : undefined;
   };
 
+  /**
+   * how long the higher lanes' work holds this lane up: the fair queue gives a lower lane only its minimum share while
+   * a higher one has pages to fetch, so the pages the higher lanes have waiting, and half those of their crawls under
+   * way, go first at the fleet's recent pace (every lane's crawls of the last minute: pages over the time they ran)
+   */
+  const higherLanesFirst = (lane: Lane, t: number) => {
+    let pages = 0;
+    for (const l of LANES) {
+      if (l === lane) break;
+      for (const k of lanes.get(l)!.values()) pages += k.pages;
+      for (const j of crawlingIn.get(l)!) pages += j.pages / 2;
+    }
+    if (pages === 0) return 0;
+    let fetched = 0;
+    let from = t;
+    let to = 0;
+    for (const l of LANES) {
+      for (const c of crawlsOf.get(l)!) {
+        if (t - c.at > PACE_WINDOW_MS) continue;
+        fetched += c.pages;
+        from = Math.min(from, c.at - c.seconds * 1000);
+        to = Math.max(to, c.at);
+      }
+    }
+    // the pages a second while those crawls ran (an idle gap since is no slower fleet)
+    return fetched > 0 && to > from ? (pages / (fetched / ((to - from) / 1000))) * (1 - deps.laneMinShare) : 0;
+  };
+
   /** a waiting job with `ahead` jobs of its lane (`pagesAhead` pages) to start before it */
   const estimate = (lane: Lane, pagesAhead: number, ahead: number): QueuePosition => {
     const t = now();
@@ -285,7 +313,7 @@ export const createQueuePositions = (deps: {
     // the jobs ahead take the slots in turn as they come free, each for a crawl of their average pages
     const crawl = ahead > 0 ? (pagesAhead / ahead) * perPage : 0;
     const s = freeAt[ahead % freeAt.length]! + Math.floor(ahead / freeAt.length) * crawl;
-    return { lane, ahead, estimated_start_s: Math.round(s * 10) / 10 };
+    return { lane, ahead, estimated_start_s: Math.round((s + higherLanesFirst(lane, t)) * 10) / 10 };
   };
 
   /** jobs and pages of the other keys of the lane whose jobs start before virtual start `s` */

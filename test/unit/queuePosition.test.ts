@@ -190,6 +190,30 @@ t.test('queue position › the estimate from the lane’s recent pace', async (t
     t.equal(eta(6), 80, 'the last crawls took 80 s: 8 s a page, the minute before no longer counts');
   });
 
+  t.test(
+    'a higher lane with pages waiting holds a lower lane up: they go first at the fleet’s recent pace',
+    async (t) => {
+      const s = await setup(t, 1);
+      const a = await s.keyOf('enterprise');
+      const jobs: string[] = [];
+      for (let i = 0; i < 3; i++) jobs.push(await s.submit(a, 100, 'bulk'));
+      await s.start(jobs[0]!, T0);
+      // a page a second, the lane's and the fleet's
+      await s.complete(jobs[0]!, T0 + 10_000, 10);
+      await s.start(jobs[1]!, T0 + 10_000);
+      s.setClock(T0 + 12_000);
+      t.equal(s.positions.of(jobs[2]!)?.estimated_start_s, 8, 'the bulk lane alone: when its crawl under way ends');
+      const l = await s.keyOf('enterprise');
+      await s.submit(l, 100, 'live');
+      await s.submit(l, 100, 'live');
+      t.equal(
+        s.positions.of(jobs[2]!)?.estimated_start_s,
+        26,
+        "two top-100 live searches waiting: their 20 pages first, at a page a second less bulk's 10 % share",
+      );
+    },
+  );
+
   t.test('a key of its own gets the express slot whatever the lane’s backlog', async (t) => {
     const s = await setup(t, 1);
     const a = await s.keyOf('enterprise');
