@@ -111,26 +111,50 @@ const build = () => {
 };
 build();
 
-const root = new Parser();
-watch(root, [], undefined);
-const child = spawn('npx', ['tap', '--reporter=tap', ...tapArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  root.write(chunk);
-});
-child.on('close', (code) => {
-  root.end();
-  if (ci) {
-    for (const name of empty) failures.push(`${name}: no assertions`);
-    counts.fail += empty.length;
-  } else if (empty.length) {
-    console.log(`\nNo assertions (a failure under CI=true):\n${empty.map((e) => `  - ${e}`).join('\n')}`);
-  }
-  if (skipped.length) {
-    const line = (s) => `  - ${s.name}: ${s.reason || 'no reason'}${s.listed ? '' : ` (not in ${skipsFile})`}`;
-    console.log(`\nSkipped:\n${skipped.map(line).join('\n')}`);
-  }
-  if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
-  console.log(`\n${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped`);
-  process.exit(code === 0 ? (counts.fail > 0 ? 1 : 0) : (code ?? 1));
-});
+/**
+ * The soaks (docs/operations.md#the-soak) measure reads and memory against the service's own idle baseline: beside
+ * another test file on the same two cores they measure the machine instead. A whole-suite run (no files named) runs
+ * them after everything else, one at a time; named on the command line, they run where they are named.
+ */
+const SOAKS = ['test/soak/embedded.test.ts', 'test/soak/cluster.test.ts'];
+const named = tapArgs.some((a) => !a.startsWith('-'));
+const phases = named
+  ? [tapArgs]
+  : [
+      [...tapArgs, ...SOAKS.map((f) => `--exclude=${f}`)],
+      [...tapArgs, '--jobs=1', ...SOAKS],
+    ];
+
+/** one run of tap, its TAP read into the counts; resolves with its exit code */
+const runTap = (args) =>
+  new Promise((resolve) => {
+    const root = new Parser();
+    watch(root, [], undefined);
+    const child = spawn('npx', ['tap', '--reporter=tap', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      root.write(chunk);
+    });
+    child.on('close', (code) => {
+      root.end();
+      resolve(code);
+    });
+  });
+
+const codes = [];
+for (const args of phases) codes.push(await runTap(args));
+const code = codes.find((c) => c !== 0) ?? 0;
+
+if (ci) {
+  for (const name of empty) failures.push(`${name}: no assertions`);
+  counts.fail += empty.length;
+} else if (empty.length) {
+  console.log(`\nNo assertions (a failure under CI=true):\n${empty.map((e) => `  - ${e}`).join('\n')}`);
+}
+if (skipped.length) {
+  const line = (s) => `  - ${s.name}: ${s.reason || 'no reason'}${s.listed ? '' : ` (not in ${skipsFile})`}`;
+  console.log(`\nSkipped:\n${skipped.map(line).join('\n')}`);
+}
+if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+console.log(`\n${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped`);
+process.exit(code === 0 ? (counts.fail > 0 ? 1 : 0) : (code ?? 1));
