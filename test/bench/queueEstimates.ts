@@ -6,7 +6,8 @@
  *  1. a warm-up: one key's `--warm` top-100 bulk searches crawled to their end (the fleet has a pace, and a busiest
  *     minute, before the measure);
  *  2. the measure, a mixed backlog of several keys: key M a monitor of `--monitor` keywords run by hand (the scheduled
- *     lane), then at once key B1 `--bulk` top-100 bulk searches and key B2 (pro) a third as many, and while they wait
+ *     lane), then, once the run's searches are all queued, at once key B1 `--bulk` top-100 bulk searches and key B2
+ *     (pro) a third as many, and while they wait
  *     key L1 a one-page live search every 400 ms and key L2 a top-100 live search every second (`--live` each);
  *  3. for every job, the estimate it was given and when it started: a submit's estimate from its 202, a monitor's job
  *     (submitted by the run, not by a client) from its first poll's 202; its start from its `search_metadata`
@@ -221,7 +222,9 @@ const run = async (google: FakeGoogle, side: Side, round: number): Promise<Outco
     });
     const runJobs = (((await runRes.json()) as { jobs?: Array<{ job_id: string }> }).jobs ?? []).map((j) => j.job_id);
     if (runRes.status !== 202 || runJobs.length !== monitorKeywords) fail(`monitor run ${runRes.status}`);
-    for (const id of runJobs) asked.push(poll(id, m!.key));
+    // the run submits its searches itself, at the key's rate: the batches come once they are all in the queue
+    const scheduled = await Promise.all(runJobs.map((id) => poll(id, m!.key)));
+    for (const a of scheduled) asked.push(Promise.resolve(a));
     for (let i = 0; i < bulk; i++) asked.push(submit(b1!, 'bulk', 100));
     for (let i = 0; i < Math.ceil(bulk / 3); i++) asked.push(submit(b2!, 'bulk', 100));
     const liveLoop = async (k: Awaited<ReturnType<typeof mint>>, depth: number, everyMs: number) => {
