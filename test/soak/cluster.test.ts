@@ -3,6 +3,7 @@ import { fixturesMissing } from '../support/fixtures.js';
 import { natsUnavailable } from '../support/nats.js';
 import { formatReport, runSoak } from './harness.js';
 import { INVARIANTS } from './invariants.js';
+import { NOT_YET } from './notYet.js';
 
 /**
  * The short cluster soak CI runs on every push (docs/operations.md#the-soak): three minutes of a three-node
@@ -32,6 +33,10 @@ if (unavailable) {
       'a crawler, the dispatcher and an api were killed -9 and a NATS node restarted, each started again',
       { report: text },
     );
-    for (const i of report.invariants) t.ok(i.ok, `${i.name}: ${i.summary}`, { report: text });
+    // named by the invariant alone (the figures are in its summary): a name the allow-list of todos can hold
+    for (const i of report.invariants) {
+      const todo = NOT_YET.cluster[i.name as (typeof INVARIANTS)[number]];
+      t.ok(i.ok, i.name, { summary: i.summary, report: text, ...(todo ? { todo } : {}) });
+    }
   });
 }
