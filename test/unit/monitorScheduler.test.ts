@@ -253,6 +253,11 @@ t.test('one manual run of a monitor at a time: a second is refused, naming the f
     code: 'SERP_MONITOR_RUN_IN_PROGRESS',
     message: new RegExp(`run ${first.run_id} of this monitor is in progress`),
   });
+  await t.rejects(
+    s.monitors.run(s.key, m.monitorId, true),
+    { message: new RegExp(`its checks appear in GET /v1/monitors/${m.monitorId}/history as its searches end`) },
+    'and points at a route that exists (GET …/runs answers 405)',
+  );
   // once it completed (skipped here: the monitor is paused), the next one starts
   await s.monitors.change(s.key, m.monitorId, { paused: true } as never);
   await s.scheduler().tick();
