@@ -5,14 +5,8 @@ import t from 'tap';
 import { streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { deliveryIdOf, messageIdOf } from '../../domain/webhook/ids.js';
-import { createWebhookService } from '../../services/application/webhooks.js';
-import { composeApplication } from '../../services/compose/application.js';
-import { openCore } from '../../services/compose/embedded/core.js';
-import { loadConfig } from '../../services/config/config.js';
 import { createDeliverer } from '../../services/webhooks/deliverer.js';
-import { systemResolver } from '../../services/webhooks/safety.js';
-import { createSender } from '../../services/webhooks/sender.js';
-import { removeDir, tempDataDir } from '../support/service.js';
+import { openWebhookCore } from '../support/webhookCore.js';
 
 /**
  * Deliveries are shared fairly between keys (docs/webhooks.md#fair-share): a key whose ten receivers take every
@@ -45,43 +39,31 @@ t.test("deliverer › a key's hanging receivers do not delay another key's deliv
     });
   });
   const [hangOrigin, okOrigin] = [await listen(hangServer), await listen(okServer)];
-  const dataDir = tempDataDir('serp-fairshare');
-  const config = loadConfig({}, { dataDir });
-  const core = await openCore(config);
-  const { keys } = composeApplication(core, config);
-  const safety = { allowHttp: true, allowPrivate: true };
-  const sender = createSender({ ...safety, resolve: systemResolver, timeoutMs: TIMEOUT_MS, maxSockets: 64 });
-  let deliverer: ReturnType<typeof createDeliverer> | undefined;
-  t.teardown(async () => {
+  t.teardown(() => {
     for (const res of hanging) res.destroy();
-    await deliverer?.stop();
-    sender.close();
-    await core.close();
-    removeDir(dataDir);
     hangServer.close();
     okServer.close();
   });
-  const projected = (p: number) => core.projector.waitFor(p);
-  const service = createWebhookService({
-    queries: core.queries,
-    handle: core.handle,
+  const {
+    core,
+    sender,
+    service,
     projected,
-    pepper: core.secrets.keyPepper,
-    safety,
-    resolve: systemResolver,
+    mintKey,
+    deliverer: hand,
+  } = await openWebhookCore(t, {
+    name: 'serp-fairshare',
+    timeoutMs: TIMEOUT_MS,
+    maxSockets: 64,
   });
-  const keyOf = async () => {
-    const { keyId } = await keys.create({ tier: 'pro', label: 'fair' });
-    await projected(await core.eventStore.headPosition());
-    return core.queries.keys.byId(keyId)!;
-  };
+  const keyOf = () => mintKey('fair');
   const [a, b] = [await keyOf(), await keyOf()];
   const aHooks: string[] = [];
   for (let i = 0; i < 10; i++) {
     aHooks.push((await service.create(a, { url: `${hangOrigin}/hang/${i}`, events: ['search.completed'] })).webhook_id);
   }
   const bHook = (await service.create(b, { url: `${okOrigin}/ok`, events: ['search.completed'] })).webhook_id;
-  deliverer = createDeliverer({
+  const deliverer = createDeliverer({
     eventStore: core.eventStore,
     queries: core.queries,
     handle: core.handle,
@@ -91,6 +73,7 @@ t.test("deliverer › a key's hanging receivers do not delay another key's deliv
     config: { backoffMs: 60_000, timeoutMs: TIMEOUT_MS, concurrency: 64, tickMs: 100, giveUpAfterMs: 86_400_000 },
     worker: `test-${randomBytes(3).toString('hex')}`,
   });
+  hand.set(deliverer);
   deliverer.start();
   const schedule = async (webhookId: string, keyId: string, tag: string) => {
     const messageId = messageIdOf('fair', tag, randomBytes(4).toString('hex'));
@@ -152,37 +135,28 @@ t.test('deliverer › an outbox read older than its own claims queues nothing ag
     });
   });
   const origin = await listen(okServer);
-  const dataDir = tempDataDir('serp-own-claims');
-  const config = loadConfig({}, { dataDir });
-  const core = await openCore(config);
-  const { keys } = composeApplication(core, config);
-  const safety = { allowHttp: true, allowPrivate: true };
-  const sender = createSender({ ...safety, resolve: systemResolver, timeoutMs: 4_000, maxSockets: 64 });
-  let deliverer: ReturnType<typeof createDeliverer> | undefined;
   let openGate: () => void = () => undefined;
   const gate = new Promise<void>((r) => {
     openGate = r;
   });
-  t.teardown(async () => {
+  t.teardown(() => {
     openGate();
-    await deliverer?.stop();
-    sender.close();
-    await core.close();
-    removeDir(dataDir);
     okServer.close();
   });
-  const projected = (p: number) => core.projector.waitFor(p);
-  const service = createWebhookService({
-    queries: core.queries,
-    handle: core.handle,
+  const {
+    core,
+    sender,
+    service,
     projected,
-    pepper: core.secrets.keyPepper,
-    safety,
-    resolve: systemResolver,
+    mintKey,
+    deliverer: hand,
+  } = await openWebhookCore(t, {
+    name: 'serp-own-claims',
+    timeoutMs: 4_000,
+    maxSockets: 64,
   });
-  const { keyId } = await keys.create({ tier: 'pro', label: 'own claims' });
-  await projected(await core.eventStore.headPosition());
-  const key = core.queries.keys.byId(keyId)!;
+  const key = await mintKey('own claims');
+  const keyId = key.keyId;
   const hook = (await service.create(key, { url: `${origin}/ok`, events: ['search.completed'] })).webhook_id;
   const N = 20;
   for (let i = 0; i < N; i++) {
@@ -218,7 +192,7 @@ t.test('deliverer › an outbox read older than its own claims queues nothing ag
     if ((command as { type: string }).type === 'ClaimAttempt') claims++;
     return core.handle(stream, decider, command);
   };
-  deliverer = createDeliverer({
+  const deliverer = createDeliverer({
     eventStore: core.eventStore,
     queries,
     handle,
@@ -229,6 +203,7 @@ t.test('deliverer › an outbox read older than its own claims queues nothing ag
     config: { backoffMs: 60_000, timeoutMs: 4_000, concurrency: 64, tickMs: 20, giveUpAfterMs: 86_400_000 },
     worker: `test-${randomBytes(3).toString('hex')}`,
   });
+  hand.set(deliverer);
   deliverer.start();
   const deadline = Date.now() + 30_000;
   while (arrivals.size < N && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

@@ -5,14 +5,8 @@ import t from 'tap';
 import { streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { replayedDeliveryIdOf, replayIdOf } from '../../domain/webhook/ids.js';
-import { createWebhookService } from '../../services/application/webhooks.js';
-import { composeApplication } from '../../services/compose/application.js';
-import { openCore } from '../../services/compose/embedded/core.js';
-import { loadConfig } from '../../services/config/config.js';
 import { createDeliverer } from '../../services/webhooks/deliverer.js';
-import { systemResolver } from '../../services/webhooks/safety.js';
-import { createSender } from '../../services/webhooks/sender.js';
-import { removeDir, tempDataDir } from '../support/service.js';
+import { openWebhookCore } from '../support/webhookCore.js';
 
 /**
  * A replayed delivery's body is made again at its attempt from the log event its entry names
@@ -30,32 +24,21 @@ t.test('a replayed message that cannot be made again ends, sent to no one', asyn
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  const dataDir = tempDataDir('serp-replay-gone');
-  const config = loadConfig({}, { dataDir });
-  const core = await openCore(config);
-  const { keys } = composeApplication(core, config);
-  const safety = { allowHttp: true, allowPrivate: true };
-  const sender = createSender({ ...safety, resolve: systemResolver, timeoutMs: 2_000, maxSockets: 8 });
-  let deliverer: ReturnType<typeof createDeliverer> | undefined;
-  t.teardown(async () => {
-    await deliverer?.stop();
-    sender.close();
-    await core.close();
-    removeDir(dataDir);
-    receiver.close();
-  });
-  const projected = (p: number) => core.projector.waitFor(p);
-  const service = createWebhookService({
-    queries: core.queries,
-    handle: core.handle,
+  t.teardown(() => receiver.close());
+  const {
+    core,
+    sender,
+    service,
     projected,
-    pepper: core.secrets.keyPepper,
-    safety,
-    resolve: systemResolver,
+    mintKey,
+    deliverer: hand,
+  } = await openWebhookCore(t, {
+    name: 'serp-replay-gone',
+    timeoutMs: 2_000,
+    maxSockets: 8,
   });
-  const { keyId } = await keys.create({ tier: 'pro', label: 'gone' });
-  await projected(await core.eventStore.headPosition());
-  const key = core.queries.keys.byId(keyId)!;
+  const key = await mintKey('gone');
+  const keyId = key.keyId;
   const hook = (await service.create(key, { url: `${origin}/r`, events: ['search.completed'] })).webhook_id;
   const head = await core.eventStore.headPosition();
   // the entry names an event that makes no message: the endpoint's own creation, as a purged job's answer would be
@@ -83,7 +66,7 @@ t.test('a replayed message that cannot be made again ends, sent to no one', asyn
   const deliveryId = replayedDeliveryIdOf(replayId, 0);
   t.match(core.queries.webhooks.delivery(deliveryId), { status: 'pending', messageId: 'msg_gone' }, 'listed pending');
 
-  deliverer = createDeliverer({
+  const deliverer = createDeliverer({
     eventStore: core.eventStore,
     queries: core.queries,
     handle: core.handle,
@@ -93,6 +76,7 @@ t.test('a replayed message that cannot be made again ends, sent to no one', asyn
     config: { backoffMs: 100, timeoutMs: 2_000, concurrency: 8, tickMs: 50, giveUpAfterMs: 86_400_000 },
     worker: `test-${randomBytes(3).toString('hex')}`,
   });
+  hand.set(deliverer);
   deliverer.start();
   const deadline = Date.now() + 20_000;
   while (core.queries.webhooks.delivery(deliveryId)?.status !== 'failed' && Date.now() < deadline) {
