@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import helmet from 'helmet';
+import { Gauge } from 'prom-client';
 import { z } from 'zod';
 import { CompatError } from '../../contracts/compat.js';
 import { ErrorBody } from '../../contracts/errors.js';
@@ -27,7 +28,7 @@ import {
   installMethodNotAllowed,
 } from './errors.js';
 import type { ApiOptions, ApiSecrets } from './options.js';
-import type { RenderDeps } from './render/index.js';
+import { type RenderDeps, withinBudget } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { type CompatOptions, compatRoutes } from './routes/compat/index.js';
@@ -274,6 +275,20 @@ export const app = fp<AppDeps>(
     });
     // finished answers kept as bytes, one memory bound for both surfaces (their keys differ by output)
     const stored = createStoredAnswers();
+    // its bytes against its bound (docs/operations.md#metrics-and-logs): a cache that fills to its bound by design is
+    // resident memory that grows after a start, and the soak tells it from a leak by this (docs/operations.md#the-soak)
+    if (!metrics.registry.getSingleMetric('serp_stored_answers_bytes')) {
+      new Gauge({
+        name: 'serp_stored_answers_bytes',
+        help: 'Bytes of the stored answers (finished results kept as bytes, with their compressed forms), and their bound (state=used|bound)',
+        labelNames: ['state'] as const,
+        registers: [metrics.registry],
+        collect() {
+          this.set({ state: 'used' }, stored.size);
+          this.set({ state: 'bound' }, stored.maxBytes);
+        },
+      });
+    }
     const { queuePositions } = deps;
     await fastify.register(v1Routes, {
       prefix: '/v1',
@@ -286,7 +301,8 @@ export const app = fp<AppDeps>(
         presignTtlS: deps.config.presignTtlS,
         resultOf: (job) => deps.searches.resultOf(job),
         hasResult: (job) => deps.searches.hasResult(job),
-        renderElsewhere: deps.renderElsewhere,
+        // the HTTP thread does not wait on background-priority work past a budget (render/index.ts)
+        ...(deps.renderElsewhere ? { renderElsewhere: withinBudget(deps.renderElsewhere) } : {}),
         ...(queuePositions ? { queuePosition: (jobId: string) => queuePositions.of(jobId) } : {}),
       },
       queuePositions,

@@ -90,7 +90,18 @@ t.test(
       jobs.push(body.job_id);
       await (await pollJob(url, key, body.job_id)).arrayBuffer();
     }
+    t.match(before, /^serp_stored_answers_bytes\{state="used"\} 0$/m, 'no stored answer before any result was read');
+    for (const id of jobs) {
+      const res = await fetch(`${url}/v1/search/${id}?output=json`, { headers: { 'x-api-key': key } });
+      t.equal(res.status, 200);
+      await res.arrayBuffer();
+    }
     const after = await scrape();
+    t.ok(
+      sample(after, 'serp_stored_answers_bytes', { state: 'used' }) > 1000,
+      'the finished results read as json are held as stored answers, their bytes counted',
+    );
+    t.equal(sample(after, 'serp_stored_answers_bytes', { state: 'bound' }), 64 * 2 ** 20, 'against their 64 MB bound');
     const delta = (name: string, labels?: Record<string, string>) =>
       sample(after, name, labels) - sample(before, name, labels);
     t.equal(delta('serp_submits_total', { charged: 'true' }), 2, 'two charged submits');

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobRecord, Journal } from './journal.js';
 import { JOB_LIMITS } from './stack.js';
-import type { Traffic } from './traffic.js';
+import type { Read, Traffic } from './traffic.js';
 
 /**
  * The soak's invariants (docs/operations.md#the-soak), each a pass or a failure with the figures it was judged on and
@@ -254,14 +254,34 @@ export const checkLoop = (d: ReturnType<typeof loopDelay>) =>
           : [`p99 ${ms(d.p99)}; worst at ${new Date(d.worst.at).toISOString()} in ${d.worst.name}: ${ms(d.worst.ms)}`],
   }) satisfies Invariant;
 
-export const checkReads = (idle: number[], during: number[]) => {
+/** the share of the time some task on the host waited for a core (/proc/pressure/cpu), as a percentage */
+const pressureText = (share: number | undefined) => (share === undefined ? 'unknown' : `${(share * 100).toFixed(0)} %`);
+
+export const checkReads = (
+  idleReads: Read[],
+  duringReads: Read[],
+  /** the host's CPU pressure while each was measured: the reads' figures are read against it */
+  pressure: { idle?: number; during?: number } = {},
+) => {
+  const idle = idleReads.map((r) => r.ms);
+  const during = duringReads.map((r) => r.ms);
   const i = p99(idle);
   const d = p99(during);
   const ok = idle.length > 0 && during.length > 0 && d <= 2 * i;
+  const routes = [...new Set([...idleReads, ...duringReads].map((r) => r.route))].sort();
+  const byRoute = routes
+    .map((route) => {
+      const a = idleReads.filter((r) => r.route === route).map((r) => r.ms);
+      const b = duringReads.filter((r) => r.route === route).map((r) => r.ms);
+      return `${route}: p99 ${ms(p99(b))} (${b.length}) against ${ms(p99(a))} idle (${a.length})`;
+    })
+    .join('; ');
+  const slow = duringReads.filter((r) => r.ms > 2 * i);
+  const lagged = slow.filter((r) => r.harnessLagMs > 10);
   return {
     name: INVARIANTS[6],
     ok,
-    summary: `p99 ${ms(d)} under the soak (${during.length} reads, p50 ${ms(p50(during))}) against ${ms(i)} idle (${idle.length} reads, p50 ${ms(p50(idle))}): ${(d / i).toFixed(2)}x`,
+    summary: `p99 ${ms(d)} under the soak (${during.length} reads, p50 ${ms(p50(during))}) against ${ms(i)} idle (${idle.length} reads, p50 ${ms(p50(idle))}): ${(d / i).toFixed(2)}x; by route: ${byRoute}; ${slow.length} reads past 2x idle p99, ${lagged.length} of them after the harness's own loop was over 10 ms late; the host's CPU pressure (some task waiting for a core) ${pressureText(pressure.idle)} of the time while idle was measured, ${pressureText(pressure.during)} during the faults`,
     evidence: ok ? [] : [`reads p99 ${ms(d)} > 2 × idle p99 ${ms(i)}`],
   } satisfies Invariant;
 };

@@ -64,6 +64,8 @@ export interface SoakProcess {
   pid: number;
   /** it answers the API (its main thread is an HTTP thread) */
   http: boolean;
+  /** where it answers, when it does */
+  url?: string;
 }
 
 export interface SoakStack {
@@ -173,7 +175,7 @@ export const startSoakStack = async (options: {
       probeDir,
       processes: () =>
         svc.child.pid !== undefined && svc.child.exitCode === null
-          ? [{ name: 'serve', roles: 'all', pid: svc.child.pid, http: true }]
+          ? [{ name: 'serve', roles: 'all', pid: svc.child.pid, http: true, url: svc.url }]
           : [],
       restarted,
       unplanned,
@@ -245,7 +247,7 @@ export const startSoakStack = async (options: {
     processes: () =>
       cluster.processes.flatMap((p: ClusterProcess) =>
         p.child?.pid !== undefined && p.child.exitCode === null && p.child.signalCode === null
-          ? [{ name: p.name, roles: p.roles, pid: p.child.pid, http: p.roles === 'api' }]
+          ? [{ name: p.name, roles: p.roles, pid: p.child.pid, http: p.roles === 'api', url: p.url }]
           : [],
       ),
     restarted,
@@ -302,6 +304,44 @@ export const memoryOf = (pid: number): { rss: number; anon: number; file: number
     const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
     const rss = kb('VmRSS');
     return Number.isNaN(rss) ? undefined : { rss, anon: kb('RssAnon'), file: kb('RssFile') };
+  } catch {
+    return undefined;
+  }
+};
+
+/** each thread's CPU time (user + system, clock ticks) and name, from /proc/<pid>/task/<tid>/stat */
+export const threadTimesOf = (pid: number): Map<number, { name: string; ticks: number; nice: number }> => {
+  const out = new Map<number, { name: string; ticks: number; nice: number }>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const f = stat.slice(close + 2).split(' ');
+      // fields after the name: state is 3, utime 14, stime 15, nice 19 (proc(5)), here counted from 3
+      out.set(Number(task), { name, ticks: Number(f[11]) + Number(f[12]), nice: Number(f[16]) });
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+};
+
+/**
+ * The host's CPU pressure so far: microseconds in which some runnable task waited for a core (/proc/pressure/cpu,
+ * `some total`), or undefined where the kernel does not report it. Two readings' difference over the wall time between
+ * them is the share of that time the host had more work than cores, whoever's work it was.
+ */
+export const cpuPressureUs = (): number | undefined => {
+  try {
+    const m = /^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'));
+    return m ? Number(m[1]) : undefined;
   } catch {
     return undefined;
   }

@@ -53,8 +53,8 @@ export interface Traffic {
   unknownSubmits: Record<string, number>;
   /** every answer's status by route, for the report (and the 5xx check) */
   answers: Answer[];
-  /** reads' latencies (ms) and when each was made */
-  reads: { at: number; ms: number }[];
+  /** reads' latencies (ms), when each was made, its route, and how late the harness's own loop was before it */
+  reads: Read[];
   /** requests the harness made that failed without an answer (the service, or one process, was down) */
   dropped: { route: string; at: number; error: string }[];
   /** replays at the caps: what the key was answered */
@@ -63,8 +63,16 @@ export interface Traffic {
   run(): Promise<void>;
   stop(): void;
   /** reads measured alone before the traffic starts: the idle baseline */
-  idleReads(count: number): Promise<number[]>;
+  idleReads(count: number): Promise<Read[]>;
   replayAtCaps(): Promise<number[]>;
+}
+
+export interface Read {
+  at: number;
+  ms: number;
+  route: string;
+  /** how much later than asked the harness's last 50 ms pause ended: its own event loop's delay then */
+  harnessLagMs: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -331,7 +339,7 @@ export const startTraffic = async (
   };
 
   /** one read of the mix the idle baseline measured too: a finished result, the key's usage, its monitors */
-  const oneRead = async (): Promise<number | undefined> => {
+  const oneRead = async (): Promise<{ ms: number; route: string } | undefined> => {
     const f = finished.length ? finished[Math.floor(random() * finished.length)] : undefined;
     const which = random();
     const [route, url, key] =
@@ -342,14 +350,21 @@ export const startTraffic = async (
           : ['read monitors', `${api()}/v1/monitors`, keys.monitor!.key];
     const t0 = performance.now();
     const res = await request(route, url, { key });
-    return res && res.status === 200 ? performance.now() - t0 : undefined;
+    return res && res.status === 200 ? { ms: performance.now() - t0, route } : undefined;
+  };
+  /** a pause of 50 ms between reads; how late it ended */
+  const pause = async () => {
+    const t0 = performance.now();
+    await sleep(50);
+    return Math.max(0, performance.now() - t0 - 50);
   };
 
   const readLoop = async () => {
+    let harnessLagMs = 0;
     while (!stopped) {
-      const ms = await oneRead();
-      if (ms !== undefined) reads.push({ at: Date.now(), ms });
-      await sleep(50);
+      const r = await oneRead();
+      if (r !== undefined) reads.push({ at: Date.now(), ...r, harnessLagMs });
+      harnessLagMs = await pause();
     }
   };
 
@@ -402,11 +417,12 @@ export const startTraffic = async (
       for (const id of ids) if (id) await follow('live', id);
       // the first reads compile the routes' code: not what an idle service answers in
       for (let i = 0; i < 50; i++) await oneRead();
-      const out: number[] = [];
+      const out: Read[] = [];
+      let harnessLagMs = 0;
       for (let i = 0; i < count; i++) {
-        const ms = await oneRead();
-        if (ms !== undefined) out.push(ms);
-        await sleep(50);
+        const r = await oneRead();
+        if (r !== undefined) out.push({ at: Date.now(), ...r, harnessLagMs });
+        harnessLagMs = await pause();
       }
       return out;
     },

@@ -30,6 +30,36 @@ export interface RenderDeps extends LinkSettings {
 }
 
 /**
+ * How long the HTTP thread waits for the pipeline thread's rendering of a finished result before it renders the
+ * answer itself (docs/architecture.md#threads): that thread runs at the background priority of crawl work (nice 10),
+ * so under a crawl burst, or beside other processes on the host, its answer may wait tens of milliseconds for a core
+ * while the HTTP thread, at normal priority, would render it in ~4 ms. Idle, it answers within a few milliseconds, well
+ * inside this; past it the HTTP thread renders, and the pipeline thread's late answer is dropped.
+ */
+export const RENDER_ELSEWHERE_BUDGET_MS = 15;
+
+/**
+ * `renderElsewhere`, bounded by `budgetMs`: its answer when it comes in time, else undefined (the caller then renders
+ * on its own thread, as when the other thread has no result).
+ */
+export const withinBudget = (
+  renderElsewhere: NonNullable<RenderDeps['renderElsewhere']>,
+  budgetMs = RENDER_ELSEWHERE_BUDGET_MS,
+): NonNullable<RenderDeps['renderElsewhere']> => {
+  return async (job, output, options) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), budgetMs);
+    });
+    try {
+      return await Promise.race([renderElsewhere(job, output, options).catch(() => undefined), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+};
+
+/**
  * A fetch's answer, whatever the surface: `body` goes through the route's response serializer, `json` is a result
  * already serialised (150 kB results are sent as they are, not validated and encoded again).
  */

@@ -133,9 +133,12 @@ export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
       const bytes = await compressed(key, a, encoding);
       return reply.header('content-encoding', encoding).send(bytes);
     },
+    /** the bytes held now (bodies and their compressed forms) */
     get size() {
       return lru.calculatedSize;
     },
+    /** the bound on them */
+    maxBytes,
   };
 };
 export type StoredAnswers = ReturnType<typeof createStoredAnswers>;

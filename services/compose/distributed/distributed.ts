@@ -24,6 +24,7 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
+import { lowerHelperThreads, runInBackground } from '../../runtime/nice.js';
 import { composeApi } from '../application.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
@@ -73,6 +74,14 @@ export const startDistributed = async (
   options: { logger?: boolean } = {},
 ): Promise<Distributed> => {
   const roles = new Set(dist.roles);
+  // A process without the api role holds no event loop that answers users: crawling, dispatching and projecting are
+  // background work, so the whole process goes below the api processes beside it (docs/distributed.md#roles), as the
+  // parse threads already are within a process. Done before it starts threads (they keep the nice value of the thread
+  // that starts them); Linux only, and a sandbox that refuses leaves it as it was (runtime/nice.ts).
+  if (!roles.has('api')) {
+    lowerHelperThreads();
+    runInBackground();
+  }
   // before anything here creates it: an existing directory others can read is worth a word at start
   const exposed = exposedDataDir(config.dataDir);
   const needsReadModels = roles.has('api') || roles.has('dispatcher') || roles.has('projector');
