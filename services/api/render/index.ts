@@ -31,9 +31,9 @@ export interface RenderDeps extends LinkSettings {
 
 /**
  * How long the HTTP thread waits for the pipeline thread's rendering of a finished result before it renders the
- * answer itself (docs/architecture.md#threads): that thread runs at the background priority of crawl work (nice 10),
- * so under a crawl burst, or beside other processes on the host, its answer may wait tens of milliseconds for a core
- * while the HTTP thread, at normal priority, would render it in ~4 ms. Idle, it answers within a few milliseconds, well
+ * answer itself (docs/architecture.md#embedded-mode-serp-api-serve-the-default): that thread runs at the background
+ * priority of crawl work (nice 10), so under a crawl burst, or beside other processes on the host, its answer may wait
+ * tens of milliseconds for a core while the HTTP thread, at normal priority, would render it in ~4 ms. Idle, it answers within a few milliseconds, well
  * inside this; past it the HTTP thread renders, and the pipeline thread's late answer is dropped.
  */
 export const RENDER_ELSEWHERE_BUDGET_MS = 15;
