@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import t from 'tap';
@@ -10,6 +12,7 @@ import { auditUsage } from '../../services/application/audit.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { type ClusterProcess, startLocalCluster } from '../../services/cli/dev/cluster.js';
 import { createProjector } from '../../services/projector/projector.js';
+import { BACKGROUND_NICE } from '../../services/runtime/nice.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { natsConnect, natsUnavailable } from '../support/nats.js';
@@ -105,6 +108,39 @@ if (unavailable) {
     t.equal(page.status, 200, 'the raw HTML a crawler put in the object store is served by B');
     t.ok((await page.arrayBuffer()).byteLength > 100_000);
   });
+
+  t.test(
+    'the api processes answer at the host’s priority; every other role’s process runs below them, all its threads',
+    { skip: process.platform !== 'linux' ? 'nice values are per thread on Linux only' : false },
+    async (t) => {
+      /** a thread's nice value (proc(5): the 19th field of its stat) */
+      const niceAt = (stat: string) => Number(readFileSync(stat, 'utf8').split(') ').at(-1)!.split(' ')[16]);
+      const threadsOf = (pid: number) =>
+        readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+          try {
+            return [niceAt(`/proc/${pid}/task/${tid}/stat`)];
+          } catch {
+            return []; // the thread ended
+          }
+        });
+      for (const p of cluster.processes) {
+        const pid = p.child?.pid;
+        if (pid === undefined) continue;
+        const mainNice = niceAt(`/proc/${pid}/stat`);
+        if (p.roles === 'api') {
+          t.equal(mainNice, getPriority(), `${p.name}: its event loop at the host's priority, as this test's`);
+        } else {
+          const nices = threadsOf(pid);
+          t.ok(nices.length >= 4, `${p.name}: ${nices.length} threads`);
+          t.same(
+            [...new Set(nices)],
+            [BACKGROUND_NICE],
+            `${p.name} (${p.roles}): every thread at nice ${BACKGROUND_NICE}`,
+          );
+        }
+      }
+    },
+  );
 
   t.test('an api process, which holds no queue, reports its depth from JetStream', async (t) => {
     const { key, key_id } = await mint({ tier: 'pro' });
