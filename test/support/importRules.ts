@@ -4,7 +4,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 /**
  * The house rule (docs/architecture.md): imports point one way, contracts ← domain ← projections ← services and
  * contracts ← parser ← services; adapters are imported only by the composition roots (services/compose, and the
- * threads of services/runtime that compose their stores) and tests.
+ * threads of services/threads that compose their stores) and tests.
  */
 const LAYERS: Record<string, readonly string[]> = {
   contracts: ['contracts'],
@@ -54,13 +54,13 @@ export const importViolations = (files: ReadonlyMap<string, string>): Violation[
       } else if (
         isAdapter(target) &&
         !file.startsWith('services/compose/') &&
-        !file.startsWith('services/runtime/') &&
+        !file.startsWith('services/threads/') &&
         !(isAdapter(file) && adapterPort(file) === adapterPort(target))
       ) {
         out.push({
           file,
           imports: target,
-          rule: 'adapters are imported only by services/compose, services/runtime and tests',
+          rule: 'adapters are imported only by services/compose, services/threads and tests',
         });
       } else if (isWorker(file) && target.startsWith('services/api/')) {
         out.push({ file, imports: target, rule: 'background workers never import the HTTP layer (services/api)' });
