@@ -1,7 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { createMemoryRateLimiter } from '../../adapters/rateLimiter/memory.js';
-import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
 import type { Config } from '../../config/config.js';
 import { createTargetingResolver } from '../../crawler/targeting.js';
@@ -11,6 +10,7 @@ import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
 import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
+import { createCatchUp } from '../../projector/catchUp.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../threads/nice.js';
 import { startSupervisedPipeline } from '../../threads/pipelineSupervisor.js';
