@@ -44,6 +44,13 @@ export const importViolations = (files: ReadonlyMap<string, string>): Violation[
     const allowed = LAYERS[from];
     if (!allowed) continue;
     for (const spec of specifiers(source)) {
+      if (file.startsWith('services/answers/') && /^(fastify|@fastify\/)/.test(spec)) {
+        out.push({
+          file,
+          imports: spec,
+          rule: 'answers are rendered without HTTP: services/answers never imports Fastify',
+        });
+      }
       if (!spec.startsWith('.')) continue;
       const target = normalize(join(dirname(file), spec));
       const to = layerOf(target);
