@@ -12,7 +12,7 @@ import { auditUsage } from '../../services/application/audit.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { type ClusterProcess, startLocalCluster } from '../../services/cli/dev/cluster.js';
 import { createProjector } from '../../services/projector/projector.js';
-import { BACKGROUND_NICE } from '../../services/runtime/nice.js';
+import { BACKGROUND_NICE } from '../../services/threads/nice.js';
 import { startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { natsConnect, natsUnavailable } from '../support/nats.js';

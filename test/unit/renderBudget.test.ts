@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import { withinBudget } from '../../services/api/render/index.js';
+import { withinBudget } from '../../services/answers/render.js';
 
 /**
  * The HTTP thread waits for the pipeline thread's rendering of a finished result only within a budget

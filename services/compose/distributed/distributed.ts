@@ -9,9 +9,9 @@ import { createKurrentDbEventStore } from '../../adapters/eventStore/kurrentdb.j
 import { createJetStreamJobQueue, jetStreamQueueStats } from '../../adapters/jobQueue/jetstream.js';
 import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
-import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
 import { createCommandHandler } from '../../application/commandHandler.js';
+import { createMonitorVersions } from '../../application/monitorVersions.js';
 import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { createCrawlWorker } from '../../crawler/worker.js';
@@ -19,12 +19,12 @@ import { runningFleet } from '../../fairShare/capacity.js';
 import { createQueuePositions } from '../../fairShare/queuePosition.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
-import { createMonitorVersions } from '../../monitors/monitorVersions.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
+import { createCatchUp } from '../../projector/catchUp.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
-import { lowerHelperThreads, runInBackground } from '../../runtime/nice.js';
+import { lowerHelperThreads, runInBackground } from '../../threads/nice.js';
 import { composeApi } from '../application.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
@@ -77,7 +77,7 @@ export const startDistributed = async (
   // A process without the api role holds no event loop that answers users: crawling, dispatching and projecting are
   // background work, so the whole process goes below the api processes beside it (docs/distributed.md#roles), as the
   // parse threads already are within a process. Done before it starts threads (they keep the nice value of the thread
-  // that starts them); Linux only, and a sandbox that refuses leaves it as it was (runtime/nice.ts).
+  // that starts them); Linux only, and a sandbox that refuses leaves it as it was (threads/nice.ts).
   if (!roles.has('api')) {
     lowerHelperThreads();
     runInBackground();
