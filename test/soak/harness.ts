@@ -596,6 +596,7 @@ const soakOn = async (
       answers: answered,
       dropped: traffic.dropped.length,
       replays: traffic.replays,
+      mcpSessionsLost: traffic.mcpSessionsLost,
       metricsAfterDrain: lagLines,
       cpuOverFaults: cpuLines,
       cpuPressure: { idle: idlePressure, faults: faultPressure },
@@ -635,7 +636,7 @@ export const formatReport = (r: SoakReport): string => {
   const fig = r.figures;
   lines.push(
     '',
-    `figures: warm-up ${fig.warmupS} s, faults ${fig.faultS} s, drain ${fig.drainS} s; ${fig.jobs} jobs, ${fig.events} events, ${fig.googleRequests} Google requests; ${fig.dropped} requests without an answer`,
+    `figures: warm-up ${fig.warmupS} s, faults ${fig.faultS} s, drain ${fig.drainS} s; ${fig.jobs} jobs, ${fig.events} events, ${fig.googleRequests} Google requests; ${fig.dropped} requests without an answer; ${fig.mcpSessionsLost} MCP sessions opened again after an api forgot them`,
   );
   if (Array.isArray(fig.cpuOverFaults)) lines.push(`CPU over the faults, by thread: ${fig.cpuOverFaults.join('; ')}`);
   if (!r.ok)

@@ -57,6 +57,8 @@ export interface Traffic {
   reads: Read[];
   /** requests the harness made that failed without an answer (the service, or one process, was down) */
   dropped: { route: string; at: number; error: string }[];
+  /** MCP sessions an api answered 404 for (it had restarted), each opened again */
+  readonly mcpSessionsLost: number;
   /** replays at the caps: what the key was answered */
   replays: { at: number; statuses: number[] }[];
   /** starts every loop; resolves when `stop()` was called and each loop ended */
@@ -96,6 +98,8 @@ export const startTraffic = async (
   const reads: Traffic['reads'] = [];
   const unknownSubmits: Record<string, number> = {};
   const replays: Traffic['replays'] = [];
+  /** MCP sessions an api answered 404 for (it had restarted), each opened again */
+  let mcpSessionsLost = 0;
   let rr = 0;
   /** one api after another (a cluster has two); a request that met a dead one is not retried elsewhere */
   const api = () => {
@@ -293,16 +297,26 @@ export const startTraffic = async (
   };
 
   const mcpLoop = async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${api()}/mcp`), {
-      requestInit: { headers: { 'x-api-key': keys.mcp!.key } },
-    });
-    const client = new Client({ name: 'soak', version: '1.0.0' });
+    /**
+     * a session of its own on one api; opened again when the api answers 404 for it, as the MCP transport asks a
+     * client to (docs/mcp.md): a session lives in the process that opened it, and a cluster's api killed -9 forgets it
+     */
+    const open = async () => {
+      const transport = new StreamableHTTPClientTransport(new URL(`${api()}/mcp`), {
+        requestInit: { headers: { 'x-api-key': keys.mcp!.key } },
+      });
+      const c = new Client({ name: 'soak', version: '1.0.0' });
+      await c.connect(transport);
+      return c;
+    };
+    const lostSession = (err: unknown) => /\b404\b|session not found|unknown session/i.test(String(err));
     const mine: string[] = [];
+    let client: Client | undefined;
     try {
-      await client.connect(transport);
       while (!stopped) {
         const t0 = performance.now();
         try {
+          client ??= await open();
           const r = (await client.callTool(
             { name: 'serp_search', arguments: { keyword: keyword('mcp'), depth: 10, wait: false } },
             undefined,
@@ -328,13 +342,16 @@ export const startTraffic = async (
         } catch (err) {
           unknownSubmits.mcp! += 1;
           dropped.push({ route: 'mcp', at: Date.now(), error: String(err).slice(0, 200) });
+          if (client === undefined || lostSession(err)) {
+            mcpSessionsLost += client === undefined ? 0 : 1;
+            await client?.close().catch(() => undefined);
+            client = undefined;
+          }
         }
         await sleep(6_000 + random() * 6_000);
       }
-    } catch (err) {
-      dropped.push({ route: 'mcp connect', at: Date.now(), error: String(err).slice(0, 200) });
     } finally {
-      await client.close().catch(() => undefined);
+      await client?.close().catch(() => undefined);
     }
   };
 
@@ -396,6 +413,9 @@ export const startTraffic = async (
     reads,
     dropped,
     replays,
+    get mcpSessionsLost() {
+      return mcpSessionsLost;
+    },
     async run() {
       const loops = [
         ...Array.from({ length: options.concurrency }, () => liveLoop()),
