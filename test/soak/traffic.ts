@@ -309,7 +309,9 @@ export const startTraffic = async (
       await c.connect(transport);
       return c;
     };
-    const lostSession = (err: unknown) => /\b404\b|session not found|unknown session/i.test(String(err));
+    // the SDK's StreamableHTTPError carries the status; the service's 404 says "Session not found"
+    const lostSession = (err: unknown) =>
+      (err as { code?: unknown }).code === 404 || /session not found/i.test(String(err));
     const mine: string[] = [];
     let client: Client | undefined;
     try {
