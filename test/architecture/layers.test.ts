@@ -36,17 +36,23 @@ t.test('layers › a back-up import is caught, naming the file, the import and t
     ['services/geo/c.ts', "export { ANSWER } from '../answers/render.js';\n"],
     ['services/newFolder/d.ts', 'export const d = 1;\n'],
     ['services/e.ts', "import { f } from './threads/f.js';\nexport const e = f;\n"],
+    ['services/api/routes/v1/usage.ts', "import { monitorRoutes } from '../../../monitors/http/monitors.js';\n"],
+    ['services/monitors/commands/g.ts', "import type { R } from '../views/monitorReads.js';\nexport type G = R;\n"],
+    ['services/monitors/loose.ts', 'export const loose = 1;\n'],
   ]);
   t.same(
     show(layerViolations(planted)),
     [
-      'services/crawler/a.ts → services/api/app.ts: services/crawler/ (rank 6) imports only lower ranks; services/api/ is rank 9',
-      'services/ports/b.ts → services/threads/boot.ts: services/ports/ (rank 0) imports only lower ranks; services/threads/ is rank 7',
+      'services/crawler/a.ts → services/api/app.ts: services/crawler/ (rank 7) imports only lower ranks; services/api/app.ts is rank 13',
+      'services/ports/b.ts → services/threads/boot.ts: services/ports/ (rank 0) imports only lower ranks; services/threads/ is rank 8',
       'services/geo/c.ts → services/answers/render.ts: services/geo/ (rank 1) imports only lower ranks; services/answers/ is rank 1',
       'services/newFolder/d.ts → : services/newFolder/ has no rank in the layer table (test/support/serviceLayers.ts)',
-      'services/e.ts → services/threads/f.ts: services/*.ts (rank 0) imports only lower ranks; services/threads/ is rank 7',
+      'services/e.ts → services/threads/f.ts: services/*.ts (rank 0) imports only lower ranks; services/threads/ is rank 8',
+      'services/api/routes/v1/usage.ts → services/monitors/http/monitors.ts: services/api/ (rank 10) imports only lower ranks; services/monitors/http/ is rank 11',
+      'services/monitors/commands/g.ts → services/monitors/views/monitorReads.ts: services/monitors/commands/ (rank 6) imports only lower ranks; services/monitors/views/ is rank 6',
+      'services/monitors/loose.ts → : services/monitors/ has no rank in the layer table (test/support/serviceLayers.ts)',
     ],
-    'a type-only, a dynamic and a re-export import against the ranks, the same rank, and a folder with no rank',
+    "a type-only, a dynamic and a re-export import against the ranks, the same rank, and a folder with no rank; in a slice: the shared HTTP layer reaching up into a slice's routes, a slice's commands reading its views, and a file outside its kind's sub-folder",
   );
 });
 
@@ -59,6 +65,12 @@ t.test('layers › what the ranks allow is not reported', async (t) => {
     ],
     ['services/cli/c.ts', "const serve = () => import('../runtime/serve.js');\nimport { z } from 'zod';\n"],
     ['services/answers/d.ts', "import { ParsedSerp } from '../../contracts/result.js';\n"],
+    [
+      'services/monitors/http/e.ts',
+      "import { errors } from '../../api/routes/v1/monitorErrors.js';\nimport type { MonitorService } from '../commands/monitors.js';\n",
+    ],
+    ['services/api/routes/v1/index.ts', "import { monitorRoutes } from '../../../monitors/http/monitors.js';\n"],
+    ['services/monitors/workers/f.ts', "import { createMonitorVersions } from '../commands/monitorVersions.js';\n"],
   ]);
   t.same(show(layerViolations(fine)), [], 'no false alarm');
 });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { monitorRoutes } from '../../../monitors/http/monitors.js';
 import { keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
-import { monitorRoutes } from './monitors.js';
 import type { V1Options } from './options.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
