@@ -7,8 +7,6 @@ import { type AdminSessionCommands, createAdminSessionCommands } from '../applic
 import type { CommandHandler } from '../application/commandHandler.js';
 import { createKeyCommands, type KeyCommands } from '../application/keys.js';
 import { createSearchService, type SearchService } from '../application/searches.js';
-import { type Resolver, systemResolver } from '../application/webhookSafety.js';
-import { createWebhookService, type WebhookService } from '../application/webhooks.js';
 import type { Config } from '../config/config.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
@@ -17,6 +15,8 @@ import { createMonitorVersions } from '../monitors/commands/monitorVersions.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
+import { type Resolver, systemResolver } from '../webhooks/commands/webhookSafety.js';
+import { createWebhookService, type WebhookService } from '../webhooks/commands/webhooks.js';
 
 /** The ports the application services run on, in whichever process answers HTTP. */
 export interface ApplicationPorts {

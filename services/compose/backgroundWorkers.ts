@@ -9,8 +9,8 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
-import { webhookMetrics } from '../webhooks/metrics.js';
-import { createWebhookWorker, type WebhookSettings } from '../webhooks/worker.js';
+import { webhookMetrics } from '../webhooks/workers/metrics.js';
+import { createWebhookWorker, type WebhookSettings } from '../webhooks/workers/worker.js';
 import { scheduleRetention } from './retention.js';
 
 /** A log line of a background worker: pino's JSON shape on stdout (logLines.ts), or nothing when logging is off. */

@@ -11,7 +11,7 @@ import { createDispatcher, createFairDispatcher } from '../../services/dispatche
 import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
 import { createAlerter } from '../../services/monitors/workers/alerter.js';
 import { createRankRecorder } from '../../services/monitors/workers/recorder.js';
-import { createWebhookRouter } from '../../services/webhooks/router.js';
+import { createWebhookRouter } from '../../services/webhooks/workers/router.js';
 import { type Core, reactorConformance } from './reactorSuite.js';
 
 /** a key and the search service, and ways to move a job through its life as a crawler would */

@@ -16,12 +16,12 @@ export const SERVICE_RANKS: ReadonlyArray<{ rank: number; folders: readonly stri
   { rank: 3, folders: ['reactor'] },
   { rank: 4, folders: ['fairShare'] },
   { rank: 5, folders: ['application'] },
-  { rank: 6, folders: ['monitors/commands', 'monitors/views'] },
-  { rank: 7, folders: ['crawler', 'dispatcher', 'monitors/workers', 'webhooks'] },
+  { rank: 6, folders: ['monitors/commands', 'monitors/views', 'webhooks/commands'] },
+  { rank: 7, folders: ['crawler', 'dispatcher', 'monitors/workers', 'webhooks/workers'] },
   { rank: 8, folders: ['threads'] },
   { rank: 9, folders: ['metrics'] },
   { rank: 10, folders: ['api'] },
-  { rank: 11, folders: ['monitors/http'] },
+  { rank: 11, folders: ['monitors/http', 'webhooks/http'] },
   { rank: 12, folders: ['api/routes/v1/index.ts'] },
   { rank: 13, folders: ['api/app.ts'] },
   { rank: 14, folders: ['api/server.ts'] },
@@ -35,7 +35,7 @@ export const SERVICE_RANKS: ReadonlyArray<{ rank: number; folders: readonly stri
  * their kind (`http` above the HTTP layer's shared parts, `commands` above application/, `workers` with the
  * workers). A slice imports another slice only through a lower shared layer, never directly.
  */
-export const SLICES: readonly string[] = ['monitors'];
+export const SLICES: readonly string[] = ['monitors', 'webhooks'];
 
 const rankOf = new Map(SERVICE_RANKS.flatMap(({ rank, folders }) => folders.map((f) => [f, rank] as const)));
 const entries = [...rankOf.keys()].sort((a, b) => b.length - a.length);
