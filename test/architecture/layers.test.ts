@@ -45,12 +45,12 @@ t.test('layers › a back-up import is caught, naming the file, the import and t
   t.same(
     show(layerViolations(planted)),
     [
-      'services/crawler/a.ts → services/api/app.ts: services/crawler/ (rank 7) imports only lower ranks; services/api/app.ts is rank 13',
-      'services/ports/b.ts → services/threads/boot.ts: services/ports/ (rank 0) imports only lower ranks; services/threads/ is rank 8',
+      'services/crawler/a.ts → services/api/app.ts: services/crawler/ (rank 7) imports only lower ranks; services/api/app.ts is rank 14',
+      'services/ports/b.ts → services/threads/boot.ts: services/ports/ (rank 0) imports only lower ranks; services/threads/ is rank 9',
       'services/geo/c.ts → services/answers/render.ts: services/geo/ (rank 1) imports only lower ranks; services/answers/ is rank 1',
       'services/newFolder/d.ts → : services/newFolder/ has no rank in the layer table (test/support/serviceLayers.ts)',
-      'services/e.ts → services/threads/f.ts: services/*.ts (rank 0) imports only lower ranks; services/threads/ is rank 8',
-      'services/api/routes/v1/usage.ts → services/monitors/http/monitors.ts: services/api/ (rank 10) imports only lower ranks; services/monitors/http/ is rank 11',
+      'services/e.ts → services/threads/f.ts: services/*.ts (rank 0) imports only lower ranks; services/threads/ is rank 9',
+      'services/api/routes/v1/usage.ts → services/monitors/http/monitors.ts: services/api/ (rank 11) imports only lower ranks; services/monitors/http/ is rank 12',
       'services/monitors/commands/g.ts → services/monitors/views/monitorReads.ts: services/monitors/commands/ (rank 6) imports only lower ranks; services/monitors/views/ is rank 6',
       'services/monitors/loose.ts → : services/monitors/ has no rank in the layer table (test/support/serviceLayers.ts)',
       'services/webhooks/http/h.ts → services/monitors/commands/monitors.ts: slices import each other only through shared layers; services/webhooks/http/ is in the webhooks slice, services/monitors/commands/ in the monitors slice',

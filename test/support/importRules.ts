@@ -27,6 +27,7 @@ const WORKER_FOLDERS = [
   'monitors/workers',
   'projector',
   'reactor',
+  'searches/workers',
   'webhooks/workers',
 ];
 const isWorker = (path: string) => WORKER_FOLDERS.some((f) => path.startsWith(`services/${f}/`));

@@ -17,25 +17,27 @@ export const SERVICE_RANKS: ReadonlyArray<{ rank: number; folders: readonly stri
   { rank: 4, folders: ['fairShare'] },
   { rank: 5, folders: ['application'] },
   { rank: 6, folders: ['monitors/commands', 'monitors/views', 'webhooks/commands'] },
-  { rank: 7, folders: ['crawler', 'dispatcher', 'monitors/workers', 'webhooks/workers'] },
-  { rank: 8, folders: ['threads'] },
-  { rank: 9, folders: ['metrics'] },
-  { rank: 10, folders: ['api'] },
-  { rank: 11, folders: ['monitors/http', 'webhooks/http'] },
-  { rank: 12, folders: ['api/routes/v1/index.ts'] },
-  { rank: 13, folders: ['api/app.ts'] },
-  { rank: 14, folders: ['api/server.ts'] },
-  { rank: 15, folders: ['compose'] },
-  { rank: 16, folders: ['runtime'] },
-  { rank: 17, folders: ['cli'] },
+  { rank: 7, folders: ['crawler', 'dispatcher'] },
+  { rank: 8, folders: ['monitors/workers', 'searches/workers', 'webhooks/workers'] },
+  { rank: 9, folders: ['threads'] },
+  { rank: 10, folders: ['metrics'] },
+  { rank: 11, folders: ['api'] },
+  { rank: 12, folders: ['monitors/http', 'searches/http', 'webhooks/http'] },
+  { rank: 13, folders: ['api/routes/v1/index.ts'] },
+  { rank: 14, folders: ['api/app.ts'] },
+  { rank: 15, folders: ['api/server.ts'] },
+  { rank: 16, folders: ['compose'] },
+  { rank: 17, folders: ['runtime'] },
+  { rank: 18, folders: ['cli'] },
 ];
 
 /**
  * The vertical slices (docs/architecture.md#slices): a feature's folder, whose sub-folders each carry the rank of
- * their kind (`http` above the HTTP layer's shared parts, `commands` above application/, `workers` with the
- * workers). A slice imports another slice only through a lower shared layer, never directly.
+ * their kind (`http` above the HTTP layer's shared parts, `commands` and `views` above application/, `workers` above
+ * the fleet's workers, which the crawl worker drives). A slice imports another slice only through a lower shared
+ * layer, never directly.
  */
-export const SLICES: readonly string[] = ['monitors', 'webhooks'];
+export const SLICES: readonly string[] = ['monitors', 'searches', 'webhooks'];
 
 const rankOf = new Map(SERVICE_RANKS.flatMap(({ rank, folders }) => folders.map((f) => [f, rank] as const)));
 const entries = [...rankOf.keys()].sort((a, b) => b.length - a.length);

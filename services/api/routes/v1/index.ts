@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { monitorRoutes } from '../../../monitors/http/monitors.js';
+import { searchRoutes } from '../../../searches/http/search.js';
 import { webhookRoutes } from '../../../webhooks/http/webhooks.js';
 import { keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
 import type { V1Options } from './options.js';
-import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
 
 export type { V1Options } from './options.js';
