@@ -35,10 +35,11 @@ interface Out {
 
 /**
  * The dispatcher's configuration: lanes and fair share (SERP_FAIR_SHARE; off, every job goes to the queue at once,
- * first come first served), and the jobs per lane (and per lane's express class) on the queue ahead of the crawlers
- * (SERP_QUEUE_AHEAD).
+ * first come first served), the jobs per lane (and per lane's express class) on the queue ahead of the crawlers
+ * (SERP_QUEUE_AHEAD), and whether located searches follow their place's route records (SERP_ROUTE_LEARNING; absent:
+ * they do).
  */
-export type FairDispatcherSettings = Pick<Config, 'fairShare' | 'queueAhead'>;
+export type FairDispatcherSettings = Pick<Config, 'fairShare' | 'queueAhead'> & Partial<Pick<Config, 'routeLearning'>>;
 
 /** the message a loaded job goes to the queue with, from its read model */
 const messageOfDoc = (doc: JobStatusDoc, w: Waiting): JobMessage => ({
@@ -190,7 +191,7 @@ export const createFairDispatcher = (
    */
   const adviceFor = (message: JobMessage): RouteAdvice | undefined => {
     const location = message.targeting?.location;
-    if (!location) return undefined;
+    if (!location || settings.routeLearning === false) return undefined;
     const key = placeKeyOf(location);
     const id = placeIdOf(key);
     const n = locatedSent.get(id) ?? 0;
