@@ -127,6 +127,10 @@ const outcomeOf = (jobId: string, body: Obj, output: Output, mode: Mode, cached?
     });
     return `Search placed elsewhere (job ${jobId}, location_mismatch): ${detail}`;
   }
+  if (typeof body.html_url === 'string' && typeof body.location_check === 'string') {
+    const detail = misplacedSentence({ status: body.location_check as LocationStatus });
+    return `Search placed elsewhere (job ${jobId}, location_mismatch): ${detail} Its raw pages: ${body.html_url}`;
+  }
   if (typeof body.html_url === 'string') {
     return {
       job_id: jobId,

@@ -113,6 +113,17 @@ t.test('a search placed elsewhere on every route, on every surface', { skip: fix
     t.match(result.content[0]!.text, /^Search placed elsewhere \(job [0-9a-f]{24}, location_mismatch\)/);
     t.match(result.content[0]!.text, PLACED);
     t.match(result.content[0]!.text, ASKED);
+    const raw = (await mcp.callTool({
+      name: 'serp_get_results',
+      arguments: { job_id: compatId, output: 'html' },
+    })) as { isError?: boolean; content: Array<{ text: string }> };
+    t.equal(raw.isError, true, 'its raw pages as a link: a failure too');
+    t.match(raw.content[0]!.text, /^Search placed elsewhere .*Its raw pages: http/);
+  });
+
+  t.test('/v1’s link to the raw pages says the search was placed elsewhere', async (t) => {
+    const link = (await (await fetch(`${svc.url}/v1/search/${compatId}`, { headers })).json()) as Json;
+    t.match(link, { status: 'partial', location_check: 'mismatched', html_url: /\/raw\// });
   });
 
   t.test('standardwebhooks › search.completed carries the failure and no results', async (t) => {
