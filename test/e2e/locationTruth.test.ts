@@ -192,6 +192,10 @@ t.test('location truth, end to end', { skip: fixturesMissing() }, async (t) => {
       before.some((d) => d.view === 'routeHealth' && d.doc.includes('"misplaced"')),
       'the routes kept their placements',
     );
+    t.ok(
+      before.some((d) => d.view === 'routePlacements' && d.doc.includes('"proxy-2"')),
+      "the places kept their routes' records",
+    );
     await cli(['projections', 'rebuild', '--data', data]);
     t.same(dump(), before, 'byte for byte');
     // the teardown stops what runs: a service again on the rebuilt data, answering as before
