@@ -63,7 +63,7 @@ const resolveSpecifier = (root: string, from: string, spec: string): string | un
 
 /** true when the import or export clause brings in at least one value (the compiler says what each name is) */
 const bringsValue = (checker: ts.TypeChecker, node: ts.ImportDeclaration | ts.ExportDeclaration): boolean => {
-  const isValue = (name: ts.Identifier) => {
+  const isValue = (name: ts.ModuleExportName) => {
     const symbol = checker.getSymbolAtLocation(name);
     if (!symbol) return true;
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
