@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import t from 'tap';
-import { acceptLanguage, deviceProfile, navigationHeaders } from '../../services/geo/devices.js';
+import { acceptLanguage, deviceProfile, navigationHeaders } from '../../services/ports/devices.js';
 
 /**
  * What a search's device looks like to Google (docs/crawler.md): a desktop, phone or tablet Chrome, with the client

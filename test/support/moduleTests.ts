@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 /**
@@ -13,7 +13,7 @@ import ts from 'typescript';
  * - a dynamic `import('…')` of it, or a path to it built with `new URL('…', import.meta.url)` (a module a test loads in
  *   a child process or a thread of its own);
  * - a thread entry (a `*Worker.ts` file) is covered by the tests that cover the module starting it by name
- *   (`startThread('pipelineWorker')`, `threadEntry('parseWorker')`): the only way it ever runs.
+ *   (`startThread('threads/writerWorker')`, `threadEntry('threads/parseWorker')`): the only way it ever runs.
  */
 
 /** the folders whose modules must each have a test */
@@ -115,15 +115,15 @@ const edgesOf = (root: string, checker: ts.TypeChecker, file: ts.SourceFile): Ed
 
 /** thread entry → the modules that start it by name */
 const threadStarters = (root: string, modules: readonly string[]): Map<string, string[]> => {
-  const byName = new Map<string, string[]>();
-  for (const m of modules) byName.set(basename(m, '.ts'), [...(byName.get(basename(m, '.ts')) ?? []), m]);
   const starters = new Map<string, string[]>();
   for (const m of modules) {
     const source = ts.sys.readFile(join(root, m)) ?? '';
-    for (const [, name] of source.matchAll(/\b(?:startThread|threadEntry)\(\s*'([A-Za-z]+)'/g)) {
-      const entries = byName.get(name) ?? [];
-      if (entries.length !== 1)
-        throw new Error(`${m} starts thread '${name}': ${entries.length} modules have that name`);
+    // the name is the entry's path without `.ts` (`threads/writerWorker`), or its file's name alone
+    for (const [, name] of source.matchAll(/\b(?:startThread|threadEntry)\(\s*'([A-Za-z/]+)'/g)) {
+      const entries = modules.filter((e) => e.endsWith(`/${name}.ts`));
+      if (entries.length !== 1) {
+        throw new Error(`${m} starts thread '${name}': ${entries.length} modules end with that path`);
+      }
       starters.set(entries[0], [...(starters.get(entries[0]) ?? []), m]);
     }
   }

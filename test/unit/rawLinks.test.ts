@@ -1,5 +1,5 @@
 import t from 'tap';
-import { signRawLink, verifyRawLink } from '../../services/api/signing.js';
+import { signRawLink, verifyRawLink } from '../../services/answers/signing.js';
 
 /**
  * Signed links to a job's raw HTML (docs/api.md, `output=html`): anyone holding the link may read the page until it

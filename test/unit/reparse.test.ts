@@ -8,9 +8,9 @@ import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { assembleRawHtml, PARSER_VERSION, parseRaw } from '../../parser/index.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
+import { loadResult, putResult, resultBlobKey } from '../../services/answers/resultBlobs.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
-import { type ReparseEntry, reparseSearches } from '../../services/application/reparse.js';
-import { loadResult, putResult, resultBlobKey } from '../../services/application/resultBlobs.js';
+import { type ReparseEntry, reparseSearches } from '../../services/crawler/reparse.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';
 
 /**
