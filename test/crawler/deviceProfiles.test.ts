@@ -3,7 +3,7 @@ import t from 'tap';
 import { acceptLanguage, deviceProfile, navigationHeaders } from '../../services/ports/devices.js';
 
 /**
- * What a search's device looks like to Google (docs/crawler.md): a desktop, phone or tablet Chrome, with the client
+ * What a search's device looks like to Google (docs/api.md#submit, `device`): a desktop, phone or tablet Chrome, with the client
  * hints that Chrome sends alongside its user agent, in the language asked for; Google serves each its own layout.
  */
 t.test('device profiles › each device its own Chrome', async (t) => {

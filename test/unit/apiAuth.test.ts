@@ -16,7 +16,7 @@ import { hashKey } from '../../services/application/keys.js';
 import { createProjector } from '../../services/projector/projector.js';
 
 /**
- * How a request proves who it is (docs/api.md#authentication, docs/security.md#credentials): an API key in
+ * How a request proves who it is (docs/api.md, docs/security.md#credentials): an API key in
  * X-API-Key or as a Bearer token (and `api_key` in the query on the compat surface only), refused once revoked; the
  * admin token on the admin routes; and an address that keeps sending bad credentials is refused for the rest of the
  * minute, whatever it sends then.
