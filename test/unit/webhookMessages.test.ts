@@ -12,7 +12,7 @@ import { createSqliteReadModelStore } from '../../services/adapters/readModel/sq
 import { putResult, resultBlobKey } from '../../services/answers/resultBlobs.js';
 import { createCommandHandler } from '../../services/application/commandHandler.js';
 import { createProjector } from '../../services/projector/projector.js';
-import { bodyOf, createResultSummaries } from '../../services/webhooks/messages.js';
+import { bodyOf, createResultSummaries } from '../../services/webhooks/workers/messages.js';
 
 /**
  * What a `search.completed` webhook says of its result (docs/webhooks.md): the Standard Webhooks body, with the
