@@ -37,7 +37,8 @@ export const newJobId = (now = Date.now()) => now.toString(16).padStart(12, '0')
  * search never answers another key, which would tell that key what the first one searched (docs/security.md).
  */
 export const cacheKeyOf = (request: SearchRequest, keyId?: string) => {
-  const { no_cache: _n, depth: _d, ...fields } = request;
+  // pixel positions are read from the same page: they do not make it another search
+  const { no_cache: _n, depth: _d, pixel_positions: _p, ...fields } = request;
   // "Austin, Texas, United States" and "austin,texas,united states" target the same place
   const rest = fields.location
     ? {

@@ -16,6 +16,8 @@ import { createMonitorVersions } from '../monitors/monitorVersions.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
+import type { PageRenderer } from '../render/pageRenderer.js';
+import { createPageViews } from '../render/pageViews.js';
 import { type Resolver, systemResolver } from '../webhooks/safety.js';
 
 /** The ports the application services run on, in whichever process answers HTTP. */
@@ -101,6 +103,8 @@ export interface ApiPorts extends ApplicationPorts {
   version?: AppDeps['version'];
   renderElsewhere?: AppDeps['renderElsewhere'];
   queuePositions?: AppDeps['queuePositions'];
+  /** the process's renderer of stored pages (docs/screenshots.md); absent: screenshots answer 503 */
+  renderer?: PageRenderer;
 }
 
 /** Everything the HTTP surfaces need (services/api/app.ts): the application services and the ports they share. */
@@ -126,5 +130,6 @@ export const composeApi = (ports: ApiPorts, config: ApplicationConfig & AppDeps[
     ...(ports.version ? { version: ports.version } : {}),
     ...(ports.renderElsewhere ? { renderElsewhere: ports.renderElsewhere } : {}),
     ...(ports.queuePositions ? { queuePositions: ports.queuePositions } : {}),
+    pages: createPageViews({ blobStore: ports.blobStore, ...(ports.renderer ? { renderer: ports.renderer } : {}) }),
   };
 };

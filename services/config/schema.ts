@@ -184,6 +184,18 @@ const service = {
     wholeNumber(2, { zeroMeans: 'the default' }),
     'Jobs per lane the dispatcher keeps in the work queue ahead of the crawlers; the rest wait in the fair scheduler, so a job submitted later can still go first (0: the default).',
   ),
+  SERP_RENDER_CONCURRENCY: variable(
+    wholeNumber(2),
+    'Stored pages one api process renders at once for screenshots and pixel positions, in a Chromium of their own at nice 10 (docs/screenshots.md#its-own-lane); 0 renders none (screenshots answer 503).',
+  ),
+  SERP_RENDER_QUEUE: variable(
+    wholeNumber(16),
+    'Renders that may wait for one of those slots; one more is refused with 503 and Retry-After (docs/screenshots.md#its-own-lane).',
+  ),
+  SERP_RENDER_DEADLINE_MS: variable(
+    wholeNumber(15_000, { zeroMeans: 'the default' }),
+    'How long one render may take before its page is closed and the request answered 503 (0: the default).',
+  ),
 };
 
 /** the crawler (every crawling process or thread) */

@@ -29,6 +29,7 @@ import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWo
 import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
 import { dataPaths, takeServeLock } from '../embedded/core.js';
 import { jsonLines } from '../logLines.js';
+import { composeRenderer } from '../renderer.js';
 import { packageVersion } from '../version.js';
 
 export interface Distributed {
@@ -245,6 +246,8 @@ export const startDistributed = async (
       await metrics.follow(eventStore);
       cleanups.push(() => metrics.stop());
       const projected = (position: number) => p.waitFor(position);
+      const renderer = composeRenderer(config);
+      if (renderer) cleanups.push(() => renderer.close());
       const app = await createServer(
         composeApi(
           {
@@ -260,6 +263,7 @@ export const startDistributed = async (
             version: packageVersion(),
             metrics,
             queuePositions,
+            ...(renderer ? { renderer } : {}),
           },
           config,
         ),

@@ -3,6 +3,7 @@ import { keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
 import { monitorRoutes } from './monitors.js';
 import type { V1Options } from './options.js';
+import { screenshotRoutes } from './screenshot.js';
 import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
 import { webhookRoutes } from './webhooks.js';
@@ -22,6 +23,7 @@ export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   // the options without the scope's own prefix, which nested plugins would add a second time
   const { prefix: _prefix, ...routeOptions } = opts as V1Options & { prefix?: string };
   await app.register(searchRoutes, routeOptions);
+  await app.register(screenshotRoutes, routeOptions);
   await app.register(usageRoutes, routeOptions);
   await app.register(monitorRoutes, routeOptions);
   await app.register(webhookRoutes, routeOptions);

@@ -17,8 +17,11 @@ import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.j
 import { ApiError } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
+import { compatResult } from '../../render/compat.js';
 import { type Rendered, renderJob } from '../../render/index.js';
+import { nativeResult } from '../../render/native.js';
 import { answerKey, encodingFor } from '../../render/stored.js';
+import { positionedDoc } from '../../screenshots.js';
 import type { V1Options } from './options.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
@@ -40,6 +43,29 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
     output: z.infer<typeof FetchQuery>['output'],
     start?: number,
   ) => renderJob(opts.render, job, output, { start, baseUrl: opts.baseUrl() });
+
+  /**
+   * A finished json or compat answer with the first page's pixel positions, when asked for (the fetch's flag, else the
+   * search's own `pixel_positions`): not kept with the stored answers, since the positions are read from their own
+   * blob (docs/screenshots.md#pixel-positions). Undefined when positions are not wanted or the result is not there.
+   */
+  const positioned = async (
+    job: JobStatusDoc,
+    output: z.infer<typeof FetchQuery>['output'],
+    wanted: boolean,
+    start?: number,
+  ): Promise<Rendered | undefined> => {
+    if (!wanted || output === 'html' || (job.status !== 'done' && job.status !== 'partial')) return undefined;
+    if (!opts.render.resultOf(job)) return undefined;
+    const { doc, metadata } = await positionedDoc(opts.pages, job, opts.render.resultOf);
+    const native = nativeResult(job, doc, start);
+    const answer = output === 'json' ? native : compatResult(native);
+    const meta = answer.search_metadata as Record<string, unknown>;
+    return {
+      status: 200,
+      json: JSON.stringify({ ...answer, search_metadata: { ...meta, pixel_positions: metadata } }),
+    };
+  };
 
   r.post('/search', {
     config: { limit: 'submit' },
@@ -91,6 +117,8 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
         return reply.code(202).send({ job_id: out.jobId, status: 'running', ...(queue ? { queue } : {}) });
       }
       const { output } = req.query;
+      const withPositions = await positioned(job, output, job.request.pixel_positions === true);
+      if (withPositions) return send(reply, withPositions);
       if ((output === 'json' || output === 'compat') && (job.status === 'done' || job.status === 'partial')) {
         // made on the pipeline thread when there is one: a cached search's answer, a job of its own, is rendered
         // from the source's stored document each time (~4 ms of the event loop)
@@ -131,6 +159,13 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       const source = await sourceOf(opts.searches, job);
       if (isGone(job, source, opts.retentionDays)) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
       const { output, start } = req.query;
+      const withPositions = await positioned(
+        job,
+        output,
+        req.query.pixel_positions ?? job.request.pixel_positions === true,
+        start,
+      );
+      if (withPositions) return send(reply, withPositions);
       if (output === 'html' || (job.status !== 'done' && job.status !== 'partial')) {
         return send(reply, render(req, job, output, start));
       }
