@@ -66,12 +66,12 @@ export const screenshotErrors = {
   422: errorExample(
     'a query parameter out of its limits (named in detail), or a page that cannot be rendered',
     {
-      detail: 'querystring width: width must be at most 1920 CSS pixels',
+      detail: 'querystring: width must be at most 1920 CSS pixels',
       code: 'SERP_API_INVALID_REQUEST',
       request: { query: { width: '4000' } },
     },
     {
-      detail: 'querystring format: format must be png or webp',
+      detail: 'querystring: format must be png or webp',
       code: 'SERP_API_INVALID_REQUEST',
       request: { query: { format: 'gif' } },
     },
