@@ -160,6 +160,15 @@ export const createPageRenderer = (options: PageRendererOptions): PageRenderer =
   const marker = `--serp-render-pool=${process.pid}-${Math.random().toString(36).slice(2)}`;
   let launching: Promise<Browser> | undefined;
   let closed = false;
+  let pid: number | undefined;
+  /**
+   * Every thread of the browser's processes to `options.nice`, again at each render's steps: Chromium starts a
+   * renderer process per page and sets some threads' priorities itself (raising its display threads where it may),
+   * so a lowering at launch alone does not hold.
+   */
+  const lower = () => {
+    if (pid !== undefined && options.nice !== undefined) reniceTree(pid, options.nice);
+  };
 
   const browser = async (): Promise<Browser> => {
     launching ??= import('playwright-core')
@@ -170,8 +179,8 @@ export const createPageRenderer = (options: PageRendererOptions): PageRenderer =
         b.on('disconnected', () => {
           launching = undefined;
         });
-        const pid = options.nice === undefined ? undefined : browserPid(marker);
-        if (pid !== undefined && options.nice !== undefined) reniceTree(pid, options.nice);
+        pid = options.nice === undefined ? undefined : browserPid(marker);
+        lower();
         return b;
       })
       .catch((err: unknown) => {
@@ -211,6 +220,7 @@ export const createPageRenderer = (options: PageRendererOptions): PageRenderer =
         return route.abort('blockedbyclient');
       });
       const page: Page = await context.newPage();
+      lower();
       page.on('crash', () => {
         crashed = true;
       });
@@ -231,6 +241,7 @@ export const createPageRenderer = (options: PageRendererOptions): PageRenderer =
       const work = async (): Promise<RenderOutcome> => {
         // `load` waits for nothing on the network: every subresource is refused at once
         await page.setContent(withoutNoscript(request.html), { waitUntil: 'load', timeout: options.deadlineMs });
+        lower();
         const measured = (await page.evaluate(`(${MEASURE_IN_PAGE})(${JSON.stringify(request.measure ?? [])})`)) as {
           rectangles: Record<string, Rectangle | null>;
           pageHeight: number;

@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
@@ -76,6 +77,41 @@ t.test('PageRenderer', { skip: chromiumMissing() }, async (t) => {
     const missing = await renderer.render({ html, device: deviceProfile('desktop'), measure: ['data-serp-k9'] });
     t.same(missing.rectangles, { 'data-serp-k9': null }, 'an element the page lacks has no rectangle');
   });
+
+  await t.test(
+    "runs Chromium's threads at nice 10, below the event loop",
+    { skip: process.platform !== 'linux' && 'Linux only' },
+    async (t) => {
+      await renderer.render({
+        html: '<p>x</p>'.repeat(5000),
+        device: deviceProfile('desktop'),
+        image: { format: 'png', fullPage: true },
+      });
+      // this test's process tree: its Chromium and tsx's esbuild, which is not the renderer's
+      const rows = execSync('ps -eL -o pid=,ppid=,ni=,comm=')
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/));
+      const children = new Map<string, Set<string>>();
+      for (const [pid, ppid] of rows)
+        children.set(ppid as string, (children.get(ppid as string) ?? new Set()).add(pid as string));
+      const tree = new Set<string>();
+      const pending = [String(process.pid)];
+      for (let p = pending.pop(); p !== undefined; p = pending.pop())
+        for (const c of children.get(p) ?? []) {
+          if (tree.has(c)) continue;
+          tree.add(c);
+          pending.push(c);
+        }
+      const chromium = rows.filter(
+        ([pid, , , comm]) => tree.has(pid as string) && !/^(esbuild|ps|sh)$/.test(comm as string),
+      );
+      const lowered = chromium.filter(([, , ni]) => Number(ni) >= 10).length;
+      t.ok(chromium.length > 10, `${chromium.length} threads of Chromium`);
+      t.ok(lowered / chromium.length >= 0.9, `${lowered} of them at nice 10`);
+    },
+  );
 
   await t.test('ends a render past its deadline and goes on with the next', async (t) => {
     const slow = createPageRenderer({
