@@ -7,7 +7,7 @@ import type { PageViews } from '../render/pageViews.js';
 import { pixelPositionsMetadata, withPixelPositions } from '../render/withPositions.js';
 import { ApiError } from './errors.js';
 
-/** a render's refusal as the api's error: its status, code and detail (docs/screenshots.md#when-a-render-fails) */
+/** a render's refusal as the api's error: its status, code and detail (docs/screenshots.md#screenshots) */
 export const renderFailure = (err: unknown): never => {
   if (err instanceof RenderError) throw new ApiError(err.status, err.code, err.message, err.headers);
   throw err;

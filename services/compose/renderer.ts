@@ -1,7 +1,12 @@
 import type { Config } from '../config/config.js';
 import { createPageRenderer, type PageRenderer } from '../render/pageRenderer.js';
-import { BACKGROUND_NICE } from '../runtime/nice.js';
 import { findChromium } from './fetcherCheck.js';
+
+/**
+ * Renders run at the lowest priority, below the crawler's threads (nice 10, which crawl and parse live searches) as
+ * well as the event loop: a render is never what a live search waits for (docs/screenshots.md#its-own-lane).
+ */
+export const RENDER_NICE = 19;
 
 /**
  * The renderer of stored pages for the process that answers HTTP (docs/screenshots.md#its-own-lane): undefined when
@@ -19,6 +24,6 @@ export const composeRenderer = (
     concurrency: config.renderConcurrency,
     queue: config.renderQueue,
     deadlineMs: config.renderDeadlineMs,
-    nice: BACKGROUND_NICE,
+    nice: RENDER_NICE,
   });
 };

@@ -186,7 +186,7 @@ const service = {
   ),
   SERP_RENDER_CONCURRENCY: variable(
     wholeNumber(2),
-    'Stored pages one api process renders at once for screenshots and pixel positions, in a Chromium of their own at nice 10 (docs/screenshots.md#its-own-lane); 0 renders none (screenshots answer 503).',
+    'Stored pages one api process renders at once for screenshots and pixel positions, in a Chromium of their own at nice 19 (docs/screenshots.md#its-own-lane); 0 renders none (screenshots answer 503).',
   ),
   SERP_RENDER_QUEUE: variable(
     wholeNumber(16),

@@ -1,6 +1,6 @@
 /**
  * A render that did not give an image or positions, with the status and code the HTTP surfaces answer
- * (docs/screenshots.md#when-a-render-fails): the API maps it to its error body without knowing the renderer.
+ * (docs/screenshots.md#screenshots): the API maps it to its error body without knowing the renderer.
  */
 export class RenderError extends Error {
   readonly status: number;

@@ -34,9 +34,12 @@ const pagesArg = numberArg('pages', 30);
 const rounds = numberArg('rounds', 4);
 const searchesPerRound = numberArg('searches', 3);
 const noBuild = process.argv.includes('--no-build');
+/** `--only neighbours`: part 3 alone */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 if (!chromiumPath) throw new Error('no Chromium: the render bench needs one (SERP_CHROMIUM_PATH)');
 
 const median = (xs: number[]) => quantile(xs, 0.5);
+const fig = (xs: number[], f = 0): Figure => ({ value: median(xs), failures: f });
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const kb = (x: number) => `${(x / 1024).toFixed(0)} kB`;
 const deviceOf = (path: string) =>
@@ -45,105 +48,118 @@ const deviceOf = (path: string) =>
 console.log(machineNote());
 
 // 1. positions on every fixture page
-const renderer = createPageRenderer({ executablePath: chromiumPath, concurrency: 2, queue: 1000, deadlineMs: 30_000 });
-const why: Record<string, string[]> = {};
-const because = (reason: string, path: string) => {
-  why[reason] ??= [];
-  why[reason].push(path);
-};
-const renderable: Array<{ path: string; html: string; device: 'desktop' | 'mobile' | 'tablet' }> = [];
-let monotonic = 0;
-let rendered = 0;
-const pages = listSerpPages();
-await Promise.all(
-  pages.map(async (path) => {
-    const page = readFixtureText(path);
-    const device = deviceOf(path);
-    const { outcome, marks, html } = positionMarks(page, { captureAio: true, device });
-    if (outcome.kind !== 'serp') return because(`not a results page (${outcome.kind})`, path);
-    if (outcome.serp.organic_results.length === 0) return because('no organic results to place', path);
-    const organic = marks.filter((m) => m.target.kind === 'organic');
-    const out = await renderer
-      .render({ html, device: deviceProfile(device), measure: organic.map((m) => m.attribute) })
-      .catch((err: unknown) => err as Error);
-    if (out instanceof Error) return because(`the render failed: ${out.message.split('\n')[0]}`, path);
-    const rects = organic.map((m) => out.rectangles[m.attribute]);
-    if (rects.some((r) => !r)) return because('a result laid out with no box (hidden with scripts off)', path);
-    rendered += 1;
-    renderable.push({ path, html: page, device });
-    const tops = rects.map((r) => r?.y ?? 0);
-    if (tops.every((y, i) => i === 0 || y >= (tops[i - 1] as number))) monotonic += 1;
-    else because('rendered, tops not in rank order', path);
-  }),
-);
-await renderer.close();
-console.log(
-  `\n1. positions: ${pages.length} fixture pages, ${rendered} render with a rectangle on every organic result`,
-);
-console.log(
-  `   monotonic in rank order: ${monotonic} of ${rendered} (${((100 * monotonic) / Math.max(1, rendered)).toFixed(1)} %)`,
-);
-for (const [reason, paths] of Object.entries(why)) {
-  console.log(`   ${paths.length} ${reason}${paths.length <= 3 ? `: ${paths.join(', ')}` : ` (e.g. ${paths[0]})`}`);
-}
+if (only !== 'neighbours') {
+  const renderer = createPageRenderer({
+    executablePath: chromiumPath,
+    concurrency: 2,
+    queue: 1000,
+    deadlineMs: 30_000,
+  });
+  const why: Record<string, string[]> = {};
+  const because = (reason: string, path: string) => {
+    why[reason] ??= [];
+    why[reason].push(path);
+  };
+  const renderable: Array<{ path: string; html: string; device: 'desktop' | 'mobile' | 'tablet' }> = [];
+  let monotonic = 0;
+  let rendered = 0;
+  const pages = listSerpPages();
+  await Promise.all(
+    pages.map(async (path) => {
+      const page = readFixtureText(path);
+      const device = deviceOf(path);
+      const { outcome, marks, html } = positionMarks(page, { captureAio: true, device });
+      if (outcome.kind !== 'serp') return because(`not a results page (${outcome.kind})`, path);
+      if (outcome.serp.organic_results.length === 0) return because('no organic results to place', path);
+      const organic = marks.filter((m) => m.target.kind === 'organic');
+      const out = await renderer
+        .render({ html, device: deviceProfile(device), measure: organic.map((m) => m.attribute) })
+        .catch((err: unknown) => err as Error);
+      if (out instanceof Error) return because(`the render failed: ${out.message.split('\n')[0]}`, path);
+      const rects = organic.map((m) => out.rectangles[m.attribute]);
+      if (rects.some((r) => !r)) return because('a result laid out with no box (hidden with scripts off)', path);
+      rendered += 1;
+      renderable.push({ path, html: page, device });
+      const tops = rects.map((r) => r?.y ?? 0);
+      if (tops.every((y, i) => i === 0 || y >= (tops[i - 1] as number))) monotonic += 1;
+      else because('rendered, tops not in rank order', path);
+    }),
+  );
+  await renderer.close();
+  console.log(
+    `\n1. positions: ${pages.length} fixture pages, ${rendered} render with a rectangle on every organic result`,
+  );
+  console.log(
+    `   monotonic in rank order: ${monotonic} of ${rendered} (${((100 * monotonic) / Math.max(1, rendered)).toFixed(1)} %)`,
+  );
+  for (const [reason, paths] of Object.entries(why)) {
+    console.log(`   ${paths.length} ${reason}${paths.length <= 3 ? `: ${paths.join(', ')}` : ` (e.g. ${paths[0]})`}`);
+  }
 
-// 2. a first screen: cold render, kept, and the raw read every render starts with
-const dir = mkdtempSync(join(tmpdir(), 'render-bench-'));
-const blobStore = createFsBlobStore(join(dir, 'blobs'));
-const views = createPageViews({
-  blobStore,
-  renderer: createPageRenderer({ executablePath: chromiumPath, concurrency: 1, queue: 10, deadlineMs: 30_000 }),
-});
-const sample = renderable.sort((a, b) => a.path.localeCompare(b.path)).slice(0, pagesArg);
-const docs = await Promise.all(
-  sample.map(async (p, i) => {
-    const ref = await blobStore.put(`raw/bench/${i}.html`, p.html);
-    return {
-      jobId: `bench${String(i).padStart(4, '0')}`,
-      doc: { rawHtmlRef: ref } as SearchResultDoc,
-      device: p.device,
-    };
-  }),
-);
-const cold: number[] = [];
-const kept: number[] = [];
-const rawRead: number[] = [];
-const sizes: { png: number[] } = { png: [] };
-let failures = 0;
-const timed = async (fn: () => Promise<unknown>) => {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-};
-// one warm-up render: Chromium's start is paid once per process, not per render
-await views.screenshot('warmup', docs[0]!.doc, docs[0]!.device, { format: 'png', viewport: true });
-await alternate(docs.length, {
-  render: async (round) => {
-    const d = docs[round]!;
+  // 2. a first screen: cold render, kept, and the raw read every render starts with
+  const dir = mkdtempSync(join(tmpdir(), 'render-bench-'));
+  const blobStore = createFsBlobStore(join(dir, 'blobs'));
+  const timedRenderer = createPageRenderer({
+    executablePath: chromiumPath,
+    concurrency: 1,
+    queue: 10,
+    deadlineMs: 30_000,
+  });
+  const views = createPageViews({ blobStore, renderer: timedRenderer });
+  const sample = renderable.sort((a, b) => a.path.localeCompare(b.path)).slice(0, pagesArg);
+  const docs = await Promise.all(
+    sample.map(async (p, i) => {
+      const ref = await blobStore.put(`raw/bench/${i}.html`, p.html);
+      return {
+        jobId: `bench${String(i).padStart(4, '0')}`,
+        doc: { rawHtmlRef: ref } as SearchResultDoc,
+        device: p.device,
+      };
+    }),
+  );
+  const cold: number[] = [];
+  const kept: number[] = [];
+  const rawRead: number[] = [];
+  const sizes: { png: number[] } = { png: [] };
+  let failures = 0;
+  const timed = async (fn: () => Promise<unknown>) => {
     const t0 = performance.now();
-    const shot = await views
-      .screenshot(d.jobId, d.doc, d.device, { format: 'png', viewport: true })
-      .catch(() => undefined);
-    if (!shot || shot.cached) failures += 1;
-    else {
-      cold.push(performance.now() - t0);
-      sizes.png.push(shot.image.length);
-    }
-    kept.push(await timed(() => views.screenshot(d.jobId, d.doc, d.device, { format: 'png', viewport: true })));
-  },
-  rawRead: async (round) => {
-    rawRead.push(await timed(() => blobStore.get(docs[round]!.doc.rawHtmlRef.key)));
-  },
-});
-console.log(`\n2. a first screen, ${docs.length} pages (PNG, the page's device)`);
-console.log(`   render (cold): median ${ms(median(cold))}, p90 ${ms(quantile(cold, 0.9))}; failures ${failures}`);
-console.log(`   repeat (kept):  median ${ms(median(kept))}, p90 ${ms(quantile(kept, 0.9))}`);
-console.log(`   raw HTML read:  median ${ms(median(rawRead))} (what every render reads first)`);
-console.log(`   PNG size: median ${kb(median(sizes.png))}, largest ${kb(Math.max(...sizes.png))}`);
-const fig = (xs: number[], f = 0): Figure => ({ value: median(xs), failures: f });
-printRatio('   render / raw read', fig(cold, failures), fig(rawRead), ['render', 'raw read']);
-printRatio('   render / repeat (how many times cheaper the repeat)', fig(cold, failures), fig(kept), ['render', 'repeat']);
-rmSync(dir, { recursive: true, force: true });
+    await fn();
+    return performance.now() - t0;
+  };
+  // one warm-up render: Chromium's start is paid once per process, not per render
+  await views.screenshot('warmup', docs[0]!.doc, docs[0]!.device, { format: 'png', viewport: true });
+  await alternate(docs.length, {
+    render: async (round) => {
+      const d = docs[round]!;
+      const t0 = performance.now();
+      const shot = await views
+        .screenshot(d.jobId, d.doc, d.device, { format: 'png', viewport: true })
+        .catch(() => undefined);
+      if (!shot || shot.cached) failures += 1;
+      else {
+        cold.push(performance.now() - t0);
+        sizes.png.push(shot.image.length);
+      }
+      kept.push(await timed(() => views.screenshot(d.jobId, d.doc, d.device, { format: 'png', viewport: true })));
+    },
+    rawRead: async (round) => {
+      rawRead.push(await timed(() => blobStore.get(docs[round]!.doc.rawHtmlRef.key)));
+    },
+  });
+  console.log(`\n2. a first screen, ${docs.length} pages (PNG, the page's device)`);
+  console.log(`   render (cold): median ${ms(median(cold))}, p90 ${ms(quantile(cold, 0.9))}; failures ${failures}`);
+  console.log(`   repeat (kept):  median ${ms(median(kept))}, p90 ${ms(quantile(kept, 0.9))}`);
+  console.log(`   raw HTML read:  median ${ms(median(rawRead))} (what every render reads first)`);
+  console.log(`   PNG size: median ${kb(median(sizes.png))}, largest ${kb(Math.max(...sizes.png))}`);
+  printRatio('   render / raw read', fig(cold, failures), fig(rawRead), ['render', 'raw read']);
+  printRatio('   render / repeat (how many times cheaper the repeat)', fig(cold, failures), fig(kept), [
+    'render',
+    'repeat',
+  ]);
+  await timedRenderer.close();
+  rmSync(dir, { recursive: true, force: true });
+}
 
 // 3. a live search and reads beside four renders
 if (!noBuild) {
