@@ -333,6 +333,7 @@ export const app = fp<AppDeps>(
         status: res.statusCode,
         headers: { get: (name: string) => (res.headers[name.toLowerCase()] as string | undefined) ?? null },
         text: async () => res.payload,
+        bytes: async () => res.rawPayload,
       };
     };
     await fastify.register(mcpRoutes, {
