@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import pLimit from 'p-limit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { DeviceProfile } from '../geo/devices.js';
+import type { DeviceProfile } from '../ports/devices.js';
 import { RenderError } from './errors.js';
 
 /** What one render asks for: the page, the device it was searched on, and what to take from it. */

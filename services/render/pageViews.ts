@@ -1,8 +1,8 @@
 import type { Device } from '../../contracts/search.js';
 import { PARSER_VERSION, type PositionMark, positionMarks, splitRawHtml } from '../../parser/index.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
-import { deviceProfile } from '../geo/devices.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import { deviceProfile } from '../ports/devices.js';
 import { RenderError } from './errors.js';
 import type { PageRenderer, Rectangle } from './pageRenderer.js';
 

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { positionMarks } from '../../parser/index.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
-import { deviceProfile } from '../../services/geo/devices.js';
+import { deviceProfile } from '../../services/ports/devices.js';
 import { createPageRenderer } from '../../services/render/pageRenderer.js';
 import { createPageViews } from '../../services/render/pageViews.js';
 import { chromiumPath } from '../support/chromium.js';

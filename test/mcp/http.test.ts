@@ -54,7 +54,8 @@ t.test('the MCP tools over Streamable HTTP at /mcp', { skip: fixturesMissing() }
       const { client } = await connect(t, svc.url, { 'x-api-key': key });
       const searched = await call(client, 'serp_search', { keyword: 'http screenshot', depth: 10 });
       const jobId = searched.structuredContent?.job_id as string;
-      const first = (searched.structuredContent?.result?.organic_results as Array<{ link: string }>)[0]?.link ?? '';
+      const organic = (searched.structuredContent?.result?.organic_results ?? []) as Array<{ link: string }>;
+      const first = organic[0]?.link ?? '';
       const domain = new URL(first).hostname.replace(/^www\./, '');
       const shot = await call(client, 'serp_screenshot', { job_id: jobId, domain });
       t.notOk(shot.isError, 'not an error');

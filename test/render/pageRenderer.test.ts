@@ -2,7 +2,7 @@ import { execSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { deviceProfile } from '../../services/geo/devices.js';
+import { deviceProfile } from '../../services/ports/devices.js';
 import { RenderError } from '../../services/render/errors.js';
 import { createPageRenderer } from '../../services/render/pageRenderer.js';
 import { chromiumMissing, chromiumPath } from '../support/chromium.js';

@@ -14,13 +14,14 @@ import {
   SubmitSearchResponse,
 } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
+import { compatResult } from '../../../answers/compat.js';
+import { encodingFor } from '../../../answers/encoding.js';
+import { nativeResult } from '../../../answers/native.js';
+import { type Rendered, renderJob } from '../../../answers/render.js';
 import { ApiError } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
-import { compatResult } from '../../render/compat.js';
-import { type Rendered, renderJob } from '../../render/index.js';
-import { nativeResult } from '../../render/native.js';
-import { answerKey, encodingFor } from '../../render/stored.js';
+import { answerKey } from '../../render/stored.js';
 import { positionedDoc } from '../../screenshots.js';
 import type { V1Options } from './options.js';
 
