@@ -50,8 +50,8 @@ export const PixelPositionsMetadata = z.object({
   blocks: z.array(
     z.object({
       type: z.string().describe('the feature: ads, related_questions, local_results, top_stories, ai_overview…'),
-      rectangle: Rectangle,
-      pixels_from_top: z.number().int(),
+      rectangle: Rectangle.nullable(),
+      pixels_from_top: z.number().int().nullable(),
       above_the_fold: z.boolean(),
     }),
   ),

@@ -355,6 +355,7 @@ export const app = fp<AppDeps>(
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),
       monitorSpreadMaxMs: deps.config.monitorSpreadMaxS * 1000,
+      pages: deps.pages,
       ...(deps.config.proxyUrls ? { fleet: runningFleet(deps.config.proxyUrls) } : {}),
     });
   },

@@ -94,6 +94,8 @@ const NO_EXAMPLES: Record<string, string> = {
   'GET /admin/api/keys/{key_id}/monitors': ADMIN,
   'GET /admin/api/monitors/{monitor_id}/positions': ADMIN,
   'GET /admin/api/monitors/{monitor_id}/summary': ADMIN,
+  'GET /admin/api/jobs/{job_id}/screenshot': ADMIN,
+  'GET /admin/api/jobs/{job_id}/positions': ADMIN,
 };
 
 /** what to change in the success request (services/api/routes/v1/errorExamples.ts) */
