@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody } from '../../../../contracts/errors.js';
-import { ScreenshotQuery } from '../../../../contracts/screenshots.js';
-import { ApiError } from '../../errors.js';
-import { isGone, sourceOf } from '../../jobs.js';
-import { sendScreenshot } from '../../screenshots.js';
-import { EXAMPLE_JOB_ID, screenshotErrors } from './errorExamples.js';
-import type { V1Options } from './options.js';
+import { ErrorBody } from '../../../contracts/errors.js';
+import { ScreenshotQuery } from '../../../contracts/screenshots.js';
+import { ApiError } from '../../api/errors.js';
+import { isGone, sourceOf } from '../../api/jobs.js';
+import { EXAMPLE_JOB_ID, screenshotErrors } from '../../api/routes/v1/errorExamples.js';
+import type { V1Options } from '../../api/routes/v1/options.js';
+import { sendScreenshot } from '../../api/screenshots.js';
 
 const image = (description: string) => ({
   description,
