@@ -1,4 +1,5 @@
 import { streams } from '../../contracts/events.js';
+import { endedElsewhere } from '../../domain/location/placement.js';
 import { usageDecider } from '../../domain/usage/usage.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { EventStore } from '../ports/eventStore.js';
@@ -59,7 +60,7 @@ export const auditUsage = async (deps: {
         releases.get(e.data.keyId)!.add(e.data.jobId);
       } else if (e.type === 'SearchSubmitted') {
         submitted.set(e.data.jobId, { keyId: e.data.keyId, charged: e.data.charged, month: e.data.month });
-      } else if (e.type === 'CrawlFailed' && e.data.final) {
+      } else if ((e.type === 'CrawlFailed' && e.data.final) || (e.type === 'CrawlCompleted' && endedElsewhere(e))) {
         failed.add(e.data.jobId);
       }
     }

@@ -2,6 +2,8 @@ import { streams } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import { LANES, type Lane } from '../../contracts/lanes.js';
 import { depthOf, pagesFor } from '../../contracts/search.js';
+import { endedElsewhere } from '../../domain/location/placement.js';
+import { adviseRoutes, placeIdOf, placeKeyOf, type RouteAdvice } from '../../domain/location/routeChoice.js';
 import { laneOf } from '../../domain/searchJob/searchJob.js';
 import { usageDecider } from '../../domain/usage/usage.js';
 import { type ReadModelQueries, readModelQueries } from '../../projections/index.js';
@@ -33,10 +35,11 @@ interface Out {
 
 /**
  * The dispatcher's configuration: lanes and fair share (SERP_FAIR_SHARE; off, every job goes to the queue at once,
- * first come first served), and the jobs per lane (and per lane's express class) on the queue ahead of the crawlers
- * (SERP_QUEUE_AHEAD).
+ * first come first served), the jobs per lane (and per lane's express class) on the queue ahead of the crawlers
+ * (SERP_QUEUE_AHEAD), and whether located searches follow their place's route records (SERP_ROUTE_LEARNING; absent:
+ * they do).
  */
-export type FairDispatcherSettings = Pick<Config, 'fairShare' | 'queueAhead'>;
+export type FairDispatcherSettings = Pick<Config, 'fairShare' | 'queueAhead'> & Partial<Pick<Config, 'routeLearning'>>;
 
 /** the message a loaded job goes to the queue with, from its read model */
 const messageOfDoc = (doc: JobStatusDoc, w: Waiting): JobMessage => ({
@@ -70,8 +73,11 @@ export const createFairDispatcher = (
     readModels: ReadModelStore;
     queue: JobQueue;
     settings: FairDispatcherSettings;
-    /** a final failure seen live (the quota releases ride on the scheduler's subscription: createDispatcher) */
-    onFinalFailure?: (e: Handled<'CrawlFailed'>) => Promise<void>;
+    /**
+     * a final failure, or a search that ended placed elsewhere, seen live (the quota releases ride on the scheduler's
+     * subscription: createDispatcher)
+     */
+    onFinalFailure?: (e: Handled<'CrawlFailed'> | Handled<'CrawlCompleted'>) => Promise<void>;
     /** a batch of the log handled, up to `last` */
     onHandled?: (last: number) => void;
   } & ReactorDeps,
@@ -157,9 +163,13 @@ export const createFairDispatcher = (
     byJob.delete(w.jobId);
     const base = await messageOf(w);
     if (!base) return true;
-    const message: JobMessage = settings.fairShare
-      ? { ...base, lane: w.lane, ...(first ? { first: true } : {}) }
-      : { ...base, lane: 'live' };
+    const advice = adviceFor(base);
+    const message: JobMessage = {
+      ...(settings.fairShare
+        ? { ...base, lane: w.lane, ...(first ? { first: true } : {}) }
+        : { ...base, lane: 'live' }),
+      ...(advice ? { routes: advice } : {}),
+    };
     const o: Out = { lane: w.lane, keyId: w.keyId, cls: queueClassOf(message), started: false };
     markOut(w.jobId, o);
     try {
@@ -171,6 +181,23 @@ export const createFairDispatcher = (
       deps.log?.('dispatch failed, retrying', { jobId: w.jobId, reason: (err as Error).message });
       return false;
     }
+  };
+
+  /** located searches sent per place, to explore the routes its record sets aside in turn */
+  const locatedSent = new Map<string, number>();
+  /**
+   * what the place's record advises for a located search's routes (docs/locations.md#how-routes-are-chosen), read
+   * when the job goes to the queue, so it is as fresh as the read models then
+   */
+  const adviceFor = (message: JobMessage): RouteAdvice | undefined => {
+    const location = message.targeting?.location;
+    if (!location || settings.routeLearning === false) return undefined;
+    const key = placeKeyOf(location);
+    const id = placeIdOf(key);
+    const n = locatedSent.get(id) ?? 0;
+    locatedSent.set(id, n + 1);
+    const advice = adviseRoutes(queries.routePlacements.records(key), n);
+    return advice.avoid || advice.prefer ? advice : undefined;
   };
 
   const room = (cls: QueueClass) => (pending.get(cls) ?? 0) < settings.queueAhead;
@@ -283,6 +310,9 @@ export const createFairDispatcher = (
               }
               break;
             case 'CrawlCompleted':
+              ended(e.data.jobId);
+              if (endedElsewhere(e)) await deps.onFinalFailure?.(e);
+              break;
             case 'SearchPurged':
               ended(e.data.jobId);
               break;
@@ -328,11 +358,15 @@ export const resumeCrawling = async (queue: JobQueue, jobs: JobStatusDoc[]) => {
   }
 };
 
-/** A final `CrawlFailed` gives its quota back; twice releases once (the usage stream's decider decides nothing). */
+/**
+ * A final `CrawlFailed`, or a crawl that ended placed elsewhere, gives its quota back; twice releases once (the usage
+ * stream's decider decides nothing).
+ */
 const releaseOf =
   (eventStore: EventStore, handle: CommandHandler) =>
-  async (e: Handled<'CrawlFailed'>): Promise<void> => {
-    if (!e.data.final) return;
+  async (e: Handled<'CrawlFailed'> | Handled<'CrawlCompleted'>): Promise<void> => {
+    const failed = e.type === 'CrawlFailed';
+    if (failed ? !e.data.final : !endedElsewhere(e)) return;
     const s = await readJobState(eventStore, e.data.jobId);
     if (!s.charged || !s.keyId || !s.month) return;
     await handle(
@@ -343,8 +377,8 @@ const releaseOf =
         keyId: s.keyId,
         month: s.month,
         jobId: e.data.jobId,
-        reason: 'crawl failed',
-        now: e.data.failedAt,
+        reason: failed ? 'crawl failed' : 'placed elsewhere',
+        now: e.type === 'CrawlFailed' ? e.data.failedAt : e.data.completedAt,
       },
       { causationId: e.eventId },
     );
@@ -399,9 +433,9 @@ export const createDispatcher = (deps: {
       if (batch.length === 0) break;
       for (const raw of batch) {
         if (raw.globalPosition > to) return;
-        if (raw.type !== 'CrawlFailed') continue;
+        if (raw.type !== 'CrawlFailed' && raw.type !== 'CrawlCompleted') continue;
         const e = logEventOf(raw);
-        if (e?.type === 'CrawlFailed') await release(e);
+        if (e?.type === 'CrawlFailed' || e?.type === 'CrawlCompleted') await release(e);
       }
       at = batch[batch.length - 1]!.globalPosition;
     }
