@@ -1,9 +1,8 @@
-import { streams } from '../../contracts/events.js';
-import { usageDecider } from '../../domain/usage/usage.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { toProjected } from '../projector/projector.js';
 import type { CommandHandler } from './commandHandler.js';
+import { releaseQuota } from './quota.js';
 
 export interface KeyAudit {
   keyId: string;
@@ -107,8 +106,7 @@ export const auditUsage = async (deps: {
     let repaired = 0;
     if (deps.repair) {
       for (const r of toRelease) {
-        const res = await deps.handle(streams.usage(keyId, month), usageDecider, {
-          type: 'ReleaseQuota',
+        const res = await releaseQuota(deps.handle, {
           keyId,
           month,
           jobId: r.jobId,

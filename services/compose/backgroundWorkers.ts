@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import type { SearchService } from '../application/searches.js';
 import type { Config } from '../config/config.js';
 import { createDispatcher, type FairDispatcherSettings } from '../dispatcher/dispatcher.js';
 import { createMonitorWorker, type MonitorWorkerParts } from '../monitors/worker.js';
@@ -11,6 +12,7 @@ import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { webhookMetrics } from '../webhooks/metrics.js';
 import { createWebhookWorker, type WebhookSettings } from '../webhooks/worker.js';
+import { composeSearches } from './application.js';
 import { scheduleRetention } from './retention.js';
 
 /** A log line of a background worker: pino's JSON shape on stdout (logLines.ts), or nothing when logging is off. */
@@ -19,6 +21,7 @@ export type LogLine = (msg: string, fields?: Record<string, unknown>) => void;
 /** The configuration the background workers read: each worker's slice (a new worker's slice is added here). */
 export type WriteSideConfig = FairDispatcherSettings &
   MonitorWorkerParts['config'] &
+  Parameters<typeof composeSearches>[1] &
   WebhookSettings &
   Pick<Config, 'retentionDays' | 'retentionSweepMin'>;
 
@@ -47,6 +50,8 @@ export interface WriteSideContext {
   metrics: Registry;
   /** the key pepper: webhook signing secrets derive from it (docs/webhooks.md) */
   pepper: string;
+  /** the search service, as the HTTP layer's is composed (composeSearches): rank tracking submits through it */
+  searches: SearchService;
   /** the only write side over these stores (embedded): work claimed by an earlier life of it is abandoned at once */
   sole: boolean;
 }
@@ -98,6 +103,7 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
         handle: ctx.handle,
         limiter: ctx.rateLimiter,
         projected: ctx.projected,
+        searches: ctx.searches,
         config: ctx.config,
         log: ctx.log,
       }),
@@ -157,9 +163,10 @@ export const createWriteSideRegistry = (): Registry => new Registry();
  * stops them in reverse order, each even when one before it failed (the failure is logged).
  */
 export const startBackgroundWorkers = async (
-  ctx: WriteSideContext,
+  parts: Omit<WriteSideContext, 'searches'>,
   workers: readonly BackgroundWorkerDefinition[] = BACKGROUND_WORKERS,
 ): Promise<{ stop(): Promise<void> }> => {
+  const ctx: WriteSideContext = { ...parts, searches: composeSearches(parts, parts.config) };
   const started: Array<{ name: string; worker: BackgroundWorker }> = [];
   const stop = async () => {
     for (const { name, worker } of started.splice(0).reverse()) {
