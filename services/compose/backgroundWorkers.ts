@@ -1,7 +1,6 @@
 import { Registry } from 'prom-client';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import type { SearchService } from '../application/searches.js';
 import type { Config } from '../config/config.js';
 import { createDispatcher, type FairDispatcherSettings } from '../dispatcher/dispatcher.js';
 import { createMonitorWorker, type MonitorWorkerParts } from '../monitors/worker.js';
@@ -50,8 +49,6 @@ export interface WriteSideContext {
   metrics: Registry;
   /** the key pepper: webhook signing secrets derive from it (docs/webhooks.md) */
   pepper: string;
-  /** the search service, as the HTTP layer's is composed (composeSearches): rank tracking submits through it */
-  searches: SearchService;
   /** the only write side over these stores (embedded): work claimed by an earlier life of it is abandoned at once */
   sole: boolean;
 }
@@ -103,7 +100,8 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
         handle: ctx.handle,
         limiter: ctx.rateLimiter,
         projected: ctx.projected,
-        searches: ctx.searches,
+        // the search service as the HTTP layer's is composed: rank tracking submits a run's searches through it
+        searches: composeSearches(ctx, ctx.config),
         config: ctx.config,
         log: ctx.log,
       }),
@@ -163,10 +161,9 @@ export const createWriteSideRegistry = (): Registry => new Registry();
  * stops them in reverse order, each even when one before it failed (the failure is logged).
  */
 export const startBackgroundWorkers = async (
-  parts: Omit<WriteSideContext, 'searches'>,
+  ctx: WriteSideContext,
   workers: readonly BackgroundWorkerDefinition[] = BACKGROUND_WORKERS,
 ): Promise<{ stop(): Promise<void> }> => {
-  const ctx: WriteSideContext = { ...parts, searches: composeSearches(parts, parts.config) };
   const started: Array<{ name: string; worker: BackgroundWorker }> = [];
   const stop = async () => {
     for (const { name, worker } of started.splice(0).reverse()) {

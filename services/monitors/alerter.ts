@@ -43,6 +43,21 @@ const MAX_KEYWORDS = 200_000;
  * newest month back, once the read models hold the run; and a run it did not follow from its start (started before a
  * restart, or forgotten past `MAX_RUNS` open at once) is read back from its own stream.
  */
+/** records a completed run's alerts on its alert stream (once: a second worker's decides nothing); none: nothing */
+export const raiseAlerts = async (
+  deps: Pick<FollowerDeps, 'handle' | 'now'>,
+  run: { runId: string; monitorId: string; keyId: string },
+  alerts: ReturnType<typeof alertsOfRun>,
+) => {
+  if (alerts.length === 0) return;
+  await deps.handle(streams.monitorAlerts(run.runId), alertDecider, {
+    type: 'RaiseAlerts',
+    ...run,
+    alerts,
+    now: (deps.now?.() ?? new Date()).toISOString(),
+  });
+};
+
 export const createAlerter = (deps: FollowerDeps) => {
   const { queries } = deps;
   const latest = new Map<string, Latest>();
@@ -118,16 +133,11 @@ export const createAlerter = (deps: FollowerDeps) => {
         ...(previous ? { before: previous } : {}),
       });
     }
-    const raised = alertsOfRun(runId, alerts, run.domains, comparisons, failures);
-    if (raised.length === 0) return;
-    await deps.handle(streams.monitorAlerts(runId), alertDecider, {
-      type: 'RaiseAlerts',
-      runId,
-      monitorId,
-      keyId,
-      alerts: raised,
-      now: (deps.now?.() ?? new Date()).toISOString(),
-    });
+    await raiseAlerts(
+      deps,
+      { runId, monitorId, keyId },
+      alertsOfRun(runId, alerts, run.domains, comparisons, failures),
+    );
   };
 
   return createReactor(

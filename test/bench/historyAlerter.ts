@@ -1,13 +1,6 @@
-import { streams } from '../../contracts/events.js';
 import type { HistoryPoint } from '../../contracts/monitors.js';
-import {
-  alertDecider,
-  alertsOfRun,
-  type DomainState,
-  type KeywordComparison,
-  type RunFailure,
-} from '../../domain/monitor/alerts.js';
-import type { createAlerter } from '../../services/monitors/alerter.js';
+import { alertsOfRun, type DomainState, type KeywordComparison, type RunFailure } from '../../domain/monitor/alerts.js';
+import { type createAlerter, raiseAlerts } from '../../services/monitors/alerter.js';
 import type { MonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { createReactor, type Handled, reactorDeps } from '../../services/reactor/reactor.js';
 
@@ -61,15 +54,7 @@ export const createHistoryAlerter = (
       });
     }
     const alerts = alertsOfRun(runId, monitor.alerts, run.domains, comparisons, failures);
-    if (alerts.length === 0) return;
-    await deps.handle(streams.monitorAlerts(runId), alertDecider, {
-      type: 'RaiseAlerts',
-      runId,
-      monitorId,
-      keyId,
-      alerts,
-      now: (deps.now?.() ?? new Date()).toISOString(),
-    });
+    await raiseAlerts(deps, { runId, monitorId, keyId }, alerts);
   };
   return createReactor(
     {

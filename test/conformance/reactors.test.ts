@@ -20,6 +20,13 @@ import { type Core, type ReactorCase, reactorConformance } from './reactorSuite.
 /** a reactor's case; its name is its key in CASES below */
 type Case = Omit<ReactorCase, 'name'>;
 
+/** what the reactors recorded: `field` of every event of `type` in the log, one entry per event, sorted */
+const recorded = async (core: Core, type: string, field: string) =>
+  (await core.eventStore.readAll({ fromPosition: 0, maxCount: 1_000_000 }))
+    .filter((e) => e.type === type)
+    .map((e) => String((e.data as Record<string, unknown>)[field]))
+    .sort();
+
 /** a key and the search service, and ways to move a job through its life as a crawler would */
 const jobsOf = async (core: Core) => {
   const app = composeApplication(
@@ -32,61 +39,58 @@ const jobsOf = async (core: Core) => {
   const key = core.queries.keys.byId(created.keyId)!;
   let n = 0;
   const now = () => new Date().toISOString();
+  const submit = async (priority: 'live' | 'bulk' = 'live') =>
+    (await searches.submit(key, SearchRequest.parse({ keyword: `r${n++}`, depth: 10 }), {}, undefined, priority)).jobId;
+  const start = (jobId: string) =>
+    core.handle(streams.searchJob(jobId), searchJobDecider, {
+      type: 'StartCrawl',
+      jobId,
+      attempt: 1,
+      worker: 'test',
+      now: now(),
+    });
+  const fail = (jobId: string, final: boolean) =>
+    core.handle(streams.searchJob(jobId), searchJobDecider, {
+      type: 'FailCrawl',
+      jobId,
+      attempt: 1,
+      reason: 'test',
+      failure: { code: 'SERP_CRAWL_BLOCKED', kind: 'captcha' },
+      final,
+      now: now(),
+    });
   return {
     app,
     key,
-    submit: async (priority: 'live' | 'bulk' = 'live') =>
-      (await searches.submit(key, SearchRequest.parse({ keyword: `r${n++}`, depth: 10 }), {}, undefined, priority))
-        .jobId,
-    start: (jobId: string) =>
-      core.handle(streams.searchJob(jobId), searchJobDecider, {
-        type: 'StartCrawl',
-        jobId,
-        attempt: 1,
-        worker: 'test',
-        now: now(),
-      }),
-    fail: (jobId: string, final: boolean) =>
-      core.handle(streams.searchJob(jobId), searchJobDecider, {
-        type: 'FailCrawl',
-        jobId,
-        attempt: 1,
-        reason: 'test',
-        failure: { code: 'SERP_CRAWL_BLOCKED', kind: 'captcha' },
-        final,
-        now: now(),
-      }),
+    submit,
+    start,
+    fail,
+    /** three jobs failed for good, one failed and retried, one still running */
+    async failures() {
+      for (let i = 0; i < 3; i++) {
+        const id = await submit();
+        await start(id);
+        await fail(id, true);
+      }
+      const retried = await submit();
+      await start(retried);
+      await fail(retried, false);
+      await start(await submit());
+    },
   };
 };
 
 const quotaReleaser: Case = {
   async prepare(core) {
     const jobs = await jobsOf(core);
-    // per half: three jobs failed for good (released), one failed and retried, one still running (neither)
-    const half = async () => {
-      for (let i = 0; i < 3; i++) {
-        const id = await jobs.submit();
-        await jobs.start(id);
-        await jobs.fail(id, true);
-      }
-      const retried = await jobs.submit();
-      await jobs.start(retried);
-      await jobs.fail(retried, false);
-      await jobs.start(await jobs.submit());
-    };
     return {
-      seed: () => half(),
+      // per half: three jobs failed for good (released), one failed and retried, one still running (neither)
+      seed: () => jobs.failures(),
       poison: async (foreign) => {
         await foreign.appendToStream('searchJob-poison', [{ type: 'CrawlFailed', data: { jobId: 7, final: 'yes' } }]);
       },
       create: (deps) => createQuotaReleaser({ ...deps, queries: core.queries, handle: core.handle }),
-      async decisions() {
-        const all = await core.eventStore.readAll({ fromPosition: 0, maxCount: 100_000 });
-        return all
-          .filter((e) => e.type === 'QuotaReleased')
-          .map((e) => (e.data as { jobId: string }).jobId)
-          .sort();
-      },
+      decisions: () => recorded(core, 'QuotaReleased', 'jobId'),
       expected: [3, 6],
     };
   },
@@ -207,9 +211,7 @@ const rankRecorder: Case = {
         await foreign.appendToStream('searchJob-poison', [{ type: 'CrawlCompleted', data: { jobId: ['x'] } }]);
       },
       create: (deps) => createRankRecorder({ ...deps, queries: core.queries, handle: core.handle }),
-      async decisions() {
-        return (await m.eventsOf('MonitorKeywordChecked')).map((e) => (e.data as { jobId: string }).jobId).sort();
-      },
+      decisions: () => recorded(core, 'MonitorKeywordChecked', 'jobId'),
       expected: [3, 6],
     };
   },
@@ -243,9 +245,7 @@ const alerter: Case = {
         await foreign.appendToStream('monitorRun-poison', [{ type: 'MonitorRunCompleted', data: { runId: 1 } }]);
       },
       create: (deps) => createAlerter({ ...deps, queries: core.queries, handle: core.handle }),
-      async decisions() {
-        return (await m.eventsOf('MonitorAlertRaised')).map((e) => (e.data as { alertId: string }).alertId).sort();
-      },
+      decisions: () => recorded(core, 'MonitorAlertRaised', 'alertId'),
       expected: [1, 2],
       close: () => recorder.stop(),
     };
@@ -269,13 +269,7 @@ const webhookRouter: Case = {
         await foreign.appendToStream('searchJob-poison', [{ type: 'CrawlFailed', data: { final: 1 } }]);
       },
       create: (deps) => createWebhookRouter({ ...deps, queries: core.queries, handle: core.handle, baseUrl: '' }),
-      async decisions() {
-        const all = await core.eventStore.readAll({ fromPosition: 0, maxCount: 1_000_000 });
-        return all
-          .filter((e) => e.type === 'WebhookDeliveryScheduled')
-          .map((e) => (e.data as { messageId: string }).messageId)
-          .sort();
-      },
+      decisions: () => recorded(core, 'WebhookDeliveryScheduled', 'messageId'),
       expected: [3, 6],
     };
   },
@@ -334,17 +328,9 @@ const metrics: Case = {
     const jobs = await jobsOf(core);
     let newest: ReturnType<typeof createMetrics> | undefined;
     return {
-      // per half: three searches failed for good (counted), one failed and retried (an attempt, not a crawl)
-      async seed() {
-        for (let i = 0; i < 3; i++) {
-          const id = await jobs.submit();
-          await jobs.start(id);
-          await jobs.fail(id, true);
-        }
-        const retried = await jobs.submit();
-        await jobs.start(retried);
-        await jobs.fail(retried, false);
-      },
+      // per half: three searches failed for good (counted), one failed and retried (an attempt, not a crawl), one
+      // still running
+      seed: () => jobs.failures(),
       poison: async (foreign) => {
         await foreign.appendToStream('searchJob-poison', [{ type: 'CrawlFailed', data: { final: 'no' } }]);
       },
