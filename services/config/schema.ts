@@ -374,6 +374,10 @@ export class ConfigError extends Error {
   }
 }
 
+/** A variable's default: what its parser returns when it is unset (for a command's flag that defaults to it). */
+export const defaultOf = <N extends keyof typeof Environment.shape>(name: N): z.output<(typeof Environment.shape)[N]> =>
+  Environment.shape[name].parse(undefined) as z.output<(typeof Environment.shape)[N]>;
+
 /** Every variable the schema knows, in its order. */
 export const VARIABLES = Object.keys(Environment.shape) as (keyof EnvironmentValues)[];
 
