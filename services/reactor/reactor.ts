@@ -25,24 +25,6 @@ export type Handled<T extends EventType> = Extract<ProjectedEvent, { type: T }> 
 export const logEventOf = (raw: RecordedEvent): LogEvent | undefined => toProjected(raw) as LogEvent | undefined;
 
 /**
- * A log follower of the write side (docs/architecture.md#background-workers): it reacts to events of some types by
- * deciding something (a job on the queue, a check recorded, a delivery scheduled). Every follower is one of these,
- * so they subscribe, validate, wait for the read models and checkpoint one way:
- * - **Validated.** Each event of a handled type is checked against its contract (the projector's `toProjected`) before
- *   the handler sees it; one that fails (a poison event: written by a newer or broken version) is reported and skipped,
- *   and the reactor goes on. Events of other types are never parsed.
- * - **Read models first, where asked.** `needsProjection` names the events that may be handled only once the read
- *   models hold them (the handler reads its inputs there); the reactor waits for the batch's last such event once.
- * - **In slices.** A batch's handled events go to the handler at most `REACTOR_SLICE` at a time, with a turn of the
- *   event loop between two slices: `last` is then the slice's last event, and the whole batch is still handed over
- *   again when a slice throws.
- * - **One checkpoint policy.** The checkpoint moves after a batch at most once a second, at least every 500 events,
- *   and on stop. Handlers are idempotent (they decide on streams with expected versions or derived ids), so a restart
- *   from an older checkpoint hands them events again and they decide nothing twice.
- * - **Or no checkpoint.** A reactor whose state is a read model (the fair dispatcher) starts where the read models
- *   stand instead: `load` reads its state there, synchronously, and the reactor follows the log from that position.
- */
-/**
  * Every reactor of the service, by name (its checkpoint's name, and the name in log lines), with where it starts:
  * - `checkpoint`: from its own checkpoint in the read models (the default);
  * - `read models`: from where the read models stand, its state loaded there (`load`);
@@ -70,6 +52,24 @@ export const REACTORS = {
 export type ReactorName = keyof typeof REACTORS;
 export type ReactorStart = (typeof REACTORS)[ReactorName];
 
+/**
+ * A log follower of the write side (docs/architecture.md#background-workers): it reacts to events of some types by
+ * deciding something (a job on the queue, a check recorded, a delivery scheduled). Every follower is one of these,
+ * so they subscribe, validate, wait for the read models and checkpoint one way:
+ * - **Validated.** Each event of a handled type is checked against its contract (the projector's `toProjected`) before
+ *   the handler sees it; one that fails (a poison event: written by a newer or broken version) is reported and skipped,
+ *   and the reactor goes on. Events of other types are never parsed.
+ * - **Read models first, where asked.** `needsProjection` names the events that may be handled only once the read
+ *   models hold them (the handler reads its inputs there); the reactor waits for the batch's last such event once.
+ * - **In slices.** A batch's handled events go to the handler at most `REACTOR_SLICE` at a time, with a turn of the
+ *   event loop between two slices: `last` is then the slice's last event, and the whole batch is still handed over
+ *   again when a slice throws.
+ * - **One checkpoint policy.** The checkpoint moves after a batch at most once a second, at least every 500 events,
+ *   and on stop. Handlers are idempotent (they decide on streams with expected versions or derived ids), so a restart
+ *   from an older checkpoint hands them events again and they decide nothing twice.
+ * - **Or no checkpoint.** A reactor whose state is a read model (the fair dispatcher) starts where the read models
+ *   stand instead: `load` reads its state there, synchronously, and the reactor follows the log from that position.
+ */
 export interface ReactorDefinition<T extends EventType> {
   /** the checkpoint's name and the name in log lines (REACTORS says where it starts) */
   name: ReactorName;
