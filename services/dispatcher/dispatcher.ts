@@ -6,6 +6,7 @@ import { type ReadModelQueries, readModelQueries } from '../../projections/index
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { QueuedJob } from '../../projections/queue/queries.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import type { FollowerDeps } from '../application/followerDeps.js';
 import { readJobState } from '../application/jobState.js';
 import { releaseQuota } from '../application/quota.js';
 import type { Config } from '../config/config.js';
@@ -14,7 +15,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import { type JobQueue, type QueueClass, queueClassOf } from '../ports/jobQueue.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
-import { createReactor, type FollowerDeps, type Reactor, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
+import { createReactor, type Reactor, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
 
 /** A job the scheduler holds until the crawlers can start it soon: the queue read model's fields it decides on. */
 type Waiting = Pick<QueuedJob, 'jobId' | 'keyId' | 'lane' | 'pages' | 'weight' | 'position'> & {

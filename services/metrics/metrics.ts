@@ -6,7 +6,7 @@ import { laneOf } from '../../domain/searchJob/searchJob.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import { createReactor, type Handled, type HeadReactorDeps, type Reactor } from '../reactor/reactor.js';
-import { threadRestarts } from '../runtime/threadFaults.js';
+import { threadRestarts } from '../threads/threadFaults.js';
 
 /**
  * The service's Prometheus metrics (prom-client), one registry per process (never the global one, so that tests may

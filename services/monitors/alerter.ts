@@ -6,7 +6,8 @@ import {
   type KeywordComparison,
   type RunFailure,
 } from '../../domain/monitor/alerts.js';
-import { createReactor, type FollowerDeps, type Handled, reactorDeps } from '../reactor/reactor.js';
+import type { FollowerDeps } from '../application/followerDeps.js';
+import { createReactor, type Handled, reactorDeps } from '../reactor/reactor.js';
 
 type Check = EventOf<'MonitorKeywordChecked'>['data'];
 

@@ -3,7 +3,8 @@ import { isWrongPlace } from '../../domain/location/placement.js';
 import { monitorRunDecider } from '../../domain/monitor/monitorRun.js';
 import { rankDomains } from '../../domain/monitor/ranking.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import { createReactor, type FollowerDeps, type Handled, reactorDeps } from '../reactor/reactor.js';
+import type { FollowerDeps } from '../application/followerDeps.js';
+import { createReactor, type Handled, reactorDeps } from '../reactor/reactor.js';
 
 type End = Handled<'CrawlCompleted' | 'CrawlFailed' | 'SearchAnsweredFromCache'>;
 /** a job's end: a final failure, a completed crawl, an answer from cache */

@@ -1,7 +1,5 @@
 import type { DomainEvent } from '../../contracts/events.js';
-import type { ReadModelQueries } from '../../projections/index.js';
 import type { ProjectedEvent } from '../../projections/projection.js';
-import type { CommandHandler } from '../application/commandHandler.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { toProjected } from '../projector/projector.js';
@@ -106,17 +104,6 @@ export interface ReactorDeps extends HeadReactorDeps {
   readModels: ReadModelStore;
   /** resolves once the read models include `position` */
   projected(position: number): Promise<unknown>;
-}
-
-/**
- * What a follower that decides is given (the rank recorder, the alerter, the webhook router, the quota releaser): its
- * reactor's deps and options, the read models' queries it reads its inputs from, and the command handler it decides
- * through; `now` for tests. One type, so the followers are wired alike and a new one takes the same.
- */
-export interface FollowerDeps extends ReactorDeps {
-  queries: ReadModelQueries;
-  handle: CommandHandler;
-  now?: () => Date;
 }
 
 /** a follower's deps as its reactor takes them (the follower's own deps may carry more) */

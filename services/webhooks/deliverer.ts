@@ -4,13 +4,13 @@ import { webhookDecider } from '../../domain/webhook/webhook.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { OutboxDoc } from '../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import { secretsOf, signedHeaders } from '../application/webhookSigning.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
 import { createThreadShare } from '../fairShare/threadShare.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { createEndpointCaps } from './endpointCaps.js';
 import { replayedMessage } from './replay.js';
 import type { Sender, SendOutcome } from './sender.js';
-import { secretsOf, signedHeaders } from './signing.js';
 
 export interface DelivererConfig {
   /** SERP_WEBHOOK_BACKOFF_MS: the first retry's delay, doubling per attempt up to an hour (default 5,000) */

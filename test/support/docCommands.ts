@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { freePort } from '../../services/cli/dev/natsServer.js';
 import { loadTestSettings } from '../../services/config/tests.js';
-import { portTaken } from '../../services/runtime/portOwner.js';
+import { portTaken } from '../../services/threads/portOwner.js';
 import { fixturesDir } from './fixtures.js';
 import { LOOPBACK_ONLY } from './service.js';
 

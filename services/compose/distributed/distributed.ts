@@ -8,9 +8,9 @@ import { createKurrentDbEventStore } from '../../adapters/eventStore/kurrentdb.j
 import { createJetStreamJobQueue, jetStreamQueueStats } from '../../adapters/jobQueue/jetstream.js';
 import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
-import { createCatchUp } from '../../api/auth.js';
 import { createServer } from '../../api/server.js';
 import { createCommandHandler } from '../../application/commandHandler.js';
+import { createMonitorVersions } from '../../application/monitorVersions.js';
 import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { runningFleet } from '../../fairShare/capacity.js';
@@ -20,6 +20,7 @@ import { createMetrics } from '../../metrics/metrics.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
+import { createCatchUp } from '../../projector/catchUp.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
 import { composeApi } from '../application.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
