@@ -10,7 +10,6 @@ import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
 import { createServer } from '../../api/server.js';
 import { createCommandHandler } from '../../application/commandHandler.js';
-import { createMonitorVersions } from '../../application/monitorVersions.js';
 import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import { runningFleet } from '../../fairShare/capacity.js';
