@@ -3,9 +3,9 @@ import type { CommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../config/config.js';
 import { QUEUE_BACKOFF_MS } from '../config/schema.js';
 import type { Crawler } from '../crawler/crawl.js';
-import { createCrawlWorker } from '../crawler/worker.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
+import { createCrawlWorker } from '../searches/workers/worker.js';
 import { crawlerSlots } from './crawler.js';
 
 /** The job queue's settings (SERP_QUEUE_*), the same in every mode and for either adapter. */

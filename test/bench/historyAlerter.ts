@@ -1,7 +1,7 @@
 import type { HistoryPoint } from '../../contracts/monitors.js';
 import { alertsOfRun, type DomainState, type KeywordComparison, type RunFailure } from '../../domain/monitor/alerts.js';
-import type { MonitorVersions } from '../../services/application/monitorVersions.js';
-import { type createAlerter, raiseAlerts } from '../../services/monitors/alerter.js';
+import type { MonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
+import { type createAlerter, raiseAlerts } from '../../services/monitors/workers/alerter.js';
 import { createReactor, type Handled, reactorDeps } from '../../services/reactor/reactor.js';
 
 const stateOfPoints = (points: HistoryPoint[]) =>

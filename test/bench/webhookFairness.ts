@@ -24,13 +24,13 @@ import type { AddressInfo } from 'node:net';
 import { streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { deliveryIdOf, messageIdOf } from '../../domain/webhook/ids.js';
-import { systemResolver } from '../../services/application/webhookSafety.js';
-import { createWebhookService } from '../../services/application/webhooks.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
-import { createDeliverer } from '../../services/webhooks/deliverer.js';
-import { createSender } from '../../services/webhooks/sender.js';
+import { systemResolver } from '../../services/webhooks/commands/webhookSafety.js';
+import { createWebhookService } from '../../services/webhooks/commands/webhooks.js';
+import { createDeliverer } from '../../services/webhooks/workers/deliverer.js';
+import { createSender } from '../../services/webhooks/workers/sender.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 import { alternate, type Figure, numberArg, printRatio, quantile } from './compare.js';
 

@@ -5,16 +5,16 @@ import { CreateMonitorBody } from '../../contracts/monitors.js';
 import { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
-import { createMonitorVersions } from '../../services/application/monitorVersions.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createFairDispatcher, createQuotaReleaser } from '../../services/dispatcher/dispatcher.js';
 import { createQueuePositions } from '../../services/fairShare/queuePosition.js';
 import { createMetrics } from '../../services/metrics/metrics.js';
-import { createAlerter } from '../../services/monitors/alerter.js';
-import { createRankRecorder } from '../../services/monitors/recorder.js';
+import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
+import { createAlerter } from '../../services/monitors/workers/alerter.js';
+import { createRankRecorder } from '../../services/monitors/workers/recorder.js';
 import { REACTORS, type ReactorName } from '../../services/reactor/reactor.js';
-import { createWebhookRouter } from '../../services/webhooks/router.js';
+import { createWebhookRouter } from '../../services/webhooks/workers/router.js';
 import { type Core, type ReactorCase, reactorConformance } from './reactorSuite.js';
 
 /** a reactor's case; its name is its key in CASES below */

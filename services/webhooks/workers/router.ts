@@ -1,16 +1,16 @@
-import { type EventOf, streams } from '../../contracts/events.js';
-import { deliveryDecider } from '../../domain/webhook/delivery.js';
-import { deliveryIdOf } from '../../domain/webhook/ids.js';
-import { type WebhookDoc, webhookEvents } from '../../projections/webhooks/webhooks.js';
-import type { FollowerDeps } from '../application/followerDeps.js';
-import { createReactor, type EventType, type LogEvent, reactorDeps } from '../reactor/reactor.js';
+import { type EventOf, streams } from '../../../contracts/events.js';
+import { deliveryDecider } from '../../../domain/webhook/delivery.js';
+import { deliveryIdOf } from '../../../domain/webhook/ids.js';
+import { type WebhookDoc, webhookEvents } from '../../../projections/webhooks/webhooks.js';
+import type { FollowerDeps } from '../../application/followerDeps.js';
+import { createReactor, type EventType, type LogEvent, reactorDeps } from '../../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
 import { bodyOf, createResultSummaries, type Message } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 import { createReplayer, takes } from './replay.js';
 
 /**
- * What makes a message (every webhook event type's sources, services/webhooks/eventTypes.ts), or a replay; and what
+ * What makes a message (every webhook event type's sources, services/webhooks/workers/eventTypes.ts), or a replay; and what
  * changes what the router keeps (results, endpoints).
  */
 const HANDLES: EventType[] = [

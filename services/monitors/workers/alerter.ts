@@ -1,13 +1,13 @@
-import { type DomainRank, type EventOf, streams } from '../../contracts/events.js';
+import { type DomainRank, type EventOf, streams } from '../../../contracts/events.js';
 import {
   alertDecider,
   alertsOfRun,
   type DomainState,
   type KeywordComparison,
   type RunFailure,
-} from '../../domain/monitor/alerts.js';
-import type { FollowerDeps } from '../application/followerDeps.js';
-import { createReactor, type Handled, reactorDeps } from '../reactor/reactor.js';
+} from '../../../domain/monitor/alerts.js';
+import type { FollowerDeps } from '../../application/followerDeps.js';
+import { createReactor, type Handled, reactorDeps } from '../../reactor/reactor.js';
 
 type Check = EventOf<'MonitorKeywordChecked'>['data'];
 

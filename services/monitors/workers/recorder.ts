@@ -1,10 +1,10 @@
-import { streams } from '../../contracts/events.js';
-import { isWrongPlace } from '../../domain/location/placement.js';
-import { monitorRunDecider } from '../../domain/monitor/monitorRun.js';
-import { rankDomains } from '../../domain/monitor/ranking.js';
-import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import type { FollowerDeps } from '../application/followerDeps.js';
-import { createReactor, type Handled, reactorDeps } from '../reactor/reactor.js';
+import { streams } from '../../../contracts/events.js';
+import { isWrongPlace } from '../../../domain/location/placement.js';
+import { monitorRunDecider } from '../../../domain/monitor/monitorRun.js';
+import { rankDomains } from '../../../domain/monitor/ranking.js';
+import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import type { FollowerDeps } from '../../application/followerDeps.js';
+import { createReactor, type Handled, reactorDeps } from '../../reactor/reactor.js';
 
 type End = Handled<'CrawlCompleted' | 'CrawlFailed' | 'SearchAnsweredFromCache'>;
 /** a job's end: a final failure, a completed crawl, an answer from cache */
