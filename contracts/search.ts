@@ -275,6 +275,12 @@ export const HtmlLinkResponse = z.object({
   status: JobStatus,
   html_url: z.string(),
   expires_at: z.string(),
+  location_check: z
+    .enum(['mismatched', 'region_only', 'country_only'])
+    .optional()
+    .describe(
+      'only for a search Google placed elsewhere even on another route: its pages are not from the place asked for',
+    ),
 });
 
 const outputParam = OutputFormat.default('html').describe('html (a signed link to the raw pages), json or compat');

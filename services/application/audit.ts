@@ -1,3 +1,4 @@
+import { endedElsewhere } from '../../domain/location/placement.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { toProjected } from '../projector/projector.js';
@@ -58,7 +59,7 @@ export const auditUsage = async (deps: {
         releases.get(e.data.keyId)!.add(e.data.jobId);
       } else if (e.type === 'SearchSubmitted') {
         submitted.set(e.data.jobId, { keyId: e.data.keyId, charged: e.data.charged, month: e.data.month });
-      } else if (e.type === 'CrawlFailed' && e.data.final) {
+      } else if ((e.type === 'CrawlFailed' && e.data.final) || (e.type === 'CrawlCompleted' && endedElsewhere(e))) {
         failed.add(e.data.jobId);
       }
     }

@@ -180,6 +180,10 @@ const service = {
     fraction(0.1, 1 / 3),
     'The share of page capacity every lower lane with work keeps while a higher lane has work too, so `scheduled` and `bulk` never starve behind `live` (0: strict priority; at most 1/3).',
   ),
+  SERP_ROUTE_LEARNING: variable(
+    flag(true),
+    "Located searches keep off the routes that keep placing their place's searches elsewhere, trying each again one search in 20 (docs/locations.md#how-routes-are-chosen); 0: every route serves every search and the retry alone keeps results right (the baseline test/bench/locationTruth.ts compares against).",
+  ),
   SERP_QUEUE_AHEAD: variable(
     wholeNumber(2, { zeroMeans: 'the default' }),
     'Jobs per lane the dispatcher keeps in the work queue ahead of the crawlers; the rest wait in the fair scheduler, so a job submitted later can still go first (0: the default).',

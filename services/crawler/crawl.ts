@@ -245,7 +245,9 @@ export const createCrawler = (deps: CrawlerDeps): Crawler => {
       const targeting = message.targeting ?? deps.resolveTargeting?.(request);
       used = targetingUsed(request, targeting);
       // each page judged where Google placed it, and fetched again on another route when elsewhere (placement.ts)
-      placing = deps.judgeLocation ? createPlacing(deps.judgeLocation, request, targeting?.location) : undefined;
+      placing = deps.judgeLocation
+        ? createPlacing(deps.judgeLocation, request, targeting?.location, message.routes)
+        : undefined;
       const fetchPage = placing ? placing.fetch : fetchPageWithRetries;
       const launch = (index: number): InFlight => {
         const abort = new AbortController();

@@ -1,6 +1,8 @@
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import { LANES, type Lane } from '../../contracts/lanes.js';
 import { depthOf, pagesFor } from '../../contracts/search.js';
+import { endedElsewhere } from '../../domain/location/placement.js';
+import { adviseRoutes, placeIdOf, placeKeyOf, type RouteAdvice } from '../../domain/location/routeChoice.js';
 import { laneOf } from '../../domain/searchJob/searchJob.js';
 import { type ReadModelQueries, readModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
@@ -33,10 +35,11 @@ interface Out {
 
 /**
  * The dispatcher's configuration: lanes and fair share (SERP_FAIR_SHARE; off, every job goes to the queue at once,
- * first come first served), and the jobs per lane (and per lane's express class) on the queue ahead of the crawlers
- * (SERP_QUEUE_AHEAD).
+ * first come first served), the jobs per lane (and per lane's express class) on the queue ahead of the crawlers
+ * (SERP_QUEUE_AHEAD), and whether located searches follow their place's route records (SERP_ROUTE_LEARNING; absent:
+ * they do).
  */
-export type FairDispatcherSettings = Pick<Config, 'fairShare' | 'queueAhead'>;
+export type FairDispatcherSettings = Pick<Config, 'fairShare' | 'queueAhead'> & Partial<Pick<Config, 'routeLearning'>>;
 
 /** the message a loaded job goes to the queue with, from its read model */
 const messageOfDoc = (doc: JobStatusDoc, w: Waiting): JobMessage => ({
@@ -153,9 +156,13 @@ export const createFairDispatcher = (
     byJob.delete(w.jobId);
     const base = await messageOf(w);
     if (!base) return true;
-    const message: JobMessage = settings.fairShare
-      ? { ...base, lane: w.lane, ...(first ? { first: true } : {}) }
-      : { ...base, lane: 'live' };
+    const advice = adviceFor(base);
+    const message: JobMessage = {
+      ...(settings.fairShare
+        ? { ...base, lane: w.lane, ...(first ? { first: true } : {}) }
+        : { ...base, lane: 'live' }),
+      ...(advice ? { routes: advice } : {}),
+    };
     const o: Out = { lane: w.lane, keyId: w.keyId, cls: queueClassOf(message), started: false };
     markOut(w.jobId, o);
     try {
@@ -167,6 +174,23 @@ export const createFairDispatcher = (
       deps.log?.('dispatch failed, retrying', { jobId: w.jobId, reason: (err as Error).message });
       return false;
     }
+  };
+
+  /** located searches sent per place, to explore the routes its record sets aside in turn */
+  const locatedSent = new Map<string, number>();
+  /**
+   * what the place's record advises for a located search's routes (docs/locations.md#how-routes-are-chosen), read
+   * when the job goes to the queue, so it is as fresh as the read models then
+   */
+  const adviceFor = (message: JobMessage): RouteAdvice | undefined => {
+    const location = message.targeting?.location;
+    if (!location || settings.routeLearning === false) return undefined;
+    const key = placeKeyOf(location);
+    const id = placeIdOf(key);
+    const n = locatedSent.get(id) ?? 0;
+    locatedSent.set(id, n + 1);
+    const advice = adviseRoutes(queries.routePlacements.records(key), n);
+    return advice.avoid || advice.prefer ? advice : undefined;
   };
 
   const room = (cls: QueueClass) => (pending.get(cls) ?? 0) < settings.queueAhead;
@@ -321,8 +345,8 @@ export const resumeCrawling = async (queue: JobQueue, jobs: JobStatusDoc[]) => {
 };
 
 /**
- * The quota releaser: a final `CrawlFailed` gives back the quota its job reserved (`releaseQuota`); a release seen
- * twice releases once (the usage stream's decider decides nothing then), so a restart from an older checkpoint, or two
+ * The quota releaser: a final `CrawlFailed`, or a crawl that ended placed elsewhere (docs/locations.md), gives back the
+ * quota its job reserved (`releaseQuota`); a release seen twice releases once (the usage stream's decider decides nothing then), so a restart from an older checkpoint, or two
  * dispatchers, release each job once. A reactor with a checkpoint of its own, named `dispatcher` (the name the
  * dispatcher's checkpoint had, so an upgraded service goes on from where it stopped).
  */
@@ -330,15 +354,22 @@ export const createQuotaReleaser = (deps: FollowerDeps): Reactor =>
   createReactor(
     {
       name: 'dispatcher',
-      handles: ['CrawlFailed'],
+      handles: ['CrawlFailed', 'CrawlCompleted'],
       async handle(events) {
         for (const e of events) {
-          if (!e.data.final) continue;
+          const failed = e.type === 'CrawlFailed';
+          if (failed ? !e.data.final : !endedElsewhere(e)) continue;
           const s = await readJobState(deps.eventStore, e.data.jobId);
           if (!s.charged || !s.keyId || !s.month) continue;
           await releaseQuota(
             deps.handle,
-            { keyId: s.keyId, month: s.month, jobId: e.data.jobId, reason: 'crawl failed', now: e.data.failedAt },
+            {
+              keyId: s.keyId,
+              month: s.month,
+              jobId: e.data.jobId,
+              reason: failed ? 'crawl failed' : 'placed elsewhere',
+              now: e.type === 'CrawlFailed' ? e.data.failedAt : e.data.completedAt,
+            },
             { causationId: e.eventId },
           );
         }

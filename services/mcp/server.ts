@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { LocationStatus } from '../../contracts/events.js';
 import {
   type SerpGetResultsInput as GetArgs,
   type JobOutcome,
@@ -15,6 +16,7 @@ import {
   QueuePosition as QueuePositionSchema,
   type UsageResponse,
 } from '../../contracts/search.js';
+import { isWrongPlace, misplacedSentence } from '../../domain/location/placement.js';
 import type { V1Client } from '../client/v1Client.js';
 import { V1Error } from '../client/v1Client.js';
 import { compactResult, compactText } from './compact.js';
@@ -111,6 +113,23 @@ const outcomeOf = (jobId: string, body: Obj, output: Output, mode: Mode, cached?
   if (body.status === 'failed' || meta.status === 'Error') {
     const detail = String(body.detail ?? body.error ?? 'the search failed');
     return `Search failed (job ${jobId}): ${detail}`;
+  }
+  // a search Google placed elsewhere even on another route is a failure here too: its ranks are another place's
+  // (docs/locations.md#what-each-surface-answers)
+  const check = meta.location_check as
+    | { status?: string; requested?: string; detected?: { name?: string } }
+    | undefined;
+  if (meta.status === 'partial' && check && isWrongPlace(check.status as LocationStatus)) {
+    const detail = misplacedSentence({
+      status: check.status as LocationStatus,
+      ...(check.requested ? { requested: check.requested } : {}),
+      ...(check.detected?.name ? { detected: check.detected.name } : {}),
+    });
+    return `Search placed elsewhere (job ${jobId}, location_mismatch): ${detail}`;
+  }
+  if (typeof body.html_url === 'string' && typeof body.location_check === 'string') {
+    const detail = misplacedSentence({ status: body.location_check as LocationStatus });
+    return `Search placed elsewhere (job ${jobId}, location_mismatch): ${detail} Its raw pages: ${body.html_url}`;
   }
   if (typeof body.html_url === 'string') {
     return {

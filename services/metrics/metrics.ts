@@ -3,6 +3,7 @@ import type { CrawlCost, LocationCheck } from '../../contracts/events.js';
 import type { Lane } from '../../contracts/lanes.js';
 import { misplacedOn } from '../../domain/location/placement.js';
 import { laneOf } from '../../domain/searchJob/searchJob.js';
+import type { RoutePlaceStanding } from '../../projections/routePlacements/queries.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import { createReactor, type Handled, type HeadReactorDeps, type Reactor } from '../reactor/reactor.js';
@@ -53,6 +54,8 @@ export interface MetricsSources {
   writeSide?: () => Promise<string>;
   /** jobs not yet ended per lane, waiting for the fair scheduler or crawling (the queue read model) */
   lanes?: () => Record<Lane, { waiting: number; crawling: number }>;
+  /** each route's record of honouring the places it served (the routePlacements read model) */
+  routePlaces?: () => RoutePlaceStanding[];
   /** default process metrics (CPU, memory, event loop lag); off in tests that build many apps */
   processMetrics?: boolean;
 }
@@ -290,6 +293,31 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       async collect() {
         const s = await stats().catch(() => undefined);
         if (s) this.set((s.oldestPendingMs ?? 0) / 1000);
+      },
+    });
+  }
+  if (sources.routePlaces) {
+    const standings = sources.routePlaces;
+    // beside serp_location_checks_total: what the checks taught the dispatcher (docs/locations.md#how-routes-are-chosen)
+    new Gauge({
+      name: 'serp_route_place_honour_ratio',
+      help: "Each route's chance of honouring a place's searches, by the place's country and level (country, region, city), from its recent pages there",
+      labelNames: ['route', 'country', 'level'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of standings()) this.set({ route: s.route, country: s.country, level: s.level }, s.honour);
+      },
+    });
+    new Gauge({
+      name: 'serp_route_place_avoided',
+      help: "1 where a route is set aside for a place's located searches (it kept placing them elsewhere; tried again one search in 20), else 0",
+      labelNames: ['route', 'country', 'level'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of standings())
+          this.set({ route: s.route, country: s.country, level: s.level }, s.avoided ? 1 : 0);
       },
     });
   }

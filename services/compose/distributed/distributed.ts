@@ -229,6 +229,7 @@ export const startDistributed = async (
         queueStats: q ? () => q.stats() : jetStreamQueueStats(nc),
         monitors: () => queries.monitors.dueCount(new Date()),
         lanes: () => queuePositions.counts(),
+        routePlaces: () => queries.routePlacements.standings(),
         // with the dispatcher role in this process too, its background workers' metrics
         ...(roles.has('dispatcher') ? { writeSide: () => writeSideMetrics.metrics() } : {}),
         projection: async () => ({

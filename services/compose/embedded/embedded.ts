@@ -127,6 +127,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     queueStats: () => writeSide.queueStats(),
     monitors: () => core.queries.monitors.dueCount(new Date()),
     lanes: () => queuePositions.counts(),
+    routePlaces: () => core.queries.routePlacements.standings(),
     writeSide: () => writeSide.metricsText(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),

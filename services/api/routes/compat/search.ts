@@ -183,7 +183,10 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       if (!sent) throw new ApiError(404, 'SERP_RAW_NOT_FOUND', 'No raw HTML is kept for this search.');
       return sent;
     }
-    const body = JSON.stringify(compatDone(job, doc, links(job), at.page));
+    const done = compatDone(job, doc, links(job), at.page);
+    // a search Google placed elsewhere answers as a failed one does (docs/locations.md#what-each-surface-answers)
+    if ((done.search_metadata as { status: string }).status === 'Error') return sendJson(reply, at.failedStatus, done);
+    const body = JSON.stringify(done);
     if (store) return store.answers.send(req, reply, store.key, store.answers.put(store.key, body));
     return reply.code(200).type('application/json').send(body);
   };
@@ -209,7 +212,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       ...keyedErrors,
       410: CompatError.describe('a pagination link (search_id) to a search retention has deleted'),
       503: CompatError.extend({ search_metadata: z.record(z.string(), z.unknown()) }).describe(
-        'the search failed (Google blocked it); its quota was released',
+        'the search failed (Google blocked it), or Google placed it elsewhere even on another route; its quota was released',
       ),
     },
   });
