@@ -13,7 +13,6 @@ import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { QueueStats } from '../../ports/jobQueue.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
-import { createCrawlWorker } from '../../searches/workers/worker.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig } from '../crawler.js';
 import { crawlWorkerFromConfig, jobQueueOptions } from '../crawlWorker.js';
