@@ -30,6 +30,13 @@ t.test('stored answers', async (t) => {
   const br = await app.inject({ url: '/answer', headers: { 'accept-encoding': 'gzip, br' } });
   t.equal(br.headers['content-encoding'], 'br', 'brotli where the client takes it');
   t.equal(brotliDecompressSync(br.rawPayload).toString('utf8'), json, 'and it decodes to the same answer');
+  const weighed = stored.size;
+  await app.inject({ url: '/answer', headers: { 'accept-encoding': 'gzip' } });
+  t.equal(
+    stored.size,
+    weighed + (stored.get(key)?.gzip?.length ?? Number.NaN),
+    'each compressed form made later counts against the bound too',
+  );
 
   t.not(
     answerKey('job1', 'json', { updatedAt: '2026-12-07T11:00:00.000Z' }, false),
