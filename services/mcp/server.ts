@@ -8,6 +8,8 @@ import {
   SerpGetResultsInput,
   SerpRankHistoryInput,
   SerpRankHistoryOutput,
+  SerpScreenshotInput,
+  SerpScreenshotOutput,
   SerpSearchInput,
   SerpUsageOutput,
 } from '../../contracts/mcp.js';
@@ -21,6 +23,7 @@ import type { V1Client } from '../client/v1Client.js';
 import { V1Error } from '../client/v1Client.js';
 import { compactResult, compactText } from './compact.js';
 import { rankHistory, rankHistoryText } from './rankHistory.js';
+import { screenshotOf, screenshotText } from './screenshot.js';
 
 /**
  * The MCP server (docs/mcp.md#tools): its tools over the `/v1` surface, the same for stdio (`serp-api-mcp`) and for
@@ -305,6 +308,29 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
       guarded(async () => {
         const out = await rankHistory(client, args);
         return { content: [{ type: 'text', text: rankHistoryText(out) }], structuredContent: out as unknown as Obj };
+      }),
+  );
+
+  server.registerTool(
+    'serp_screenshot',
+    {
+      title: 'Screenshot of a search',
+      description:
+        "The first screen of a finished search's Google page as an image, rendered from the page as it was stored, with the rectangles (CSS pixels from the top left) of the organic results of `domain` (every organic result without one) and whether each is above the fold. The first call renders the page (about a second); later calls read it back. Costs no quota.",
+      inputSchema: SerpScreenshotInput,
+      outputSchema: SerpScreenshotOutput,
+      annotations: { title: 'Screenshot of a search', readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+    },
+    async (args) =>
+      guarded(async () => {
+        const { image, out } = await screenshotOf(client, args);
+        return {
+          content: [
+            { type: 'image', data: image.toString('base64'), mimeType: 'image/png' },
+            { type: 'text', text: screenshotText(out) },
+          ],
+          structuredContent: out as unknown as Obj,
+        };
       }),
   );
 
