@@ -93,7 +93,8 @@ export const reactorDeps = (d: ReactorDeps): ReactorDeps => ({
  */
 export const REACTOR_SLICE = 100;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** resolves on a later turn of the event loop, once what waits (I/O, timers, other workers' turns) has run */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface Reactor {
   readonly name: string;
