@@ -20,7 +20,7 @@ export interface JobStatusDoc {
   attempts: number;
   pagesFetched?: number;
   blocks?: number;
-  /** the final failure's raw reason (never served: see services/crawler/publicFailure.ts) */
+  /** the final failure's raw reason (never served: see services/answers/publicFailure.ts) */
   detail?: string;
   /** the final failure's code and kind; absent for failures recorded before CrawlFailed carried them */
   failure?: CrawlFailure;

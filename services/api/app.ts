@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CompatError } from '../../contracts/compat.js';
 import { ErrorBody } from '../../contracts/errors.js';
 import type { ReadModelQueries } from '../../projections/index.js';
+import type { RenderDeps } from '../answers/render.js';
 import type { AdminSessionCommands } from '../application/adminSessions.js';
 import type { KeyCommands } from '../application/keys.js';
 import type { MonitorService } from '../application/monitors.js';
@@ -27,7 +28,6 @@ import {
   installMethodNotAllowed,
 } from './errors.js';
 import type { ApiOptions, ApiSecrets } from './options.js';
-import type { RenderDeps } from './render/index.js';
 import { createStoredAnswers } from './render/stored.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { type CompatOptions, compatRoutes } from './routes/compat/index.js';

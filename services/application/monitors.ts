@@ -22,8 +22,8 @@ import type { AlertDoc } from '../../projections/monitors/alerts.js';
 import type { MonitorDoc } from '../../projections/monitors/monitors.js';
 import { type Config, defaultTiers } from '../config/config.js';
 import { capacityWarnings } from '../fairShare/demand.js';
-import type { MonitorVersions } from '../monitors/monitorVersions.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
+import type { MonitorVersions } from './monitorVersions.js';
 
 /**
  * A tier named nowhere in the configuration (a key minted under an older SERP_TIERS) gets the shipped free tier's

@@ -16,9 +16,9 @@ import { webhookDecider } from '../../domain/webhook/webhook.js';
 import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { DeliveryDoc, WebhookDoc } from '../../projections/webhooks/webhooks.js';
-import { checkUrl, type Resolver, resolveChecked, type SafetyOptions, UnsafeUrlError } from '../webhooks/safety.js';
-import { newSecretSeed, secretOf } from '../webhooks/signing.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
+import { checkUrl, type Resolver, resolveChecked, type SafetyOptions, UnsafeUrlError } from './webhookSafety.js';
+import { newSecretSeed, secretOf } from './webhookSigning.js';
 
 /** the old secret keeps verifying this long after a rotation */
 export const ROTATION_GRACE_MS = 24 * 3_600_000;

@@ -62,8 +62,8 @@ export const crawlerFromConfig = async (
     import('../adapters/fetcher/browser.js'),
     import('../adapters/fetcher/http.js'),
     import('../crawler/crawl.js'),
-    import('../runtime/parsePool.js'),
-    import('../runtime/hashThread.js'),
+    import('../threads/parsePool.js'),
+    import('../threads/hashThread.js'),
     import('../crawler/sessions.js'),
   ]);
   const http = choice.fetcher === 'browser' ? undefined : createHttpFetcher();

@@ -7,7 +7,7 @@ import type { Config } from '../config/config.js';
 import type { LocationJudge } from '../geo/locationCheck.js';
 import type { BlobWriter } from '../ports/blobStore.js';
 import type { Fetcher } from '../ports/fetcher.js';
-import type { PageParser } from '../runtime/parsePool.js';
+import type { PageParser } from '../ports/pageParser.js';
 import { type CostMeter, createCostMeter } from './cost.js';
 import { CrawlAbortedError, CrawlRequestError, describeError, failureOf } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageLimits } from './fetchPage.js';

@@ -2,7 +2,8 @@ import type { ParsedSerp } from '../../contracts/result.js';
 import type { Device } from '../../contracts/search.js';
 import { rawChunkHead } from '../../parser/pages.js';
 import { type CrawlSession, type FetchedPage, type Fetcher, MAX_PAGE_BYTES } from '../ports/fetcher.js';
-import { inlineParser, MAX_PAGE_TAGS, type PageParser, ParseTimeoutError } from '../runtime/parsePool.js';
+import type { PackedPage } from '../ports/pageParser.js';
+import { MAX_PAGE_TAGS, type PageParser, ParseTimeoutError } from '../ports/pageParser.js';
 import type { CostMeter } from './cost.js';
 import {
   CrawlAbortedError,
@@ -12,7 +13,7 @@ import {
   CrawlTransientError,
   isCrawlError,
 } from './errors.js';
-import type { PackedPage } from './rawPacker.js';
+import { inlineParser } from './readPage.js';
 import type { RequestShare, SessionPool } from './sessions.js';
 import { sleep } from './sleep.js';
 

@@ -13,7 +13,7 @@ export interface JobHash {
   drop(): void;
 }
 
-/** Where jobs' hashes are computed: here, or on a thread of their own (services/runtime/hashThread.ts). */
+/** Where jobs' hashes are computed: here, or on a thread of their own (services/threads/hashThread.ts). */
 export interface RawHashing {
   start(): JobHash;
   close(): Promise<void>;

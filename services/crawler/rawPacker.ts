@@ -2,6 +2,7 @@ import { promisify } from 'node:util';
 import { constants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { releaseBuffers } from '../buffers.js';
 import type { BlobWriter } from '../ports/blobStore.js';
+import type { PackedPage } from '../ports/pageParser.js';
 import { inlineHashing, type JobHash } from './rawHash.js';
 
 const gzipAsync = promisify(gzip);
@@ -20,17 +21,6 @@ export interface PackedRaw {
   gzip?: Buffer;
   sha256: string;
   bytes: number;
-}
-
-/**
- * One page's part of the raw HTML, packed where it was parsed: `head` (separator and `<!-- serp-page … -->` marker,
- * parser/pages.ts `rawChunkHead`) and `body` (the page's bytes as fetched) make the chunk; `member` is the chunk
- * gzipped on its own.
- */
-export interface PackedPage {
-  head: string;
-  body: Uint8Array;
-  member: Uint8Array;
 }
 
 const chunkOf = (head: string, body: Uint8Array) => Buffer.concat([Buffer.from(head, 'utf8'), body]);

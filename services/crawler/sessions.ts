@@ -3,7 +3,7 @@ import { LANES, type Lane } from '../../contracts/lanes.js';
 import type { Device } from '../../contracts/search.js';
 import type { Config } from '../config/config.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
-import { deviceProfile } from '../geo/devices.js';
+import { deviceProfile } from '../ports/devices.js';
 import type { CrawlSession, OpenedSession } from '../ports/fetcher.js';
 import { type BlockKind, CrawlAbortedError, CrawlBlockedError, CrawlNoRouteError } from './errors.js';
 import {

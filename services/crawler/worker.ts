@@ -1,8 +1,8 @@
 import { type CrawlCost, type CrawlFailure, streams } from '../../contracts/events.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION } from '../../parser/index.js';
+import { putResult, resultBlobKey } from '../answers/resultBlobs.js';
 import type { CommandHandler } from '../application/commandHandler.js';
-import { putResult, resultBlobKey } from '../application/resultBlobs.js';
 import { releaseBuffers } from '../buffers.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { ConsumeOptions, Consumer, Delivery, JobQueue } from '../ports/jobQueue.js';

@@ -201,7 +201,7 @@ export const judgeLocation = (
 
 /**
  * One page's stated place against what its search asked for, judged where the geotargets are: in this thread, or the
- * HTTP thread's for the pipeline thread (services/runtime/pipelineThread.ts). `location` is the geotarget the
+ * HTTP thread's for the pipeline thread (services/threads/pipelineThread.ts). `location` is the geotarget the
  * request's location resolved to.
  */
 export type LocationJudge = (

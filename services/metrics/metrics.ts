@@ -6,7 +6,7 @@ import { laneOf } from '../../domain/searchJob/searchJob.js';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import { toProjected } from '../projector/projector.js';
-import { threadRestarts } from '../runtime/threadFaults.js';
+import { threadRestarts } from '../threads/threadFaults.js';
 
 /**
  * The service's Prometheus metrics (prom-client), one registry per process (never the global one, so that tests may

@@ -9,10 +9,10 @@ import {
 } from '../../domain/monitor/alerts.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import type { MonitorVersions } from '../application/monitorVersions.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
-import type { MonitorVersions } from './monitorVersions.js';
 
 type Check = EventOf<'MonitorKeywordChecked'>['data'];
 

@@ -16,12 +16,12 @@ import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { MonitorRunDoc, MonitorScheduleDoc } from '../../projections/monitors/monitors.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import type { MonitorVersions } from '../application/monitorVersions.js';
 import type { SearchService } from '../application/searches.js';
 import { fleetCapacity } from '../fairShare/capacity.js';
 import { livePeakPerHour, monitorsShare, spreadWindowMs } from '../fairShare/demand.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { backfillSources } from './backfill.js';
-import type { MonitorVersions } from './monitorVersions.js';
 import type { createRankRecorder } from './recorder.js';
 
 export interface SchedulerDeps {

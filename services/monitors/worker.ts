@@ -1,12 +1,12 @@
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import { createMonitorVersions } from '../application/monitorVersions.js';
 import { createSearchService } from '../application/searches.js';
 import type { Config } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createAlerter } from './alerter.js';
-import { createMonitorVersions } from './monitorVersions.js';
 import { createRankRecorder } from './recorder.js';
 import { createMonitorScheduler } from './scheduler.js';
 

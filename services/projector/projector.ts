@@ -1,6 +1,6 @@
 import { DomainEvent } from '../../contracts/events.js';
 import type { ProjectedEvent, Projection } from '../../projections/projection.js';
-import { isHandedOver, loadResult } from '../application/resultBlobs.js';
+import { isHandedOver, loadResult } from '../answers/resultBlobs.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import { type EventStore, isAppendedHere, type RecordedEvent, type Subscription } from '../ports/eventStore.js';
 import type { DocWrite, ReadModelStore } from '../ports/readModelStore.js';

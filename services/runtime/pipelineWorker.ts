@@ -2,8 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { DetectedLocation } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
-import { renderJob } from '../api/render/index.js';
-import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../api/render/stored.js';
+import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../answers/encoding.js';
+import { renderJob } from '../answers/render.js';
 import { createCommandHandler } from '../application/commandHandler.js';
 import { ownBuffer } from '../buffers.js';
 import { openStores } from '../compose/embedded/core.js';
@@ -12,7 +12,7 @@ import { composeWriteSide } from '../compose/embedded/writeSide.js';
 import { jsonLines } from '../compose/logLines.js';
 import type { Judgement } from '../geo/locationCheck.js';
 import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
-import { runInBackground } from './nice.js';
+import { runInBackground } from '../threads/nice.js';
 import {
   type FromPipeline,
   fromThrownError,
@@ -21,8 +21,8 @@ import {
   type TargetingResolution,
   type ToPipeline,
   toThrownError,
-} from './pipelineThread.js';
-import { armThreadFaults, faultCounter, forwardThreadFaults, injectedFault } from './threadFaults.js';
+} from '../threads/pipelineThread.js';
+import { armThreadFaults, faultCounter, forwardThreadFaults, injectedFault } from '../threads/threadFaults.js';
 
 /**
  * The pipeline thread (pipelineThread.ts): the write side of an embedded service, composed as embedded.ts composes

@@ -1,10 +1,10 @@
-import { announceAdminToken } from '../cli/dataDir.js';
+import { announceAdminToken } from '../compose/dataDir.js';
 import { startEmbedded } from '../compose/embedded/embedded.js';
 import { type Config, ConfigError, loadConfig } from '../config/config.js';
 import { type DistributedConfig, loadDistributedConfig, parseRoles } from '../config/distributed.js';
 import { processEnv } from '../config/env.js';
-import { boundHeapGrowth } from './heap.js';
-import { describePortOwner } from './portOwner.js';
+import { boundHeapGrowth } from '../threads/heap.js';
+import { describePortOwner } from '../threads/portOwner.js';
 
 /** `serp-api serve`'s flags (they win over SERP_PORT, SERP_HOST, SERP_DATA_DIR) */
 export interface ServeFlags {

@@ -4,11 +4,11 @@ import { webhookDecider } from '../../domain/webhook/webhook.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { OutboxDoc } from '../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import { secretsOf, signedHeaders } from '../application/webhookSigning.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ResultSummaries } from './messages.js';
 import { replayedMessage } from './replay.js';
 import type { Sender, SendOutcome } from './sender.js';
-import { secretsOf, signedHeaders } from './signing.js';
 
 export interface AttemptConfig {
   /** SERP_WEBHOOK_BACKOFF_MS: the first retry's delay, doubling per attempt up to an hour (default 5,000) */

@@ -9,7 +9,7 @@ import {
 } from '../../contracts/webhookPayloads.js';
 import { messageIdOf } from '../../domain/webhook/ids.js';
 import type { ReadModelQueries } from '../../projections/index.js';
-import { failureOfJob, publicFailureDetail } from '../crawler/publicFailure.js';
+import { failureOfJob, publicFailureDetail } from '../answers/publicFailure.js';
 import type { EventType, Handled, LogEvent } from '../reactor/reactor.js';
 import type { Message, ResultSummaries } from './messages.js';
 import { firstOfNextMonth, QUOTA_LOW_SHARE, type QuotaTracker, type UsageEvent } from './quota.js';

@@ -1,7 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { checkUrl, type Resolver, resolveChecked, type SafetyOptions, UnsafeUrlError } from './safety.js';
+import {
+  checkUrl,
+  type Resolver,
+  resolveChecked,
+  type SafetyOptions,
+  UnsafeUrlError,
+} from '../application/webhookSafety.js';
 
 export interface SendOutcome {
   statusCode?: number;

@@ -27,6 +27,7 @@ t.test('imports point one way › a planted violation of each kind is caught', a
     ['services/crawler/s.ts', "import { readFixture } from '../../test/support/fixtures.js';"],
     ['services/ports/r.ts', "import type { Crawler } from '../crawler/crawl.js';"],
     ['services/webhooks/q.ts', "import { failureOfJob } from '../api/render/failure.js';"],
+    ['services/answers/p.ts', "import type { FastifyReply } from 'fastify';"],
   ]);
   const found = importViolations(planted).map((v) => v.file);
   t.same(found.sort(), [...planted.keys()].sort(), 'every planted file is reported');

@@ -49,18 +49,23 @@ t.test('architecture › the table’s files are the only ones that start thread
   t.same(starters.sort(), rows.map((row) => pathsIn(row[0])[0]).sort(), 'docs/architecture.md names them all');
 });
 
-t.test('architecture › every thread started is a *Worker.ts of services/runtime the table names', async (t) => {
-  const started = service.flatMap((path) =>
-    [...read(path).matchAll(/(?:startThread|threadEntry)\('([A-Za-z]+)'/g)].map((m) => m[1]),
-  );
-  t.ok(started.length >= 4, `started: ${started.join(', ')}`);
-  const named = rows.flatMap((row) => pathsIn(row[2]));
-  for (const name of new Set(started)) {
-    t.ok(named.includes(`services/runtime/${name}.ts`), `${name}.ts is in the table`);
-  }
-  const workers = sources('services/runtime').filter((p) => p.endsWith('Worker.ts'));
-  t.same(workers.sort(), [...new Set(started)].map((n) => `services/runtime/${n}.ts`).sort(), 'and each is started');
-});
+t.test(
+  'architecture › every thread started is a *Worker.ts of services/threads or services/runtime the table names',
+  async (t) => {
+    const started = service.flatMap((path) =>
+      [...read(path).matchAll(/(?:startThread|threadEntry)\('([A-Za-z]+\/[A-Za-z]+)'/g)].map((m) => m[1]),
+    );
+    t.ok(started.length >= 4, `started: ${started.join(', ')}`);
+    const named = rows.flatMap((row) => pathsIn(row[2]));
+    for (const name of new Set(started)) {
+      t.ok(named.includes(`services/${name}.ts`), `${name}.ts is in the table`);
+    }
+    const workers = [...sources('services/threads'), ...sources('services/runtime')].filter((p) =>
+      p.endsWith('Worker.ts'),
+    );
+    t.same(workers.sort(), [...new Set(started)].map((n) => `services/${n}.ts`).sort(), 'and each is started');
+  },
+);
 
 t.test('architecture › services/config/env.ts is the only reader of process.env', async (t) => {
   const readers = service.filter((path) => /process\.env\b/.test(read(path).replace(/\/\/.*|\/\*[\s\S]*?\*\//g, '')));

@@ -9,11 +9,11 @@
  */
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import { createMonitorService } from '../../services/application/monitors.js';
+import { createMonitorVersions } from '../../services/application/monitorVersions.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
-import { createMonitorVersions } from '../../services/monitors/monitorVersions.js';
 import { createRankRecorder } from '../../services/monitors/recorder.js';
 import { createMonitorScheduler } from '../../services/monitors/scheduler.js';
 import { removeDir, tempDataDir } from '../support/service.js';

@@ -17,7 +17,7 @@ import { allProjections } from '../../projections/index.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
-import { putResult, resultBlobKey } from '../../services/application/resultBlobs.js';
+import { putResult, resultBlobKey } from '../../services/answers/resultBlobs.js';
 import type { BlobStore } from '../../services/ports/blobStore.js';
 import { rebuildReadModels } from '../../services/projector/projector.js';
 import { fixturesMissing, listSerpPages, readFixtureText } from '../support/fixtures.js';

@@ -19,14 +19,14 @@ import type { AddressInfo } from 'node:net';
 import { streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { deliveryIdOf, messageIdOf } from '../../domain/webhook/ids.js';
+import { systemResolver } from '../../services/application/webhookSafety.js';
+import { secretsOf, signedHeaders } from '../../services/application/webhookSigning.js';
 import { createWebhookService } from '../../services/application/webhooks.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createDeliverer } from '../../services/webhooks/deliverer.js';
-import { systemResolver } from '../../services/webhooks/safety.js';
 import { createSender } from '../../services/webhooks/sender.js';
-import { secretsOf, signedHeaders } from '../../services/webhooks/signing.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 import { numberArg } from './compare.js';
 

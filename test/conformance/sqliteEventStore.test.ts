@@ -7,7 +7,7 @@ import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlit
 import { encode } from '../../services/adapters/eventStore/sqliteCodec.js';
 import type { WriteRequest } from '../../services/adapters/eventStore/sqliteWriter.js';
 import { type RecordedEvent, WrongExpectedVersionError } from '../../services/ports/eventStore.js';
-import { packGroup, startWriterThread, unpackGroup } from '../../services/runtime/writerThread.js';
+import { packGroup, startWriterThread, unpackGroup } from '../../services/threads/writerThread.js';
 import { type EventStoreFixture, eventStoreConformance } from './eventStoreSuite.js';
 
 /** the group commits on a thread of their own (what `serve` runs), or on the calling thread */

@@ -10,7 +10,7 @@ import { brotliCompressSync, constants, createBrotliCompress, createDeflate, cre
 import t from 'tap';
 import { createBrowserFetcher } from '../../services/adapters/fetcher/browser.js';
 import { createHttpFetcher } from '../../services/adapters/fetcher/http.js';
-import { failureDetail } from '../../services/crawler/publicFailure.js';
+import { failureDetail } from '../../services/answers/publicFailure.js';
 import { MAX_PAGE_BYTES } from '../../services/ports/fetcher.js';
 import { chromiumMissing, chromiumPath } from '../support/chromium.js';
 import { httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';

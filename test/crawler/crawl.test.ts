@@ -1,15 +1,16 @@
 import t, { type Test } from 'tap';
+import { failureDetail } from '../../services/answers/publicFailure.js';
 import { createCrawler } from '../../services/crawler/crawl.js';
 import { CrawlAbortedError } from '../../services/crawler/errors.js';
 import { MAX_PAGE_BYTES } from '../../services/crawler/fetchPage.js';
-import { failureDetail } from '../../services/crawler/publicFailure.js';
 import { type PackedRaw, unpackRaw } from '../../services/crawler/rawPacker.js';
+import { inlineParser } from '../../services/crawler/readPage.js';
 import { createSessionPool } from '../../services/crawler/sessions.js';
 import { createTargetingResolver } from '../../services/crawler/targeting.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
 import { uuleForName } from '../../services/geo/uule.js';
 import type { Fetcher } from '../../services/ports/fetcher.js';
-import { inlineParser, MAX_PAGE_TAGS, type PageParser } from '../../services/runtime/parsePool.js';
+import { MAX_PAGE_TAGS, type PageParser } from '../../services/ports/pageParser.js';
 import { crawlerConfig, httpCrawlerFor, jobFor } from '../support/crawlerHarness.js';
 import { startFakeGoogle, type Trouble } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';

@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { CrawlFailure } from '../../contracts/events.js';
 import { SearchRequest } from '../../contracts/search.js';
+import { publicFailureDetail } from '../../services/answers/publicFailure.js';
 import {
   CrawlBlockedError,
   CrawlRequestError,
@@ -8,7 +9,6 @@ import {
   describeError,
   failureOf,
 } from '../../services/crawler/errors.js';
-import { publicFailureDetail } from '../../services/crawler/publicFailure.js';
 
 const origin = 'http://127.0.0.1:9';
 const url = `${origin}/search?q=coffee&gl=us`;

@@ -10,7 +10,7 @@ import t from 'tap';
 const child = `
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-const { lowerHelperThreads, BACKGROUND_NICE } = await import(${JSON.stringify(new URL('../../services/runtime/nice.ts', import.meta.url).pathname)});
+const { lowerHelperThreads, BACKGROUND_NICE } = await import(${JSON.stringify(new URL('../../services/threads/nice.ts', import.meta.url).pathname)});
 const niceOf = (tid) => { const s = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[16]); };
 const self = Number(readlinkSync('/proc/thread-self').split('/').pop());
 const before = readdirSync('/proc/self/task').map(Number);

@@ -5,9 +5,11 @@ import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { parse } from '../../parser/index.js';
 import { loadConfig } from '../../services/config/config.js';
-import { BACKGROUND_NICE } from '../../services/runtime/nice.js';
-import { createParsePool, inlineParser, MAX_PAGE_TAGS } from '../../services/runtime/parsePool.js';
-import { armThreadFaults, threadRestarts } from '../../services/runtime/threadFaults.js';
+import { inlineParser } from '../../services/crawler/readPage.js';
+import { MAX_PAGE_TAGS } from '../../services/ports/pageParser.js';
+import { BACKGROUND_NICE } from '../../services/threads/nice.js';
+import { createParsePool } from '../../services/threads/parsePool.js';
+import { armThreadFaults, threadRestarts } from '../../services/threads/threadFaults.js';
 import { DEFAULT_PAGES } from '../support/fakeGoogle.js';
 import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 

@@ -1,6 +1,6 @@
 import { BroadcastChannel } from 'node:worker_threads';
-import type { ParseTask } from '../../services/runtime/parsePool.js';
-import read from '../../services/runtime/parseWorker.js';
+import type { ParseTask } from '../../services/threads/parsePool.js';
+import read from '../../services/threads/parseWorker.js';
 
 /**
  * The parse thread as shipped (parseWorker.ts), plus a cell it bumps once piscina has posted each result: the test

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
 import { inlineHashing } from '../../services/crawler/rawHash.js';
-import { createHashThread } from '../../services/runtime/hashThread.js';
-import { BACKGROUND_NICE } from '../../services/runtime/nice.js';
+import { createHashThread } from '../../services/threads/hashThread.js';
+import { BACKGROUND_NICE } from '../../services/threads/nice.js';
 
 const pages = () =>
   Array.from({ length: 4 }, (_, i) => ({

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { type ClusterState, clusterStateFile } from '../../services/cli/dev/clusterState.js';
 import { freePort } from '../../services/cli/dev/natsServer.js';
-import { portTaken } from '../../services/runtime/portOwner.js';
+import { portTaken } from '../../services/threads/portOwner.js';
 import { natsUnavailable } from '../support/nats.js';
 import { cliArgs, cliResult } from '../support/service.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { type ClusterProcess, waitHealthy } from '../../services/cli/dev/cluster.js';
-import { describePortOwner } from '../../services/runtime/portOwner.js';
+import { describePortOwner } from '../../services/threads/portOwner.js';
 import { cliResult } from '../support/service.js';
 
 /**

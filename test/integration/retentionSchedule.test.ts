@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
-import { putResult, resultBlobKey } from '../../services/application/resultBlobs.js';
+import { putResult, resultBlobKey } from '../../services/answers/resultBlobs.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { scheduleRetention } from '../../services/compose/retention.js';
 import { loadConfig } from '../../services/config/config.js';

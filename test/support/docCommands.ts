@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { freePort } from '../../services/cli/dev/natsServer.js';
-import { portTaken } from '../../services/runtime/portOwner.js';
+import { portTaken } from '../../services/threads/portOwner.js';
 import { fixturesDir } from './fixtures.js';
 import { LOOPBACK_ONLY } from './service.js';
 

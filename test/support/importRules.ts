@@ -4,7 +4,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 /**
  * The house rule (docs/architecture.md): imports point one way, contracts ← domain ← projections ← services and
  * contracts ← parser ← services; adapters are imported only by the composition roots (services/compose, and the
- * threads of services/runtime that compose their stores) and tests.
+ * threads of services/threads that compose their stores) and tests.
  */
 const LAYERS: Record<string, readonly string[]> = {
   contracts: ['contracts'],
@@ -44,6 +44,13 @@ export const importViolations = (files: ReadonlyMap<string, string>): Violation[
     const allowed = LAYERS[from];
     if (!allowed) continue;
     for (const spec of specifiers(source)) {
+      if (file.startsWith('services/answers/') && /^(fastify|@fastify\/)/.test(spec)) {
+        out.push({
+          file,
+          imports: spec,
+          rule: 'answers are rendered without HTTP: services/answers never imports Fastify',
+        });
+      }
       if (!spec.startsWith('.')) continue;
       const target = normalize(join(dirname(file), spec));
       const to = layerOf(target);
@@ -54,13 +61,13 @@ export const importViolations = (files: ReadonlyMap<string, string>): Violation[
       } else if (
         isAdapter(target) &&
         !file.startsWith('services/compose/') &&
-        !file.startsWith('services/runtime/') &&
+        !file.startsWith('services/threads/') &&
         !(isAdapter(file) && adapterPort(file) === adapterPort(target))
       ) {
         out.push({
           file,
           imports: target,
-          rule: 'adapters are imported only by services/compose, services/runtime and tests',
+          rule: 'adapters are imported only by services/compose, services/threads and tests',
         });
       } else if (isWorker(file) && target.startsWith('services/api/')) {
         out.push({ file, imports: target, rule: 'background workers never import the HTTP layer (services/api)' });

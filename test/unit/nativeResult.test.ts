@@ -2,8 +2,8 @@ import t from 'tap';
 import { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
-import { renderJob } from '../../services/api/render/index.js';
-import { nativeResult } from '../../services/api/render/native.js';
+import { nativeResult } from '../../services/answers/native.js';
+import { renderJob } from '../../services/answers/render.js';
 
 const at = '2026-11-21T10:00:00.000Z';
 const job = (request: Record<string, unknown>): JobStatusDoc => ({

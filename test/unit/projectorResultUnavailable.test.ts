@@ -7,7 +7,7 @@ import { allProjections, readModelQueries } from '../../projections/index.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
-import { resultBlobKey } from '../../services/application/resultBlobs.js';
+import { resultBlobKey } from '../../services/answers/resultBlobs.js';
 import type { BlobStore } from '../../services/ports/blobStore.js';
 import { StoreUnavailableError } from '../../services/ports/unavailable.js';
 import { createProjector } from '../../services/projector/projector.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { ParsedSerp } from '../../contracts/result.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
-import { isHandedOver, loadResult, putResult, resultBlobKey } from '../../services/application/resultBlobs.js';
+import { isHandedOver, loadResult, putResult, resultBlobKey } from '../../services/answers/resultBlobs.js';
 
 const result = (title: string): ParsedSerp => ({
   organic_results: [{ position: 1, title, link: 'https://example.com/' }],

@@ -11,7 +11,7 @@ import {
   resolutionOf,
   resolvedTargetings,
   toThrownError,
-} from '../../services/runtime/pipelineThread.js';
+} from '../../services/threads/pipelineThread.js';
 
 /**
  * A location resolved on one thread and read back on the thread that crawls (the pipeline thread):

@@ -23,7 +23,7 @@ export interface SqliteEventStoreOptions {
   tailSize?: number;
   /**
    * Where the group commits (inserts and fsync) run. Default: on this thread. `serve` runs them on a thread of their
-   * own (services/runtime/writerThread.ts), so the thread that answers HTTP only serialises events and reads; a CLI
+   * own (services/threads/writerThread.ts), so the thread that answers HTTP only serialises events and reads; a CLI
    * command's few appends would only pay the thread's start.
    */
   groupWriter?: (path: string, busyTimeoutMs: number) => GroupWriter;
@@ -73,7 +73,7 @@ interface PendingAppend {
 }
 
 /**
- * The writing side, inline or on its own thread (services/runtime/writerThread.ts). `write` resolves once the group's
+ * The writing side, inline or on its own thread (services/threads/writerThread.ts). `write` resolves once the group's
  * COMMIT returned (fsync'd) with each append's outcome, and rejects when the group failed as a whole.
  */
 export interface GroupWriter {

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import type { Device } from '../../../contracts/search.js';
 import { classifyPage } from '../../../parser/index.js';
-import { acceptLanguage, deviceProfile } from '../../geo/devices.js';
+import { acceptLanguage, deviceProfile } from '../../ports/devices.js';
 import {
   type CrawlSession,
   type FetchedPage,

@@ -1,5 +1,5 @@
 import { gotScraping, type PlainResponse, type Request } from 'got-scraping';
-import { deviceProfile, navigationHeaders } from '../../geo/devices.js';
+import { deviceProfile, navigationHeaders } from '../../ports/devices.js';
 import { type FetchedPage, type Fetcher, type FetchRequest, MAX_PAGE_BYTES } from '../../ports/fetcher.js';
 import { readBounded } from './boundedBody.js';
 import { mergeCookies, setCookieHeaderPairs } from './cookies.js';

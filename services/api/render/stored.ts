@@ -1,7 +1,13 @@
-import { createHash } from 'node:crypto';
-import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
+import {
+  type AnswerEncoding,
+  BROTLI_QUALITY,
+  COMPRESS_MIN_BYTES,
+  encodingFor,
+  etagOf,
+  GZIP_LEVEL,
+} from '../../answers/encoding.js';
 import { brotliOffLoop, gzipOffLoop } from '../../zlib.js';
 
 /**
@@ -35,44 +41,7 @@ export const answerKey = (
   signedLinks: boolean,
 ): string => `${jobId}|${form}|${source?.updatedAt ?? ''}|${signedLinks ? Math.floor(Date.now() / 60_000) : ''}`;
 
-/** a stored answer's ETag: its bytes' SHA-1 */
-export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
-
 const sizeOf = (a: StoredAnswer) => a.body.length + (a.gzip?.length ?? 0) + (a.br?.length ?? 0);
-
-export type AnswerEncoding = 'br' | 'gzip';
-
-/** answers below this size go as they are: compressing them would save less than the header costs */
-export const COMPRESS_MIN_BYTES = 1024;
-
-/** brotli quality 5: most of brotli's gain at a small part of its default (11) cost; gzip level 6 */
-const BROTLI_QUALITY = 5;
-const GZIP_LEVEL = 6;
-
-/**
- * `body` compressed as an answer is, on the calling thread: for a thread that is not the event loop (the pipeline
- * thread renders a finished result's first answer and compresses it there, at its lower priority)
- */
-export const compressAnswerSync = (body: Buffer, encoding: AnswerEncoding): Buffer =>
-  encoding === 'br'
-    ? brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })
-    : gzipSync(body, { level: GZIP_LEVEL, memLevel: 9 });
-
-/** the encoding to send: br, then gzip, when the client lists it (q=0 refuses) */
-export const encodingFor = (header: string | undefined): AnswerEncoding | undefined => {
-  if (!header) return undefined;
-  const accepted = new Set(
-    header
-      .toLowerCase()
-      .split(',')
-      .map((part) => part.trim().split(';'))
-      .filter(([, q]) => !q || !/^q=0(\.0*)?$/.test(q.trim()))
-      .map(([name]) => name.trim()),
-  );
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip') || accepted.has('*')) return 'gzip';
-  return undefined;
-};
 
 export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
   const lru = new LRUCache<string, StoredAnswer>({ maxSize: maxBytes, sizeCalculation: (a) => Math.max(1, sizeOf(a)) });

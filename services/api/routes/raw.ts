@@ -3,13 +3,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../contracts/errors.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
+import { verifyRawLink } from '../../answers/signing.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { AuthFailureGate } from '../auth.js';
 import { ApiError } from '../errors.js';
 import { checkReadCeiling } from '../limits.js';
 import { sendRawHtml } from '../render/rawHtml.js';
-import { verifyRawLink } from '../signing.js';
 
 export interface RawOptions {
   linkSecret: string;

@@ -3,11 +3,11 @@ import { instantProblem } from '../../../contracts/isoInstant.js';
 import { allProjections } from '../../../projections/index.js';
 import { auditUsage, type KeyAudit } from '../../application/audit.js';
 import type { SweepReport } from '../../application/retention.js';
+import { besideService, openLocalCore, requireEventStore, trackAppends } from '../../compose/dataDir.js';
 import { runRetentionSweep } from '../../compose/retention.js';
 import { type Config, loadConfig } from '../../config/config.js';
 import { processEnv } from '../../config/env.js';
 import { rebuildReadModels } from '../../projector/projector.js';
-import { besideService, openLocalCore, requireEventStore, trackAppends } from '../dataDir.js';
 import { localService, serviceRunningError } from '../target.js';
 
 const monthArg = (v: string) => {

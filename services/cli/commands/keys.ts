@@ -1,10 +1,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { keyView } from '../../api/routes/admin/keys.js';
+import { keyView } from '../../api/keyView.js';
 import { type ApplicationServices, composeApplication } from '../../compose/application.js';
+import { openLocalCore } from '../../compose/dataDir.js';
 import type { Core } from '../../compose/embedded/core.js';
 import { loadConfig } from '../../config/config.js';
 import { processEnv } from '../../config/env.js';
-import { openLocalCore } from '../dataDir.js';
 import { type AdminTarget, adminCall, adminTarget } from '../target.js';
 
 const nonNegative = (v: string) => {

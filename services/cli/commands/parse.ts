@@ -6,7 +6,8 @@ import { mergePages, PARSER_VERSION, type ParseOutcome, splitRawHtml, toCompat }
 import { tbmOf } from '../../../parser/news.js';
 import { loadConfig } from '../../config/config.js';
 import { MAX_PAGE_BYTES } from '../../crawler/fetchPage.js';
-import { createParsePool, MAX_PAGE_TAGS, type PageParser, ParseTimeoutError } from '../../runtime/parsePool.js';
+import { MAX_PAGE_TAGS, type PageParser, ParseTimeoutError } from '../../ports/pageParser.js';
+import { createParsePool } from '../../threads/parsePool.js';
 
 /** A page the CLI refuses to parse, as the crawler would (docs/security.md). */
 class NotParsed extends Error {}

@@ -1,13 +1,13 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { besideService, openLocalCore, requireEventStore } from '../../compose/dataDir.js';
+import { type Config, loadConfig } from '../../config/config.js';
+import { processEnv } from '../../config/env.js';
 import {
   type ReparseEntry,
   type ReparseReport,
   type ReparseSelection,
   reparseSearches,
-} from '../../application/reparse.js';
-import { type Config, loadConfig } from '../../config/config.js';
-import { processEnv } from '../../config/env.js';
-import { besideService, openLocalCore, requireEventStore } from '../dataDir.js';
+} from '../../crawler/reparse.js';
 import { localService } from '../target.js';
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateSecrets } from '../../compose/embedded/secrets.js';
 import { processEnv } from '../../config/env.js';
-import { describePortOwner, portTaken } from '../../runtime/portOwner.js';
+import { describePortOwner, portTaken } from '../../threads/portOwner.js';
 import { exited, freePort, type NatsServers, startNatsServers, stopChild } from './natsServer.js';
 
 /**

@@ -16,7 +16,7 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { PRIVATE_FILE_MODE, privateDir, privateFile } from '../../privateFiles.js';
 import { createProjector, type Projector } from '../../projector/projector.js';
-import { startWriterThread } from '../../runtime/writerThread.js';
+import { startWriterThread } from '../../threads/writerThread.js';
 import { moveInlineResults } from './migrations.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
 
@@ -77,7 +77,7 @@ export interface Stores {
 }
 
 export interface StoreOptions {
-  /** the event store's group commits on a thread of their own (`serve`; services/runtime/writerThread.ts) */
+  /** the event store's group commits on a thread of their own (`serve`; services/threads/writerThread.ts) */
   writerThread?: boolean;
   /** told each commit's last position (the pipeline thread's subscriptions are woken with it) */
   onCommitted?: (position: number) => void;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { ParsedSerp } from '../../../contracts/result.js';
-import { putResult, resultBlobKey } from '../../application/resultBlobs.js';
+import { putResult, resultBlobKey } from '../../answers/resultBlobs.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 
 const RESULTS_OUT_OF_EVENTS = 'results-out-of-events';

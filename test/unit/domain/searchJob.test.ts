@@ -7,7 +7,7 @@ import { type SearchJobCommand, type SearchJobEvent, searchJobDecider } from '..
 import { type JobStatusDoc, jobStatusProjection } from '../../../projections/jobStatus/jobStatus.js';
 import type { ProjectedEvent } from '../../../projections/projection.js';
 import { type SearchResultDoc, searchResultsProjection } from '../../../projections/searchResults/searchResults.js';
-import { nativeResult } from '../../../services/api/render/native.js';
+import { nativeResult } from '../../../services/answers/native.js';
 
 const spec = deciderSpec(searchJobDecider);
 const now = '2026-11-21T10:00:00.000Z';

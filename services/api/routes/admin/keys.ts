@@ -3,22 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../../../contracts/errors.js';
 import { usageMonth } from '../../../../domain/usage/usage.js';
-import type { ApiKeyDoc } from '../../../../projections/apiKeys/apiKeys.js';
 import { KeyInputError } from '../../../application/keys.js';
 import { ApiError } from '../../errors.js';
+import { KeyView, keyView } from '../../keyView.js';
 import type { AdminOptions } from './options.js';
-
-export const KeyView = z.object({
-  key_id: z.string(),
-  prefix: z.string(),
-  label: z.string().optional(),
-  tier: z.string(),
-  monthly_quota: z.number().int(),
-  rate_limit_per_min: z.number().int(),
-  status: z.enum(['active', 'revoked']),
-  issued_at: z.string(),
-  revoked_at: z.string().optional(),
-});
 
 /** a key in the list, with this month's usage (monthly_quota 0 is unlimited: remaining null) */
 export const KeyListed = KeyView.extend({
@@ -45,18 +33,6 @@ export const LimitsBody = z
   .refine((b) => Object.values(b).some((v) => v !== undefined), {
     message: 'give at least one of tier, monthly_quota, rate_limit_per_min',
   });
-
-export const keyView = (d: ApiKeyDoc): z.infer<typeof KeyView> => ({
-  key_id: d.keyId,
-  prefix: d.prefix,
-  label: d.label,
-  tier: d.tier,
-  monthly_quota: d.monthlyQuota,
-  rate_limit_per_min: d.rateLimitPerMin,
-  status: d.status,
-  issued_at: d.issuedAt,
-  revoked_at: d.revokedAt,
-});
 
 /** The key api (`/admin/api/keys…`). Every write returns only once its events are projected, so a revoked key is refused on its very next request. */
 export const keyRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) => {

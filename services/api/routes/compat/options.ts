@@ -1,11 +1,11 @@
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../../projections/searchResults/searchResults.js';
+import type { LinkSettings } from '../../../answers/html.js';
 import type { SearchService } from '../../../application/searches.js';
 import type { Geotarget } from '../../../geo/geotargets.js';
 import type { BlobStore } from '../../../ports/blobStore.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import type { Authenticator, AuthFailureGate } from '../../auth.js';
-import type { LinkSettings } from '../../render/html.js';
 import type { StoredAnswers } from '../../render/stored.js';
 
 /** What the SerpApi-compatible surface needs; compose builds it (the same services as /v1). */

@@ -5,10 +5,6 @@ import type { Priority } from '../../../../contracts/lanes.js';
 import { depthOf, GOOGLE_PASS_THROUGH, type SearchRequest, SubmitSearchBody } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
-import { publicFailureDetail } from '../../../crawler/publicFailure.js';
-import { ApiError, clip } from '../../errors.js';
-import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
-import { didYouMean, invalidUuleDetail } from '../../locationCheck.js';
 import {
   type CompatLinkSettings,
   type CompatPage,
@@ -16,7 +12,11 @@ import {
   compatFailed,
   compatProcessing,
   depthForPage,
-} from '../../render/compat.js';
+} from '../../../answers/compat.js';
+import { publicFailureDetail } from '../../../answers/publicFailure.js';
+import { ApiError, clip } from '../../errors.js';
+import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
+import { didYouMean, invalidUuleDetail } from '../../locationCheck.js';
 import { sendRawHtml } from '../../render/rawHtml.js';
 import { answerKey } from '../../render/stored.js';
 import type { CompatOptions } from './options.js';

@@ -1,11 +1,11 @@
 import type { ReadModelQueries } from '../../../../projections/index.js';
+import type { RenderDeps } from '../../../answers/render.js';
 import type { MonitorService } from '../../../application/monitors.js';
 import type { SearchService } from '../../../application/searches.js';
 import type { WebhookService } from '../../../application/webhooks.js';
 import type { QueuePositions } from '../../../fairShare/queuePosition.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import type { Authenticator, AuthFailureGate } from '../../auth.js';
-import type { RenderDeps } from '../../render/index.js';
 import type { StoredAnswers } from '../../render/stored.js';
 
 /** What the native surface needs; compose builds it. */

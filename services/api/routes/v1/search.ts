@@ -14,11 +14,12 @@ import {
   SubmitSearchResponse,
 } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
+import { encodingFor } from '../../../answers/encoding.js';
+import { type Rendered, renderJob } from '../../../answers/render.js';
 import { ApiError } from '../../errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
-import { type Rendered, renderJob } from '../../render/index.js';
-import { answerKey, encodingFor } from '../../render/stored.js';
+import { answerKey } from '../../render/stored.js';
 import type { V1Options } from './options.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema

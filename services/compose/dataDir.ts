@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { ReadModelQueries } from '../../projections/index.js';
 import { type CommandHandler, createCommandHandler } from '../application/commandHandler.js';
-import { type Core, dataPaths, openCore, openStores } from '../compose/embedded/core.js';
 import type { Config } from '../config/config.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
+import { type Core, dataPaths, openCore, openStores } from './embedded/core.js';
 
 /**
  * docs/operations.md#secrets-and-the-admin-token: whoever creates the secrets prints the admin token, once (stderr, so

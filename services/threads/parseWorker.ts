@@ -2,8 +2,10 @@ import { threadId } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { ownBuffer } from '../buffers.js';
 import { packPage } from '../crawler/rawPacker.js';
+import { readPage } from '../crawler/readPage.js';
+import type { PageRead } from '../ports/pageParser.js';
 import { runInBackground } from './nice.js';
-import { type PageRead, type ParseTask, readPage } from './parsePool.js';
+import type { ParseTask } from './parsePool.js';
 import { injectedFault } from './threadFaults.js';
 
 /**

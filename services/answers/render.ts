@@ -1,13 +1,13 @@
-import type { OutputFormat, QueuePosition } from '../../../contracts/search.js';
-import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
-import { terminalStatuses } from '../../../projections/jobStatus/jobStatus.js';
-import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
-import { publicFailureDetail } from '../../crawler/publicFailure.js';
-import { jsonBytes } from '../../knownJson.js';
+import type { OutputFormat, QueuePosition } from '../../contracts/search.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import { terminalStatuses } from '../../projections/jobStatus/jobStatus.js';
+import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
+import { jsonBytes } from '../knownJson.js';
 import { compatFailed, compatResult } from './compat.js';
+import type { AnswerEncoding } from './encoding.js';
 import { htmlLink, type LinkSettings } from './html.js';
 import { nativeResult } from './native.js';
-import type { AnswerEncoding } from './stored.js';
+import { publicFailureDetail } from './publicFailure.js';
 
 export interface RenderDeps extends LinkSettings {
   /** the result document behind a terminal job (a cached job reads its source's); undefined while not projected */

@@ -1,9 +1,9 @@
-import type { LocationCheck, TargetingUsed } from '../../../contracts/events.js';
-import type { LocationCheckMetadata, SerpResult, TargetingMetadata } from '../../../contracts/result.js';
-import { depthOf } from '../../../contracts/search.js';
-import { laneOf } from '../../../domain/searchJob/searchJob.js';
-import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
-import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
+import type { LocationCheck, TargetingUsed } from '../../contracts/events.js';
+import type { LocationCheckMetadata, SerpResult, TargetingMetadata } from '../../contracts/result.js';
+import { depthOf } from '../../contracts/search.js';
+import { laneOf } from '../../domain/searchJob/searchJob.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
 
 /** `search_metadata.targeting` under the native schema's snake_case names. */
 const publicTargeting = ({ googleDomain, ...rest }: TargetingUsed): TargetingMetadata => ({

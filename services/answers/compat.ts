@@ -1,11 +1,11 @@
-import type { SerpResult } from '../../../contracts/result.js';
-import { depthOf, MAX_DEPTH } from '../../../contracts/search.js';
-import { compatSearchParameters, serpApiTimestamp, toCompat } from '../../../parser/index.js';
-import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
-import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
-import { signRawLink } from '../signing.js';
+import type { SerpResult } from '../../contracts/result.js';
+import { depthOf, MAX_DEPTH } from '../../contracts/search.js';
+import { compatSearchParameters, serpApiTimestamp, toCompat } from '../../parser/index.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
 import type { LinkSettings } from './html.js';
 import { nativeResult } from './native.js';
+import { signRawLink } from './signing.js';
 
 /** `output=compat`: the native result under SerpApi's names and envelope (the parser's mapping). */
 /** ours beside SerpApi's `search_metadata` (docs/compat.md): the lane the search waited in and how long */

@@ -1,8 +1,8 @@
 import type { DetectedLocation } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import type { RenderDeps } from '../api/render/index.js';
-import type { AnswerEncoding } from '../api/render/stored.js';
+import type { AnswerEncoding } from '../answers/encoding.js';
+import type { RenderDeps } from '../answers/render.js';
 import type { Config } from '../config/config.js';
 import {
   CrawlAbortedError,
@@ -189,7 +189,7 @@ export const startPipelineThread = (options: {
   /** the thread failed after it was ready: nothing is crawled or projected any more */
   onFailed: (err: Error) => void;
 }): PipelineThread => {
-  const worker = startThread('pipelineWorker', {
+  const worker = startThread('runtime/pipelineWorker', {
     workerData: options.setup,
     resourceLimits: PIPELINE_THREAD_LIMITS,
   });

@@ -1,5 +1,5 @@
-import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
-import { signRawLink } from '../signing.js';
+import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
+import { signRawLink } from './signing.js';
 
 export interface LinkSettings {
   linkSecret: string;

@@ -6,11 +6,11 @@ import { fold } from '../../domain/kernel/decider.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { type SearchJobEvent, searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION, type ParseOutcome, parseRaw } from '../../parser/index.js';
-import { DEFAULT_LIMITS } from '../crawler/crawl.js';
+import { loadResult, putResult, resultBlobKey } from '../answers/resultBlobs.js';
+import type { CommandHandler } from '../application/commandHandler.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
-import type { CommandHandler } from './commandHandler.js';
-import { loadResult, putResult, resultBlobKey } from './resultBlobs.js';
+import { DEFAULT_LIMITS } from './crawl.js';
 
 /** Which jobs to re-parse: one job, or every crawled job completed at or after `since` (every one when neither). */
 export interface ReparseSelection {

@@ -1,89 +1,10 @@
 import { Piscina } from 'piscina';
-import { type ParseContext, type ParseOutcome, parse } from '../../parser/index.js';
+import type { ParseContext } from '../../parser/index.js';
 import { ownBuffer } from '../buffers.js';
 import type { Config } from '../config/config.js';
-import { type PackedPage, packPageAsync } from '../crawler/rawPacker.js';
+import { type PageParser, type PageRead, ParseThreadError, ParseTimeoutError } from '../ports/pageParser.js';
 import { threadEntry } from './boot.js';
 import { faultCounter, reportThreadFault } from './threadFaults.js';
-
-/** A fetched page read: what the parser made of it and, for a result page, its packed part of the job's raw HTML. */
-export type PageRead =
-  | { outcome: Extract<ParseOutcome, { kind: 'serp' }>; raw: PackedPage }
-  /** a block or error page: it is never kept, so it is not packed */
-  | { outcome: Exclude<ParseOutcome, { kind: 'serp' }>; raw?: undefined }
-  /** more markup than any result page has (MAX_PAGE_TAGS): not parsed */
-  | { outcome: { kind: 'too_large'; tags: number }; raw?: undefined };
-
-/**
- * The most `<` a page may hold to be parsed. Google's result pages hold at most ~22,000 (every fixture page, scripts
- * included); the parser's tree costs ~140 bytes an element, so 250,000 keeps the densest page far inside a parse
- * thread's heap (PARSE_THREAD_LIMITS), where the byte limit alone does not (8 MB of bare nested tags is 2.8 million
- * elements, which ran a 384 MB thread out of heap). Counted before decoding, where the page is parsed.
- */
-export const MAX_PAGE_TAGS = 250_000;
-
-/** `<` in `bytes`, stopping once past `limit` */
-const tagsIn = (bytes: Buffer, limit: number): number => {
-  let n = 0;
-  for (let at = bytes.indexOf(0x3c); at !== -1 && n <= limit; at = bytes.indexOf(0x3c, at + 1)) n += 1;
-  return n;
-};
-
-/** How the crawler reads a fetched page: on the event loop, or in a pool of worker threads. */
-export interface PageParser {
-  /**
-   * Decodes `body` (the page's bytes, UTF-8), parses it, and packs a result page's raw chunk (`rawHead` + body,
-   * gzipped). `body` may be handed to another thread: the caller must not use it afterwards, only `raw.body`.
-   * `signal` (the crawl's) ends a read that is waiting or running; the pool's deadline ends one that runs too long
-   * (ParseTimeoutError).
-   */
-  read(body: Uint8Array, context: ParseContext, rawHead: string, signal?: AbortSignal): Promise<PageRead>;
-  close(): Promise<void>;
-}
-
-/** A page's parse ran past SERP_PARSE_TIMEOUT_MS: its thread was ended (and replaced) with the parse in it. */
-export class ParseTimeoutError extends Error {
-  readonly code = 'SERP_PARSE_TIMEOUT';
-  constructor(readonly timeoutMs: number) {
-    super(`the page took over ${timeoutMs} ms to parse`);
-    this.name = 'ParseTimeoutError';
-  }
-}
-
-/**
- * The parse thread died with the page in it (an uncaught error, out of heap): the pool replaced the thread, and the
- * page is worth another try (the crawler fetches it again: a transient failure, fetchPage.ts).
- */
-export class ParseThreadError extends Error {
-  readonly code = 'SERP_PARSE_THREAD';
-  constructor(readonly reason: string) {
-    super(`the parse thread ended while it read the page: ${reason}`);
-    this.name = 'ParseThreadError';
-  }
-}
-
-/** Decode, parse and pack, the same on whichever thread it runs. */
-export const readPage = async (
-  body: Uint8Array,
-  context: ParseContext,
-  rawHead: string,
-  pack: (head: string, body: Uint8Array) => PackedPage | Promise<PackedPage>,
-): Promise<PageRead> => {
-  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  const tags = tagsIn(bytes, MAX_PAGE_TAGS);
-  if (tags > MAX_PAGE_TAGS) return { outcome: { kind: 'too_large', tags } };
-  const outcome = parse(bytes.toString('utf8'), context);
-  return outcome.kind === 'serp' ? { outcome, raw: await pack(rawHead, body) } : { outcome };
-};
-
-/**
- * Parses on the calling thread (tests, SERP_PARSE_THREADS=0); gzip runs on libuv's pool. Nothing can end a parse
- * that runs on the calling thread: this parser has no deadline (docs/security.md).
- */
-export const inlineParser: PageParser = {
-  read: (body, context, rawHead) => readPage(body, context, rawHead, packPageAsync),
-  close: async () => undefined,
-};
 
 /**
  * A parse thread's heap (docs/decisions.md#the-write-side-on-a-thread-of-its-own). V8 sizes a worker like the main
@@ -113,7 +34,7 @@ export const createParsePool = (
   const { parseThreads: threads, parseTimeoutMs: timeoutMs } = settings;
   const { url, fromSource } = options.worker
     ? { url: options.worker, fromSource: options.worker.pathname.endsWith('.ts') }
-    : threadEntry('parseWorker');
+    : threadEntry('threads/parseWorker');
   const hasTsx = process.execArgv.some((a) => /\btsx\b/.test(a));
   const pool = new Piscina({
     filename: url.href,

@@ -105,7 +105,7 @@ export const startWriterThread = (path: string, busyTimeoutMs: number): GroupWri
   let worker: Worker | undefined;
 
   const spawn = (): Worker => {
-    const w = startThread('writerWorker', {
+    const w = startThread('threads/writerWorker', {
       workerData: { path, busyTimeoutMs } satisfies WriterThreadSetup,
       // a writer holds one group's strings at a time: a small young generation keeps the thread's memory small; the
       // ceiling leaves room for a group of large events (a thread that runs out fails the group it held)

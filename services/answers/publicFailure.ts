@@ -1,7 +1,7 @@
 import type { CrawlFailure } from '../../contracts/events.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import { MAX_PAGE_TAGS } from '../runtime/parsePool.js';
-import { MAX_PAGE_BYTES } from './fetchPage.js';
+import { MAX_PAGE_BYTES } from '../ports/fetcher.js';
+import { MAX_PAGE_TAGS } from '../ports/pageParser.js';
 
 const RETRY = 'its quota was released. Retry later.';
 

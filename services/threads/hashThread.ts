@@ -42,7 +42,7 @@ export const createHashThread = (): RawHashing => {
   };
 
   const spawn = () => {
-    const w = startThread('hashWorker', {
+    const w = startThread('threads/hashWorker', {
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 2 },
     });
     w.unref();

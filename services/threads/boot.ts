@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
- * How every thread of the service starts (docs/architecture.md, "Threads"): its code is a `*Worker.ts` file in this
- * folder, run as built (`dist/services/runtime/*.js`, what `npm start` runs) or, from the sources (tests, `tsx`),
+ * How every thread of the service starts (docs/architecture.md, "Threads"): its code is a `*Worker.ts` file of
+ * services/threads/ (a thread primitive) or services/runtime/ (the pipeline thread, an entry point that composes the
+ * write side: docs/architecture.md#folders), named by folder and file (`threads/hashWorker`), run as built
+ * (`dist/services/…/*.js`, what `npm start` runs) or, from the sources (tests, `tsx`),
  * through tsx's loader, which the thread registers itself: Node 20 runs neither a thread's first script nor its
  * imports through the loader that `--import tsx` set up on the thread that starts it.
  */
@@ -14,11 +16,11 @@ export interface ThreadEntry {
   fromSource: boolean;
 }
 
-/** the entry of `name` (a `*Worker` file of this folder), built when there is a build, else the source */
+/** the entry of `name` (`folder/file` of a `*Worker` file under services/), built when there is a build, else the source */
 export const threadEntry = (name: string): ThreadEntry => {
-  const built = new URL(`./${name}.js`, import.meta.url);
+  const built = new URL(`../${name}.js`, import.meta.url);
   if (existsSync(built)) return { url: built, fromSource: false };
-  return { url: new URL(`./${name}.ts`, import.meta.url), fromSource: true };
+  return { url: new URL(`../${name}.ts`, import.meta.url), fromSource: true };
 };
 
 /** a thread's script that registers tsx's loader, then imports `entry` (TypeScript) */
@@ -28,8 +30,8 @@ const bootFromSource = (entry: URL) => {
 };
 
 /**
- * Starts the thread that runs `name` (`pipelineWorker`, `writerWorker`, `hashWorker`). The one place of the service
- * that calls `new Worker`; the parse pool's threads are piscina's, started from `threadEntry('parseWorker')`.
+ * Starts the thread that runs `name` (`runtime/pipelineWorker`, `threads/writerWorker`, `threads/hashWorker`). The one place of the service
+ * that calls `new Worker`; the parse pool's threads are piscina's, started from `threadEntry('threads/parseWorker')`.
  */
 export const startThread = (name: string, options: Omit<WorkerOptions, 'eval'> = {}): Worker => {
   const entry = threadEntry(name);
