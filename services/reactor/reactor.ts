@@ -93,8 +93,7 @@ export const reactorDeps = (d: ReactorDeps): ReactorDeps => ({
  */
 export const REACTOR_SLICE = 100;
 
-/** resolves on a later turn of the event loop, once what waits (I/O, timers, other workers' turns) has run */
-export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface Reactor {
   readonly name: string;

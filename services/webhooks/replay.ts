@@ -6,7 +6,7 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
-import { type LogEvent, logEventOf, nextTurn, REACTOR_SLICE } from '../reactor/reactor.js';
+import { type LogEvent, logEventOf } from '../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
 import { bodyOf, createResultSummaries, type Message, type ResultSummaries } from './messages.js';
 import { createQuotaTracker } from './quota.js';
@@ -108,8 +108,6 @@ export const createReplayer = (deps: {
     // a replay asks for what the endpoint takes now, disabled or not (it is how a receiver catches up)
     const mine = (keyId: string, type: Message['type'], monitorId?: string) =>
       takes({ ...w, disabled: false }, { type, keyId, monitorId } as Message);
-    /** replayable events read since the last turn the replay let go of the thread */
-    let sliced = 0;
     for (;;) {
       let batch = shared?.pages.get(from);
       if (!batch) {
@@ -119,13 +117,6 @@ export const createReplayer = (deps: {
       const inRange = batch.filter((x) => x.globalPosition < e.globalPosition);
       for (const raw of inRange) {
         if (!replayable(raw)) continue;
-        // a replay reads up to a day of the log: in slices, as a reactor's batch is handled, so ten replays asked at
-        // once do not hold the thread the projector, the dispatcher and the crawler share for a second
-        // (docs/architecture.md#background-workers)
-        if (++sliced > REACTOR_SLICE) {
-          sliced = 0;
-          await nextTurn();
-        }
         // made once for every replay of the batch (an event's messages are the same whoever reads them)
         let messages = shared?.messages.get(raw.globalPosition);
         if (!messages) {
