@@ -4,7 +4,7 @@ import { ALERT_KINDS } from './monitorAlerts.js';
 /**
  * What a delivery's `data` holds for each webhook event type (docs/webhooks.md#event-types): small, never the result
  * itself. The body every attempt sends is `{type, timestamp, data}`. Each type's schema is named by its entry in the
- * event-type registry (services/webhooks/eventTypes.ts), which builds `data` to it.
+ * event-type registry (services/webhooks/workers/eventTypes.ts), which builds `data` to it.
  */
 
 const monitorOrigin = {

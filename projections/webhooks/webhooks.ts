@@ -21,7 +21,7 @@ export interface WebhookDoc {
   createdPosition: number;
 }
 
-/** the only events the webhooks view projects: nothing else changes an endpoint (services/webhooks/router.ts) */
+/** the only events the webhooks view projects: nothing else changes an endpoint (services/webhooks/workers/router.ts) */
 export const webhookEvents: ReadonlySet<string> = new Set([
   'WebhookCreated',
   'WebhookChanged',

@@ -11,14 +11,14 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { RenderDeps } from '../answers/render.js';
 import type { AdminSessionCommands } from '../application/adminSessions.js';
 import type { KeyCommands } from '../application/keys.js';
-import type { MonitorService } from '../application/monitors.js';
 import type { SearchService } from '../application/searches.js';
-import type { WebhookService } from '../application/webhooks.js';
 import { runningFleet } from '../fairShare/capacity.js';
 import type { QueuePositions } from '../fairShare/queuePosition.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
+import type { MonitorService } from '../monitors/commands/monitors.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
+import type { WebhookService } from '../webhooks/commands/webhooks.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
 import {
   documentRequestErrors,

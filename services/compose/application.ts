@@ -6,17 +6,17 @@ import type { ApiSecrets } from '../api/options.js';
 import { type AdminSessionCommands, createAdminSessionCommands } from '../application/adminSessions.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import { createKeyCommands, type KeyCommands } from '../application/keys.js';
-import { createMonitorService, type MonitorService } from '../application/monitors.js';
-import { createMonitorVersions } from '../application/monitorVersions.js';
 import { createSearchService, type SearchService } from '../application/searches.js';
-import { type Resolver, systemResolver } from '../application/webhookSafety.js';
-import { createWebhookService, type WebhookService } from '../application/webhooks.js';
 import type { Config } from '../config/config.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
+import { createMonitorService, type MonitorService } from '../monitors/commands/monitors.js';
+import { createMonitorVersions } from '../monitors/commands/monitorVersions.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
+import { type Resolver, systemResolver } from '../webhooks/commands/webhookSafety.js';
+import { createWebhookService, type WebhookService } from '../webhooks/commands/webhooks.js';
 
 /** The ports the application services run on, in whichever process answers HTTP. */
 export interface ApplicationPorts {

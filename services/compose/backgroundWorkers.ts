@@ -3,14 +3,14 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../config/config.js';
 import { createDispatcher, type FairDispatcherSettings } from '../dispatcher/dispatcher.js';
-import { createMonitorWorker, type MonitorWorkerParts } from '../monitors/worker.js';
+import { createMonitorWorker, type MonitorWorkerParts } from '../monitors/workers/worker.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
-import { webhookMetrics } from '../webhooks/metrics.js';
-import { createWebhookWorker, type WebhookSettings } from '../webhooks/worker.js';
+import { webhookMetrics } from '../webhooks/workers/metrics.js';
+import { createWebhookWorker, type WebhookSettings } from '../webhooks/workers/worker.js';
 import { scheduleRetention } from './retention.js';
 
 /** A log line of a background worker: pino's JSON shape on stdout (logLines.ts), or nothing when logging is off. */

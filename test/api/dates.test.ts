@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t, { type Test } from 'tap';
-import type { Resolver } from '../../services/application/webhookSafety.js';
+import type { Resolver } from '../../services/webhooks/commands/webhookSafety.js';
 import { buildTestApp } from '../support/app.js';
 
 /**

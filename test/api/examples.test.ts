@@ -1,6 +1,6 @@
 import t from 'tap';
 import { instantProblem } from '../../contracts/isoInstant.js';
-import type { Resolver } from '../../services/application/webhookSafety.js';
+import type { Resolver } from '../../services/webhooks/commands/webhookSafety.js';
 import { buildTestApp } from '../support/app.js';
 import {
   createOpenApiValidator,

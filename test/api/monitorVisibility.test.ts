@@ -1,7 +1,7 @@
 import t from 'tap';
 import { allProjections } from '../../projections/index.js';
 import type { RankHistoryQueries } from '../../projections/rankHistory/queries.js';
-import { visibilityOf } from '../../services/api/routes/v1/monitorReads.js';
+import { visibilityOf } from '../../services/monitors/views/monitorReads.js';
 import { rebuildReadModels } from '../../services/projector/projector.js';
 import { buildTestApp } from '../support/app.js';
 import { visibilityFromHistory } from '../support/rankVisibility.js';

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { addressProblem, type Resolver } from '../../services/application/webhookSafety.js';
+import { addressProblem, type Resolver } from '../../services/webhooks/commands/webhookSafety.js';
 import { buildTestApp } from '../support/app.js';
 
 /**

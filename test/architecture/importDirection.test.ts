@@ -26,7 +26,7 @@ t.test('imports point one way › a planted violation of each kind is caught', a
     ['services/api/u.ts', "const m = await import('../adapters/eventStore/sqlite.js');"],
     ['services/crawler/s.ts', "import { readFixture } from '../../test/support/fixtures.js';"],
     ['services/ports/r.ts', "import type { Crawler } from '../crawler/crawl.js';"],
-    ['services/webhooks/q.ts', "import { failureOfJob } from '../api/render/failure.js';"],
+    ['services/webhooks/workers/q.ts', "import { failureOfJob } from '../../api/render/failure.js';"],
     ['services/answers/p.ts', "import type { FastifyReply } from 'fastify';"],
   ]);
   const found = importViolations(planted).map((v) => v.file);

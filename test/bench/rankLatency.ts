@@ -33,12 +33,12 @@ import { scheduledRunId } from '../../domain/monitor/ids.js';
 import { type MonitorRunEvent, monitorRunDecider, plannedJobs, runRecord } from '../../domain/monitor/monitorRun.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { putResult, resultBlobKey } from '../../services/answers/resultBlobs.js';
-import { createMonitorVersions } from '../../services/application/monitorVersions.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
-import { createAlerter } from '../../services/monitors/alerter.js';
-import { createRankRecorder } from '../../services/monitors/recorder.js';
+import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
+import { createAlerter } from '../../services/monitors/workers/alerter.js';
+import { createRankRecorder } from '../../services/monitors/workers/recorder.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 import { alternate, type Figure, machineNote, numberArg, printRatio, quantile } from './compare.js';
 

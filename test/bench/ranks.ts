@@ -19,7 +19,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { allProjections, readModelQueries } from '../../projections/index.js';
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
-import { csvChunks, csvRow } from '../../services/api/routes/v1/monitorReads.js';
+import { csvChunks, csvRow } from '../../services/monitors/views/monitorReads.js';
 import { REBUILD_BATCHING, type RebuildBatching, rebuildReadModels } from '../../services/projector/projector.js';
 import { visibilityFromHistory } from '../support/rankVisibility.js';
 import { alternate, type Figure, machineNote, medianOf, ratio, total } from './compare.js';

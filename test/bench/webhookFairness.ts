@@ -13,7 +13,7 @@
  * timeout, each round on a fresh embedded store:
  * - fair: the deliverer as shipped (fair queue between keys, AIMD cap per endpoint, a key under its share may start
  *   when every slot is taken);
- * - fcfs: the same attempts (services/webhooks/attempt.ts) from one first-come, first-served pool of `--concurrency`
+ * - fcfs: the same attempts (services/webhooks/workers/attempt.ts) from one first-come, first-served pool of `--concurrency`
  *   slots (what the deliverer was before; test/bench/webhookFcfs.ts).
  * Sides alternate per round. A failure is a B message not delivered within the round (2 minutes after its last
  * one); no ratio when a side had one. It asserts nothing.
@@ -24,13 +24,13 @@ import type { AddressInfo } from 'node:net';
 import { streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { deliveryIdOf, messageIdOf } from '../../domain/webhook/ids.js';
-import { systemResolver } from '../../services/application/webhookSafety.js';
-import { createWebhookService } from '../../services/application/webhooks.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
-import { createDeliverer } from '../../services/webhooks/deliverer.js';
-import { createSender } from '../../services/webhooks/sender.js';
+import { systemResolver } from '../../services/webhooks/commands/webhookSafety.js';
+import { createWebhookService } from '../../services/webhooks/commands/webhooks.js';
+import { createDeliverer } from '../../services/webhooks/workers/deliverer.js';
+import { createSender } from '../../services/webhooks/workers/sender.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 import { alternate, type Figure, numberArg, printRatio, quantile } from './compare.js';
 import { createFcfsDeliverer } from './webhookFcfs.js';

@@ -1,6 +1,6 @@
 /**
  * The baseline test/bench/webhookFairness.ts measures the deliverer against: the same attempts
- * (services/webhooks/attempt.ts: claimed, signed, POSTed, recorded, by the same sender) taken from one first-come,
+ * (services/webhooks/workers/attempt.ts: claimed, signed, POSTed, recorded, by the same sender) taken from one first-come,
  * first-served pool of `concurrency` slots, with no share per key, no cap per endpoint and no narrowing while the
  * thread is busy: what the deliverer was before fair share (docs/webhooks.md#fair-share). Kept here, not in the
  * service, as test/bench/fairQueueLinear.ts keeps the queue the fair queue replaced. Deliveries come from `remember`
@@ -13,7 +13,7 @@ import {
   type AttemptDeps,
   createAttempts,
   type Scheduled,
-} from '../../services/webhooks/attempt.js';
+} from '../../services/webhooks/workers/attempt.js';
 
 export const createFcfsDeliverer = (
   deps: AttemptDeps & { config: AttemptConfig & { concurrency: number; tickMs: number } },

@@ -5,13 +5,13 @@ import { CreateMonitorBody } from '../../contracts/monitors.js';
 import { SearchRequest } from '../../contracts/search.js';
 import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { createInProcessJobQueue } from '../../services/adapters/jobQueue/inProcess.js';
-import { createMonitorVersions } from '../../services/application/monitorVersions.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createDispatcher, createFairDispatcher } from '../../services/dispatcher/dispatcher.js';
-import { createAlerter } from '../../services/monitors/alerter.js';
-import { createRankRecorder } from '../../services/monitors/recorder.js';
-import { createWebhookRouter } from '../../services/webhooks/router.js';
+import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
+import { createAlerter } from '../../services/monitors/workers/alerter.js';
+import { createRankRecorder } from '../../services/monitors/workers/recorder.js';
+import { createWebhookRouter } from '../../services/webhooks/workers/router.js';
 import { type Core, reactorConformance } from './reactorSuite.js';
 
 /** a key and the search service, and ways to move a job through its life as a crawler would */

@@ -15,9 +15,9 @@ import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import type { Crawler, CrawlOutcome } from '../../services/crawler/crawl.js';
 import type { PackedRaw } from '../../services/crawler/rawPacker.js';
-import { createCrawlWorker } from '../../services/crawler/worker.js';
 import { createDispatcher } from '../../services/dispatcher/dispatcher.js';
 import type { JobQueue } from '../../services/ports/jobQueue.js';
+import { createCrawlWorker } from '../../services/searches/workers/worker.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contracts/webhookEvents.js';
-import { WEBHOOK_EVENTS } from '../../services/webhooks/eventTypes.js';
+import { WEBHOOK_EVENTS } from '../../services/webhooks/workers/eventTypes.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { pollJob, startStack, submit } from '../support/service.js';
 import { type Received, startReceiver, WEBHOOK_ENV } from '../support/webhookReceiver.js';

@@ -3,12 +3,12 @@ import type { Test } from 'tap';
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
 import type { AppDeps } from '../../services/api/app.js';
 import { createServer } from '../../services/api/server.js';
-import type { Resolver } from '../../services/application/webhookSafety.js';
 import { type ApplicationServices, composeApi } from '../../services/compose/application.js';
 import { type Core, openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig, tierShare } from '../../services/config/config.js';
 import { createQueuePositions } from '../../services/fairShare/queuePosition.js';
 import { createLocationResolver } from '../../services/geo/locations.js';
+import type { Resolver } from '../../services/webhooks/commands/webhookSafety.js';
 import { removeDir, tempDataDir } from './service.js';
 
 export interface TestApp {

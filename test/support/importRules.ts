@@ -20,7 +20,16 @@ const layerOf = (path: string) => path.split('/')[0];
  * The write side's background workers and what they run on (docs/architecture.md#background-workers): none of them
  * imports the HTTP layer (services/api/), so a worker never depends on how a route renders an answer.
  */
-const WORKER_FOLDERS = ['crawler', 'dispatcher', 'fairShare', 'monitors', 'projector', 'reactor', 'webhooks'];
+const WORKER_FOLDERS = [
+  'crawler',
+  'dispatcher',
+  'fairShare',
+  'monitors/workers',
+  'projector',
+  'reactor',
+  'searches/workers',
+  'webhooks/workers',
+];
 const isWorker = (path: string) => WORKER_FOLDERS.some((f) => path.startsWith(`services/${f}/`));
 const isAdapter = (path: string) => path.startsWith('services/adapters/');
 const adapterPort = (path: string) => path.split('/')[2];

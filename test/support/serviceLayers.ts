@@ -2,10 +2,12 @@ import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
 
 /**
- * The layers of services/ (docs/architecture.md#folders): every folder has a rank, and a file imports only files of
- * its own folder or of a folder with a lower rank (ports/ is rank 0, so every folder may import a port). Type-only and
- * dynamic imports count. The files directly under services/ are one unit, `*.ts`. This table is the one the test
- * holds the code to; docs/architecture.md shows it between its `layers` markers, and the test checks that they agree.
+ * The layers of services/ (docs/architecture.md#folders): every unit has a rank, and a file imports only files of
+ * its own unit or of a unit with a lower rank (ports/ is rank 0, so every unit may import a port). Type-only and
+ * dynamic imports count. A unit is the longest entry of this table a file's path starts with: a folder (`api`), a
+ * slice's sub-folder (`monitors/http`) or one file (`api/app.ts`); the files directly under services/ are one unit,
+ * `*.ts`. This table is the one the test holds the code to; docs/architecture.md shows it between its `layers`
+ * markers, and the test checks that they agree.
  */
 export const SERVICE_RANKS: ReadonlyArray<{ rank: number; folders: readonly string[] }> = [
   { rank: 0, folders: ['ports', 'config', 'client', 'export', '*.ts'] },
@@ -14,26 +16,50 @@ export const SERVICE_RANKS: ReadonlyArray<{ rank: number; folders: readonly stri
   { rank: 3, folders: ['reactor'] },
   { rank: 4, folders: ['fairShare'] },
   { rank: 5, folders: ['application'] },
-  { rank: 6, folders: ['crawler', 'dispatcher', 'monitors', 'webhooks'] },
-  { rank: 7, folders: ['threads'] },
-  { rank: 8, folders: ['metrics'] },
-  { rank: 9, folders: ['api'] },
-  { rank: 10, folders: ['compose'] },
-  { rank: 11, folders: ['runtime'] },
-  { rank: 12, folders: ['cli'] },
+  { rank: 6, folders: ['monitors/commands', 'monitors/views', 'webhooks/commands'] },
+  { rank: 7, folders: ['crawler', 'dispatcher'] },
+  { rank: 8, folders: ['monitors/workers', 'searches/workers', 'webhooks/workers'] },
+  { rank: 9, folders: ['threads'] },
+  { rank: 10, folders: ['metrics'] },
+  { rank: 11, folders: ['api'] },
+  { rank: 12, folders: ['monitors/http', 'searches/http', 'webhooks/http'] },
+  { rank: 13, folders: ['api/routes/v1/index.ts'] },
+  { rank: 14, folders: ['api/app.ts'] },
+  { rank: 15, folders: ['api/server.ts'] },
+  { rank: 16, folders: ['compose'] },
+  { rank: 17, folders: ['runtime'] },
+  { rank: 18, folders: ['cli'] },
 ];
 
-const rankOf = new Map(SERVICE_RANKS.flatMap(({ rank, folders }) => folders.map((f) => [f, rank] as const)));
+/**
+ * The vertical slices (docs/architecture.md#slices): a feature's folder, whose sub-folders each carry the rank of
+ * their kind (`http` above the HTTP layer's shared parts, `commands` and `views` above application/, `workers` above
+ * the fleet's workers, which the crawl worker drives). A slice imports another slice only through a lower shared
+ * layer, never directly.
+ */
+export const SLICES: readonly string[] = ['monitors', 'searches', 'webhooks'];
 
-/** the unit of a services/ file: its folder under services/, or `*.ts` for a file directly in services/ */
+const rankOf = new Map(SERVICE_RANKS.flatMap(({ rank, folders }) => folders.map((f) => [f, rank] as const)));
+const entries = [...rankOf.keys()].sort((a, b) => b.length - a.length);
+
+/**
+ * the unit of a services/ file: the longest table entry its path (under services/) starts with, `*.ts` for a file
+ * directly in services/, else its first folder (which then has no rank, and is reported)
+ */
 export const unitOf = (path: string): string | undefined => {
   const parts = path.split('/');
   if (parts[0] !== 'services' || parts.length < 2) return undefined;
-  return parts.length === 2 ? '*.ts' : parts[1];
+  if (parts.length === 2) return '*.ts';
+  const inner = parts.slice(1).join('/');
+  return entries.find((e) => e !== '*.ts' && (inner === e || inner.startsWith(`${e}/`))) ?? parts[1];
 };
 
-/** `services/x/` for a folder, `services/*.ts` for the files directly under services/ */
-const shown = (unit: string) => (unit === '*.ts' ? 'services/*.ts' : `services/${unit}/`);
+/** the slice a unit belongs to, if any */
+const sliceOf = (unit: string) => SLICES.find((s) => unit === s || unit.startsWith(`${s}/`));
+
+/** `services/x/` for a folder, `services/x.ts` for a file, `services/*.ts` for the files directly under services/ */
+const shown = (unit: string) =>
+  unit === '*.ts' ? 'services/*.ts' : unit.endsWith('.ts') ? `services/${unit}` : `services/${unit}/`;
 
 /**
  * Every repository path `file` imports (static, type-only, `export … from`, dynamic), read with the TypeScript
@@ -71,8 +97,15 @@ export const layerViolations = (files: ReadonlyMap<string, string>): LayerViolat
       const to = unitOf(target);
       if (to === undefined || to === from) continue;
       const toRank = rankOf.get(to);
+      const [fromSlice, toSlice] = [sliceOf(from), sliceOf(to)];
       if (toRank === undefined) {
         out.push({ file, imports: target, rule: `${shown(to)} has no rank in the layer table` });
+      } else if (fromSlice !== undefined && toSlice !== undefined && fromSlice !== toSlice) {
+        out.push({
+          file,
+          imports: target,
+          rule: `slices import each other only through shared layers; ${shown(from)} is in the ${fromSlice} slice, ${shown(to)} in the ${toSlice} slice`,
+        });
       } else if (toRank >= fromRank) {
         out.push({
           file,
@@ -86,8 +119,8 @@ export const layerViolations = (files: ReadonlyMap<string, string>): LayerViolat
 };
 
 /**
- * The groups of services/ folders that import each other, directly or through others (strongly connected components of
- * the folder graph, Tarjan's algorithm), largest first; a folder on its own is a group of 1.
+ * The groups of services/ units that import each other, directly or through others (strongly connected components of
+ * the unit graph, Tarjan's algorithm), largest first; a folder on its own is a group of 1.
  */
 export const folderGroups = (files: ReadonlyMap<string, string>): string[][] => {
   const edges = new Map<string, Set<string>>();

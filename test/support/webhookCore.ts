@@ -1,11 +1,11 @@
 import type { Test } from 'tap';
-import { systemResolver } from '../../services/application/webhookSafety.js';
-import { createWebhookService } from '../../services/application/webhooks.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
-import type { createDeliverer } from '../../services/webhooks/deliverer.js';
-import { createSender } from '../../services/webhooks/sender.js';
+import { systemResolver } from '../../services/webhooks/commands/webhookSafety.js';
+import { createWebhookService } from '../../services/webhooks/commands/webhooks.js';
+import type { createDeliverer } from '../../services/webhooks/workers/deliverer.js';
+import { createSender } from '../../services/webhooks/workers/sender.js';
 import { removeDir, tempDataDir } from './service.js';
 
 /**

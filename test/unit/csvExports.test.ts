@@ -1,8 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import t from 'tap';
 import type { RankHistoryDoc, StoredCheck } from '../../projections/rankHistory/rankHistory.js';
-import { csvChunks, csvRow, historyCsvOf } from '../../services/api/routes/v1/monitorReads.js';
 import { csvRows } from '../../services/cli/commands/batch.js';
+import { csvChunks, csvRow, historyCsvOf } from '../../services/monitors/views/monitorReads.js';
 
 /** Every export (docs/security.md#exports): a cell a spreadsheet would run as a formula is written as text. */
 const FORMULAS = ['=1+1', '@SUM(A1:A9)', '+cmd|" /C calc"!A0', '-2+3', '\t=x', '\r=x'];

@@ -6,7 +6,7 @@ import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
 import { readModelQueries } from '../../projections/index.js';
 import type { DeliveryDoc, WebhookDoc } from '../../projections/webhooks/webhooks.js';
 import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
-import { createWebhookService } from '../../services/application/webhooks.js';
+import { createWebhookService } from '../../services/webhooks/commands/webhooks.js';
 
 /**
  * An endpoint's delivery list is filtered and paged by the read model store (docs/webhooks.md): `?limit=1` reads one

@@ -2,11 +2,11 @@ import t, { type Test } from 'tap';
 import { type DomainRank, streams } from '../../contracts/events.js';
 import { CreateMonitorBody } from '../../contracts/monitors.js';
 import { monitorRunDecider, plannedJobs, runRecord } from '../../domain/monitor/monitorRun.js';
-import { createMonitorVersions } from '../../services/application/monitorVersions.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
-import { createAlerter } from '../../services/monitors/alerter.js';
+import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
+import { createAlerter } from '../../services/monitors/workers/alerter.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
 /**

@@ -1,13 +1,13 @@
 import t, { type Test } from 'tap';
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
-import { createMonitorService } from '../../services/application/monitors.js';
-import { createMonitorVersions } from '../../services/application/monitorVersions.js';
 import { createSearchService } from '../../services/application/searches.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
-import { createRankRecorder } from '../../services/monitors/recorder.js';
-import { createMonitorScheduler } from '../../services/monitors/scheduler.js';
+import { createMonitorService } from '../../services/monitors/commands/monitors.js';
+import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
+import { createRankRecorder } from '../../services/monitors/workers/recorder.js';
+import { createMonitorScheduler } from '../../services/monitors/workers/scheduler.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
 /**

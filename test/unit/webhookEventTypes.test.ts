@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { WEBHOOK_EVENT_TYPES } from '../../contracts/webhookEvents.js';
 import { CreateWebhookBody, UNKNOWN_EVENT_TYPE } from '../../contracts/webhooks.js';
-import { errors } from '../../services/api/routes/v1/webhookErrors.js';
-import { renderEventTypes } from '../../services/webhooks/docs.js';
-import { SOURCE_TYPES, WEBHOOK_EVENTS } from '../../services/webhooks/eventTypes.js';
+import { errors } from '../../services/webhooks/http/webhookErrors.js';
+import { renderEventTypes } from '../../services/webhooks/workers/docs.js';
+import { SOURCE_TYPES, WEBHOOK_EVENTS } from '../../services/webhooks/workers/eventTypes.js';
 
 /**
- * A webhook event type is one entry of the registry (services/webhooks/eventTypes.ts); what lists the types is read
+ * A webhook event type is one entry of the registry (services/webhooks/workers/eventTypes.ts); what lists the types is read
  * from it: the table in docs/webhooks.md, the registration error and its example, what the router follows.
  */
 t.test('webhook event types › docs/webhooks.md holds the table the registry generates', async (t) => {

@@ -5,7 +5,7 @@ import t from 'tap';
 import { streams } from '../../contracts/events.js';
 import { deliveryDecider } from '../../domain/webhook/delivery.js';
 import { deliveryIdOf, messageIdOf } from '../../domain/webhook/ids.js';
-import { createDeliverer } from '../../services/webhooks/deliverer.js';
+import { createDeliverer } from '../../services/webhooks/workers/deliverer.js';
 import { openWebhookCore } from '../support/webhookCore.js';
 
 /**

@@ -12,9 +12,9 @@ import {
   VisibilityDay,
 } from '../../../../contracts/monitors.js';
 import type { MonitorDoc } from '../../../../projections/monitors/monitors.js';
-import { alertView } from '../../../application/monitors.js';
+import { alertView } from '../../../monitors/commands/monitors.js';
+import { changesOf, visibilityOf } from '../../../monitors/views/monitorReads.js';
 import { ApiError } from '../../errors.js';
-import { changesOf, visibilityOf } from '../v1/monitorReads.js';
 import type { AdminOptions } from './options.js';
 
 /**

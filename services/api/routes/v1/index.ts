@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { monitorRoutes } from '../../../monitors/http/monitors.js';
+import { searchRoutes } from '../../../searches/http/search.js';
+import { webhookRoutes } from '../../../webhooks/http/webhooks.js';
 import { keyCheck } from '../../auth.js';
 import { checkSubmitRate } from '../../limits.js';
-import { monitorRoutes } from './monitors.js';
 import type { V1Options } from './options.js';
-import { searchRoutes } from './search.js';
 import { usageRoutes } from './usage.js';
-import { webhookRoutes } from './webhooks.js';
 
 export type { V1Options } from './options.js';
 

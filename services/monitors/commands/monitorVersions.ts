@@ -1,8 +1,8 @@
-import { streams } from '../../contracts/events.js';
-import { fold } from '../../domain/kernel/decider.js';
-import { type MonitorEvent, monitorDecider } from '../../domain/monitor/monitor.js';
-import type { MonitorAt, RunStartedData } from '../../domain/monitor/monitorRun.js';
-import type { EventStore } from '../ports/eventStore.js';
+import { streams } from '../../../contracts/events.js';
+import { fold } from '../../../domain/kernel/decider.js';
+import { type MonitorEvent, monitorDecider } from '../../../domain/monitor/monitor.js';
+import type { MonitorAt, RunStartedData } from '../../../domain/monitor/monitorRun.js';
+import type { EventStore } from '../../ports/eventStore.js';
 
 /**
  * A monitor's keywords as of a version of its stream (docs/rank-tracking.md#events-and-read-models): a run records

@@ -13,9 +13,9 @@ import {
   WebhookCreatedResponse,
   WebhookList,
   WebhookResponse,
-} from '../../../../contracts/webhooks.js';
-import { wired } from '../../wiring.js';
-import type { V1Options } from './options.js';
+} from '../../../contracts/webhooks.js';
+import type { V1Options } from '../../api/routes/v1/options.js';
+import { wired } from '../../api/wiring.js';
 import { errors } from './webhookErrors.js';
 
 // the ids the examples show stand for the caller's own (docs/api.md#examples)

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
-import type { HistoryPoint } from '../../../../contracts/monitors.js';
-import { DEFAULT_CTR_CURVE } from '../../../../contracts/monitors.js';
-import type { MonitorDoc } from '../../../../projections/monitors/monitors.js';
-import type { Range, RankHistoryQueries } from '../../../../projections/rankHistory/queries.js';
-import type { RankHistoryDoc, StoredCheck } from '../../../../projections/rankHistory/rankHistory.js';
-import { csvCell } from '../../../export/csv.js';
+import type { HistoryPoint } from '../../../contracts/monitors.js';
+import { DEFAULT_CTR_CURVE } from '../../../contracts/monitors.js';
+import type { MonitorDoc } from '../../../projections/monitors/monitors.js';
+import type { Range, RankHistoryQueries } from '../../../projections/rankHistory/queries.js';
+import type { RankHistoryDoc, StoredCheck } from '../../../projections/rankHistory/rankHistory.js';
+import { csvCell } from '../../export/csv.js';
 
 /** What the history, visibility and changes routes answer, built from the rank-history queries. */
 

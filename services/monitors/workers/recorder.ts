@@ -1,13 +1,13 @@
-import { streams } from '../../contracts/events.js';
-import { isWrongPlace } from '../../domain/location/placement.js';
-import { monitorRunDecider } from '../../domain/monitor/monitorRun.js';
-import { rankDomains } from '../../domain/monitor/ranking.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import type { CommandHandler } from '../application/commandHandler.js';
-import type { EventStore } from '../ports/eventStore.js';
-import type { ReadModelStore } from '../ports/readModelStore.js';
-import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
+import { streams } from '../../../contracts/events.js';
+import { isWrongPlace } from '../../../domain/location/placement.js';
+import { monitorRunDecider } from '../../../domain/monitor/monitorRun.js';
+import { rankDomains } from '../../../domain/monitor/ranking.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import type { CommandHandler } from '../../application/commandHandler.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../../reactor/reactor.js';
 
 type End = Handled<'CrawlCompleted' | 'CrawlFailed' | 'SearchAnsweredFromCache'>;
 /** a job's end: a final failure, a completed crawl, an answer from cache */

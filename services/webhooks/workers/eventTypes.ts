@@ -1,16 +1,16 @@
 import type { z } from 'zod';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contracts/webhookEvents.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../contracts/webhookEvents.js';
 import {
   MonitorAlertData,
   MonitorRunCompletedData,
   QuotaData,
   SearchCompletedData,
   SearchFailedData,
-} from '../../contracts/webhookPayloads.js';
-import { messageIdOf } from '../../domain/webhook/ids.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import { failureOfJob, publicFailureDetail } from '../answers/publicFailure.js';
-import type { EventType, Handled, LogEvent } from '../reactor/reactor.js';
+} from '../../../contracts/webhookPayloads.js';
+import { messageIdOf } from '../../../domain/webhook/ids.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import { failureOfJob, publicFailureDetail } from '../../answers/publicFailure.js';
+import type { EventType, Handled, LogEvent } from '../../reactor/reactor.js';
 import type { Message, ResultSummaries } from './messages.js';
 import { firstOfNextMonth, QUOTA_LOW_SHARE, type QuotaTracker, type UsageEvent } from './quota.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { streams } from '../../contracts/events.js';
+import { streams } from '../../../contracts/events.js';
 import {
   type CreateWebhookBody,
   type DELIVERY_STATUSES,
@@ -7,16 +7,16 @@ import {
   REPLAY_WINDOW_DAYS,
   REPLAYS_PER_HOUR,
   WEBHOOKS_PER_KEY,
-} from '../../contracts/webhooks.js';
-import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
-import { keyLimitsDecider } from '../../domain/keyLimits/keyLimits.js';
-import { deliveryDecider } from '../../domain/webhook/delivery.js';
-import { replayIdOf } from '../../domain/webhook/ids.js';
-import { webhookDecider } from '../../domain/webhook/webhook.js';
-import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { DeliveryDoc, WebhookDoc } from '../../projections/webhooks/webhooks.js';
-import type { CommandContext, CommandHandler } from './commandHandler.js';
+} from '../../../contracts/webhooks.js';
+import { DomainError, errorCodes } from '../../../domain/kernel/errors.js';
+import { keyLimitsDecider } from '../../../domain/keyLimits/keyLimits.js';
+import { deliveryDecider } from '../../../domain/webhook/delivery.js';
+import { replayIdOf } from '../../../domain/webhook/ids.js';
+import { webhookDecider } from '../../../domain/webhook/webhook.js';
+import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { DeliveryDoc, WebhookDoc } from '../../../projections/webhooks/webhooks.js';
+import type { CommandContext, CommandHandler } from '../../application/commandHandler.js';
 import { checkUrl, type Resolver, resolveChecked, type SafetyOptions, UnsafeUrlError } from './webhookSafety.js';
 import { newSecretSeed, secretOf } from './webhookSigning.js';
 

@@ -1,18 +1,18 @@
-import { type DomainRank, type EventOf, streams } from '../../contracts/events.js';
-import type { HistoryPoint } from '../../contracts/monitors.js';
+import { type DomainRank, type EventOf, streams } from '../../../contracts/events.js';
+import type { HistoryPoint } from '../../../contracts/monitors.js';
 import {
   alertDecider,
   alertsOfRun,
   type DomainState,
   type KeywordComparison,
   type RunFailure,
-} from '../../domain/monitor/alerts.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { CommandHandler } from '../application/commandHandler.js';
-import type { MonitorVersions } from '../application/monitorVersions.js';
-import type { EventStore } from '../ports/eventStore.js';
-import type { ReadModelStore } from '../ports/readModelStore.js';
-import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
+} from '../../../domain/monitor/alerts.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { CommandHandler } from '../../application/commandHandler.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../../reactor/reactor.js';
+import type { MonitorVersions } from '../commands/monitorVersions.js';
 
 type Check = EventOf<'MonitorKeywordChecked'>['data'];
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { CommandHandler } from '../application/commandHandler.js';
-import type { Resolver } from '../application/webhookSafety.js';
-import { systemResolver } from '../application/webhookSafety.js';
-import { type Config, tierShare } from '../config/config.js';
-import type { EventStore } from '../ports/eventStore.js';
-import type { ReadModelStore } from '../ports/readModelStore.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { CommandHandler } from '../../application/commandHandler.js';
+import { type Config, tierShare } from '../../config/config.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { ReadModelStore } from '../../ports/readModelStore.js';
+import type { Resolver } from '../commands/webhookSafety.js';
+import { systemResolver } from '../commands/webhookSafety.js';
 import { type AttemptReport, createDeliverer } from './deliverer.js';
 import { createResultSummaries } from './messages.js';
 import { createWebhookRouter } from './router.js';

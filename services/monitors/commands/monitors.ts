@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { type MonitorDefinition, type MonitorSearch, streams } from '../../contracts/events.js';
+import { type MonitorDefinition, type MonitorSearch, streams } from '../../../contracts/events.js';
 import {
   type AlertResponse,
   type CreateMonitorInput,
@@ -8,21 +8,21 @@ import {
   type MonitorAlertsConfig,
   type MonitorResponse,
   type PatchMonitorBody,
-} from '../../contracts/monitors.js';
-import { pagesFor } from '../../contracts/search.js';
-import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
-import { ABANDONED_AFTER_MS, keyLimitsDecider } from '../../domain/keyLimits/keyLimits.js';
-import { manualRunId, runTimeOf } from '../../domain/monitor/ids.js';
-import { type MonitorSettings, monitorDecider } from '../../domain/monitor/monitor.js';
-import { monitorRunDecider, plannedJobs, runRecord } from '../../domain/monitor/monitorRun.js';
-import { pacing, type RecordedSchedule, scheduleProblem } from '../../domain/monitor/schedule.js';
-import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { AlertDoc } from '../../projections/monitors/alerts.js';
-import type { MonitorDoc } from '../../projections/monitors/monitors.js';
-import { type Config, defaultTiers } from '../config/config.js';
-import { capacityWarnings } from '../fairShare/demand.js';
-import type { CommandContext, CommandHandler } from './commandHandler.js';
+} from '../../../contracts/monitors.js';
+import { pagesFor } from '../../../contracts/search.js';
+import { DomainError, errorCodes } from '../../../domain/kernel/errors.js';
+import { ABANDONED_AFTER_MS, keyLimitsDecider } from '../../../domain/keyLimits/keyLimits.js';
+import { manualRunId, runTimeOf } from '../../../domain/monitor/ids.js';
+import { type MonitorSettings, monitorDecider } from '../../../domain/monitor/monitor.js';
+import { monitorRunDecider, plannedJobs, runRecord } from '../../../domain/monitor/monitorRun.js';
+import { pacing, type RecordedSchedule, scheduleProblem } from '../../../domain/monitor/schedule.js';
+import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { AlertDoc } from '../../../projections/monitors/alerts.js';
+import type { MonitorDoc } from '../../../projections/monitors/monitors.js';
+import type { CommandContext, CommandHandler } from '../../application/commandHandler.js';
+import { type Config, defaultTiers } from '../../config/config.js';
+import { capacityWarnings } from '../../fairShare/demand.js';
 import type { MonitorVersions } from './monitorVersions.js';
 
 /**

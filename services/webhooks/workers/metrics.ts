@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { ReadModelQueries } from '../../projections/index.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
 import type { AttemptReport } from './deliverer.js';
 
 /**

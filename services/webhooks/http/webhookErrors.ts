@@ -1,6 +1,6 @@
-import { UNKNOWN_EVENT_TYPE } from '../../../../contracts/webhooks.js';
-import { errorExample as example } from './errorExamples.js';
-import { errors as monitorErrors } from './monitorErrors.js';
+import { UNKNOWN_EVENT_TYPE } from '../../../contracts/webhooks.js';
+import { errorExample as example } from '../../api/routes/v1/errorExamples.js';
+import { errors as monitorErrors } from '../../api/routes/v1/monitorErrors.js';
 
 /**
  * The webhook routes' error bodies, each with an example of what it says and the request that gets it (the live

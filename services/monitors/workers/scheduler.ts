@@ -1,26 +1,26 @@
-import { streams } from '../../contracts/events.js';
-import type { SearchRequest } from '../../contracts/search.js';
-import { pagesFor } from '../../contracts/search.js';
-import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
-import { backfillRunId, scheduledRunId } from '../../domain/monitor/ids.js';
+import { streams } from '../../../contracts/events.js';
+import type { SearchRequest } from '../../../contracts/search.js';
+import { pagesFor } from '../../../contracts/search.js';
+import { DomainError, errorCodes } from '../../../domain/kernel/errors.js';
+import { backfillRunId, scheduledRunId } from '../../../domain/monitor/ids.js';
 import {
   keywordCountOf,
   monitorRunDecider,
   plannedJobs,
   type RunStartedData,
   runRecord,
-} from '../../domain/monitor/monitorRun.js';
-import { nextSlot, pacing, slotAt } from '../../domain/monitor/schedule.js';
-import { usageMonth } from '../../domain/usage/usage.js';
-import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { MonitorRunDoc, MonitorScheduleDoc } from '../../projections/monitors/monitors.js';
-import type { CommandHandler } from '../application/commandHandler.js';
-import type { MonitorVersions } from '../application/monitorVersions.js';
-import type { SearchService } from '../application/searches.js';
-import { fleetCapacity } from '../fairShare/capacity.js';
-import { livePeakPerHour, monitorsShare, spreadWindowMs } from '../fairShare/demand.js';
-import type { RateLimiter } from '../ports/rateLimiter.js';
+} from '../../../domain/monitor/monitorRun.js';
+import { nextSlot, pacing, slotAt } from '../../../domain/monitor/schedule.js';
+import { usageMonth } from '../../../domain/usage/usage.js';
+import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { MonitorRunDoc, MonitorScheduleDoc } from '../../../projections/monitors/monitors.js';
+import type { CommandHandler } from '../../application/commandHandler.js';
+import type { SearchService } from '../../application/searches.js';
+import { fleetCapacity } from '../../fairShare/capacity.js';
+import { livePeakPerHour, monitorsShare, spreadWindowMs } from '../../fairShare/demand.js';
+import type { RateLimiter } from '../../ports/rateLimiter.js';
+import type { MonitorVersions } from '../commands/monitorVersions.js';
 import { backfillSources } from './backfill.js';
 import type { createRankRecorder } from './recorder.js';
 

@@ -1,5 +1,5 @@
-import type { WebhookEventType } from '../../contracts/webhookEvents.js';
-import type { ReadModelQueries } from '../../projections/index.js';
+import type { WebhookEventType } from '../../../contracts/webhookEvents.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
 
 /** One message to send: the event type, who it belongs to, its `webhook-id` and its small `data` (docs/webhooks.md). */
 export interface Message {

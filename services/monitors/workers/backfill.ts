@@ -1,8 +1,8 @@
-import type { MonitorSearch } from '../../contracts/events.js';
-import { depthOf, GOOGLE_PASS_THROUGH } from '../../contracts/search.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import type { MonitorDoc } from '../../projections/monitors/monitors.js';
+import type { MonitorSearch } from '../../../contracts/events.js';
+import { depthOf, GOOGLE_PASS_THROUGH } from '../../../contracts/search.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import type { MonitorDoc } from '../../../projections/monitors/monitors.js';
 
 const TARGETING = ['uule', 'lat', 'lon', 'radius', 'device', 'gl', 'hl', 'engine_domain'] as const;
 const place = (s?: string) =>

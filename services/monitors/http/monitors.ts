@@ -17,13 +17,13 @@ import {
   rangeBounds,
   TrackedDomain,
   VisibilityResponse,
-} from '../../../../contracts/monitors.js';
-import { ApiError } from '../../errors.js';
-import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
-import { wired } from '../../wiring.js';
-import { errors } from './monitorErrors.js';
-import { changesOf, historyCsvOf, historyJson, visibilityOf } from './monitorReads.js';
-import type { V1Options } from './options.js';
+} from '../../../contracts/monitors.js';
+import { ApiError } from '../../api/errors.js';
+import { invalidUuleDetail, unknownLocationDetail } from '../../api/locationCheck.js';
+import { errors } from '../../api/routes/v1/monitorErrors.js';
+import type { V1Options } from '../../api/routes/v1/options.js';
+import { wired } from '../../api/wiring.js';
+import { changesOf, historyCsvOf, historyJson, visibilityOf } from '../views/monitorReads.js';
 
 /** what a read of one monitor over a date range can answer besides 200 (history, visibility, changes, alerts) */
 const rangeReadErrors = {

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { WEBHOOK_URL_MAX } from '../../contracts/webhooks.js';
+import { WEBHOOK_URL_MAX } from '../../../contracts/webhooks.js';
 
 /**
  * Server-side request forgery guards for webhook URLs (docs/webhooks.md): https only (plain http where the operator

@@ -1,19 +1,19 @@
-import { type EventOf, streams } from '../../contracts/events.js';
-import { deliveryDecider } from '../../domain/webhook/delivery.js';
-import { deliveryIdOf } from '../../domain/webhook/ids.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import { type WebhookDoc, webhookEvents } from '../../projections/webhooks/webhooks.js';
-import type { CommandHandler } from '../application/commandHandler.js';
-import type { EventStore } from '../ports/eventStore.js';
-import type { ReadModelStore } from '../ports/readModelStore.js';
-import { createReactor, type EventType, type LogEvent, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
+import { type EventOf, streams } from '../../../contracts/events.js';
+import { deliveryDecider } from '../../../domain/webhook/delivery.js';
+import { deliveryIdOf } from '../../../domain/webhook/ids.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import { type WebhookDoc, webhookEvents } from '../../../projections/webhooks/webhooks.js';
+import type { CommandHandler } from '../../application/commandHandler.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { ReadModelStore } from '../../ports/readModelStore.js';
+import { createReactor, type EventType, type LogEvent, type ReactorDeps, reactorDeps } from '../../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
 import { bodyOf, createResultSummaries, type Message, type ResultSummaries } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 import { createReplayer, replayBatch, takes } from './replay.js';
 
 /**
- * What makes a message (every webhook event type's sources, services/webhooks/eventTypes.ts), or a replay; and what
+ * What makes a message (every webhook event type's sources, services/webhooks/workers/eventTypes.ts), or a replay; and what
  * changes what the router keeps (results, endpoints).
  */
 const HANDLES: EventType[] = [

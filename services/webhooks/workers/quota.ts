@@ -1,5 +1,5 @@
-import type { EventStore } from '../ports/eventStore.js';
-import type { Handled } from '../reactor/reactor.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { Handled } from '../../reactor/reactor.js';
 
 export const QUOTA_LOW_SHARE = 0.8;
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { CompatResult } from '../../../../contracts/compat.js';
-import { ErrorBody } from '../../../../contracts/errors.js';
-import { SerpResult } from '../../../../contracts/result.js';
+import { CompatResult } from '../../../contracts/compat.js';
+import { ErrorBody } from '../../../contracts/errors.js';
+import { SerpResult } from '../../../contracts/result.js';
 import {
   FailedResponse,
   FetchQuery,
@@ -12,15 +12,15 @@ import {
   SubmitQuery,
   SubmitSearchBody,
   SubmitSearchResponse,
-} from '../../../../contracts/search.js';
-import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
-import { encodingFor } from '../../../answers/encoding.js';
-import { type Rendered, renderJob } from '../../../answers/render.js';
-import { ApiError } from '../../errors.js';
-import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
-import { invalidUuleDetail, unknownLocationDetail } from '../../locationCheck.js';
-import { answerKey } from '../../render/stored.js';
-import type { V1Options } from './options.js';
+} from '../../../contracts/search.js';
+import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import { encodingFor } from '../../answers/encoding.js';
+import { type Rendered, renderJob } from '../../answers/render.js';
+import { ApiError } from '../../api/errors.js';
+import { isGone, sourceOf, waitForEnd } from '../../api/jobs.js';
+import { invalidUuleDetail, unknownLocationDetail } from '../../api/locationCheck.js';
+import { answerKey } from '../../api/render/stored.js';
+import type { V1Options } from '../../api/routes/v1/options.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
 // describes them for generated clients without re-encoding 150 kB per fetch.

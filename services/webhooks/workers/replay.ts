@@ -1,17 +1,17 @@
-import { type EventOf, replayOfDelivery, streams } from '../../contracts/events.js';
-import type { WebhookEventType } from '../../contracts/webhookEvents.js';
-import { REPLAY_MAX_MESSAGES } from '../../contracts/webhooks.js';
-import { deliveryDecider } from '../../domain/webhook/delivery.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { WebhookDoc } from '../../projections/webhooks/webhooks.js';
-import type { CommandHandler } from '../application/commandHandler.js';
-import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
-import { type LogEvent, logEventOf } from '../reactor/reactor.js';
+import { type EventOf, replayOfDelivery, streams } from '../../../contracts/events.js';
+import type { WebhookEventType } from '../../../contracts/webhookEvents.js';
+import { REPLAY_MAX_MESSAGES } from '../../../contracts/webhooks.js';
+import { deliveryDecider } from '../../../domain/webhook/delivery.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { WebhookDoc } from '../../../projections/webhooks/webhooks.js';
+import type { CommandHandler } from '../../application/commandHandler.js';
+import type { EventStore, RecordedEvent } from '../../ports/eventStore.js';
+import { type LogEvent, logEventOf } from '../../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
 import { bodyOf, createResultSummaries, type Message, type ResultSummaries } from './messages.js';
 import { createQuotaTracker } from './quota.js';
 
-/** the event types that can become a message (services/webhooks/eventTypes.ts): the ones a replay reads again */
+/** the event types that can become a message (services/webhooks/workers/eventTypes.ts): the ones a replay reads again */
 const replayable = (e: { type: string }) => (SOURCE_TYPES as ReadonlySet<string>).has(e.type);
 
 /** whether `w` takes `m`: its key, one of its types, its monitors (monitor.* events) and not disabled */

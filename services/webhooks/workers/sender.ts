@@ -7,7 +7,7 @@ import {
   resolveChecked,
   type SafetyOptions,
   UnsafeUrlError,
-} from '../application/webhookSafety.js';
+} from '../commands/webhookSafety.js';
 
 export interface SendOutcome {
   statusCode?: number;

@@ -1,9 +1,9 @@
-import { WEBHOOK_EVENT_TYPES } from '../../contracts/webhookEvents.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../contracts/webhookEvents.js';
 import { WEBHOOK_EVENTS } from './eventTypes.js';
 
 /** where the table sits in docs/webhooks.md */
 export const EVENT_TYPES_BEGIN =
-  '<!-- event-types:begin: generated from services/webhooks/eventTypes.ts by `npm run docs:webhooks` -->';
+  '<!-- event-types:begin: generated from services/webhooks/workers/eventTypes.ts by `npm run docs:webhooks` -->';
 export const EVENT_TYPES_END = '<!-- event-types:end -->';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');

@@ -1,7 +1,7 @@
-import { replayOfDelivery } from '../../contracts/events.js';
-import type { OutboxDoc } from '../../projections/webhooks/webhooks.js';
-import { createFairQueue } from '../fairShare/fairQueue.js';
-import { createThreadShare } from '../fairShare/threadShare.js';
+import { replayOfDelivery } from '../../../contracts/events.js';
+import type { OutboxDoc } from '../../../projections/webhooks/webhooks.js';
+import { createFairQueue } from '../../fairShare/fairQueue.js';
+import { createThreadShare } from '../../fairShare/threadShare.js';
 import { type AttemptConfig, type AttemptDeps, createAttempts, type Scheduled } from './attempt.js';
 import { createEndpointCaps } from './endpointCaps.js';
 import type { SendOutcome } from './sender.js';
