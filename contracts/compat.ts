@@ -89,6 +89,9 @@ export const CompatSearchQuery = z.object({
   api_key: text('your key (or X-API-Key / Authorization: Bearer)'),
   location: text('a location name ("Austin, Texas, United States") or a google_id from /locations.json'),
   uule: text("Google's encoded location (not with location)"),
+  pixel_positions: text(
+    'true: every result and feature block with its rectangle on the rendered first page (docs/compat.md#screenshots)',
+  ),
   gl: text('country code'),
   hl: text('interface language'),
   google_domain: text('google.com (default), google.co.uk, …'),

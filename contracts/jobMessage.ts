@@ -24,6 +24,11 @@ export const JobMessage = z.object({
   first: z.boolean().optional(),
   /** its key's share against other keys of the lane, for the crawler's page scheduling (absent: 1) */
   weight: z.number().positive().optional(),
+  /**
+   * for a located search, the routes its place's record advises (docs/locations.md#how-routes-are-chosen): those to
+   * avoid, that placed its place's searches elsewhere, and the one to try now and then so its record can recover
+   */
+  routes: z.object({ avoid: z.array(z.string()).optional(), prefer: z.string().optional() }).optional(),
   /** its location as resolved at submit: the crawl does not resolve it again (absent: it does) */
   targeting: TargetingResolved.optional(),
 });

@@ -143,3 +143,35 @@ export const SerpRankHistoryOutput = z.object({
   ),
 });
 export type SerpRankHistoryOutput = z.infer<typeof SerpRankHistoryOutput>;
+
+/** `serp_screenshot`: a finished search's first screen, and where a domain's results lie on it (docs/mcp.md#tools). */
+export const SerpScreenshotInput = z
+  .object({
+    job_id: z.string().regex(/^[0-9a-f]{24}$/, 'job_id is the 24 hex characters serp_search returned'),
+    domain: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z0-9-]{2,}$/, 'domain must be a domain name such as "example.com"')
+      .optional()
+      .describe("the tracked domain: its organic results' rectangles come with the image"),
+  })
+  .strict();
+export type SerpScreenshotInput = z.infer<typeof SerpScreenshotInput>;
+
+export const SerpScreenshotOutput = z.object({
+  job_id: z.string(),
+  viewport: z.object({ width: z.number().int(), height: z.number().int() }),
+  domain: z.string().optional(),
+  results: z
+    .array(
+      z.object({
+        position: z.number().int(),
+        link: z.string().optional(),
+        rectangle: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).nullable(),
+        above_the_fold: z.boolean(),
+      }),
+    )
+    .describe("the domain's organic results (every organic result without a domain), with where each lies"),
+});
+export type SerpScreenshotOutput = z.infer<typeof SerpScreenshotOutput>;

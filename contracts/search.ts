@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GL_CODES, GOOGLE_DOMAINS, HL_CODES, TBM_VALUES } from './googleParams.js';
 import { Lane, Priority } from './lanes.js';
+import { PixelPositionsFlag } from './screenshots.js';
 
 /** Devices the crawler can impersonate: each picks a user agent, client hints and a viewport. */
 export const Device = z.enum(['desktop', 'mobile', 'tablet']);
@@ -101,6 +102,12 @@ export const SearchParameters = z.object({
     .boolean()
     .default(true)
     .describe('capture the AI Overview (default); false skips it, crawls faster and returns no ai_overview'),
+  pixel_positions: z
+    .boolean()
+    .optional()
+    .describe(
+      'true: the first page is rendered and every result and feature block gets its rectangle, pixels_from_top and above_the_fold (one render; docs/screenshots.md)',
+    ),
   uule: shortText(512).optional().describe("Google's encoded location (instead of location)"),
   lat: z.number().min(-90).max(90).optional().describe('latitude to search from (with lon; instead of location)'),
   lon: z.number().min(-180).max(180).optional().describe('longitude to search from (with lat)'),
@@ -275,6 +282,12 @@ export const HtmlLinkResponse = z.object({
   status: JobStatus,
   html_url: z.string(),
   expires_at: z.string(),
+  location_check: z
+    .enum(['mismatched', 'region_only', 'country_only'])
+    .optional()
+    .describe(
+      'only for a search Google placed elsewhere even on another route: its pages are not from the place asked for',
+    ),
 });
 
 const outputParam = OutputFormat.default('html').describe('html (a signed link to the raw pages), json or compat');
@@ -293,6 +306,9 @@ export const FetchQuery = z.object({
       .min(0, 'start must be 0 or more')
       .max(1000, 'start must be at most 1000')
       .optional(),
+  ),
+  pixel_positions: PixelPositionsFlag.optional().describe(
+    "1: a finished json or compat result with its first page's pixel positions (docs/screenshots.md#pixel-positions)",
   ),
 });
 

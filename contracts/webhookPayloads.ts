@@ -23,6 +23,13 @@ export const SearchCompletedData = z.object({
   top_results: z
     .array(z.object({ position: z.number().int(), title: z.string(), link: z.string().nullable() }))
     .describe('the first three organic results'),
+  failure: z
+    .literal('location_mismatch')
+    .optional()
+    .describe(
+      'Google placed the search elsewhere even on another route: its results are not served (no top_results), as a failure',
+    ),
+  detail: z.string().optional().describe('with `failure`: where Google placed it and where it was asked'),
   ...monitorOrigin,
   json_endpoint: z.string().describe('where the whole result is read (with the key)'),
   completed_at: z.string(),

@@ -1,6 +1,7 @@
 import type { AiOverview } from '../contracts/result.js';
 import { type Cite, citations, hiddenList, legacyChips } from './aiOverviewCitations.js';
 import { closest, type HTMLElement, hasClass, qs, qsa, spacedText, textOf } from './dom/index.js';
+import { recordSource } from './sources.js';
 
 /**
  * The AI overview in both markups that the fixtures show: 2024–25 (`.YzCcne` container, `.WaaZC`/`.rPeykc`
@@ -10,7 +11,8 @@ import { closest, type HTMLElement, hasClass, qs, qsa, spacedText, textOf } from
  */
 export const parseAiOverview = (root: HTMLElement, raw = ''): AiOverview | undefined => {
   const container = findContainer(root);
-  return container ? readOverview(root, container, raw, HIDDEN_IS_NOT_TEXT) : undefined;
+  const overview = container ? readOverview(root, container, raw, HIDDEN_IS_NOT_TEXT) : undefined;
+  return overview ? recordSource(overview, container) : undefined;
 };
 
 /**

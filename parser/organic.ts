@@ -2,6 +2,7 @@ import type { OrganicResult } from '../contracts/result.js';
 import { closestWhere, type HTMLElement, hasClass, qs, qsa, spacedText, textOf } from './dom/index.js';
 import { isGoogleInternal, unwrapLink } from './links.js';
 import { basicLines, isFactLine, isLinkLine, keyMomentsOf, richSnippetOf, sitelinksOf } from './organicExtras.js';
+import { recordSource } from './sources.js';
 
 /**
  * Blocks whose links are never organic results: ads (#tads/#tadsb/#bottomads, top and bottom), the right-hand
@@ -127,7 +128,7 @@ const buildResult = (a: HTMLElement, title: string, link: string, position: numb
   if (rich) r.rich_snippet = rich;
   const moments = keyMomentsOf(box, link);
   if (moments) r.key_moments = moments;
-  return r;
+  return recordSource(r, box);
 };
 
 /**

@@ -19,6 +19,8 @@ import { rankDaysProjection } from './rankHistory/rankDays.js';
 import { rankBestProjection, rankHistoryProjection } from './rankHistory/rankHistory.js';
 import { resultCacheQueries } from './resultCache/queries.js';
 import { resultCacheProjection } from './resultCache/resultCache.js';
+import { routePlacementsQueries } from './routePlacements/queries.js';
+import { routePlacementsProjection } from './routePlacements/routePlacements.js';
 import { searchResultsQueries } from './searchResults/queries.js';
 import { searchResultsProjection } from './searchResults/searchResults.js';
 import { usageCountersQueries } from './usageCounters/queries.js';
@@ -49,8 +51,9 @@ import {
  *     webhookOutbox keeps each delivery's key.
  * 12: webhookReplays and webhookOpenReplays (a replay recorded by reference); a replayed delivery's first claim makes
  *     its webhookDeliveries and webhookOutbox documents.
+ * 13: routePlacements (each place's record of the routes that honoured it, which located searches' routes follow).
  */
-export const READ_MODELS_VERSION = 12;
+export const READ_MODELS_VERSION = 13;
 
 /** Every read model the api serves, in the order the projector applies them. */
 export const allProjections: readonly Projection<unknown>[] = [
@@ -68,6 +71,7 @@ export const allProjections: readonly Projection<unknown>[] = [
   rankBestProjection,
   rankDaysProjection,
   routeHealthProjection,
+  routePlacementsProjection,
   adminSessionsProjection,
   webhooksProjection,
   webhookDeliveriesProjection,
@@ -92,5 +96,6 @@ export const readModelQueries = (docs: DocReader) => ({
   adminSessions: adminSessionsQueries(docs),
   webhooks: webhookQueries(docs),
   queue: queueQueries(docs),
+  routePlacements: routePlacementsQueries(docs),
 });
 export type ReadModelQueries = ReturnType<typeof readModelQueries>;

@@ -39,11 +39,16 @@ const share = (value: string) => {
   return n;
 };
 
-/** `N=place`: proxy N (from 1) of --proxies, whose searches Google places in `place` for --home-share of them */
-const homes = (value: string, previous: Array<{ proxy: number; name: string }>) => {
-  const m = /^(\d+)=(.+)$/.exec(value);
-  if (!m || Number(m[1]) < 1) throw new InvalidArgumentError('N=place, N being a proxy from 1: "2=Chicago, Illinois"');
-  return [...previous, { proxy: Number(m[1]), name: m[2]!.trim() }];
+/**
+ * `N=place`: proxy N (from 1) of --proxies, whose searches Google places in `place` for --home-share of them;
+ * `N=place@share` gives that proxy a share of its own ("3=United States@0.1667": one search in six)
+ */
+const homes = (value: string, previous: Array<{ proxy: number; name: string; share?: number }>) => {
+  const m = /^(\d+)=([^@]+)(?:@([\d.]+))?$/.exec(value);
+  const own = m?.[3] === undefined ? undefined : Number(m[3]);
+  if (!m || Number(m[1]) < 1 || (own !== undefined && !(own >= 0 && own <= 1)))
+    throw new InvalidArgumentError('N=place or N=place@share, N being a proxy from 1: "2=Chicago, Illinois"');
+  return [...previous, { proxy: Number(m[1]), name: m[2]!.trim(), ...(own !== undefined ? { share: own } : {}) }];
 };
 
 const program = new Command('fake-google')
@@ -95,7 +100,7 @@ const opts = program.opts<{
   hangRate: number;
   consent: boolean;
   proxies: number;
-  home: Array<{ proxy: number; name: string }>;
+  home: Array<{ proxy: number; name: string; share?: number }>;
   homeShare: number;
   placement: boolean;
   json?: boolean;
@@ -143,7 +148,7 @@ const fake = await startFakeGoogle({
   placement: opts.placement
     ? {
         homes: Object.fromEntries(
-          opts.home.map((h) => [`127.0.0.${h.proxy + 1}`, { name: h.name, share: opts.homeShare }]),
+          opts.home.map((h) => [`127.0.0.${h.proxy + 1}`, { name: h.name, share: h.share ?? opts.homeShare }]),
         ),
       }
     : false,
@@ -166,7 +171,7 @@ else {
   if (adversary) console.log(`adversary: ${JSON.stringify(adversary)}; counts at ${origin}/__fake/adversary`);
   for (const h of opts.home)
     console.log(
-      `proxy ${h.proxy} (127.0.0.${h.proxy + 1}) places ${opts.homeShare * 100} % of its searches in ${h.name}`,
+      `proxy ${h.proxy} (127.0.0.${h.proxy + 1}) places ${(h.share ?? opts.homeShare) * 100} % of its searches in ${h.name}`,
     );
 }
 // the fake keeps every request for tests; a long-running one forgets them after logging

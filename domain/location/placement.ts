@@ -12,3 +12,34 @@ export const isWrongPlace = (status: LocationStatus | undefined): boolean => sta
 /** The route whose page ended a search placed elsewhere: the last one judged, the retry's. */
 export const misplacedOn = (check: LocationCheck | undefined): string | undefined =>
   check && isWrongPlace(check.status) ? check.placements.findLast((p) => isWrongPlace(p.status))?.route : undefined;
+
+/**
+ * A crawl that ended `partial` because Google still placed it elsewhere after its retry: it gives its quota back, as a
+ * failed one does, and no surface answers it as a success (docs/locations.md#what-each-surface-answers).
+ */
+export const endedElsewhere = (e: { type: string; data: unknown }): boolean => {
+  if (e.type !== 'CrawlCompleted') return false;
+  const d = e.data as { status: string; locationCheck?: LocationCheck };
+  return d.status === 'partial' && isWrongPlace(d.locationCheck?.status);
+};
+
+/**
+ * The one sentence every surface gives for a search still placed elsewhere after its retry (compat's `error`, the MCP
+ * tool's failure, the webhook's `detail`; docs/locations.md#what-each-surface-answers): where Google placed it and
+ * where it was asked.
+ */
+export const misplacedSentence = (check: { status: LocationStatus; requested?: string; detected?: string }): string => {
+  const placed = check.detected
+    ? `in ${JSON.stringify(check.detected)}`
+    : check.status === 'country_only'
+      ? 'in its country only'
+      : check.status === 'region_only'
+        ? 'in its region only'
+        : 'elsewhere';
+  const asked = check.requested ? JSON.stringify(check.requested) : 'the place asked for';
+  return (
+    `Google placed this search ${placed}, not in ${asked}, also when it was fetched again on another route: its ` +
+    'results are not from the place asked for and are not served as a success. Its pages stay readable through ' +
+    'raw_html_file and on /v1 (status partial); the search is not charged.'
+  );
+};

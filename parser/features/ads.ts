@@ -1,5 +1,6 @@
 import { type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
 import { unwrapLink } from '../links.js';
+import { recordSource } from '../sources.js';
 
 interface Ad {
   position: number;
@@ -32,14 +33,14 @@ export const ads = (root: HTMLElement): Ad[] | undefined => {
       if (done.has(unit)) continue;
       done.add(unit);
       const ad = adOf(unit, where, out.length + 1);
-      if (ad) out.push(ad);
+      if (ad) out.push(recordSource(ad, unit));
     }
   }
   if (!out.length) {
     // Basic layout: no ad ids; ad cards are `.uEierd` inside `#main`.
     for (const unit of qsa(root, '#main .uEierd')) {
       const ad = adOf(unit, 'top', out.length + 1);
-      if (ad) out.push(ad);
+      if (ad) out.push(recordSource(ad, unit));
     }
   }
   return out.length ? out : undefined;

@@ -1,5 +1,6 @@
 import { closest, type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
 import { keyMomentsOf } from '../organicExtras.js';
+import { recordBlock } from '../sources.js';
 import { attr, type Item, type LinkCard, linkCards, pageImages, thumbnailOf } from './blockCards.js';
 import {
   forumItem,
@@ -126,14 +127,22 @@ export const headedBlocks = (root: HTMLElement): Record<string, unknown> => {
       if (match[0] === 'inline_images' && !items.length) items = multimediaImages(block, images);
       if (match[0] === 'inline_videos') withKeyMoments(block, items);
       add(match[0], items);
+      if (items.length) recordBlock(match[0], block);
       // A pack whose items carry no outside link (2021–22) yields nothing here; its marked items are read below.
       if (match[0] === 'inline_images' && items.length) imageBlocks.push(block);
       continue;
     }
-    if (qs(block, 'a.WlydOe') && qs(block, 'g-section-with-header'))
-      add('top_stories', itemsOf('top_stories', block, images));
-    else if (qs(block, '.RzdJxc') || qs(block, 'video-voyager'))
-      add('inline_videos', withKeyMoments(block, videosOf(block, images)));
+    const named =
+      qs(block, 'a.WlydOe') && qs(block, 'g-section-with-header')
+        ? 'top_stories'
+        : qs(block, '.RzdJxc') || qs(block, 'video-voyager')
+          ? 'inline_videos'
+          : undefined;
+    if (!named) continue;
+    const items =
+      named === 'top_stories' ? itemsOf('top_stories', block, images) : withKeyMoments(block, videosOf(block, images));
+    add(named, items);
+    if (items.length) recordBlock(named, block);
   }
   add('inline_images', markedImages(root, images, imageBlocks));
   // SerpApi numbers inline videos 1..N on the page.

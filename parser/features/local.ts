@@ -1,4 +1,5 @@
 import { closest, type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
+import { recordSource } from '../sources.js';
 import { countOf } from './blockCards.js';
 
 /**
@@ -15,7 +16,7 @@ export const localResults = (root: HTMLElement): Record<string, unknown> | undef
   const places: Array<Record<string, unknown>> = [];
   for (const d of qsa(root, '.rllt__details')) {
     const place = readPlace(d, places.length + 1);
-    if (place) places.push(place);
+    if (place) places.push(recordSource(place, d.parentNode ?? d));
   }
   return places.length ? { places } : undefined;
 };

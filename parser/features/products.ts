@@ -1,4 +1,5 @@
 import { type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
+import { recordSource } from '../sources.js';
 import { countOf, type Item, pageImages, priceOf, ratingOf, thumbnailOf } from './blockCards.js';
 
 /**
@@ -34,7 +35,7 @@ export const immersiveProducts = (root: HTMLElement): Item[] | undefined => {
     images ??= pageImages(root);
     const thumbnail = thumbnailOf(card, images, titleEl);
     if (thumbnail) item.thumbnail = thumbnail;
-    out.push(item);
+    out.push(recordSource(item, card));
   }
   return out.length ? out : undefined;
 };

@@ -2,6 +2,7 @@ import { answerOverview } from '../aiOverview.js';
 import { deferredFragments, isEmpty } from '../deferred.js';
 import { closest, type HTMLElement, qs, qsa, textOf } from '../dom/index.js';
 import { isGoogleInternal, unwrapLink } from '../links.js';
+import { recordSource } from '../sources.js';
 
 type Question = Record<string, unknown>;
 
@@ -30,7 +31,7 @@ export const relatedQuestions = (root: HTMLElement): Question[] | undefined => {
     let found = answer(parts, question, raw);
     // Nothing in two levels of a served page: an AI-written answer (2025), one level further down.
     if (Object.keys(found).length === 0 && parts[0] !== pair) found = answer(partsOf(pair, 3), question, raw);
-    out.push({ question, ...found });
+    out.push(recordSource({ question, ...found }, pair));
   }
   return out.length ? out : undefined;
 };

@@ -388,6 +388,14 @@ const renderRoutes = (routes) => {
               ...(r.places_elsewhere
                 ? [el('span', { class: 'badge warn' }, 'places searches elsewhere: drop it for local work')]
                 : []),
+              // what located searches learnt of it, by place (docs/locations.md#how-routes-are-chosen)
+              ...(r.places ?? []).map((p) =>
+                el(
+                  'span',
+                  { class: `route-place${p.avoided ? ' badge warn' : ''}` },
+                  `${p.country} ${p.level}: honours ${Math.round(p.honour * 100)}%${p.avoided ? ', set aside' : ''}`,
+                ),
+              ),
             ),
             el('td', {}, r.cooling_until ? when(r.cooling_until) + r.cooling_until.slice(16, 19) : '–'),
           ),

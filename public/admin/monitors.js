@@ -147,6 +147,13 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
           class: `dot ${cls}${ranked ? '' : ' hollow'}`,
           'data-domain': domain,
           'data-position': ranked ? p.position : 'not_ranked',
+          'data-job': p.job_id,
+          tabindex: 0,
+        });
+        // the page Google served that day, with the domain's results outlined (docs/screenshots.md)
+        dot.addEventListener('click', () => showDayPage(p));
+        dot.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter') showDayPage(p);
         });
         dot.append(
           svg('title', {}, `${domain} ${when(p.checked_at)}: ${ranked ? `#${p.position} ${p.url}` : 'not ranked'}`),
@@ -266,6 +273,62 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
           )
         : [el('tr', {}, el('td', { colspan: 6 }, 'No alert in these 30 days.'))]),
     );
+  };
+
+  /** whether `link`'s host is `domain` or under it (a monitor's `*.example.org` is example.org's subdomains) */
+  const onDomain = (link, domain) => {
+    try {
+      const host = new URL(link).hostname.toLowerCase();
+      const base = domain.replace(/^\*\./, '');
+      return host === base || host.endsWith(`.${base}`);
+    } catch {
+      return false;
+    }
+  };
+
+  /**
+   * A history point's page: the page of that search as Google served it, rendered from the stored page, with the
+   * point's domain's organic results outlined where they lay and the fold (the first screen's bottom) marked.
+   */
+  const showDayPage = async (p) => {
+    $('#day-page').hidden = false;
+    $('#day-page-h').textContent =
+      `"${p.keyword}" on ${when(p.checked_at)}: the page as Google served it, ${p.domain}'s results outlined`;
+    const figure = $('#day-page-figure');
+    figure.replaceChildren(el('p', { class: 'help' }, 'Rendering the page…'));
+    let data;
+    try {
+      data = await api('GET', `/jobs/${encodeURIComponent(p.job_id)}/positions`);
+    } catch (err) {
+      figure.replaceChildren(el('p', { class: 'help' }, `No page to show: ${err.message}`));
+      return;
+    }
+    const { viewport, page_height: pageHeight } = data.pixel_positions;
+    const height = Math.min(pageHeight, 16384);
+    const label = `The page of "${p.keyword}" on ${when(p.checked_at)}`;
+    const pic = svg('svg', {
+      viewBox: `0 0 ${viewport.width} ${height}`,
+      role: 'img',
+      'aria-label': label,
+      class: 'day-page',
+    });
+    pic.append(
+      svg('image', {
+        href: `/admin/api/jobs/${encodeURIComponent(p.job_id)}/screenshot`,
+        x: 0,
+        y: 0,
+        width: viewport.width,
+        height,
+      }),
+    );
+    pic.append(svg('line', { x1: 0, y1: viewport.height, x2: viewport.width, y2: viewport.height, class: 'fold' }));
+    for (const r of data.organic_results) {
+      if (!r.rectangle || !onDomain(r.link, p.domain)) continue;
+      const box = svg('rect', { ...r.rectangle, class: 'outline', 'data-position': r.position });
+      box.append(svg('title', {}, `#${r.position} ${r.link}: ${r.rectangle.y} px from the top`));
+      pic.append(box);
+    }
+    figure.replaceChildren(pic);
   };
 
   const showChart = async (monitor, keyword) => {

@@ -1,5 +1,6 @@
 import type { SerpResult } from '../../contracts/result.js';
 import { depthOf, MAX_DEPTH } from '../../contracts/search.js';
+import { isWrongPlace, misplacedSentence } from '../../domain/location/placement.js';
 import { compatSearchParameters, serpApiTimestamp, toCompat } from '../../parser/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
@@ -14,10 +15,34 @@ const laneOf = (native: SerpResult) =>
     ? { lane: native.search_metadata.lane, queued_ms: native.search_metadata.queued_ms }
     : {};
 
+/**
+ * SerpApi's `error` for a search Google still placed elsewhere after its retry (docs/locations.md#what-each-surface-answers),
+ * or undefined for any other search. Its ranks are another place's: a client that reads `status` must not record them.
+ */
+export const misplacedError = (native: Pick<SerpResult, 'search_metadata'>): string | undefined => {
+  const m = native.search_metadata;
+  const check = m.location_check;
+  if (m.status !== 'partial' || !check || !isWrongPlace(check.status)) return undefined;
+  return misplacedSentence({
+    status: check.status,
+    ...(check.requested ? { requested: check.requested } : {}),
+    ...(check.detected?.name ? { detected: check.detected.name } : {}),
+  });
+};
+
+/** the Error document a misplaced search answers with: what SerpApi's clients read as a failed search, no results */
+const misplacedDocument = (out: Record<string, unknown>, error: string): Record<string, unknown> => ({
+  search_metadata: { ...(out.search_metadata as Record<string, unknown>), status: 'Error' },
+  search_parameters: out.search_parameters,
+  ...(out.search_information ? { search_information: out.search_information } : {}),
+  error,
+});
+
 export const compatResult = (native: SerpResult): Record<string, unknown> => {
   const out = toCompat(native);
   out.search_metadata = { ...(out.search_metadata as Record<string, unknown>), ...laneOf(native) };
-  return out;
+  const misplaced = misplacedError(native);
+  return misplaced ? misplacedDocument(out, misplaced) : out;
 };
 
 /**
@@ -140,6 +165,8 @@ export const compatDone = (
     ...laneOf(native),
     ...(meta.location_check ? { location_check: meta.location_check } : {}),
   };
+  const misplaced = misplacedError(native);
+  if (misplaced) return misplacedDocument(out, misplaced);
   const info = (out.search_information ?? {}) as Record<string, unknown>;
   if (all.length === 0) {
     out.search_information = { ...info, organic_results_state: 'Fully empty' };

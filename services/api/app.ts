@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { MonitorService } from '../monitors/commands/monitors.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
+import type { PageViews } from '../render/pageViews.js';
 import type { WebhookService } from '../webhooks/commands/webhooks.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
 import {
@@ -76,6 +77,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** where queued jobs stand (services/fairShare/queuePosition.ts), started by the composition; absent: no `queue` */
   queuePositions?: QueuePositions;
+  /** screenshots and pixel positions of stored pages (docs/screenshots.md) */
+  pages: PageViews;
 }
 
 const openapi = (serverUrl: string): FastifyDynamicSwaggerOptions['openapi'] => ({
@@ -299,6 +302,7 @@ export const app = fp<AppDeps>(
       queries: deps.queries,
       monitors: deps.monitors,
       webhooks: deps.webhooks,
+      pages: deps.pages,
     });
     await fastify.register(compatRoutes, {
       searches: deps.searches,
@@ -315,6 +319,7 @@ export const app = fp<AppDeps>(
       resolveLocation: deps.resolveLocation,
       suggestLocations: deps.suggestLocations,
       locations: deps.locations,
+      pages: deps.pages,
     });
     const inject: McpRouteOptions['inject'] = async (request, remoteAddress) => {
       const res = await fastify.inject({
@@ -328,6 +333,7 @@ export const app = fp<AppDeps>(
         status: res.statusCode,
         headers: { get: (name: string) => (res.headers[name.toLowerCase()] as string | undefined) ?? null },
         text: async () => res.payload,
+        bytes: async () => res.rawPayload,
       };
     };
     await fastify.register(mcpRoutes, {
@@ -349,6 +355,7 @@ export const app = fp<AppDeps>(
       projected: deps.projected,
       snapshot: () => metrics.snapshot(),
       monitorSpreadMaxMs: deps.config.monitorSpreadMaxS * 1000,
+      pages: deps.pages,
       ...(deps.config.proxyUrls ? { fleet: runningFleet(deps.config.proxyUrls) } : {}),
     });
   },

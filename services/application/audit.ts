@@ -1,9 +1,9 @@
-import { streams } from '../../contracts/events.js';
-import { usageDecider } from '../../domain/usage/usage.js';
+import { endedElsewhere } from '../../domain/location/placement.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { toProjected } from '../projector/projector.js';
 import type { CommandHandler } from './commandHandler.js';
+import { releaseQuota } from './quota.js';
 
 export interface KeyAudit {
   keyId: string;
@@ -59,7 +59,7 @@ export const auditUsage = async (deps: {
         releases.get(e.data.keyId)!.add(e.data.jobId);
       } else if (e.type === 'SearchSubmitted') {
         submitted.set(e.data.jobId, { keyId: e.data.keyId, charged: e.data.charged, month: e.data.month });
-      } else if (e.type === 'CrawlFailed' && e.data.final) {
+      } else if ((e.type === 'CrawlFailed' && e.data.final) || (e.type === 'CrawlCompleted' && endedElsewhere(e))) {
         failed.add(e.data.jobId);
       }
     }
@@ -107,8 +107,7 @@ export const auditUsage = async (deps: {
     let repaired = 0;
     if (deps.repair) {
       for (const r of toRelease) {
-        const res = await deps.handle(streams.usage(keyId, month), usageDecider, {
-          type: 'ReleaseQuota',
+        const res = await releaseQuota(deps.handle, {
           keyId,
           month,
           jobId: r.jobId,

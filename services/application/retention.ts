@@ -4,6 +4,7 @@ import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../projections/jobStatus/jobStatus.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
+import { renderPrefix } from '../render/pageViews.js';
 import type { CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
 
@@ -21,7 +22,7 @@ const firstJobIdAt = (at: number) => at.toString(16).padStart(12, '0').slice(-12
 
 /**
  * Retention that deletes (docs/operations.md#retention): every ended job submitted more than `retentionDays` ago loses
- * its raw HTML and results (blob store) and then its read-model rows (`SearchPurged`, which the projections turn into
+ * its raw HTML, results and renders (blob store) and then its read-model rows (`SearchPurged`, which the projections turn into
  * deletions). The events stay: the audit record that the job ran, what it asked and what it was charged (`audit usage`
  * and replay keep working; a replay finds the result blobs gone and makes no result rows). Blobs go first: a crash
  * between the two leaves a job whose blobs are gone and the next sweep appends its SearchPurged; the other order could
@@ -53,6 +54,8 @@ export const sweepRetention = async (deps: {
       const state = await readJobState(deps.eventStore, job.jobId);
       if (state.purgedAt) continue;
       for (const key of state.blobs) await deps.blobStore.delete(key);
+      // its screenshots and pixel positions, kept beside it and made from its page (docs/screenshots.md)
+      const renders = await deps.blobStore.deleteUnder(renderPrefix(job.jobId));
       const res = await deps.handle(streams.searchJob(job.jobId), searchJobDecider, {
         type: 'PurgeSearch',
         jobId: job.jobId,
@@ -60,7 +63,7 @@ export const sweepRetention = async (deps: {
       });
       if (res.events.length === 0) continue;
       report.purged += 1;
-      report.blobsDeleted += state.blobs.length;
+      report.blobsDeleted += state.blobs.length + renders;
       if (res.position !== undefined) report.position = res.position;
       deps.onJob?.(job.jobId, state.blobs.length);
     }

@@ -13,6 +13,7 @@ import { type Config, tierShare } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
+import { releaseQuota } from './quota.js';
 
 // Random bytes for job ids, drawn 256 ids at a time: a randomBytes(6) call per submit was ~3% of its time (Node's
 // randomUUID keeps such a pool for the same reason). Each id takes bytes no other id took.
@@ -37,7 +38,8 @@ export const newJobId = (now = Date.now()) => now.toString(16).padStart(12, '0')
  * search never answers another key, which would tell that key what the first one searched (docs/security.md).
  */
 export const cacheKeyOf = (request: SearchRequest, keyId?: string) => {
-  const { no_cache: _n, depth: _d, ...fields } = request;
+  // pixel positions are read from the same page: they do not make it another search
+  const { no_cache: _n, depth: _d, pixel_positions: _p, ...fields } = request;
   // "Austin, Texas, United States" and "austin,texas,united states" target the same place
   const rest = fields.location
     ? {
@@ -213,17 +215,9 @@ export const createSearchService = (deps: {
         const settled = await (async () => {
           const state = await readJobState(deps.eventStore, jobId);
           if (state.keyId) return 'landed' as const;
-          await handle(
-            streams.usage(key.keyId, submission.month),
-            usageDecider,
-            {
-              type: 'ReleaseQuota',
-              keyId: key.keyId,
-              month: submission.month,
-              jobId,
-              reason: 'submit failed',
-              now: submission.now,
-            },
+          await releaseQuota(
+            handle,
+            { keyId: key.keyId, month: submission.month, jobId, reason: 'submit failed', now: submission.now },
             ctx,
           );
           return 'released' as const;

@@ -15,6 +15,8 @@ export type FetchLike = (
   status: number;
   headers: { get(name: string): string | null };
   text(): Promise<string>;
+  /** the body as bytes (an image) */
+  bytes?(): Promise<Buffer>;
 }>;
 
 export type V1ErrorKind = 'quota' | 'rate' | 'auth' | 'not_found' | 'expired' | 'invalid' | 'unavailable' | 'other';
@@ -71,7 +73,12 @@ const errorOf = (status: number, text: string, retryAfter: string | null) => {
 
 export const createV1Client = (options: V1ClientOptions) => {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const doFetch: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
+  const doFetch: FetchLike =
+    options.fetch ??
+    (async (url, init) => {
+      const res = await fetch(url, init);
+      return Object.assign(res, { bytes: async () => Buffer.from(await res.arrayBuffer()) });
+    });
   const timeoutMs = options.timeoutMs ?? 30_000;
 
   const call = async (method: string, path: string, body?: unknown): Promise<V1Answer> => {
@@ -127,6 +134,17 @@ export const createV1Client = (options: V1ClientOptions) => {
     /** POST /v1/monitors, POST /v1/monitors/{id}/runs */
     createMonitor: (body: Record<string, unknown>) => call('POST', '/v1/monitors', body),
     runMonitor: (id: string) => call('POST', `/v1/monitors/${encodeURIComponent(id)}/runs`, {}),
+    /** GET /v1/search/{id}/screenshot?viewport=1: the first screen's PNG */
+    firstScreen: async (jobId: string): Promise<Buffer> => {
+      const res = await doFetch(`${base}/v1/search/${encodeURIComponent(jobId)}/screenshot?viewport=1&format=png`, {
+        method: 'GET',
+        headers: { 'x-api-key': options.apiKey, accept: 'image/png' },
+      });
+      if (res.status >= 400) throw errorOf(res.status, await res.text(), res.headers.get('retry-after'));
+      return res.bytes ? res.bytes() : Buffer.from(await res.text(), 'latin1');
+    },
+    /** GET /v1/search/{id}?output=json&pixel_positions=1 */
+    positioned: (jobId: string) => call('GET', `/v1/search/${encodeURIComponent(jobId)}?output=json&pixel_positions=1`),
     /** GET `path` with the key, the response as it comes (a CSV export, streamed to stdout) */
     raw: (path: string) => fetch(`${base}${path}`, { headers: { 'x-api-key': options.apiKey } }),
   };

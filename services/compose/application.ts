@@ -15,6 +15,8 @@ import { createMonitorVersions } from '../monitors/commands/monitorVersions.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
+import type { PageRenderer } from '../render/pageRenderer.js';
+import { createPageViews } from '../render/pageViews.js';
 import { type Resolver, systemResolver } from '../webhooks/commands/webhookSafety.js';
 import { createWebhookService, type WebhookService } from '../webhooks/commands/webhooks.js';
 
@@ -53,6 +55,23 @@ export interface ApplicationServices {
 }
 
 /**
+ * The search service, composed one way for every caller: the HTTP layer's (composeApplication below) and the write
+ * side's, where rank tracking's scheduler submits a run's searches (backgroundWorkers.ts).
+ */
+export const composeSearches = (
+  ports: Pick<ApplicationPorts, 'eventStore' | 'queries' | 'handle' | 'ownWritesProjected' | 'resolveTargeting'>,
+  config: Pick<ApplicationConfig, 'cacheTtlS' | 'cacheScope' | 'tiers'>,
+): SearchService =>
+  createSearchService({
+    eventStore: ports.eventStore,
+    queries: ports.queries,
+    handle: ports.handle,
+    config,
+    ...(ports.ownWritesProjected ? { ownWritesProjected: ports.ownWritesProjected } : {}),
+    ...(ports.resolveTargeting ? { resolveTargeting: ports.resolveTargeting } : {}),
+  });
+
+/**
  * The application services over their ports: the one place they are composed, by embedded mode, distributed mode's
  * api role, the CLI's commands on a data directory and the tests. A service added here is handed to the HTTP layer by
  * `composeApi` with the others, so no composition can leave one out.
@@ -61,14 +80,7 @@ export const composeApplication = (ports: ApplicationPorts, config: ApplicationC
   const { eventStore, queries, handle, projected } = ports;
   const pepper = ports.secrets.keyPepper;
   return {
-    searches: createSearchService({
-      eventStore,
-      queries,
-      handle,
-      config,
-      ...(ports.ownWritesProjected ? { ownWritesProjected: ports.ownWritesProjected } : {}),
-      ...(ports.resolveTargeting ? { resolveTargeting: ports.resolveTargeting } : {}),
-    }),
+    searches: composeSearches(ports, config),
     keys: createKeyCommands({ handle, pepper, tiers: config.tiers }),
     adminSessions: createAdminSessionCommands({ handle }),
     monitors: createMonitorService({
@@ -101,6 +113,8 @@ export interface ApiPorts extends ApplicationPorts {
   version?: AppDeps['version'];
   renderElsewhere?: AppDeps['renderElsewhere'];
   queuePositions?: AppDeps['queuePositions'];
+  /** the process's renderer of stored pages (docs/screenshots.md); absent: screenshots answer 503 */
+  renderer?: PageRenderer;
 }
 
 /** Everything the HTTP surfaces need (services/api/app.ts): the application services and the ports they share. */
@@ -126,5 +140,6 @@ export const composeApi = (ports: ApiPorts, config: ApplicationConfig & AppDeps[
     ...(ports.version ? { version: ports.version } : {}),
     ...(ports.renderElsewhere ? { renderElsewhere: ports.renderElsewhere } : {}),
     ...(ports.queuePositions ? { queuePositions: ports.queuePositions } : {}),
+    pages: createPageViews({ blobStore: ports.blobStore, ...(ports.renderer ? { renderer: ports.renderer } : {}) }),
   };
 };

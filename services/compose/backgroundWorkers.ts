@@ -11,6 +11,7 @@ import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { webhookMetrics } from '../webhooks/workers/metrics.js';
 import { createWebhookWorker, type WebhookSettings } from '../webhooks/workers/worker.js';
+import { composeSearches } from './application.js';
 import { scheduleRetention } from './retention.js';
 
 /** A log line of a background worker: pino's JSON shape on stdout (logLines.ts), or nothing when logging is off. */
@@ -19,6 +20,7 @@ export type LogLine = (msg: string, fields?: Record<string, unknown>) => void;
 /** The configuration the background workers read: each worker's slice (a new worker's slice is added here). */
 export type WriteSideConfig = FairDispatcherSettings &
   MonitorWorkerParts['config'] &
+  Parameters<typeof composeSearches>[1] &
   WebhookSettings &
   Pick<Config, 'retentionDays' | 'retentionSweepMin'>;
 
@@ -98,6 +100,8 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
         handle: ctx.handle,
         limiter: ctx.rateLimiter,
         projected: ctx.projected,
+        // the search service as the HTTP layer's is composed: rank tracking submits a run's searches through it
+        searches: composeSearches(ctx, ctx.config),
         config: ctx.config,
         log: ctx.log,
       }),

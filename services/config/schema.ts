@@ -180,9 +180,35 @@ const service = {
     fraction(0.1, 1 / 3),
     'The share of page capacity every lower lane with work keeps while a higher lane has work too, so `scheduled` and `bulk` never starve behind `live` (0: strict priority; at most 1/3).',
   ),
+  SERP_ROUTE_LEARNING: variable(
+    flag(true),
+    "Located searches keep off the routes that keep placing their place's searches elsewhere, trying each again one search in 20 (docs/locations.md#how-routes-are-chosen); 0: every route serves every search and the retry alone keeps results right (the baseline test/bench/locationTruth.ts compares against).",
+  ),
   SERP_QUEUE_AHEAD: variable(
     wholeNumber(2, { zeroMeans: 'the default' }),
     'Jobs per lane the dispatcher keeps in the work queue ahead of the crawlers; the rest wait in the fair scheduler, so a job submitted later can still go first (0: the default).',
+  ),
+  SERP_RENDER_CONCURRENCY: variable(
+    wholeNumber(2),
+    'Stored pages one api process renders at once for screenshots and pixel positions, in a Chromium of their own at nice 19 (docs/screenshots.md#its-own-lane); 0 renders none (screenshots answer 503).',
+  ),
+  SERP_RENDER_QUEUE: variable(
+    wholeNumber(16),
+    'Renders that may wait for one of those slots; one more is refused with 503 and Retry-After (docs/screenshots.md#its-own-lane).',
+  ),
+  SERP_RENDER_DEADLINE_MS: variable(
+    wholeNumber(15_000, { zeroMeans: 'the default' }),
+    'How long one render may take before its page is closed and the request answered 503 (0: the default).',
+  ),
+  // the job queue, in-process (embedded) or JetStream (distributed): the same settings in every mode
+  SERP_QUEUE_ACK_WAIT_MS: variable(
+    bounded(60_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
+    'A crawl silent this long is handed to another crawler (at least 1000); a crawl in flight tells the queue it is alive every quarter of it.',
+  ),
+  SERP_QUEUE_MAX_DELIVER: variable(bounded(5, 1, 20, 'a whole number'), 'Attempts per job, 1 to 20.'),
+  SERP_QUEUE_DEDUPE_WINDOW_MS: variable(
+    bounded(3_600_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
+    'One job id and dispatch number is enqueued once within this window (at least 1000): longer than a job waits on the queue and its deliveries take, so a restarted or second dispatcher that sends it again adds nothing (docs/distributed.md#how-it-holds-together).',
   ),
 };
 
@@ -295,16 +321,14 @@ const distributed = {
     oneOf(['1', '3'] as const, '1').transform(Number),
     'Replicas of each stream, KV and object bucket this process creates: 1 or 3.',
   ),
-  SERP_QUEUE_ACK_WAIT_MS: variable(
-    bounded(60_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
-    'A crawl silent this long is handed to another crawler (at least 1000).',
-  ),
-  SERP_QUEUE_MAX_DELIVER: variable(bounded(5, 1, 20, 'a whole number'), 'Attempts per job, 1 to 20.'),
-  SERP_QUEUE_DEDUPE_WINDOW_MS: variable(
-    bounded(3_600_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
-    'One job id and dispatch number is enqueued once within this window (at least 1000).',
-  ),
 };
+
+/**
+ * The job queue's redelivery delays after a failed attempt (a crawl that threw or was handed back), the last one
+ * repeating, in every mode (the in-process queue and JetStream's consumers). Not a variable: the attempts are
+ * SERP_QUEUE_MAX_DELIVER's, and a crawl's own retries of a page are paced by the crawler. Declared here, and only here.
+ */
+export const QUEUE_BACKOFF_MS: readonly number[] = [1_000, 5_000, 15_000];
 
 /**
  * Where the CLI's HTTP commands look last for the service (services/cli/serviceClient.ts): after `--base-url`,
@@ -345,6 +369,11 @@ const tests = {
     text(),
     'Extra node flags for the services the tests and benchmarks start, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.',
   ),
+  SERP_TEST_BUILT: variable(
+    flag(false),
+    'Set to 1 by the test runner once it has built dist/: the services and CLIs the tests start run the compiled code (docs/testing.md#the-build-the-tests-run).',
+  ),
+  SERP_NATS_LOG: variable(flag(false), 'The nats-server processes the tests start print their log on stderr.'),
 };
 
 /** Each group's variables, in the order docs/configuration.md lists them. */
@@ -368,6 +397,10 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** A variable's default: what its parser returns when it is unset (for a command's flag that defaults to it). */
+export const defaultOf = <N extends keyof typeof Environment.shape>(name: N): z.output<(typeof Environment.shape)[N]> =>
+  Environment.shape[name].parse(undefined) as z.output<(typeof Environment.shape)[N]>;
 
 /** Every variable the schema knows, in its order. */
 export const VARIABLES = Object.keys(Environment.shape) as (keyof EnvironmentValues)[];

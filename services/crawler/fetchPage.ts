@@ -63,6 +63,8 @@ export interface PageJob {
   onSent?: () => void;
   /** routes not to take it through: those Google placed it elsewhere through (placement.ts) */
   avoid?: readonly string[];
+  /** the route to take it through when it is not cooling down (a route set aside, tried again: placement.ts) */
+  prefer?: string;
 }
 
 /**
@@ -220,8 +222,12 @@ export const fetchPageWithRetries = async (
         job.device,
         job.signal,
         job.meter?.opened,
-        job.share || job.avoid
-          ? { ...(job.share ? { share: job.share } : {}), ...(job.avoid ? { avoid: job.avoid } : {}) }
+        job.share || job.avoid || job.prefer
+          ? {
+              ...(job.share ? { share: job.share } : {}),
+              ...(job.avoid ? { avoid: job.avoid } : {}),
+              ...(job.prefer ? { prefer: job.prefer } : {}),
+            }
           : undefined,
       );
       job.onSent?.();

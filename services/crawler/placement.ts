@@ -1,6 +1,7 @@
 import type { LocationCheck, Placement } from '../../contracts/events.js';
 import type { DetectedLocation } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
+import type { RouteAdvice } from '../../domain/location/routeChoice.js';
 import { isWrongPlace, type Judgement, type LocationJudge } from '../geo/locationCheck.js';
 import { CrawlAbortedError } from './errors.js';
 import { fetchPageWithRetries, type KeptPage, type PageJob, type PageLimits } from './fetchPage.js';
@@ -26,7 +27,13 @@ export interface Placing {
   check(kept: readonly KeptPage[]): LocationCheck;
 }
 
-export const createPlacing = (judge: LocationJudge, request: SearchRequest, location: string | undefined): Placing => {
+export const createPlacing = (
+  judge: LocationJudge,
+  request: SearchRequest,
+  location: string | undefined,
+  /** what the place's record advises (docs/locations.md#how-routes-are-chosen): followed by the page and its retry */
+  advice: RouteAdvice = {},
+): Placing => {
   const placements: Placement[] = [];
   /** by page offset: the verdict on the page the crawl takes there, and what it named */
   const verdicts = new Map<number, { verdict: Judgement; detected?: DetectedLocation; retried: boolean }>();
@@ -60,12 +67,22 @@ export const createPlacing = (judge: LocationJudge, request: SearchRequest, loca
 
   return {
     async fetch(job, sessions, limits) {
-      const page = await fetchPageWithRetries(job, sessions, limits);
+      const page = await fetchPageWithRetries(
+        {
+          ...job,
+          ...(advice.avoid?.length ? { avoid: advice.avoid } : {}),
+          ...(advice.prefer ? { prefer: advice.prefer } : {}),
+        },
+        sessions,
+        limits,
+      );
       const verdict = await judged(page);
       if (!isWrongPlace(verdict.status)) return page;
       retries += 1;
       try {
-        const again = await fetchPageWithRetries({ ...job, avoid: [page.route] }, sessions, limits);
+        // the retry also keeps off the routes the place's record sets aside
+        const avoid = [...new Set([...(advice.avoid ?? []), page.route])];
+        const again = await fetchPageWithRetries({ ...job, avoid }, sessions, limits);
         await judged(again);
         const taken = verdicts.get(again.start);
         if (taken) taken.retried = true;

@@ -76,6 +76,11 @@ export interface AcquireOptions {
    * session (its live one for the device is dropped, so new cookies, as a fresh visitor would have)
    */
   avoid?: readonly string[];
+  /**
+   * the route to use (a route set aside for the search's place, tried again so its record can recover,
+   * docs/locations.md#how-routes-are-chosen): every other route is avoided, as `avoid` avoids them
+   */
+  prefer?: string;
 }
 
 /**
@@ -357,6 +362,9 @@ export const createSessionPool = (settings: RouteSettings, options: SessionPoolO
 
   return {
     acquire(device, signal, onOpen, acquireOptions) {
+      const prefer = acquireOptions?.prefer;
+      const avoid =
+        prefer && byId.has(prefer) ? routes.filter((r) => r.id !== prefer).map((r) => r.id) : acquireOptions?.avoid;
       return new Promise<CrawlSession>((resolve, reject) => {
         if (signal?.aborted) return reject(new CrawlAbortedError());
         const onAbort = () => {
@@ -368,7 +376,7 @@ export const createSessionPool = (settings: RouteSettings, options: SessionPoolO
           device,
           signal,
           onOpen,
-          ...(acquireOptions?.avoid?.length ? { avoid: acquireOptions.avoid } : {}),
+          ...(avoid?.length ? { avoid } : {}),
           deadline: now() + noRouteWaitMs,
           resolve,
           reject,

@@ -129,7 +129,7 @@ export const decodeUule = (uule: string): DecodedUule | undefined => {
     const lat = /latitude_e7:\s*(-?\d+)/.exec(body)?.[1];
     const lon = /longitude_e7:\s*(-?\d+)/.exec(body)?.[1];
     if (lat === undefined || lon === undefined) return undefined;
-    const radius = /radius:\s*(\d+)/.exec(body)?.[1];
+    const radius = /radius:\s*(-?\d+)/.exec(body)?.[1];
     return {
       form: 'point',
       lat: Number(lat) / 1e7,

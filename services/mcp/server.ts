@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { LocationStatus } from '../../contracts/events.js';
 import {
   type SerpGetResultsInput as GetArgs,
   type JobOutcome,
@@ -7,6 +8,8 @@ import {
   SerpGetResultsInput,
   SerpRankHistoryInput,
   SerpRankHistoryOutput,
+  SerpScreenshotInput,
+  SerpScreenshotOutput,
   SerpSearchInput,
   SerpUsageOutput,
 } from '../../contracts/mcp.js';
@@ -15,10 +18,12 @@ import {
   QueuePosition as QueuePositionSchema,
   type UsageResponse,
 } from '../../contracts/search.js';
+import { isWrongPlace, misplacedSentence } from '../../domain/location/placement.js';
 import type { V1Client } from '../client/v1Client.js';
 import { V1Error } from '../client/v1Client.js';
 import { compactResult, compactText } from './compact.js';
 import { rankHistory, rankHistoryText } from './rankHistory.js';
+import { screenshotOf, screenshotText } from './screenshot.js';
 
 /**
  * The MCP server (docs/mcp.md#tools): its tools over the `/v1` surface, the same for stdio (`serp-api-mcp`) and for
@@ -111,6 +116,23 @@ const outcomeOf = (jobId: string, body: Obj, output: Output, mode: Mode, cached?
   if (body.status === 'failed' || meta.status === 'Error') {
     const detail = String(body.detail ?? body.error ?? 'the search failed');
     return `Search failed (job ${jobId}): ${detail}`;
+  }
+  // a search Google placed elsewhere even on another route is a failure here too: its ranks are another place's
+  // (docs/locations.md#what-each-surface-answers)
+  const check = meta.location_check as
+    | { status?: string; requested?: string; detected?: { name?: string } }
+    | undefined;
+  if (meta.status === 'partial' && check && isWrongPlace(check.status as LocationStatus)) {
+    const detail = misplacedSentence({
+      status: check.status as LocationStatus,
+      ...(check.requested ? { requested: check.requested } : {}),
+      ...(check.detected?.name ? { detected: check.detected.name } : {}),
+    });
+    return `Search placed elsewhere (job ${jobId}, location_mismatch): ${detail}`;
+  }
+  if (typeof body.html_url === 'string' && typeof body.location_check === 'string') {
+    const detail = misplacedSentence({ status: body.location_check as LocationStatus });
+    return `Search placed elsewhere (job ${jobId}, location_mismatch): ${detail} Its raw pages: ${body.html_url}`;
   }
   if (typeof body.html_url === 'string') {
     return {
@@ -286,6 +308,29 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
       guarded(async () => {
         const out = await rankHistory(client, args);
         return { content: [{ type: 'text', text: rankHistoryText(out) }], structuredContent: out as unknown as Obj };
+      }),
+  );
+
+  server.registerTool(
+    'serp_screenshot',
+    {
+      title: 'Screenshot of a search',
+      description:
+        "The first screen of a finished search's Google page as an image, rendered from the page as it was stored, with the rectangles (CSS pixels from the top left) of the organic results of `domain` (every organic result without one) and whether each is above the fold. The first call renders the page (about a second); later calls read it back. Costs no quota.",
+      inputSchema: SerpScreenshotInput,
+      outputSchema: SerpScreenshotOutput,
+      annotations: { title: 'Screenshot of a search', readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+    },
+    async (args) =>
+      guarded(async () => {
+        const { image, out } = await screenshotOf(client, args);
+        return {
+          content: [
+            { type: 'image', data: image.toString('base64'), mimeType: 'image/png' },
+            { type: 'text', text: screenshotText(out) },
+          ],
+          structuredContent: out as unknown as Obj,
+        };
       }),
   );
 

@@ -3,9 +3,10 @@ import type { CrawlCost, LocationCheck } from '../../contracts/events.js';
 import type { Lane } from '../../contracts/lanes.js';
 import { misplacedOn } from '../../domain/location/placement.js';
 import { laneOf } from '../../domain/searchJob/searchJob.js';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { RoutePlaceStanding } from '../../projections/routePlacements/queries.js';
+import type { EventStore } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
-import { toProjected } from '../projector/projector.js';
+import { createReactor, type Handled, type HeadReactorDeps, type Reactor } from '../reactor/reactor.js';
 import { threadRestarts } from '../threads/threadFaults.js';
 
 /**
@@ -33,8 +34,10 @@ export interface Metrics {
   observeHttp(route: string, method: string, status: number, seconds: number): void;
   /** queue depth and projection lag now, where this process can see them (the admin dashboard's service view) */
   snapshot(): Promise<{ queue?: QueueStats; projectionLag?: number }>;
-  /** starts following the event log from its head; stop() ends it */
+  /** starts following the event log from its head (its reactor, `logFollower`); stop() ends it */
   follow(eventStore: EventStore): Promise<void>;
+  /** the reactor that counts the log's events into this registry (`metrics`, from the log's head) */
+  logFollower(deps: HeadReactorDeps): Reactor;
   stop(): Promise<void>;
 }
 
@@ -51,9 +54,22 @@ export interface MetricsSources {
   writeSide?: () => Promise<string>;
   /** jobs not yet ended per lane, waiting for the fair scheduler or crawling (the queue read model) */
   lanes?: () => Record<Lane, { waiting: number; crawling: number }>;
+  /** each route's record of honouring the places it served (the routePlacements read model) */
+  routePlaces?: () => RoutePlaceStanding[];
   /** default process metrics (CPU, memory, event loop lag); off in tests that build many apps */
   processMetrics?: boolean;
 }
+
+/** the events the metrics count */
+const OBSERVED = [
+  'SearchSubmitted',
+  'SearchAnsweredFromCache',
+  'CrawlStarted',
+  'CrawlCompleted',
+  'CrawlFailed',
+  'MonitorRunCompleted',
+  'MonitorKeywordChecked',
+] as const;
 
 export const createMetrics = (sources: MetricsSources = {}): Metrics => {
   const registry = new Registry();
@@ -280,6 +296,31 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       },
     });
   }
+  if (sources.routePlaces) {
+    const standings = sources.routePlaces;
+    // beside serp_location_checks_total: what the checks taught the dispatcher (docs/locations.md#how-routes-are-chosen)
+    new Gauge({
+      name: 'serp_route_place_honour_ratio',
+      help: "Each route's chance of honouring a place's searches, by the place's country and level (country, region, city), from its recent pages there",
+      labelNames: ['route', 'country', 'level'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of standings()) this.set({ route: s.route, country: s.country, level: s.level }, s.honour);
+      },
+    });
+    new Gauge({
+      name: 'serp_route_place_avoided',
+      help: "1 where a route is set aside for a place's located searches (it kept placing them elsewhere; tried again one search in 20), else 0",
+      labelNames: ['route', 'country', 'level'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of standings())
+          this.set({ route: s.route, country: s.country, level: s.level }, s.avoided ? 1 : 0);
+      },
+    });
+  }
   if (sources.projection) {
     const projection = sources.projection;
     new Gauge({
@@ -295,10 +336,8 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
 
   /** CrawlStarted times of attempts in flight, to time them when they complete (bounded) */
   const started = new Map<string, number>();
-  const observe = (batch: RecordedEvent[]) => {
-    for (const raw of batch) {
-      const e = toProjected(raw);
-      if (!e) continue;
+  const observe = (events: Handled<(typeof OBSERVED)[number]>[]) => {
+    for (const e of events) {
       switch (e.type) {
         case 'SearchSubmitted':
           submits.inc({ charged: String(e.data.charged) });
@@ -348,7 +387,10 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
     }
   };
 
-  let subscription: Subscription | undefined;
+  /** the log's counters, followed from its head at start (counts since this process started) */
+  const logFollower = (deps: HeadReactorDeps): Reactor =>
+    createReactor({ name: 'metrics', handles: OBSERVED, handle: observe }, deps);
+  let follower: Reactor | undefined;
   return {
     registry,
     async text() {
@@ -371,12 +413,14 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       http.inc({ route, method, status: String(status) });
       latency.observe({ route, method }, seconds);
     },
+    logFollower,
     async follow(eventStore) {
-      subscription = eventStore.subscribeToAll(await eventStore.headPosition(), observe);
+      follower = logFollower({ eventStore });
+      await follower.start();
     },
     async stop() {
-      await subscription?.stop();
-      subscription = undefined;
+      await follower?.stop();
+      follower = undefined;
     },
   };
 };

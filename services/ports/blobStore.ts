@@ -36,4 +36,9 @@ export interface BlobStore {
    */
   getStored(key: string): Promise<Buffer | undefined>;
   delete(key: string): Promise<void>;
+  /**
+   * Deletes every blob whose key starts with `prefix` (a folder of keys: it ends with `/`), e.g. a search's renders
+   * (docs/screenshots.md#what-it-costs); returns how many went. Idempotent.
+   */
+  deleteUnder(prefix: string): Promise<number>;
 }

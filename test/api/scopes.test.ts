@@ -7,6 +7,7 @@ t.test('HTTP app › each scope has one guard for all its routes', async (t) => 
   const v1 = [
     { method: 'POST' as const, url: '/v1/search', payload: { keyword: 'coffee' } },
     { method: 'GET' as const, url: '/v1/search/0123456789abcdef01234567?output=json' },
+    { method: 'GET' as const, url: '/v1/search/0123456789abcdef01234567/screenshot' },
     { method: 'GET' as const, url: '/v1/usage' },
   ];
   await t.test('/v1 › no key is a 401 on every route, a key passes', async (t) => {
@@ -31,6 +32,8 @@ t.test('HTTP app › each scope has one guard for all its routes', async (t) => 
     { method: 'GET' as const, url: '/admin/api/keys/key_0/monitors' },
     { method: 'GET' as const, url: '/admin/api/monitors/mon_0/positions' },
     { method: 'GET' as const, url: '/admin/api/monitors/mon_0/summary' },
+    { method: 'GET' as const, url: '/admin/api/jobs/0123456789abcdef01234567/screenshot' },
+    { method: 'GET' as const, url: '/admin/api/jobs/0123456789abcdef01234567/positions' },
   ];
   await t.test('/admin › an API key is not the admin token; the token passes', async (t) => {
     for (const r of admin) {
@@ -77,6 +80,8 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp
     '/account',
     '/account.json',
     '/admin',
+    '/admin/api/jobs/{job_id}/positions',
+    '/admin/api/jobs/{job_id}/screenshot',
     '/admin/api/keys',
     '/admin/api/keys/{key_id}',
     '/admin/api/keys/{key_id}/jobs',
@@ -109,6 +114,7 @@ t.test('HTTP app › the OpenAPI document lists every route: native, compat, mcp
     '/v1/monitors/{monitor_id}/visibility',
     '/v1/search',
     '/v1/search/{job_id}',
+    '/v1/search/{job_id}/screenshot',
     '/v1/usage',
     '/v1/webhooks',
     '/v1/webhooks/{webhook_id}',

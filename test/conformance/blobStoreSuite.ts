@@ -93,6 +93,20 @@ export const blobStoreConformance = async (t: Test, make: () => Promise<BlobStor
     t.equal(await store.get(k), undefined);
   });
 
+  await t.test('BlobStore › deleteUnder deletes every blob under a prefix and nothing beside it', async (t) => {
+    const folder = `render/${randomBytes(6).toString('hex')}`;
+    const beside = `${folder}x/kept.png`;
+    await store.put(`${folder}/a.png`, Buffer.from([1, 2, 3]));
+    await store.put(`${folder}/b/c.json`, '{}');
+    await store.put(beside, 'kept');
+    t.equal(await store.deleteUnder(`${folder}/`), 2, 'two blobs deleted');
+    t.equal(await store.get(`${folder}/a.png`), undefined, 'the first is gone');
+    t.equal(await store.get(`${folder}/b/c.json`), undefined, 'the nested one is gone');
+    t.equal((await store.get(beside))?.toString(), 'kept', 'a key that only shares the characters is kept');
+    t.equal(await store.deleteUnder(`${folder}/`), 0, 'deleting again deletes nothing');
+    await t.rejects(store.deleteUnder(folder), /ends with/, 'a prefix must name a folder');
+  });
+
   await t.test('BlobStore › concurrent puts of different keys all land', async (t) => {
     const keys = Array.from({ length: 20 }, (_, i) => key(`c${i}`));
     await Promise.all(keys.map((k, i) => store.put(k, `page ${i}`)));

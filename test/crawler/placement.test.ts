@@ -93,6 +93,34 @@ t.test('placement › through proxies', { skip }, async (t) => {
     t.equal(outcome.exhausted, false, 'never a cache answer for deeper searches');
   });
 
+  t.test("the place's record advises: an avoided route is not taken, nor is it for the retry", async (t) => {
+    google.setPlacement({ homes: { [first!]: { name: 'Chicago, Illinois', share: 1 } } });
+    const { crawler } = crawlerWith();
+    for (const keyword of ['advised a', 'advised b', 'advised c']) {
+      const outcome = await crawler.crawl(
+        { ...jobFor({ keyword, location: 'Austin, Texas', depth: 10 }), routes: { avoid: ['proxy-1'] } },
+        { heartbeat },
+      );
+      t.match(outcome.locationCheck, { status: 'matched', retries: 0, placements: [{ route: 'proxy-2' }] }, keyword);
+    }
+    const explored = await crawler.crawl(
+      { ...jobFor({ keyword: 'explored', location: 'Austin, Texas', depth: 10 }), routes: { prefer: 'proxy-1' } },
+      { heartbeat },
+    );
+    t.match(
+      explored.locationCheck,
+      {
+        status: 'matched',
+        retries: 1,
+        placements: [
+          { route: 'proxy-1', status: 'mismatched' },
+          { route: 'proxy-2', status: 'matched' },
+        ],
+      },
+      'the route set aside is tried again, and its miss retried elsewhere',
+    );
+  });
+
   t.test('a search without a location is judged unverified, and never retried', async (t) => {
     google.setPlacement({ homes: { [first!]: { name: 'Chicago, Illinois', share: 1 } } });
     const { crawler } = crawlerWith();

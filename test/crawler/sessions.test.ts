@@ -243,6 +243,31 @@ t.test('SessionPool', async (t) => {
     },
   );
 
+  t.test('prefer: the route set aside and tried again serves, waiting for it if busy', async (t) => {
+    const pool = createSessionPool(
+      routes({ SERP_PROXY_URLS: 'http://p1,http://p2,http://p3', SERP_ROUTE_MAX_IN_FLIGHT: '1' }),
+    );
+    const prefer = { prefer: 'proxy-2' };
+    const first = await pool.acquire('desktop', undefined, undefined, prefer);
+    t.equal(first.route, 'proxy-2', 'the preferred route, not the round’s next (proxy-1)');
+    let second: CrawlSession | undefined;
+    const waiting = pool.acquire('desktop', undefined, undefined, prefer).then((s) => {
+      second = s;
+    });
+    await new Promise((r) => setImmediate(r));
+    t.equal(second, undefined, 'proxy-2 is busy: it waits for it');
+    pool.release(first);
+    await waiting;
+    t.equal(second?.route, 'proxy-2');
+    pool.release(second!);
+    const unknown = await pool.acquire('desktop', undefined, undefined, { prefer: 'proxy-9' });
+    t.ok(
+      ['proxy-1', 'proxy-2', 'proxy-3'].includes(String(unknown.route)),
+      'a route the fleet no longer has: any serves',
+    );
+    pool.release(unknown);
+  });
+
   t.test('avoid with one route: the same route on a new session', async (t) => {
     const pool = createSessionPool(routes());
     const a = await pool.acquire('desktop');

@@ -203,6 +203,37 @@ t.test('the monitor view in Chromium', { skip }, async (t) => {
     );
   });
 
+  await t.test("a point opens that day's page with its domain's results outlined", async (t) => {
+    const dot = page.locator('#positions-chart circle.dot[data-domain="merriam-webster.com"]:not(.hollow)').first();
+    const jobId = await dot.getAttribute('data-job');
+    // the chart's dots of one search overlap across domains: the point is chosen from the keyboard, as a user can
+    await dot.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#day-page svg.day-page rect.outline').first().waitFor({ timeout: 60_000 });
+    t.match(
+      await page.locator('#day-page-h').textContent(),
+      /merriam-webster\.com's results outlined/,
+      'says what it shows',
+    );
+    t.equal(
+      await page.locator('#day-page svg.day-page image').getAttribute('href'),
+      `/admin/api/jobs/${jobId}/screenshot`,
+      "the search's page",
+    );
+    const position = Number(await dot.getAttribute('data-position'));
+    const outlined = await page
+      .locator('#day-page rect.outline')
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-position'))));
+    t.ok(outlined.includes(position), `the result at #${position} is outlined (outlined: ${outlined.join(', ')})`);
+    // the image itself loads (the route answers a PNG to the dashboard's session)
+    const shot = await page.evaluate(async (id) => {
+      const res = await fetch(`/admin/api/jobs/${id}/screenshot`, { credentials: 'same-origin' });
+      return { status: res.status, type: res.headers.get('content-type') };
+    }, jobId);
+    t.same(shot, { status: 200, type: 'image/png' }, 'the page image answers to the session');
+    await page.locator('#day-page').screenshot({ path: join(SHOTS, '11-day-page.png') });
+  });
+
   const path = join(SHOTS, '10-monitor.png');
   await page.locator('#monitor-detail').screenshot({ path });
   t.ok(existsSync(path), 'screenshot 10-monitor.png kept');

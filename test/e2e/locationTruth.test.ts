@@ -104,6 +104,10 @@ t.test('location truth, end to end', { skip: fixturesMissing() }, async (t) => {
     t.match(metrics, /serp_location_checks_total\{route="proxy-2",status="mismatched"\} [1-9]/);
     t.match(metrics, /serp_location_checks_total\{route="proxy-1",status="matched"\} [1-9]/);
     t.notMatch(metrics, /serp_location_checks_total\{route="proxy-[134]",status="mismatched"\}/);
+    // what the checks taught the dispatcher: proxy-2 is set aside for United States cities, the others are not
+    t.match(metrics, /serp_route_place_avoided\{route="proxy-2",country="United States",level="city"\} 1/);
+    t.notMatch(metrics, /serp_route_place_avoided\{route="proxy-[134]",[^}]*\} 1/);
+    t.match(metrics, /serp_route_place_honour_ratio\{route="proxy-1",country="United States",level="city"\} 1\n/);
     const view = (await (await fetch(`${svc.url}/admin/api/service`, { headers: admin })).json()) as {
       routes: Array<{
         route: string;
@@ -187,6 +191,10 @@ t.test('location truth, end to end', { skip: fixturesMissing() }, async (t) => {
     t.ok(
       before.some((d) => d.view === 'routeHealth' && d.doc.includes('"misplaced"')),
       'the routes kept their placements',
+    );
+    t.ok(
+      before.some((d) => d.view === 'routePlacements' && d.doc.includes('"proxy-2"')),
+      "the places kept their routes' records",
     );
     await cli(['projections', 'rebuild', '--data', data]);
     t.same(dump(), before, 'byte for byte');

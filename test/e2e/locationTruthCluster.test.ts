@@ -51,7 +51,7 @@ t.test('location truth on a cluster', { skip: unavailable ?? false, timeout: 300
   ).json()) as { key: string };
 
   const jobs: string[] = [];
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < 8; i++) {
     const res = await submit(A, key, { keyword: `cluster truth ${i}`, location: 'Denver, Colorado', depth: 10 });
     jobs.push(((await res.json()) as { job_id: string }).job_id);
   }
@@ -93,13 +93,44 @@ t.test('location truth on a cluster', { skip: unavailable ?? false, timeout: 300
     { route: 'proxy-2', places_elsewhere: false },
   ]);
 
+  await t.test('the routes’ records drive dispatch: proxy-1 is set aside for Denver’s searches', async (t) => {
+    const text = await (await fetch(`${A}/metrics`, { headers: admin })).text();
+    t.match(text, /serp_route_place_avoided\{route="proxy-1",country="United States",level="city"\} 1/);
+    t.match(text, /serp_route_place_avoided\{route="proxy-2",country="United States",level="city"\} 0/);
+    const before = google.searches().length;
+    const later: Meta[] = [];
+    // one at a time, each after the last ended: the dispatcher reads the records as the log has them then
+    for (let i = 0; i < 8; i++) {
+      const res = await submit(A, key, { keyword: `cluster learnt ${i}`, location: 'Denver, Colorado', depth: 10 });
+      later.push(await answer(A, ((await res.json()) as { job_id: string }).job_id));
+    }
+    const sent = google.searches().slice(before);
+    t.same(
+      later.map((m) => [m.status, m.location_check?.status, m.location_check?.retries]),
+      later.map(() => ['done', 'matched', 0]),
+      'every search placed where asked at the first request',
+    );
+    t.equal(sent.filter((r) => r.address === proxies.addresses[0]).length, 0, 'none went through proxy-1');
+    t.equal(sent.length, 8, 'one Google request a search');
+    const places = (
+      (await (await fetch(`${A}/admin/api/service`, { headers: admin })).json()) as {
+        routes: Array<{ route: string; places: Array<{ country: string; level: string; avoided: boolean }> }>;
+      }
+    ).routes.map((r) => [r.route, r.places.map((p) => [p.country, p.level, p.avoided])]);
+    t.same(places, [
+      ['proxy-1', [['United States', 'city', true]]],
+      ['proxy-2', [['United States', 'city', false]]],
+    ]);
+  });
+
+  const settled = await routesOf(A);
   const later = await cluster.add('api', 'api-late');
   const deadline = Date.now() + 60_000;
   let caughtUp = await routesOf(later.url);
-  while (JSON.stringify(caughtUp) !== JSON.stringify(routes) && Date.now() < deadline) {
+  while (JSON.stringify(caughtUp) !== JSON.stringify(settled) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
     caughtUp = await routesOf(later.url);
   }
-  t.same(caughtUp, routes, 'an api built from the log alone shows the same placements');
+  t.same(caughtUp, settled, 'an api built from the log alone shows the same placements');
   t.same(await Promise.all(jobs.map((id) => answer(later.url, id))), first, 'and the same location checks');
 });

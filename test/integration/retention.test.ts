@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
+import { chromiumMissing } from '../support/chromium.js';
 import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import {
@@ -68,6 +69,22 @@ t.test('retention deletes', { skip: missing }, async (t) => {
   const youngBefore = await Promise.all(young.map(async (j) => (await fetchJob(j.jobId)).text()));
   const filesBefore = blobFiles(data);
   t.equal(filesBefore.length, 8, 'raw HTML and a result blob for each of four jobs');
+  // a screenshot of an old job and of a young one, kept beside their pages (docs/screenshots.md#what-it-costs)
+  const rendered = chromiumMissing() ? [] : [old[0], young[0]];
+  for (const j of rendered) {
+    const res = await fetch(`${svc!.url}/v1/search/${j.jobId}/screenshot?viewport=1`, {
+      headers: { 'x-api-key': key },
+    });
+    await res.arrayBuffer();
+    t.equal(res.status, 200, `${j.jobId} rendered`);
+  }
+  const renders = (jobId: string) => {
+    try {
+      return readdirSync(join(data, 'blobs', 'render', jobId));
+    } catch {
+      return [];
+    }
+  };
 
   await t.test('results live in the blob store, not in the events', async (t) => {
     const db = new Database(join(data, 'events.db'), { readonly: true });
@@ -88,7 +105,11 @@ t.test('retention deletes', { skip: missing }, async (t) => {
     // the cut between the two pairs of jobs
     const before = new Date(cutoffGap).toISOString();
     const out = await cli(['retention', 'sweep', '--before', before, '--data', data]);
-    t.match(out, /purged 2 jobs, deleted 4 blobs/);
+    t.match(
+      out,
+      new RegExp(`purged 2 jobs, deleted ${4 + rendered.length / 2} blobs`),
+      'their pages, results and renders',
+    );
     const sizeAfter = du(join(data, 'blobs'));
     t.ok(sizeAfter < sizeBefore * 0.75, `blob store shrank: ${sizeBefore} -> ${sizeAfter} bytes`);
     const left = blobFiles(data);
@@ -99,6 +120,10 @@ t.test('retention deletes', { skip: missing }, async (t) => {
         `${j.jobId}'s blobs are gone`,
       );
     for (const j of young) t.equal(left.filter((f) => f.includes(j.jobId)).length, 2, `${j.jobId}'s blobs stay`);
+    t.test('renders go with their search', { skip: chromiumMissing() }, async (t) => {
+      t.same(renders(old[0].jobId), [], "the old search's screenshot is deleted with it");
+      t.equal(renders(young[0].jobId).length, 1, "the young search's screenshot stays");
+    });
 
     for (const j of old) {
       const res = await fetchJob(j.jobId);

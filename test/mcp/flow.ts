@@ -47,7 +47,13 @@ export const SPEC_SEARCH_PARAMS = [
 
 export const checkTools = async (t: Test, client: Client) => {
   const { tools } = await client.listTools();
-  t.same(tools.map((x) => x.name).sort(), ['serp_get_results', 'serp_rank_history', 'serp_search', 'serp_usage']);
+  t.same(tools.map((x) => x.name).sort(), [
+    'serp_get_results',
+    'serp_rank_history',
+    'serp_screenshot',
+    'serp_search',
+    'serp_usage',
+  ]);
   const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
   const search = byName.serp_search;
   const props = Object.keys(search.inputSchema.properties ?? {});

@@ -5,9 +5,10 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
+import { chromiumMissing } from '../support/chromium.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { cli, startStack } from '../support/service.js';
-import { agentFlow, call, checkTools, errorFlow } from './flow.js';
+import { agentFlow, call, checkTools, errorFlow, textOf } from './flow.js';
 
 /** The same tools over Streamable HTTP at `/mcp` on the service, through a listening port. */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -45,6 +46,38 @@ t.test('the MCP tools over Streamable HTTP at /mcp', { skip: fixturesMissing() }
     const { waitedMs, compactBytes } = await agentFlow(t, client, 'http coffee');
     t.comment(`a waited search took ${waitedMs} ms; its compact result is ${compactBytes} bytes`);
   });
+
+  t.test(
+    "serp_screenshot returns the first screen as image content with the domain's rectangles",
+    { skip: chromiumMissing() },
+    async (t) => {
+      const { client } = await connect(t, svc.url, { 'x-api-key': key });
+      const searched = await call(client, 'serp_search', { keyword: 'http screenshot', depth: 10 });
+      const jobId = searched.structuredContent?.job_id as string;
+      const organic = (searched.structuredContent?.result?.organic_results ?? []) as Array<{ link: string }>;
+      const first = organic[0]?.link ?? '';
+      const domain = new URL(first).hostname.replace(/^www\./, '');
+      const shot = await call(client, 'serp_screenshot', { job_id: jobId, domain });
+      t.notOk(shot.isError, 'not an error');
+      const image = shot.content.find((c) => c.type === 'image') as { data: string; mimeType: string } | undefined;
+      t.equal(image?.mimeType, 'image/png', 'an image content of type PNG');
+      t.equal(
+        Buffer.from(image?.data ?? '', 'base64')
+          .subarray(0, 4)
+          .toString('hex'),
+        '89504e47',
+        'PNG bytes',
+      );
+      const out = shot.structuredContent as { viewport: unknown; results: Array<{ link: string; rectangle: unknown }> };
+      t.same(out.viewport, { width: 1366, height: 768 }, 'the viewport it was laid out in');
+      t.ok(out.results.length >= 1, `${out.results.length} of ${domain}'s results`);
+      t.ok(
+        out.results.every((r) => new URL(r.link).hostname.endsWith(domain) && r.rectangle !== null),
+        'each on the domain, with its rectangle',
+      );
+      t.match(textOf(shot), /above the fold|below the fold/, 'the text says where each lies');
+    },
+  );
 
   t.test('errors are isError results with the detail', async (t) => {
     const { key: quotaKey } = await mintKey(['--tier', 'free', '--quota', '1']);
@@ -148,6 +181,7 @@ t.test('the MCP tools over Streamable HTTP at /mcp', { skip: fixturesMissing() }
     t.same(listed.tools.map((x) => x.name).sort(), [
       'serp_get_results',
       'serp_rank_history',
+      'serp_screenshot',
       'serp_search',
       'serp_usage',
     ]);

@@ -115,6 +115,7 @@ t.test('serp-api-mcp on stdio, driven by the SDK client', { skip: fixturesMissin
     t.same(listed.tools.map((x) => x.name).sort(), [
       'serp_get_results',
       'serp_rank_history',
+      'serp_screenshot',
       'serp_search',
       'serp_usage',
     ]);

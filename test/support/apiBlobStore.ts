@@ -10,4 +10,5 @@ export const apiBlobStore: BlobStore = {
   get: async () => undefined,
   getStored: async () => undefined,
   delete: async () => {},
+  deleteUnder: async () => 0,
 };

@@ -11,7 +11,7 @@ import ts from 'typescript';
  */
 export const SERVICE_RANKS: ReadonlyArray<{ rank: number; folders: readonly string[] }> = [
   { rank: 0, folders: ['ports', 'config', 'client', 'export', '*.ts'] },
-  { rank: 1, folders: ['adapters', 'answers', 'geo', 'mcp'] },
+  { rank: 1, folders: ['adapters', 'answers', 'geo', 'mcp', 'render'] },
   { rank: 2, folders: ['projector'] },
   { rank: 3, folders: ['reactor'] },
   { rank: 4, folders: ['fairShare'] },

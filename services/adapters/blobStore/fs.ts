@@ -30,6 +30,14 @@ export const checkBlobKey = (key: string): string[] => {
   return segments;
 };
 
+/** a prefix of keys names a folder: `render/abc/` (its key without the slash must itself be a valid key) */
+export const folderKey = (prefix: string): string => {
+  if (!prefix.endsWith('/')) throw new BlobKeyError(prefix, 'a prefix ends with "/"');
+  const key = prefix.slice(0, -1);
+  checkBlobKey(key);
+  return key;
+};
+
 const TMP_SUFFIX = '.tmp-';
 /**
  * Where blobs written part by part grow until committed: a hidden folder (no key can name it) in the store, on the same
@@ -202,6 +210,12 @@ export const createFsBlobStore = (dir: string): FsBlobStore => {
 
     async delete(key) {
       await rm(pathOf(key), { force: true });
+    },
+    async deleteUnder(prefix) {
+      const folder = pathOf(folderKey(prefix));
+      const names = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+      await rm(folder, { recursive: true, force: true });
+      return names.filter((d) => d.isFile()).length;
     },
   };
   return store;

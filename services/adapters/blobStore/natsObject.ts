@@ -7,7 +7,7 @@ import { releaseBuffers } from '../../buffers.js';
 import type { BlobStore, BlobWriter } from '../../ports/blobStore.js';
 import { StoreUnavailableError } from '../../ports/unavailable.js';
 import { gunzipOffLoop, gzipOffLoop } from '../../zlib.js';
-import { checkBlobKey } from './fs.js';
+import { checkBlobKey, folderKey } from './fs.js';
 
 const isGzip = (b: Uint8Array) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
 
@@ -129,6 +129,13 @@ export const createNatsObjectBlobStore = async (options: {
       } catch (err) {
         if (!/not found/i.test(String((err as Error).message))) throw err;
       }
+    },
+    /** Object names have no folders in NATS: the bucket's list is read and the names under `prefix` deleted. */
+    async deleteUnder(prefix) {
+      folderKey(prefix);
+      const names = (await os.list()).filter((o) => !o.deleted && o.name.startsWith(prefix)).map((o) => o.name);
+      for (const name of names) await store.delete(name);
+      return names.length;
     },
     async close() {
       if (options.ownsConnection && !options.nc.isClosed()) await options.nc.drain();

@@ -18,6 +18,7 @@ import type { PipelineThread } from '../../threads/pipelineThread.js';
 import { armThreadFaults, logThreadFaultsTo } from '../../threads/threadFaults.js';
 import { composeApi } from '../application.js';
 import { jsonLines } from '../logLines.js';
+import { composeRenderer } from '../renderer.js';
 import { packageVersion } from '../version.js';
 import { type Core, dataPaths, openCore, takeServeLock } from './core.js';
 import { composeWriteSide, type WriteSide } from './writeSide.js';
@@ -127,6 +128,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     queueStats: () => writeSide.queueStats(),
     monitors: () => core.queries.monitors.dueCount(new Date()),
     lanes: () => queuePositions.counts(),
+    routePlaces: () => core.queries.routePlacements.standings(),
     writeSide: () => writeSide.metricsText(),
     projection: async () => ({
       head: await core.eventStore.headPosition(),
@@ -135,6 +137,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   });
   await metrics.follow(core.eventStore);
   const rateLimiter = createMemoryRateLimiter();
+  const renderer = composeRenderer(config);
   const app = await createServer(
     composeApi(
       {
@@ -155,6 +158,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         metrics,
         renderElsewhere: writeSide.renderElsewhere,
         queuePositions,
+        ...(renderer ? { renderer } : {}),
       },
       config,
     ),
@@ -172,6 +176,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
     close: () => {
       closing ??= (async () => {
         await app.close();
+        await renderer?.close();
         await queuePositions.stop();
         await metrics.stop();
         await writeSide.stop();

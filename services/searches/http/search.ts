@@ -14,13 +14,16 @@ import {
   SubmitSearchResponse,
 } from '../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import { compatResult } from '../../answers/compat.js';
 import { encodingFor } from '../../answers/encoding.js';
+import { nativeResult } from '../../answers/native.js';
 import { type Rendered, renderJob } from '../../answers/render.js';
 import { ApiError } from '../../api/errors.js';
 import { isGone, sourceOf, waitForEnd } from '../../api/jobs.js';
 import { invalidUuleDetail, unknownLocationDetail } from '../../api/locationCheck.js';
 import { answerKey } from '../../api/render/stored.js';
 import type { V1Options } from '../../api/routes/v1/options.js';
+import { positionedDoc } from '../../api/screenshots.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
 // describes them for generated clients without re-encoding 150 kB per fetch.
@@ -41,6 +44,29 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
     output: z.infer<typeof FetchQuery>['output'],
     start?: number,
   ) => renderJob(opts.render, job, output, { start, baseUrl: opts.baseUrl() });
+
+  /**
+   * A finished json or compat answer with the first page's pixel positions, when asked for (the fetch's flag, else the
+   * search's own `pixel_positions`): not kept with the stored answers, since the positions are read from their own
+   * blob (docs/screenshots.md#pixel-positions). Undefined when positions are not wanted or the result is not there.
+   */
+  const positioned = async (
+    job: JobStatusDoc,
+    output: z.infer<typeof FetchQuery>['output'],
+    wanted: boolean,
+    start?: number,
+  ): Promise<Rendered | undefined> => {
+    if (!wanted || output === 'html' || (job.status !== 'done' && job.status !== 'partial')) return undefined;
+    if (!opts.render.resultOf(job)) return undefined;
+    const { doc, metadata } = await positionedDoc(opts.pages, job, opts.render.resultOf);
+    const native = nativeResult(job, doc, start);
+    const answer = output === 'json' ? native : compatResult(native);
+    const meta = answer.search_metadata as Record<string, unknown>;
+    return {
+      status: 200,
+      json: JSON.stringify({ ...answer, search_metadata: { ...meta, pixel_positions: metadata } }),
+    };
+  };
 
   r.post('/search', {
     config: { limit: 'submit' },
@@ -92,6 +118,8 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
         return reply.code(202).send({ job_id: out.jobId, status: 'running', ...(queue ? { queue } : {}) });
       }
       const { output } = req.query;
+      const withPositions = await positioned(job, output, job.request.pixel_positions === true);
+      if (withPositions) return send(reply, withPositions);
       if ((output === 'json' || output === 'compat') && (job.status === 'done' || job.status === 'partial')) {
         // made on the pipeline thread when there is one: a cached search's answer, a job of its own, is rendered
         // from the source's stored document each time (~4 ms of the event loop)
@@ -132,6 +160,13 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       const source = await sourceOf(opts.searches, job);
       if (isGone(job, source, opts.retentionDays)) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
       const { output, start } = req.query;
+      const withPositions = await positioned(
+        job,
+        output,
+        req.query.pixel_positions ?? job.request.pixel_positions === true,
+        start,
+      );
+      if (withPositions) return send(reply, withPositions);
       if (output === 'html' || (job.status !== 'done' && job.status !== 'partial')) {
         return send(reply, render(req, job, output, start));
       }

@@ -7,6 +7,7 @@ import {
   SearchCompletedData,
   SearchFailedData,
 } from '../../../contracts/webhookPayloads.js';
+import { endedElsewhere, misplacedSentence } from '../../../domain/location/placement.js';
 import { messageIdOf } from '../../../domain/webhook/ids.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
 import { failureOfJob, publicFailureDetail } from '../../answers/publicFailure.js';
@@ -102,6 +103,9 @@ export const WEBHOOK_EVENTS = {
     build(e, ctx) {
       const job = ctx.queries.jobs.byId(e.data.jobId);
       if (!job || !ctx.wants(job.keyId, job.monitor?.monitorId)) return undefined;
+      // placed elsewhere even on another route: the failure's fields, and none of its results
+      // (docs/locations.md#what-each-surface-answers)
+      const check = e.type === 'CrawlCompleted' && endedElsewhere(e) ? e.data.locationCheck : undefined;
       return {
         keyId: job.keyId,
         ...(job.monitor ? { monitorId: job.monitor.monitorId } : {}),
@@ -113,7 +117,18 @@ export const WEBHOOK_EVENTS = {
           keyword: job.request.keyword,
           ...(job.request.location ? { location: job.request.location } : {}),
           device: job.request.device ?? 'desktop',
-          ...ctx.summaries.of(job.sourceJobId ?? job.jobId),
+          ...(check
+            ? {
+                organic_results_count: 0,
+                top_results: [],
+                failure: 'location_mismatch' as const,
+                detail: misplacedSentence({
+                  status: check.status,
+                  ...(check.requested ? { requested: check.requested } : {}),
+                  ...(check.detected?.name ? { detected: check.detected.name } : {}),
+                }),
+              }
+            : ctx.summaries.of(job.sourceJobId ?? job.jobId)),
           ...(job.monitor ? { monitor_id: job.monitor.monitorId, run_id: job.monitor.runId } : {}),
           json_endpoint: jsonEndpoint(ctx.baseUrl, job.jobId),
           completed_at: e.recordedAt,

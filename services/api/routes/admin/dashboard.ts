@@ -60,6 +60,19 @@ const RouteHealth = z.object({
     .describe(
       'the route keeps placing searches elsewhere (3 or more in the hour, and at least 1 in 5 of its judged pages): a route to drop for local work',
     ),
+  places: z
+    .array(
+      z.object({
+        country: z.string(),
+        level: z.enum(['country', 'region', 'city']),
+        honour: z.number().describe('its chance of honouring the place, from its recent pages there'),
+        judged: z.number().describe('pages judged there, older ones weighing less'),
+        avoided: z
+          .boolean()
+          .describe('set aside for located searches of the place; tried again one search in 20 (docs/locations.md)'),
+      }),
+    )
+    .describe("its record of honouring each place it served, which located searches' routes follow"),
   cooling_until: z.string().nullable().describe('resting after a block until then (null: not resting)'),
   reported_at: z.string().describe("the last crawl's report of it"),
 });
@@ -297,6 +310,11 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
     handler: async () => {
       const at = now();
       const hours = opts.queries.dashboard.hours(24, at);
+      const standings = opts.queries.routePlacements.standings();
+      const placesOf = (route: string) =>
+        standings
+          .filter((p) => p.route === route)
+          .map(({ country, level, honour, judged, avoided }) => ({ country, level, honour, judged, avoided }));
       const submitted = hours.reduce((n, h) => n + h.submitted, 0);
       const cached = hours.reduce((n, h) => n + h.cached, 0);
       const snap = (await opts.snapshot?.().catch(() => undefined)) ?? {};
@@ -320,6 +338,7 @@ export const dashboardRoutes: FastifyPluginAsync<AdminOptions> = async (app, opt
           placed_last_hour: r.placed,
           misplaced_last_hour: r.misplaced,
           places_elsewhere: placesElsewhere(r),
+          places: placesOf(r.route),
           cooling_until: r.coolUntil && r.coolUntil > at.toISOString() ? r.coolUntil : null,
           reported_at: r.reportedAt,
         })),

@@ -7,6 +7,7 @@ import { dashboardRoutes } from './dashboard.js';
 import { keyRoutes } from './keys.js';
 import { adminMonitorRoutes } from './monitors.js';
 import type { AdminOptions } from './options.js';
+import { adminPageRoutes } from './pages.js';
 import { adminCookieSecret, cookieOptions, createSessionCheck } from './session.js';
 import { uiRoutes } from './ui.js';
 
@@ -61,6 +62,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, opts) =
       await api.register(keyRoutes, opts);
       await api.register(dashboardRoutes, opts);
       await api.register(adminMonitorRoutes, opts);
+      await api.register(adminPageRoutes, opts);
     },
     { prefix: '/admin/api' },
   );

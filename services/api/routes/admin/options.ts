@@ -4,6 +4,7 @@ import type { AdminSessionCommands } from '../../../application/adminSessions.js
 import type { KeyCommands } from '../../../application/keys.js';
 import type { RunningFleet } from '../../../fairShare/capacity.js';
 import type { Metrics } from '../../../metrics/metrics.js';
+import type { PageViews } from '../../../render/pageViews.js';
 import type { AdminGuard, AuthFailureGate } from '../../auth.js';
 
 export interface AdminOptions {
@@ -30,4 +31,6 @@ export interface AdminOptions {
    */
   fleet?: RunningFleet;
   now?: () => Date;
+  /** a history point's page (docs/screenshots.md) */
+  pages: PageViews;
 }

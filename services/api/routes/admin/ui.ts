@@ -138,6 +138,10 @@ const dashboardPage = (csrf: string) =>
 <label class="filter">Keyword <select id="monitor-keyword"></select></label>
 <h5>Positions, last 90 days (1 at the top; a gap is a failed search)</h5>
 <figure id="positions-chart" class="chart"></figure>
+<section id="day-page" aria-labelledby="day-page-h" hidden>
+<h5 id="day-page-h">The page</h5>
+<figure id="day-page-figure" class="chart"></figure>
+</section>
 <h5 id="alerts-h">Alerts, last 30 days (newest first; those of this keyword are marked on the chart)</h5>
 <div class="table-wrap">
 <table id="alerts-table" aria-labelledby="alerts-h">

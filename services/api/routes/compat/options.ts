@@ -5,6 +5,7 @@ import type { SearchService } from '../../../application/searches.js';
 import type { Geotarget } from '../../../geo/geotargets.js';
 import type { BlobStore } from '../../../ports/blobStore.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
+import type { PageViews } from '../../../render/pageViews.js';
 import type { Authenticator, AuthFailureGate } from '../../auth.js';
 import type { StoredAnswers } from '../../render/stored.js';
 
@@ -26,4 +27,6 @@ export interface CompatOptions {
   resolveLocation?: (name: string) => unknown;
   suggestLocations?: (name: string, limit: number) => string[];
   locations?: { search(query: string, limit: number): Geotarget[]; byId(id: number): Geotarget | undefined };
+  /** screenshots of stored pages (docs/screenshots.md): the archive's `{id}.png` and `{id}.webp` */
+  pages: PageViews;
 }

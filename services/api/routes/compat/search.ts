@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CompatError, CompatResult, CompatSearchQuery } from '../../../../contracts/compat.js';
 import type { Priority } from '../../../../contracts/lanes.js';
+import { ScreenshotQuery } from '../../../../contracts/screenshots.js';
 import { depthOf, GOOGLE_PASS_THROUGH, type SearchRequest, SubmitSearchBody } from '../../../../contracts/search.js';
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../../../projections/jobStatus/jobStatus.js';
@@ -19,6 +20,7 @@ import { isGone, sourceOf, waitForEnd } from '../../jobs.js';
 import { didYouMean, invalidUuleDetail } from '../../locationCheck.js';
 import { sendRawHtml } from '../../render/rawHtml.js';
 import { answerKey } from '../../render/stored.js';
+import { positionedDoc, sendScreenshot } from '../../screenshots.js';
 import type { CompatOptions } from './options.js';
 
 const bad = (message: string) => new ApiError(400, 'SERP_COMPAT_BAD_PARAMETER', message);
@@ -111,6 +113,7 @@ const parseSearch = (query: Record<string, string>, opts: CompatOptions): Parsed
     device,
     engine_domain: query.google_domain || undefined,
     no_cache: noCache,
+    ...(flagOn(query.pixel_positions) ? { pixel_positions: true } : {}),
   };
   for (const name of GOOGLE_PASS_THROUGH) if (query[name]) body[name] = query[name];
   const parsed = SubmitSearchBody.safeParse(body);
@@ -125,6 +128,9 @@ const parseSearch = (query: Record<string, string>, opts: CompatOptions): Parsed
   return { request: { ...request, depth: depthForPage(at) }, priority, async: isAsync, output, page: at };
 };
 
+/** SerpApi's flags are `true`/`false`; 1 and 0 are taken too */
+const flagOn = (v: string | undefined) => v === 'true' || v === '1';
+
 /** The request as pagination links repeat it: SerpApi's names, never the key. */
 const linkQuery = (request: SearchRequest): Record<string, string> => {
   const q: Record<string, string> = { engine: 'google', q: request.keyword };
@@ -134,6 +140,7 @@ const linkQuery = (request: SearchRequest): Record<string, string> => {
   if (request.hl) q.hl = request.hl;
   if (request.engine_domain) q.google_domain = request.engine_domain;
   if (request.device && request.device !== 'desktop') q.device = request.device;
+  if (request.pixel_positions) q.pixel_positions = 'true';
   for (const name of GOOGLE_PASS_THROUGH) if (request[name] !== undefined) q[name] = String(request[name]);
   return q;
 };
@@ -165,8 +172,22 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     req: FastifyRequest,
     reply: FastifyReply,
     job: JobStatusDoc,
-    at: { page: CompatPage; output: 'json' | 'html'; failedStatus: 200 | 503; storeAs?: string },
+    at: {
+      page: CompatPage;
+      output: 'json' | 'html';
+      failedStatus: 200 | 503;
+      storeAs?: string;
+      /** the answer with the first page's pixel positions (docs/screenshots.md#pixel-positions) */
+      positions?: boolean;
+    },
   ) => {
+    const finished = job.status === 'done' || job.status === 'partial';
+    if (at.output === 'json' && finished && (at.positions || job.request.pixel_positions) && opts.resultOf(job)) {
+      const { doc, metadata } = await positionedDoc(opts.pages, job, opts.resultOf);
+      const done = compatDone(job, doc, links(job), at.page) as Record<string, unknown>;
+      const meta = done.search_metadata as Record<string, unknown>;
+      return sendJson(reply, 200, { ...done, search_metadata: { ...meta, pixel_positions: metadata } });
+    }
     if (!terminalStatuses.has(job.status)) return sendJson(reply, 200, compatProcessing(job, links(job)));
     if (job.status === 'failed')
       return sendJson(reply, at.failedStatus, compatFailed(job, links(job), publicFailureDetail(job)));
@@ -183,7 +204,10 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       if (!sent) throw new ApiError(404, 'SERP_RAW_NOT_FOUND', 'No raw HTML is kept for this search.');
       return sent;
     }
-    const body = JSON.stringify(compatDone(job, doc, links(job), at.page));
+    const done = compatDone(job, doc, links(job), at.page);
+    // a search Google placed elsewhere answers as a failed one does (docs/locations.md#what-each-surface-answers)
+    if ((done.search_metadata as { status: string }).status === 'Error') return sendJson(reply, at.failedStatus, done);
+    const body = JSON.stringify(done);
     if (store) return store.answers.send(req, reply, store.key, store.answers.put(store.key, body));
     return reply.code(200).type('application/json').send(body);
   };
@@ -209,7 +233,7 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       ...keyedErrors,
       410: CompatError.describe('a pagination link (search_id) to a search retention has deleted'),
       503: CompatError.extend({ search_metadata: z.record(z.string(), z.unknown()) }).describe(
-        'the search failed (Google blocked it); its quota was released',
+        'the search failed (Google blocked it), or Google placed it elsewhere even on another route; its quota was released',
       ),
     },
   });
@@ -277,23 +301,60 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     });
   }
 
+  /** `/searches/{id}.png` and `.webp`: the archive's search as an image (docs/compat.md#screenshots) */
+  const screenshot = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    format: 'png' | 'webp',
+    query: Record<string, string>,
+  ) => {
+    const parsed = ScreenshotQuery.safeParse({ ...query, format });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw bad(`${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);
+    }
+    const job = await ownJob(req, id);
+    if (!job) throw new ApiError(404, 'SERP_JOB_NOT_FOUND', 'Search not found.');
+    if (isGone(job, await sourceOf(opts.searches, job), opts.retentionDays))
+      throw new ApiError(410, 'SERP_JOB_EXPIRED', 'The search expired and has been deleted from the archive.');
+    return sendScreenshot(opts.pages, req, reply, job, opts.resultOf, parsed.data);
+  };
+
   app.get('/searches/:search_id', {
     config: { limit: 'read' },
     validatorCompiler: lenient,
     schema: {
       operationId: 'compatGetSearch',
       tags: ['compat'],
-      summary: "A stored search by id (SerpApi's Search Archive): `{id}`, `{id}.json` or `{id}.html`",
+      summary:
+        "A stored search by id (SerpApi's Search Archive): `{id}`, `{id}.json` or `{id}.html`; `{id}.png` or `{id}.webp`: its first page as an image",
       security: compatSecurity,
-      params: z.object({ search_id: z.string().describe('24 hex characters, optionally with .json or .html') }),
+      params: z.object({
+        search_id: z.string().describe('24 hex characters, optionally with .json, .html, .png or .webp'),
+      }),
       querystring: z.object({
         output: z.enum(['json', 'html']).optional(),
+        pixel_positions: z.enum(['true', 'false', '1', '0']).optional(),
+        viewport: z.string().optional().describe('.png/.webp: 1 for the first screen only'),
+        width: z.string().optional().describe('.png/.webp: CSS pixels, 320 to 1920'),
+        scale: z.string().optional().describe('.png/.webp: device pixels per CSS pixel, 1 to 3'),
         start: z.string().optional(),
         num: z.string().optional(),
         api_key: z.string().optional(),
       }),
       response: {
-        200: searchAnswer('the search: Processing while it runs, then the result (or its raw HTML)'),
+        200: {
+          description: 'the search: Processing while it runs, then the result (or its raw HTML, or its image)',
+          content: {
+            ...searchAnswer('').content,
+            'image/png': { schema: z.string().meta({ format: 'binary' }) },
+            'image/webp': { schema: z.string().meta({ format: 'binary' }) },
+          },
+        },
+        409: CompatError.describe('.png/.webp: the search has not finished, or it failed'),
+        422: CompatError.describe('.png/.webp: the stored page cannot be rendered'),
+        503: CompatError.describe('.png/.webp: the renderer is busy or has no Chromium, or ran past its deadline'),
         304: z.null().describe('not modified: the If-None-Match ETag is current (a finished search in json)'),
         ...keyedErrors,
         410: CompatError,
@@ -302,10 +363,11 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
     handler: async (req, reply) => {
       const query = flat(req.query);
       const raw = (req.params as { search_id: string }).search_id;
-      const m = /^(.*?)(?:\.(json|html))?$/.exec(raw)!;
+      const m = /^(.*?)(?:\.(json|html|png|webp))?$/.exec(raw)!;
       const output = m[2] ?? query.output ?? 'json';
+      if (output === 'png' || output === 'webp') return screenshot(req, reply, m[1] as string, output, query);
       if (output !== 'json' && output !== 'html')
-        throw bad(`Unsupported \`${clip(output, 40)}\` output: use json or html.`);
+        throw bad(`Unsupported \`${clip(output, 40)}\` output: use json or html (or {id}.png, {id}.webp).`);
       const job = await ownJob(req, m[1]);
       if (!job) throw new ApiError(404, 'SERP_JOB_NOT_FOUND', 'Search not found.');
       const source = await sourceOf(opts.searches, job);
@@ -314,7 +376,13 @@ export const searchRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts)
       // the search as it was asked: a compat search's depth is its start + num, a /v1 search's its own depth
       const at = page(query, depthOf(job.request));
       const storeAs = answerKey(job.jobId, `compat-archive|${at.start}|${at.num}`, source, true);
-      return answer(req, reply, job, { page: at, output, failedStatus: 200, storeAs });
+      const positions = flagOn(query.pixel_positions);
+      return answer(req, reply, job, {
+        page: at,
+        output,
+        failedStatus: 200,
+        ...(positions ? { positions } : { storeAs }),
+      });
     },
   });
 };

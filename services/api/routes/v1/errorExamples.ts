@@ -42,3 +42,38 @@ export const errorExample = (description: string, ...cases: ErrorExample[]) =>
       ]),
     ),
   });
+
+/** the job id the screenshot examples show: the examples' test makes a search (it stays queued) and puts its id here */
+export const EXAMPLE_JOB_ID = '0195a3c4b5d6a1b2c3d4e5f6';
+
+/** `GET /v1/search/{job_id}/screenshot`'s error bodies, each with the request that gets it (docs/api.md#examples) */
+export const screenshotErrors = {
+  401: errorExample('no key, or a wrong or revoked one', {
+    detail: 'missing API key: send it in the X-API-Key header or as Authorization: Bearer <key>',
+    code: 'SERP_AUTH_MISSING_KEY',
+    request: { headers: { 'x-api-key': null } },
+  }),
+  404: errorExample("no such search for this key (another key's search answers the same)", {
+    detail: 'job not found',
+    code: 'SERP_JOB_NOT_FOUND',
+    request: { params: { job_id: '000000000000000000000000' } },
+  }),
+  409: errorExample('the search has not finished, or it failed (no page to render)', {
+    detail: 'the search has not finished: poll it until it has, then ask again',
+    code: 'SERP_JOB_NOT_FINISHED',
+    request: {},
+  }),
+  422: errorExample(
+    'a query parameter out of its limits (named in detail), or a page that cannot be rendered',
+    {
+      detail: 'querystring: width must be at most 1920 CSS pixels',
+      code: 'SERP_API_INVALID_REQUEST',
+      request: { query: { width: '4000' } },
+    },
+    {
+      detail: 'querystring: format must be png or webp',
+      code: 'SERP_API_INVALID_REQUEST',
+      request: { query: { format: 'gif' } },
+    },
+  ),
+};

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { monitorRoutes } from '../../../monitors/http/monitors.js';
+import { screenshotRoutes } from '../../../searches/http/screenshot.js';
 import { searchRoutes } from '../../../searches/http/search.js';
 import { webhookRoutes } from '../../../webhooks/http/webhooks.js';
 import { keyCheck } from '../../auth.js';
@@ -22,6 +23,7 @@ export const v1Routes: FastifyPluginAsync<V1Options> = async (app, opts) => {
   // the options without the scope's own prefix, which nested plugins would add a second time
   const { prefix: _prefix, ...routeOptions } = opts as V1Options & { prefix?: string };
   await app.register(searchRoutes, routeOptions);
+  await app.register(screenshotRoutes, routeOptions);
   await app.register(usageRoutes, routeOptions);
   await app.register(monitorRoutes, routeOptions);
   await app.register(webhookRoutes, routeOptions);

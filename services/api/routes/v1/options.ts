@@ -4,6 +4,7 @@ import type { SearchService } from '../../../application/searches.js';
 import type { QueuePositions } from '../../../fairShare/queuePosition.js';
 import type { MonitorService } from '../../../monitors/commands/monitors.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
+import type { PageViews } from '../../../render/pageViews.js';
 import type { WebhookService } from '../../../webhooks/commands/webhooks.js';
 import type { Authenticator, AuthFailureGate } from '../../auth.js';
 import type { StoredAnswers } from '../../render/stored.js';
@@ -33,6 +34,8 @@ export interface V1Options {
   monitors: MonitorService;
   /** webhooks (docs/webhooks.md): the /v1/webhooks routes */
   webhooks: WebhookService;
+  /** screenshots and pixel positions of stored pages (docs/screenshots.md) */
+  pages: PageViews;
   /** where queued jobs stand in the fair scheduler (docs/fleet.md#lanes-and-fair-share) */
   queuePositions?: QueuePositions;
 }
