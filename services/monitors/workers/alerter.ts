@@ -18,7 +18,15 @@ type Check = EventOf<'MonitorKeywordChecked'>['data'];
 
 const stateOfRanks = (ranks: readonly DomainRank[]) =>
   new Map<string, DomainState>(
-    ranks.map((r) => [r.domain, { position: r.position ?? 0, url: r.url ?? null, features: r.features }]),
+    ranks.map((r) => [
+      r.domain,
+      {
+        position: r.position ?? 0,
+        url: r.url ?? null,
+        features: r.features,
+        ...(r.aboveTheFold === undefined ? {} : { aboveTheFold: r.aboveTheFold }),
+      },
+    ]),
   );
 
 /** a keyword's latest successful search seen in the log */
@@ -180,7 +188,15 @@ export const createAlerter = (deps: {
 
 const stateOfPoints = (points: HistoryPoint[]) =>
   new Map<string, DomainState>(
-    points.map((p) => [p.domain, { position: p.position ?? 0, url: p.url, features: p.features }]),
+    points.map((p) => [
+      p.domain,
+      {
+        position: p.position ?? 0,
+        url: p.url,
+        features: p.features,
+        ...(p.above_the_fold === undefined ? {} : { aboveTheFold: p.above_the_fold }),
+      },
+    ]),
   );
 
 /** the alerter as it was: each completed run waits for the read models, then reads every keyword's whole history */

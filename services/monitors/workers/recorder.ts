@@ -8,6 +8,8 @@ import type { CommandHandler } from '../../application/commandHandler.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../../reactor/reactor.js';
+import type { PageViews } from '../../render/pageViews.js';
+import { withPixelPositions } from '../../render/withPositions.js';
 
 type End = Handled<'CrawlCompleted' | 'CrawlFailed' | 'SearchAnsweredFromCache'>;
 /** a job's end: a final failure, a completed crawl, an answer from cache */
@@ -29,6 +31,9 @@ export const createRankRecorder = (deps: {
   handle: CommandHandler;
   projected(position: number): Promise<unknown>;
   onCheck?: (points: number) => void;
+  /** lays out a search's first page, for a monitor with pixel positions (docs/rank-tracking.md); absent: none */
+  pages?: Pick<PageViews, 'positions'>;
+  log?: (msg: string, fields: Record<string, unknown>) => void;
   now?: () => Date;
 }) => {
   const { queries, handle } = deps;
@@ -58,8 +63,19 @@ export const createRankRecorder = (deps: {
       await handle(streams.monitorRun(run.runId), monitorRunDecider, { ...base, ok: false, failure, ranks: [] });
       return;
     }
-    const result = queries.results.byJobId(job.sourceJobId ?? job.jobId)?.result;
-    const ranks = result ? rankDomains(result, run.domains, run.depth) : [];
+    const doc = queries.results.byJobId(job.sourceJobId ?? job.jobId);
+    const result = doc?.result;
+    let ranks = result ? rankDomains(result, run.domains, run.depth) : [];
+    if (doc && run.pixelPositions && deps.pages) {
+      // one render a search, kept in the blob store (docs/screenshots.md); the check records what it measured, so
+      // the history is a projection of the log. A render that fails leaves the check without pixels, never failed.
+      try {
+        const positions = await deps.pages.positions(job.sourceJobId ?? job.jobId, doc, job.request.device);
+        ranks = rankDomains(withPixelPositions(doc.result, positions), run.domains, run.depth, true);
+      } catch (err) {
+        deps.log?.('monitor check not laid out', { jobId: job.jobId, reason: (err as Error).message });
+      }
+    }
     await handle(
       streams.monitorRun(run.runId),
       monitorRunDecider,

@@ -5,6 +5,7 @@ import type { Config } from '../../config/config.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
+import type { PageViews } from '../../render/pageViews.js';
 import { createMonitorVersions } from '../commands/monitorVersions.js';
 import { createAlerter } from './alerter.js';
 import { createRankRecorder } from './recorder.js';
@@ -20,6 +21,8 @@ export interface MonitorWorkerParts {
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
   config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS' | 'cacheTtlS' | 'cacheScope' | 'tiers'>;
+  /** lays out searches' pages for monitors with pixel positions (docs/rank-tracking.md); absent: none measured */
+  pages?: Pick<PageViews, 'positions'>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
   now?: () => Date;
 }
