@@ -11,6 +11,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
+import { processEnv } from '../services/config/env.js';
 import { formatReport, runSoak } from '../test/soak/harness.js';
 import { freshBuild } from '../test/soak/stack.js';
 import { fixturesMissing } from '../test/support/fixtures.js';
@@ -54,7 +55,7 @@ if (missing) {
   process.exit(2);
 }
 // the build when it is current (as the test runner's SERP_TEST_BUILT=1 does), never a stale one
-if (process.env.SERP_TEST_BUILT === undefined && freshBuild()) process.env.SERP_TEST_BUILT = '1';
+if (processEnv().SERP_TEST_BUILT === undefined && freshBuild()) process.env.SERP_TEST_BUILT = '1';
 
 try {
   const report = await runSoak({

@@ -1,10 +1,9 @@
-import { streams } from '../../contracts/events.js';
 import { endedElsewhere } from '../../domain/location/placement.js';
-import { usageDecider } from '../../domain/usage/usage.js';
 import type { ReadModelQueries } from '../../projections/index.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { toProjected } from '../projector/projector.js';
 import type { CommandHandler } from './commandHandler.js';
+import { releaseQuota } from './quota.js';
 
 export interface KeyAudit {
   keyId: string;
@@ -108,8 +107,7 @@ export const auditUsage = async (deps: {
     let repaired = 0;
     if (deps.repair) {
       for (const r of toRelease) {
-        const res = await deps.handle(streams.usage(keyId, month), usageDecider, {
-          type: 'ReleaseQuota',
+        const res = await releaseQuota(deps.handle, {
           keyId,
           month,
           jobId: r.jobId,

@@ -13,6 +13,7 @@ import { type Config, tierShare } from '../config/config.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { CommandContext, CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
+import { releaseQuota } from './quota.js';
 
 // Random bytes for job ids, drawn 256 ids at a time: a randomBytes(6) call per submit was ~3% of its time (Node's
 // randomUUID keeps such a pool for the same reason). Each id takes bytes no other id took.
@@ -214,17 +215,9 @@ export const createSearchService = (deps: {
         const settled = await (async () => {
           const state = await readJobState(deps.eventStore, jobId);
           if (state.keyId) return 'landed' as const;
-          await handle(
-            streams.usage(key.keyId, submission.month),
-            usageDecider,
-            {
-              type: 'ReleaseQuota',
-              keyId: key.keyId,
-              month: submission.month,
-              jobId,
-              reason: 'submit failed',
-              now: submission.now,
-            },
+          await releaseQuota(
+            handle,
+            { keyId: key.keyId, month: submission.month, jobId, reason: 'submit failed', now: submission.now },
             ctx,
           );
           return 'released' as const;

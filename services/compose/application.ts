@@ -55,6 +55,23 @@ export interface ApplicationServices {
 }
 
 /**
+ * The search service, composed one way for every caller: the HTTP layer's (composeApplication below) and the write
+ * side's, where rank tracking's scheduler submits a run's searches (backgroundWorkers.ts).
+ */
+export const composeSearches = (
+  ports: Pick<ApplicationPorts, 'eventStore' | 'queries' | 'handle' | 'ownWritesProjected' | 'resolveTargeting'>,
+  config: Pick<ApplicationConfig, 'cacheTtlS' | 'cacheScope' | 'tiers'>,
+): SearchService =>
+  createSearchService({
+    eventStore: ports.eventStore,
+    queries: ports.queries,
+    handle: ports.handle,
+    config,
+    ...(ports.ownWritesProjected ? { ownWritesProjected: ports.ownWritesProjected } : {}),
+    ...(ports.resolveTargeting ? { resolveTargeting: ports.resolveTargeting } : {}),
+  });
+
+/**
  * The application services over their ports: the one place they are composed, by embedded mode, distributed mode's
  * api role, the CLI's commands on a data directory and the tests. A service added here is handed to the HTTP layer by
  * `composeApi` with the others, so no composition can leave one out.
@@ -63,14 +80,7 @@ export const composeApplication = (ports: ApplicationPorts, config: ApplicationC
   const { eventStore, queries, handle, projected } = ports;
   const pepper = ports.secrets.keyPepper;
   return {
-    searches: createSearchService({
-      eventStore,
-      queries,
-      handle,
-      config,
-      ...(ports.ownWritesProjected ? { ownWritesProjected: ports.ownWritesProjected } : {}),
-      ...(ports.resolveTargeting ? { resolveTargeting: ports.resolveTargeting } : {}),
-    }),
+    searches: composeSearches(ports, config),
     keys: createKeyCommands({ handle, pepper, tiers: config.tiers }),
     adminSessions: createAdminSessionCommands({ handle }),
     monitors: createMonitorService({

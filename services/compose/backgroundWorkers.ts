@@ -12,6 +12,7 @@ import type { ReadModelStore } from '../ports/readModelStore.js';
 import { createPageViews } from '../render/pageViews.js';
 import { webhookMetrics } from '../webhooks/workers/metrics.js';
 import { createWebhookWorker, type WebhookSettings } from '../webhooks/workers/worker.js';
+import { composeSearches } from './application.js';
 import { composeRenderer } from './renderer.js';
 import { scheduleRetention } from './retention.js';
 
@@ -21,6 +22,7 @@ export type LogLine = (msg: string, fields?: Record<string, unknown>) => void;
 /** The configuration the background workers read: each worker's slice (a new worker's slice is added here). */
 export type WriteSideConfig = FairDispatcherSettings &
   MonitorWorkerParts['config'] &
+  Parameters<typeof composeSearches>[1] &
   WebhookSettings &
   Pick<Config, 'retentionDays' | 'retentionSweepMin'> &
   Parameters<typeof composeRenderer>[0];
@@ -104,6 +106,8 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
         handle: ctx.handle,
         limiter: ctx.rateLimiter,
         projected: ctx.projected,
+        // the search service as the HTTP layer's is composed: rank tracking submits a run's searches through it
+        searches: composeSearches(ctx, ctx.config),
         config: ctx.config,
         ...(renderer ? { pages: createPageViews({ blobStore: ctx.blobStore, renderer }) } : {}),
         log: ctx.log,

@@ -200,6 +200,16 @@ const service = {
     wholeNumber(15_000, { zeroMeans: 'the default' }),
     'How long one render may take before its page is closed and the request answered 503 (0: the default).',
   ),
+  // the job queue, in-process (embedded) or JetStream (distributed): the same settings in every mode
+  SERP_QUEUE_ACK_WAIT_MS: variable(
+    bounded(60_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
+    'A crawl silent this long is handed to another crawler (at least 1000); a crawl in flight tells the queue it is alive every quarter of it.',
+  ),
+  SERP_QUEUE_MAX_DELIVER: variable(bounded(5, 1, 20, 'a whole number'), 'Attempts per job, 1 to 20.'),
+  SERP_QUEUE_DEDUPE_WINDOW_MS: variable(
+    bounded(3_600_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
+    'One job id and dispatch number is enqueued once within this window (at least 1000): longer than a job waits on the queue and its deliveries take, so a restarted or second dispatcher that sends it again adds nothing (docs/distributed.md#how-it-holds-together).',
+  ),
 };
 
 /** the crawler (every crawling process or thread) */
@@ -303,16 +313,14 @@ const distributed = {
     oneOf(['1', '3'] as const, '1').transform(Number),
     'Replicas of each stream, KV and object bucket this process creates: 1 or 3.',
   ),
-  SERP_QUEUE_ACK_WAIT_MS: variable(
-    bounded(60_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
-    'A crawl silent this long is handed to another crawler (at least 1000).',
-  ),
-  SERP_QUEUE_MAX_DELIVER: variable(bounded(5, 1, 20, 'a whole number'), 'Attempts per job, 1 to 20.'),
-  SERP_QUEUE_DEDUPE_WINDOW_MS: variable(
-    bounded(3_600_000, 1_000, Number.MAX_SAFE_INTEGER, 'a number of milliseconds'),
-    'One job id and dispatch number is enqueued once within this window (at least 1000).',
-  ),
 };
+
+/**
+ * The job queue's redelivery delays after a failed attempt (a crawl that threw or was handed back), the last one
+ * repeating, in every mode (the in-process queue and JetStream's consumers). Not a variable: the attempts are
+ * SERP_QUEUE_MAX_DELIVER's, and a crawl's own retries of a page are paced by the crawler. Declared here, and only here.
+ */
+export const QUEUE_BACKOFF_MS: readonly number[] = [1_000, 5_000, 15_000];
 
 /**
  * Where the CLI's HTTP commands look last for the service (services/cli/serviceClient.ts): after `--base-url`,
@@ -353,6 +361,11 @@ const tests = {
     text(),
     'Extra node flags for the services the tests and benchmarks start, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.',
   ),
+  SERP_TEST_BUILT: variable(
+    flag(false),
+    'Set to 1 by the test runner once it has built dist/: the services and CLIs the tests start run the compiled code (docs/testing.md#the-build-the-tests-run).',
+  ),
+  SERP_NATS_LOG: variable(flag(false), 'The nats-server processes the tests start print their log on stderr.'),
 };
 
 /** Each group's variables, in the order docs/configuration.md lists them. */
@@ -376,6 +389,10 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** A variable's default: what its parser returns when it is unset (for a command's flag that defaults to it). */
+export const defaultOf = <N extends keyof typeof Environment.shape>(name: N): z.output<(typeof Environment.shape)[N]> =>
+  Environment.shape[name].parse(undefined) as z.output<(typeof Environment.shape)[N]>;
 
 /** Every variable the schema knows, in its order. */
 export const VARIABLES = Object.keys(Environment.shape) as (keyof EnvironmentValues)[];

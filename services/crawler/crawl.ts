@@ -1,7 +1,7 @@
 import type { CrawlCost, CrawlFailure, LocationCheck, PageFetched, TargetingUsed } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import type { OrganicResult, ParsedSerp } from '../../contracts/result.js';
-import { depthOf, pagesFor, type SearchRequest } from '../../contracts/search.js';
+import { depthOf, MAX_DEPTH, pagesFor, type SearchRequest } from '../../contracts/search.js';
 import { mergePages } from '../../parser/index.js';
 import type { Config } from '../config/config.js';
 import type { LocationJudge } from '../geo/locationCheck.js';
@@ -22,9 +22,9 @@ import type { ResolvedTargeting } from './targeting.js';
 export type FetcherMode = 'http' | 'browser' | 'auto';
 
 export interface CrawlLimits extends PageLimits {
-  /** stop once this many organic results are in hand (default 100: Google's top 100); a job's `depth` lowers it */
+  /** stop once this many organic results are in hand (default MAX_DEPTH: Google's top 100); a job's `depth` lowers it */
   targetResults: number;
-  /** at most this many pages, `start = 0, 10, …` (default 10); a job's `depth` lowers it to ceil(depth / 10) */
+  /** at most this many pages, `start = 0, 10, …` (default MAX_DEPTH's); a job's `depth` lowers it to ceil(depth / 10) */
   maxPages: number;
 }
 
@@ -108,8 +108,8 @@ export const DEFAULT_LIMITS: CrawlLimits = {
   pageTimeoutMs: 30_000,
   backoffBaseMs: 1_000,
   backoffMaxMs: 15_000,
-  targetResults: 100,
-  maxPages: 10,
+  targetResults: MAX_DEPTH,
+  maxPages: pagesFor(MAX_DEPTH),
 };
 
 type Settled = { ok: true; page: KeptPage } | { ok: false; err: unknown };

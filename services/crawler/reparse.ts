@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type EventOf, streams } from '../../contracts/events.js';
 import { ParsedSerp } from '../../contracts/result.js';
-import type { SearchRequest } from '../../contracts/search.js';
+import { MAX_DEPTH, type SearchRequest } from '../../contracts/search.js';
 import { fold } from '../../domain/kernel/decider.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { type SearchJobEvent, searchJobDecider } from '../../domain/searchJob/searchJob.js';
@@ -10,7 +10,6 @@ import { loadResult, putResult, resultBlobKey } from '../answers/resultBlobs.js'
 import type { CommandHandler } from '../application/commandHandler.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { EventStore } from '../ports/eventStore.js';
-import { DEFAULT_LIMITS } from './crawl.js';
 
 /** Which jobs to re-parse: one job, or every crawled job completed at or after `since` (every one when neither). */
 export interface ReparseSelection {
@@ -45,11 +44,11 @@ const currentParser: Reparser = { version: PARSER_VERSION, parseRaw };
 
 const sha256 = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 
-/** The crawler keeps Google's top `targetResults`; a better parser must not make a stored result longer than that. */
+/** The crawler keeps Google's top MAX_DEPTH at most; a better parser must not make a stored result longer than that. */
 const trim = (serp: ParsedSerp): ParsedSerp =>
-  serp.organic_results.length <= DEFAULT_LIMITS.targetResults
+  serp.organic_results.length <= MAX_DEPTH
     ? serp
-    : { ...serp, organic_results: serp.organic_results.slice(0, DEFAULT_LIMITS.targetResults) };
+    : { ...serp, organic_results: serp.organic_results.slice(0, MAX_DEPTH) };
 
 /** Jobs with a `CrawlCompleted` at or after `since`, in log order; cache answers have none and are never listed. */
 const completedJobs = async (eventStore: EventStore, since?: string) => {

@@ -1,23 +1,23 @@
-import { streams } from '../../contracts/events.js';
 import type { JobMessage } from '../../contracts/jobMessage.js';
 import { LANES, type Lane } from '../../contracts/lanes.js';
 import { depthOf, pagesFor } from '../../contracts/search.js';
 import { endedElsewhere } from '../../domain/location/placement.js';
 import { adviseRoutes, placeIdOf, placeKeyOf, type RouteAdvice } from '../../domain/location/routeChoice.js';
 import { laneOf } from '../../domain/searchJob/searchJob.js';
-import { usageDecider } from '../../domain/usage/usage.js';
 import { type ReadModelQueries, readModelQueries } from '../../projections/index.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import type { QueuedJob } from '../../projections/queue/queries.js';
 import type { CommandHandler } from '../application/commandHandler.js';
+import type { FollowerDeps } from '../application/followerDeps.js';
 import { readJobState } from '../application/jobState.js';
+import { releaseQuota } from '../application/quota.js';
 import type { Config } from '../config/config.js';
 import { createFairQueue } from '../fairShare/fairQueue.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { type JobQueue, type QueueClass, queueClassOf } from '../ports/jobQueue.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
-import { createReactor, type Handled, logEventOf, type Reactor, type ReactorDeps } from '../reactor/reactor.js';
+import { createReactor, type Reactor, type ReactorDeps, reactorDeps } from '../reactor/reactor.js';
 
 /** A job the scheduler holds until the crawlers can start it soon: the queue read model's fields it decides on. */
 type Waiting = Pick<QueuedJob, 'jobId' | 'keyId' | 'lane' | 'pages' | 'weight' | 'position'> & {
@@ -73,13 +73,6 @@ export const createFairDispatcher = (
     readModels: ReadModelStore;
     queue: JobQueue;
     settings: FairDispatcherSettings;
-    /**
-     * a final failure, or a search that ended placed elsewhere, seen live (the quota releases ride on the scheduler's
-     * subscription: createDispatcher)
-     */
-    onFinalFailure?: (e: Handled<'CrawlFailed'> | Handled<'CrawlCompleted'>) => Promise<void>;
-    /** a batch of the log handled, up to `last` */
-    onHandled?: (last: number) => void;
   } & ReactorDeps,
 ): Reactor => {
   const { queries, queue, settings } = deps;
@@ -268,7 +261,7 @@ export const createFairDispatcher = (
         }
         return at;
       },
-      async handle(events, { last }) {
+      handle(events) {
         for (const e of events) {
           switch (e.type) {
             case 'SearchSubmitted': {
@@ -304,22 +297,15 @@ export const createFairDispatcher = (
               break;
             }
             case 'CrawlFailed':
-              if (e.data.final) {
-                ended(e.data.jobId);
-                await deps.onFinalFailure?.(e);
-              }
+              if (e.data.final) ended(e.data.jobId);
               break;
             case 'CrawlCompleted':
-              ended(e.data.jobId);
-              if (endedElsewhere(e)) await deps.onFinalFailure?.(e);
-              break;
             case 'SearchPurged':
               ended(e.data.jobId);
               break;
           }
         }
         void pump();
-        deps.onHandled?.(last);
       },
       async stop() {
         stopped = true;
@@ -359,40 +345,44 @@ export const resumeCrawling = async (queue: JobQueue, jobs: JobStatusDoc[]) => {
 };
 
 /**
- * A final `CrawlFailed`, or a crawl that ended placed elsewhere, gives its quota back; twice releases once (the usage
- * stream's decider decides nothing).
+ * The quota releaser: a final `CrawlFailed`, or a crawl that ended placed elsewhere (docs/locations.md), gives back the
+ * quota its job reserved (`releaseQuota`); a release seen twice releases once (the usage stream's decider decides nothing then), so a restart from an older checkpoint, or two
+ * dispatchers, release each job once. A reactor with a checkpoint of its own, named `dispatcher` (the name the
+ * dispatcher's checkpoint had, so an upgraded service goes on from where it stopped).
  */
-const releaseOf =
-  (eventStore: EventStore, handle: CommandHandler) =>
-  async (e: Handled<'CrawlFailed'> | Handled<'CrawlCompleted'>): Promise<void> => {
-    const failed = e.type === 'CrawlFailed';
-    if (failed ? !e.data.final : !endedElsewhere(e)) return;
-    const s = await readJobState(eventStore, e.data.jobId);
-    if (!s.charged || !s.keyId || !s.month) return;
-    await handle(
-      streams.usage(s.keyId, s.month),
-      usageDecider,
-      {
-        type: 'ReleaseQuota',
-        keyId: s.keyId,
-        month: s.month,
-        jobId: e.data.jobId,
-        reason: failed ? 'crawl failed' : 'placed elsewhere',
-        now: e.type === 'CrawlFailed' ? e.data.failedAt : e.data.completedAt,
+export const createQuotaReleaser = (deps: FollowerDeps): Reactor =>
+  createReactor(
+    {
+      name: 'dispatcher',
+      handles: ['CrawlFailed', 'CrawlCompleted'],
+      async handle(events) {
+        for (const e of events) {
+          const failed = e.type === 'CrawlFailed';
+          if (failed ? !e.data.final : !endedElsewhere(e)) continue;
+          const s = await readJobState(deps.eventStore, e.data.jobId);
+          if (!s.charged || !s.keyId || !s.month) continue;
+          await releaseQuota(
+            deps.handle,
+            {
+              keyId: s.keyId,
+              month: s.month,
+              jobId: e.data.jobId,
+              reason: failed ? 'crawl failed' : 'placed elsewhere',
+              now: e.type === 'CrawlFailed' ? e.data.failedAt : e.data.completedAt,
+            },
+            { causationId: e.eventId },
+          );
+        }
       },
-      { causationId: e.eventId },
-    );
-  };
-
-/** the releases' checkpoint: the name the dispatcher's had, so an upgraded service goes on from where it stopped */
-const RELEASES = 'dispatcher';
+    },
+    reactorDeps(deps),
+  );
 
 /**
- * The dispatcher background worker: the fair scheduler, which puts jobs on the queue, and the quota releases, which
- * give back what a failed job reserved, on one subscription (each subscription of the log costs every append). The
- * scheduler starts where the read models stand; the releases keep a checkpoint of their own, so at start the final
- * failures between it and the scheduler's start are read from the log first (none is missed across a restart), then
- * the scheduler's subscription hands over the rest. Neither remembers anything the log does not say.
+ * The dispatcher background worker: the fair scheduler, which puts jobs on the queue, and the quota releaser, which
+ * gives back what a failed job reserved, two reactors started in that order and stopped in reverse. The scheduler
+ * starts where the read models stand; the releaser from its own checkpoint, so no final failure is missed across a
+ * restart. Neither remembers anything the log does not say.
  */
 export const createDispatcher = (deps: {
   eventStore: EventStore;
@@ -404,60 +394,25 @@ export const createDispatcher = (deps: {
   projected?: (position: number) => Promise<unknown>;
   settings: FairDispatcherSettings;
   log?: ReactorDeps['log'];
-  /** the reactor's options (tests): a poison's report */
-  onPoison?: ReactorDeps['onPoison'];
-}): Reactor => {
-  const release = releaseOf(deps.eventStore, deps.handle);
-  let saved = { position: 0, at: 0 };
-  const save = (position: number, force = false) => {
-    if (position <= saved.position || (!force && Date.now() - saved.at < 1000)) return;
-    deps.readModels.commit([], RELEASES, position);
-    saved = { position, at: Date.now() };
-  };
-  const scheduler = createFairDispatcher({
+}): { start(): Promise<void>; stop(): Promise<void> } => {
+  const follower: FollowerDeps = {
     eventStore: deps.eventStore,
     readModels: deps.readModels,
+    queries: deps.queries ?? readModelQueries(deps.readModels),
+    handle: deps.handle,
     projected: deps.projected ?? (async () => undefined),
     ...(deps.log ? { log: deps.log } : {}),
-    ...(deps.onPoison ? { onPoison: deps.onPoison } : {}),
-    queries: deps.queries ?? readModelQueries(deps.readModels),
-    queue: deps.queue,
-    settings: deps.settings,
-    onFinalFailure: release,
-    onHandled: (last) => save(last),
-  });
-  /** the final failures from the releases' checkpoint up to where the scheduler started */
-  const catchUp = async (from: number, to: number) => {
-    for (let at = from; at < to; ) {
-      const batch = await deps.eventStore.readAll({ fromPosition: at, maxCount: 500 });
-      if (batch.length === 0) break;
-      for (const raw of batch) {
-        if (raw.globalPosition > to) return;
-        if (raw.type !== 'CrawlFailed' && raw.type !== 'CrawlCompleted') continue;
-        const e = logEventOf(raw);
-        if (e?.type === 'CrawlFailed' || e?.type === 'CrawlCompleted') await release(e);
-      }
-      at = batch[batch.length - 1]!.globalPosition;
-    }
   };
+  const reactors = [
+    createFairDispatcher({ ...follower, queue: deps.queue, settings: deps.settings }),
+    createQuotaReleaser(follower),
+  ];
   return {
-    name: RELEASES,
     async start() {
-      const from = deps.readModels.checkpoint(RELEASES);
-      saved = { position: from, at: Date.now() };
-      await scheduler.start();
-      const to = scheduler.position();
-      await catchUp(from, to);
-      save(to, true);
+      for (const r of reactors) await r.start();
     },
     async stop() {
-      await scheduler.stop();
-      try {
-        save(scheduler.position(), true);
-      } catch {
-        // the store went first: the next start reads the final failures since the older checkpoint (harmless)
-      }
+      for (const r of [...reactors].reverse()) await r.stop();
     },
-    position: () => scheduler.position(),
   };
 };

@@ -6,7 +6,7 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
-import { createReactor } from '../reactor/reactor.js';
+import { createReactor, type ReactorDeps } from '../reactor/reactor.js';
 import { type FleetCapacity, fleetCapacity, type RunningFleet } from './capacity.js';
 
 /** A lane as the dashboard shows it. */
@@ -95,6 +95,9 @@ export const createQueuePositions = (deps: {
   /** the routes this process's fleet has: a route of a run before a restart adds no capacity */
   fleet?: RunningFleet;
   now?: () => number;
+  /** the reactor's options (tests): a poison's report, its slices */
+  onPoison?: ReactorDeps['onPoison'];
+  slice?: ReactorDeps['slice'];
 }) => {
   const now = deps.now ?? Date.now;
   const jobs = new Map<string, Job>();
@@ -221,7 +224,14 @@ export const createQueuePositions = (deps: {
         }
       },
     },
-    { eventStore: deps.eventStore, readModels: deps.readModels, projected: async () => undefined },
+    {
+      eventStore: deps.eventStore,
+      readModels: deps.readModels,
+      // it reads the read models only at start, where they stand: it waits for no projection
+      projected: async () => undefined,
+      ...(deps.onPoison ? { onPoison: deps.onPoison } : {}),
+      ...(deps.slice ? { slice: deps.slice } : {}),
+    },
   );
 
   const capacityNow = () => {
@@ -374,8 +384,11 @@ export const createQueuePositions = (deps: {
       keys.sort((a, b) => b.waitingPages - a.waitingPages || a.keyId.localeCompare(b.keyId));
       return { lane, waiting: waitingIn.get(lane) ?? 0, waitingPages: pages, crawling, topKeys: keys.slice(0, top) };
     },
+    name: follower.name,
     start: () => follower.start(),
     stop: () => follower.stop(),
+    /** the log position its view includes */
+    position: () => follower.position(),
     /** a job this process knows: undefined once it has ended (or before its submit reached this process) */
     of,
     /**

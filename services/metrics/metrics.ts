@@ -4,9 +4,9 @@ import type { Lane } from '../../contracts/lanes.js';
 import { misplacedOn } from '../../domain/location/placement.js';
 import { laneOf } from '../../domain/searchJob/searchJob.js';
 import type { RoutePlaceStanding } from '../../projections/routePlacements/queries.js';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { EventStore } from '../ports/eventStore.js';
 import type { QueueStats } from '../ports/jobQueue.js';
-import { toProjected } from '../projector/projector.js';
+import { createReactor, type Handled, type HeadReactorDeps, type Reactor } from '../reactor/reactor.js';
 import { threadRestarts } from '../threads/threadFaults.js';
 
 /**
@@ -34,8 +34,10 @@ export interface Metrics {
   observeHttp(route: string, method: string, status: number, seconds: number): void;
   /** queue depth and projection lag now, where this process can see them (the admin dashboard's service view) */
   snapshot(): Promise<{ queue?: QueueStats; projectionLag?: number }>;
-  /** starts following the event log from its head; stop() ends it */
+  /** starts following the event log from its head (its reactor, `logFollower`); stop() ends it */
   follow(eventStore: EventStore): Promise<void>;
+  /** the reactor that counts the log's events into this registry (`metrics`, from the log's head) */
+  logFollower(deps: HeadReactorDeps): Reactor;
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,17 @@ export interface MetricsSources {
   /** default process metrics (CPU, memory, event loop lag); off in tests that build many apps */
   processMetrics?: boolean;
 }
+
+/** the events the metrics count */
+const OBSERVED = [
+  'SearchSubmitted',
+  'SearchAnsweredFromCache',
+  'CrawlStarted',
+  'CrawlCompleted',
+  'CrawlFailed',
+  'MonitorRunCompleted',
+  'MonitorKeywordChecked',
+] as const;
 
 export const createMetrics = (sources: MetricsSources = {}): Metrics => {
   const registry = new Registry();
@@ -323,10 +336,8 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
 
   /** CrawlStarted times of attempts in flight, to time them when they complete (bounded) */
   const started = new Map<string, number>();
-  const observe = (batch: RecordedEvent[]) => {
-    for (const raw of batch) {
-      const e = toProjected(raw);
-      if (!e) continue;
+  const observe = (events: Handled<(typeof OBSERVED)[number]>[]) => {
+    for (const e of events) {
       switch (e.type) {
         case 'SearchSubmitted':
           submits.inc({ charged: String(e.data.charged) });
@@ -376,7 +387,10 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
     }
   };
 
-  let subscription: Subscription | undefined;
+  /** the log's counters, followed from its head at start (counts since this process started) */
+  const logFollower = (deps: HeadReactorDeps): Reactor =>
+    createReactor({ name: 'metrics', handles: OBSERVED, handle: observe }, deps);
+  let follower: Reactor | undefined;
   return {
     registry,
     async text() {
@@ -399,12 +413,14 @@ export const createMetrics = (sources: MetricsSources = {}): Metrics => {
       http.inc({ route, method, status: String(status) });
       latency.observe({ route, method }, seconds);
     },
+    logFollower,
     async follow(eventStore) {
-      subscription = eventStore.subscribeToAll(await eventStore.headPosition(), observe);
+      follower = logFollower({ eventStore });
+      await follower.start();
     },
     async stop() {
-      await subscription?.stop();
-      subscription = undefined;
+      await follower?.stop();
+      follower = undefined;
     },
   };
 };

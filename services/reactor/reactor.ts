@@ -23,6 +23,34 @@ export type Handled<T extends EventType> = Extract<ProjectedEvent, { type: T }> 
 export const logEventOf = (raw: RecordedEvent): LogEvent | undefined => toProjected(raw) as LogEvent | undefined;
 
 /**
+ * Every reactor of the service, by name (its checkpoint's name, and the name in log lines), with where it starts:
+ * - `checkpoint`: from its own checkpoint in the read models (the default);
+ * - `read models`: from where the read models stand, its state loaded there (`load`);
+ * - `head`: from the log's head at its start, with no state to load and no checkpoint (counters since the process
+ *   started: the metrics).
+ * A reactor must be named here (`ReactorDefinition.name` is one of these names), and the reactor conformance suite
+ * holds a case for every name (test/conformance/reactors.test.ts: a record keyed by `ReactorName`, so the compiler
+ * asks for a new reactor's case; docs/architecture.md#background-workers).
+ */
+export const REACTORS = {
+  /** the fair dispatcher (services/dispatcher/): jobs onto the queue in fair order */
+  'fair-dispatcher': 'read models',
+  /** the quota releaser (services/dispatcher/); the name the dispatcher's checkpoint had, so an upgrade goes on */
+  dispatcher: 'checkpoint',
+  /** rank tracking's recorder and alerter (services/monitors/) */
+  'monitor-recorder': 'checkpoint',
+  'monitor-alerter': 'checkpoint',
+  /** the webhook router (services/webhooks/) */
+  'webhook-router': 'checkpoint',
+  /** where each waiting job stands, in memory in the process that answers HTTP (services/fairShare/) */
+  'queue-positions': 'read models',
+  /** the counters of services/metrics/ that come from the log */
+  metrics: 'head',
+} as const satisfies Record<string, 'checkpoint' | 'read models' | 'head'>;
+export type ReactorName = keyof typeof REACTORS;
+export type ReactorStart = (typeof REACTORS)[ReactorName];
+
+/**
  * A log follower of the write side (docs/architecture.md#background-workers): it reacts to events of some types by
  * deciding something (a job on the queue, a check recorded, a delivery scheduled). Every follower is one of these,
  * so they subscribe, validate, wait for the read models and checkpoint one way:
@@ -41,8 +69,8 @@ export const logEventOf = (raw: RecordedEvent): LogEvent | undefined => toProjec
  *   stand instead: `load` reads its state there, synchronously, and the reactor follows the log from that position.
  */
 export interface ReactorDefinition<T extends EventType> {
-  /** the checkpoint's name and the name in log lines */
-  name: string;
+  /** the checkpoint's name and the name in log lines (REACTORS says where it starts) */
+  name: ReactorName;
   /** the event types it reacts to; every other event only moves its checkpoint */
   handles: readonly T[];
   /** events that may be handled only once the read models hold them (default: none) */
@@ -58,12 +86,9 @@ export interface ReactorDefinition<T extends EventType> {
   stop?(): Promise<void> | void;
 }
 
-export interface ReactorDeps {
+/** What a reactor that starts at the log's head needs: the log, and the options every reactor takes. */
+export interface HeadReactorDeps {
   eventStore: EventStore;
-  /** where the checkpoint is kept: the read models beside the projector that `projected` waits for */
-  readModels: ReadModelStore;
-  /** resolves once the read models include `position` */
-  projected(position: number): Promise<unknown>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
   /** a handled type's event that failed its contract was skipped */
   onPoison?: (e: RecordedEvent) => void;
@@ -72,6 +97,13 @@ export interface ReactorDeps {
   /** the most events handed to the handler at once (default REACTOR_SLICE) */
   slice?: number;
   clock?: () => number;
+}
+
+export interface ReactorDeps extends HeadReactorDeps {
+  /** where the checkpoint is kept: the read models beside the projector that `projected` waits for */
+  readModels: ReadModelStore;
+  /** resolves once the read models include `position` */
+  projected(position: number): Promise<unknown>;
 }
 
 /** a follower's deps as its reactor takes them (the follower's own deps may carry more) */
@@ -103,7 +135,35 @@ export interface Reactor {
   position(): number;
 }
 
-export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, deps: ReactorDeps): Reactor => {
+/** the definition of a reactor that starts at the log's head: it reads no read model, so it waits for none */
+export type HeadReactorDefinition<T extends EventType> = Omit<ReactorDefinition<T>, 'load' | 'needsProjection'>;
+
+interface CreateReactor {
+  /** a reactor that starts at the log's head (REACTORS says `head`): it needs the log only */
+  <T extends EventType>(def: HeadReactorDefinition<T>, deps: HeadReactorDeps): Reactor;
+  <T extends EventType>(def: ReactorDefinition<T>, deps: ReactorDeps): Reactor;
+}
+
+/** a reactor's definition that disagrees with REACTORS: a programming error, thrown where the reactor is made */
+const startOf = (def: ReactorDefinition<EventType>, deps: HeadReactorDeps & Partial<ReactorDeps>): ReactorStart => {
+  const start = REACTORS[def.name];
+  const problem =
+    start === 'read models' && !def.load
+      ? 'starts from the read models but has no load()'
+      : start !== 'read models' && def.load
+        ? `starts from its ${start} but has a load()`
+        : start !== 'head' && (!deps.readModels || !deps.projected)
+          ? 'needs the read models and projected()'
+          : undefined;
+  if (problem) throw new Error(`reactor ${def.name} ${problem} (REACTORS, services/reactor/reactor.ts)`);
+  return start;
+};
+
+export const createReactor: CreateReactor = <T extends EventType>(
+  def: ReactorDefinition<T>,
+  deps: HeadReactorDeps & Partial<ReactorDeps>,
+): Reactor => {
+  const start = startOf(def as unknown as ReactorDefinition<EventType>, deps);
   const types = new Set<string>(def.handles);
   const now = deps.clock ?? Date.now;
   const everyMs = deps.checkpoint?.ms ?? 1000;
@@ -116,8 +176,8 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
   let saved = { position: 0, at: 0 };
 
   const save = () => {
-    if (def.load || processed === saved.position) return;
-    deps.readModels.commit([], def.name, processed);
+    if (start !== 'checkpoint' || processed === saved.position) return;
+    deps.readModels?.commit([], def.name, processed);
     saved = { position: processed, at: now() };
   };
 
@@ -141,7 +201,7 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
       events.push(e);
       if (needs(e)) waitFor = e.globalPosition;
     }
-    if (waitFor > 0) await deps.projected(waitFor);
+    if (waitFor > 0) await deps.projected?.(waitFor);
     // a long batch is handed over in slices, the thread's other work running between two (the projector, the
     // dispatcher, the crawler and the HTTP answers share the pipeline thread: docs/architecture.md#background-workers)
     for (let i = 0; i < events.length; i += slice) {
@@ -157,8 +217,14 @@ export const createReactor = <T extends EventType>(def: ReactorDefinition<T>, de
     name: def.name,
     async start() {
       if (subscription) throw new Error(`reactor ${def.name} already started`);
-      const load = def.load;
-      processed = load ? deps.readModels.exclusive(() => load()) : deps.readModels.checkpoint(def.name);
+      const { load } = def;
+      const readModels = deps.readModels;
+      processed =
+        start === 'head' || !readModels
+          ? await deps.eventStore.headPosition()
+          : load
+            ? readModels.exclusive(() => load())
+            : readModels.checkpoint(def.name);
       saved = { position: processed, at: now() };
       subscription = deps.eventStore.subscribeToAll(processed, onBatch);
     },

@@ -28,6 +28,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { loadConfig } from '../../services/config/config.js';
+import { loadTestSettings } from '../../services/config/tests.js';
 import { createHashThread } from '../../services/threads/hashThread.js';
 import { boundHeapGrowth } from '../../services/threads/heap.js';
 import { createParsePool } from '../../services/threads/parsePool.js';
@@ -190,7 +191,7 @@ const runService = async (concurrency: number) => {
   const dir = await mkdtemp(join(tmpdir(), 'serp-bench-svc-'));
   const token = randomBytes(24).toString('hex');
   // SERP_TEST_NODE_ARGS: node flags for the service only, as for the tests' services (test/support/service.ts)
-  const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = (loadTestSettings().testNodeArgs ?? '').split(' ').filter(Boolean);
   let svc: Awaited<ReturnType<typeof startBuiltService>> | undefined;
   try {
     svc = await startBuiltService(

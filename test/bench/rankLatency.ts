@@ -18,8 +18,8 @@
  * (p50, p99, max; a thread held up delays the append too, so it counts), the same from its `CrawlCompleted`
  * recorded, and the event loop's delay (p99, max) while it ran.
  * - log: the alerter as shipped, comparing each run's checks as the log hands them over;
- * - history: the same alerter with `fromHistory` (it waits for the read models to hold each completed run, then reads
- *   every keyword's whole history for the search before: how it worked before; kept only for this baseline).
+ * - history: the alerter as it worked before (historyAlerter.ts beside this bench: the same reactor, which waits for the
+ *   read models to hold each completed run, then reads every keyword's whole history for the search before).
  * Sides alternate per round. A failure is a job whose points are not readable 60 s after the last crawl ended; no
  * ratio when a side had one, or when the sides raised different numbers of alerts. It asserts nothing.
  */
@@ -41,6 +41,7 @@ import { createAlerter } from '../../services/monitors/workers/alerter.js';
 import { createRankRecorder } from '../../services/monitors/workers/recorder.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 import { alternate, type Figure, machineNote, numberArg, printRatio, quantile } from './compare.js';
+import { createHistoryAlerter } from './historyAlerter.js';
 
 const ROUNDS = numberArg('rounds', 2);
 const MONITORS = numberArg('monitors', 4);
@@ -245,7 +246,9 @@ const side =
 
     const parts = { eventStore: core.eventStore, readModels: core.readModels, queries: core.queries, projected };
     const recorder = createRankRecorder({ ...parts, handle: core.handle });
-    const alerter = createAlerter({ ...parts, handle: core.handle, versions, fromHistory });
+    const alerter = fromHistory
+      ? createHistoryAlerter({ ...parts, handle: core.handle, versions })
+      : createAlerter({ ...parts, handle: core.handle });
     // when each crawl's result was in hand (its slot), when its CrawlCompleted was recorded, when its check was
     // readable (the read models hold it: noted as soon as the projector has it), on the clock the log records with
     const done = new Map<string, number>();

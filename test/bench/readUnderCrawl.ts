@@ -29,6 +29,7 @@ import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../services/config/config.js';
+import { loadTestSettings } from '../../services/config/tests.js';
 import { startBuiltService } from '../support/builtService.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -54,7 +55,7 @@ if (missing) {
 }
 const ADMIN = 'read-under-crawl-bench-admin-token';
 if (!values['no-build']) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const nodeArgs = (loadTestSettings().testNodeArgs ?? '').split(' ').filter(Boolean);
 
 /** bytes a probe read took, on average (the last probe run): the answer is read in full */
 let probeBytes = 0;

@@ -27,6 +27,7 @@ import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadTestSettings } from '../../services/config/tests.js';
 import { startBuiltService } from '../support/builtService.js';
 import { startFakeGoogleProcess } from '../support/fakeGoogleProcess.js';
 import { fixturesMissing } from '../support/fixtures.js';
@@ -58,7 +59,7 @@ const ADMIN = 'webhook-latency-bench-admin-token';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 if (!values['no-build']) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 /** node flags for the service (`SERP_TEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"`) */
-const nodeArgs = (process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const nodeArgs = (loadTestSettings().testNodeArgs ?? '').split(' ').filter(Boolean);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (x: number) => `${Math.round(x)} ms`;
 

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { createKurrentDbEventStore, positionToNumber } from '../../services/adapters/eventStore/kurrentdb.js';
+import { loadTestSettings } from '../../services/config/tests.js';
 import { eventStoreConformance } from './eventStoreSuite.js';
 
 t.test('KurrentDbEventStore › positions map exactly or not at all', async (t) => {
@@ -12,7 +13,7 @@ t.test('KurrentDbEventStore › positions map exactly or not at all', async (t) 
 // No KurrentDB/EventStoreDB server can run on this project's machines (no package, no container engine, no .NET):
 // the suite runs when SERP_KURRENTDB_URL names one, e.g. kurrentdb://127.0.0.1:2113?tls=false (docs/distributed.md).
 // The skip is listed in test/skips.json (docs/testing.md).
-const url = process.env.SERP_KURRENTDB_URL;
+const url = loadTestSettings().kurrentdbUrl;
 t.test(
   'KurrentDbEventStore › conformance',
   { skip: url ? false : 'needs a KurrentDB server at SERP_KURRENTDB_URL (none can run here)' },

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { freePort } from '../../services/cli/dev/natsServer.js';
+import { loadTestSettings } from '../../services/config/tests.js';
 import { portTaken } from '../../services/threads/portOwner.js';
 import { fixturesDir } from './fixtures.js';
 import { LOOPBACK_ONLY } from './service.js';
@@ -211,7 +212,7 @@ const makeSandbox = () => {
   ]) {
     symlinkSync(join(root, name), join(dir, name));
   }
-  if (process.env.SERP_TEST_BUILT === '1') cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
+  if (loadTestSettings().testBuilt) cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
   const shims = join(dir, '.doc-test-bin');
   mkdirSync(shims);
   mkdirSync(join(dir, '.tmp'));

@@ -2,11 +2,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { loadTestSettings } from '../../services/config/tests.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** `../shared` beside the checkout, or SERP_FIXTURES_DIR (pointing at the folder that holds `serp/` and `geo/`). */
-export const fixturesDir = resolve(process.env.SERP_FIXTURES_DIR ?? join(here, '..', '..', '..', 'shared', 'fixtures'));
+export const fixturesDir = resolve(
+  loadTestSettings().fixturesDir ?? join(here, '..', '..', '..', 'shared', 'fixtures'),
+);
 
 /**
  * Why fixture tests cannot run, or undefined when they can. Under CI=true a missing folder throws instead:

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Test } from 'tap';
 import { findNatsServer, type NatsServers, startNatsServers } from '../../services/cli/dev/natsServer.js';
+import { loadTestSettings } from '../../services/config/tests.js';
 
 /**
  * Why NATS tests cannot run here, or undefined when they can. Under CI=true a missing or too old nats-server throws:
@@ -19,7 +20,7 @@ export const natsUnavailable = (): string | undefined => {
 /** Real nats-server processes on loopback for one test (file); stopped and removed at its teardown. */
 export const natsServers = async (t: Test, count = 1): Promise<NatsServers> => {
   const dir = mkdtempSync(join(tmpdir(), 'serp-nats-'));
-  const servers = await startNatsServers({ count, dir, log: process.env.SERP_NATS_LOG ? console.error : undefined });
+  const servers = await startNatsServers({ count, dir, log: loadTestSettings().natsLog ? console.error : undefined });
   t.teardown(async () => {
     await servers.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
+import { loadTestSettings } from '../../services/config/tests.js';
 import { type FakeGoogle, type FakeGoogleOptions, startFakeGoogle } from './fakeGoogle.js';
 import { CHROMIUM_HOST_RULES } from './loopback.js';
 
@@ -18,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
  * may be stale. `from`: another copy of the sources (a test that swaps one file) always runs through tsx.
  */
 export const cliEntry = (from: string = root): string[] =>
-  process.env.SERP_TEST_BUILT === '1' && from === root
+  loadTestSettings().testBuilt && from === root
     ? [join(root, 'dist', 'services', 'cli', 'main.js')]
     : ['--import', 'tsx', join(from, 'services', 'cli', 'main.ts')];
 export const cliArgs = cliEntry();
@@ -80,7 +81,7 @@ export const startService = async (
 ): Promise<RunningService> => {
   // SERP_TEST_NODE_ARGS: extra node flags for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (Node
   // refuses --cpu-prof in NODE_OPTIONS)
-  const nodeArgs = (env.SERP_TEST_NODE_ARGS ?? process.env.SERP_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = (env.SERP_TEST_NODE_ARGS ?? loadTestSettings().testNodeArgs ?? '').split(' ').filter(Boolean);
   const entry = cliEntry(from);
   const child = spawn(process.execPath, [...nodeArgs, ...entry, 'serve', '--port', '0', '--data', dataDir], {
     cwd: from,
@@ -190,7 +191,7 @@ export const startStack = async (
  * made for this run when there is one (cliEntry), else `tsc -p tsconfig.build.json` into it.
  */
 export const buildInto = async (outDir: string) => {
-  if (process.env.SERP_TEST_BUILT === '1') {
+  if (loadTestSettings().testBuilt) {
     cpSync(join(root, 'dist'), outDir, { recursive: true });
     return;
   }

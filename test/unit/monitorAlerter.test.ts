@@ -7,6 +7,7 @@ import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
 import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
 import { createAlerter } from '../../services/monitors/workers/alerter.js';
+import { createHistoryAlerter } from '../bench/historyAlerter.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
 /**
@@ -125,15 +126,14 @@ const withRuns = async (t: Test, order: 'in order' | 'late search') => {
         },
       },
     };
-    const alerter = createAlerter({
+    const deps = {
       eventStore: core.eventStore,
       readModels: core.readModels,
       queries,
       handle: core.handle,
-      projected: (p) => core.projector.waitFor(p),
-      versions,
-      ...(options.fromHistory ? { fromHistory: true } : {}),
-    });
+      projected: (p: number) => core.projector.waitFor(p),
+    };
+    const alerter = options.fromHistory ? createHistoryAlerter({ ...deps, versions }) : createAlerter(deps);
     await alerter.start();
     const head = await core.eventStore.headPosition();
     for (let i = 0; i < 400 && alerter.position() < head; i++) await new Promise((r) => setTimeout(r, 25));

@@ -21,7 +21,7 @@ export interface InProcessJobQueueOptions {
    * redelivery delay after the n-th failed attempt (a `nak()` without delay, a handler that threw); the last entry
    * repeats. Default: redeliver at once.
    */
-  backoffMs?: number[];
+  backoffMs?: readonly number[];
   /** enqueuing a message id seen within this window answers `duplicate: true` and adds nothing */
   dedupeWindowMs: number;
   /** an `onExhausted` callback threw (default: stderr) */

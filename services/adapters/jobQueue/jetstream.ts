@@ -54,7 +54,7 @@ export interface JetStreamJobQueueOptions {
   ackWaitMs: number;
   /** deliveries per message, the first included */
   maxDeliver: number;
-  backoffMs?: number[];
+  backoffMs?: readonly number[];
   dedupeWindowMs: number;
   ownsConnection?: boolean;
   /**

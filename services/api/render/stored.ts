@@ -63,7 +63,12 @@ export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
         (bytes) => {
           a[encoding] = bytes;
           delete a.compressing?.[encoding];
-          if (lru.has(key)) lru.set(key, a); // re-weigh it with its new form
+          // re-weigh it with its new form: lru-cache skips the size recount when the same object is set again, so
+          // it is taken out and put back (its recency is refreshed too, which a fetch just earned)
+          if (lru.peek(key) === a) {
+            lru.delete(key);
+            lru.set(key, a);
+          }
         },
         () => delete a.compressing?.[encoding],
       );

@@ -7,6 +7,7 @@ import { besideService, openLocalCore, requireEventStore, trackAppends } from '.
 import { runRetentionSweep } from '../../compose/retention.js';
 import { type Config, loadConfig } from '../../config/config.js';
 import { processEnv } from '../../config/env.js';
+import { defaultOf } from '../../config/schema.js';
 import { rebuildReadModels } from '../../projector/projector.js';
 import { localService, serviceRunningError } from '../target.js';
 
@@ -117,7 +118,11 @@ export const registerMaintenanceCommands = (program: Command) => {
       'delete the raw HTML, results and read-model rows of every ended job older than the retention (the service also does it hourly)',
     )
     .option('--data <dir>', 'data directory (SERP_DATA_DIR)')
-    .option('--days <n>', 'retention in days (default SERP_RETENTION_DAYS, 31)', daysArg)
+    .option(
+      '--days <n>',
+      `retention in days (default SERP_RETENTION_DAYS, ${defaultOf('SERP_RETENTION_DAYS')})`,
+      daysArg,
+    )
     .option(
       '--before <instant>',
       'instead of --days: every ended job submitted before this ISO date or instant',

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { defaultOf } from '../../config/schema.js';
 import { startLocalCluster } from '../dev/cluster.js';
 import { readClusterState, removeClusterState, stopCluster, writeClusterState } from '../dev/clusterState.js';
 
@@ -34,7 +35,12 @@ export const registerClusterCommand = (program: Command) => {
         'a dispatcher and a projector; Ctrl-C (or `cluster down`) stops everything',
     )
     .option('--dir <dir>', 'where the nodes and processes keep their data', '.cluster')
-    .option('--port <port>', 'port of the first api process; the other processes take the next ones', portNumber, 8080)
+    .option(
+      '--port <port>',
+      'port of the first api process; the other processes take the next ones',
+      portNumber,
+      defaultOf('SERP_PORT'),
+    )
     .option('--apis <n>', 'api processes', count, 2)
     .option('--crawlers <n>', 'crawler processes', count, 2)
     .option('--verbose', 'print every process log line')

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
@@ -17,16 +16,15 @@ import { runningFleet } from '../../fairShare/capacity.js';
 import { createQueuePositions } from '../../fairShare/queuePosition.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
-import { createMonitorVersions } from '../../monitors/commands/monitorVersions.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createCatchUp } from '../../projector/catchUp.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
-import { createCrawlWorker } from '../../searches/workers/worker.js';
 import { composeApi } from '../application.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
-import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
+import { crawlerFromConfig } from '../crawler.js';
+import { crawlWorkerFromConfig, jobQueueOptions } from '../crawlWorker.js';
 import { dataPaths, takeServeLock } from '../embedded/core.js';
 import { jsonLines } from '../logLines.js';
 import { composeRenderer } from '../renderer.js';
@@ -143,10 +141,7 @@ export const startDistributed = async (
             createJetStreamJobQueue({
               nc,
               replicas: dist.natsReplicas,
-              ackWaitMs: dist.queueAckWaitMs,
-              maxDeliver: dist.queueMaxDeliver,
-              backoffMs: [1_000, 5_000, 15_000],
-              dedupeWindowMs: dist.queueDedupeWindowMs,
+              ...jobQueueOptions(config),
             }),
           )
         : undefined;
@@ -191,15 +186,12 @@ export const startDistributed = async (
       const { crawler, warning } = await crawlerFromConfig(config, locations);
       if (warning) warnings.push(warning);
       cleanups.push(() => crawler.close());
-      const worker = createCrawlWorker({
+      const worker = crawlWorkerFromConfig(config, {
         queue,
         handle,
         crawler,
         blobStore,
-        concurrency: crawlerSlots(config),
-        drainTimeoutMs: config.drainTimeoutMs,
-        workerId: `crawler-${process.pid}-${randomBytes(3).toString('hex')}`,
-        heartbeatMs: Math.max(500, Math.floor(dist.queueAckWaitMs / 4)),
+        role: 'crawler',
         log: jsonLines(config.logLevel, options.logger),
       });
       worker.start();

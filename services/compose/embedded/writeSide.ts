@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { JobMessage } from '../../../contracts/jobMessage.js';
 import type { SearchRequest } from '../../../contracts/search.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
@@ -14,9 +13,9 @@ import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { QueueStats } from '../../ports/jobQueue.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
-import { createCrawlWorker } from '../../searches/workers/worker.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
-import { crawlerFromConfig, crawlerSlots } from '../crawler.js';
+import { crawlerFromConfig } from '../crawler.js';
+import { crawlWorkerFromConfig, jobQueueOptions } from '../crawlWorker.js';
 import type { jsonLines } from '../logLines.js';
 
 /**
@@ -56,12 +55,7 @@ export const composeWriteSide = async (parts: {
   log: ReturnType<typeof jsonLines>;
 }): Promise<WriteSide> => {
   const { config, eventStore, readModels, queries, blobStore, handle, log } = parts;
-  const queue = createInProcessJobQueue({
-    ackWaitMs: 60_000,
-    maxDeliver: 5,
-    backoffMs: [1_000, 5_000, 15_000],
-    dedupeWindowMs: 10 * 60_000,
-  });
+  const queue = createInProcessJobQueue(jobQueueOptions(config));
   const { crawler: inner, warning } = await crawlerFromConfig(config, parts.locations, parts.judgeLocation);
   const before = parts.beforeCrawl;
   const crawler: Crawler = before
@@ -73,16 +67,7 @@ export const composeWriteSide = async (parts: {
         close: () => inner.close(),
       }
     : inner;
-  const worker = createCrawlWorker({
-    queue,
-    handle,
-    crawler,
-    blobStore,
-    concurrency: crawlerSlots(config),
-    drainTimeoutMs: config.drainTimeoutMs,
-    workerId: `embedded-${process.pid}-${randomBytes(3).toString('hex')}`,
-    log,
-  });
+  const worker = crawlWorkerFromConfig(config, { queue, handle, crawler, blobStore, role: 'embedded', log });
   // the monitor worker's own count of a key's submits: it paces a run under the key's rate by itself
   const limiter = createMemoryRateLimiter();
   const metrics = createWriteSideRegistry();

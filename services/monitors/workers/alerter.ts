@@ -1,5 +1,4 @@
 import { type DomainRank, type EventOf, streams } from '../../../contracts/events.js';
-import type { HistoryPoint } from '../../../contracts/monitors.js';
 import {
   alertDecider,
   alertsOfRun,
@@ -7,12 +6,8 @@ import {
   type KeywordComparison,
   type RunFailure,
 } from '../../../domain/monitor/alerts.js';
-import type { ReadModelQueries } from '../../../projections/index.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
-import type { EventStore } from '../../ports/eventStore.js';
-import type { ReadModelStore } from '../../ports/readModelStore.js';
-import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../../reactor/reactor.js';
-import type { MonitorVersions } from '../commands/monitorVersions.js';
+import type { FollowerDeps } from '../../application/followerDeps.js';
+import { createReactor, type Handled, reactorDeps } from '../../reactor/reactor.js';
 
 type Check = EventOf<'MonitorKeywordChecked'>['data'];
 
@@ -57,26 +52,22 @@ const MAX_KEYWORDS = 200_000;
  * newest month back, once the read models hold the run; and a run it did not follow from its start (started before a
  * restart, or forgotten past `MAX_RUNS` open at once) is read back from its own stream.
  */
-export const createAlerter = (deps: {
-  eventStore: EventStore;
-  readModels: ReadModelStore;
-  queries: ReadModelQueries;
-  /** the reactor's options (tests): a poison's report, the checkpoint policy */
-  onPoison?: ReactorDeps['onPoison'];
-  checkpoint?: ReactorDeps['checkpoint'];
-  handle: CommandHandler;
-  projected(position: number): Promise<unknown>;
-  /** a run's keywords (its monitor's at the version it references): read by `fromHistory` only */
-  versions?: MonitorVersions;
-  /**
-   * true: wait until the read models hold each completed run, then read every keyword's whole history for the search
-   * before it (how the alerter worked before it followed the checks; kept only as the baseline
-   * test/bench/rankLatency.ts measures against). Default false.
-   */
-  fromHistory?: boolean;
-  now?: () => Date;
-}) => {
-  if (deps.fromHistory) return createHistoryAlerter(deps);
+/** records a completed run's alerts on its alert stream (once: a second worker's decides nothing); none: nothing */
+export const raiseAlerts = async (
+  deps: Pick<FollowerDeps, 'handle' | 'now'>,
+  run: { runId: string; monitorId: string; keyId: string },
+  alerts: ReturnType<typeof alertsOfRun>,
+) => {
+  if (alerts.length === 0) return;
+  await deps.handle(streams.monitorAlerts(run.runId), alertDecider, {
+    type: 'RaiseAlerts',
+    ...run,
+    alerts,
+    now: (deps.now?.() ?? new Date()).toISOString(),
+  });
+};
+
+export const createAlerter = (deps: FollowerDeps) => {
   const { queries } = deps;
   const latest = new Map<string, Latest>();
   const runs = new Map<string, Followed>();
@@ -151,16 +142,11 @@ export const createAlerter = (deps: {
         ...(previous ? { before: previous } : {}),
       });
     }
-    const raised = alertsOfRun(runId, alerts, run.domains, comparisons, failures);
-    if (raised.length === 0) return;
-    await deps.handle(streams.monitorAlerts(runId), alertDecider, {
-      type: 'RaiseAlerts',
-      runId,
-      monitorId,
-      keyId,
-      alerts: raised,
-      now: (deps.now?.() ?? new Date()).toISOString(),
-    });
+    await raiseAlerts(
+      deps,
+      { runId, monitorId, keyId },
+      alertsOfRun(runId, alerts, run.domains, comparisons, failures),
+    );
   };
 
   return createReactor(
@@ -180,77 +166,6 @@ export const createAlerter = (deps: {
             await raise(e);
           }
         }
-      },
-    },
-    reactorDeps(deps),
-  );
-};
-
-const stateOfPoints = (points: HistoryPoint[]) =>
-  new Map<string, DomainState>(
-    points.map((p) => [
-      p.domain,
-      {
-        position: p.position ?? 0,
-        url: p.url,
-        features: p.features,
-        ...(p.above_the_fold === undefined ? {} : { aboveTheFold: p.above_the_fold }),
-      },
-    ]),
-  );
-
-/** the alerter as it was: each completed run waits for the read models, then reads every keyword's whole history */
-const createHistoryAlerter = (deps: Parameters<typeof createAlerter>[0]) => {
-  const { queries, versions } = deps;
-  if (!versions) throw new Error('the history alerter reads each run’s keywords: give it the monitor versions');
-  const raise = async (e: Handled<'MonitorRunCompleted'>) => {
-    const { runId, monitorId, keyId, trigger } = e.data;
-    if (trigger === 'backfill') return;
-    const monitor = queries.monitors.byId(monitorId);
-    const run = queries.monitors.run(runId)?.run;
-    if (!monitor?.alerts || !run) return;
-    const comparisons: KeywordComparison[] = [];
-    const failures: RunFailure[] = [];
-    for (const keyword of new Set(await versions.ofRun(run))) {
-      const points: HistoryPoint[] = [];
-      for (const batch of queries.ranks.points(monitorId, { from: 0, to: 8.64e15 }, { keyword })) points.push(...batch);
-      const mine = points.filter((p) => p.run_id === runId && p.keyword === keyword);
-      if (mine.length === 0) continue;
-      const at = mine[0]!.checked_at;
-      if (mine[0]!.status === 'failed') {
-        failures.push({ keyword, failure: mine[0]!.failure ?? 'failed', at });
-        continue;
-      }
-      const earlier = points.filter(
-        (p) => p.keyword === keyword && p.run_id !== runId && p.status !== 'failed' && p.checked_at <= at,
-      );
-      const lastJob = earlier[earlier.length - 1]?.job_id;
-      const before = lastJob ? earlier.filter((p) => p.job_id === lastJob) : [];
-      comparisons.push({
-        keyword,
-        at,
-        after: stateOfPoints(mine),
-        ...(before.length ? { before: stateOfPoints(before) } : {}),
-      });
-    }
-    const alerts = alertsOfRun(runId, monitor.alerts, run.domains, comparisons, failures);
-    if (alerts.length === 0) return;
-    await deps.handle(streams.monitorAlerts(runId), alertDecider, {
-      type: 'RaiseAlerts',
-      runId,
-      monitorId,
-      keyId,
-      alerts,
-      now: (deps.now?.() ?? new Date()).toISOString(),
-    });
-  };
-  return createReactor(
-    {
-      name: 'monitor-alerter',
-      handles: ['MonitorRunCompleted'],
-      needsProjection: true,
-      async handle(events) {
-        for (const e of events) await raise(e);
       },
     },
     reactorDeps(deps),

@@ -2,12 +2,9 @@ import { streams } from '../../../contracts/events.js';
 import { isWrongPlace } from '../../../domain/location/placement.js';
 import { monitorRunDecider } from '../../../domain/monitor/monitorRun.js';
 import { rankDomains } from '../../../domain/monitor/ranking.js';
-import type { ReadModelQueries } from '../../../projections/index.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
-import type { EventStore } from '../../ports/eventStore.js';
-import type { ReadModelStore } from '../../ports/readModelStore.js';
-import { createReactor, type Handled, type ReactorDeps, reactorDeps } from '../../reactor/reactor.js';
+import type { FollowerDeps } from '../../application/followerDeps.js';
+import { createReactor, type Handled, reactorDeps } from '../../reactor/reactor.js';
 import type { PageViews } from '../../render/pageViews.js';
 import { withPixelPositions } from '../../render/withPositions.js';
 
@@ -21,21 +18,14 @@ const isEnd = (e: End) => e.type !== 'CrawlFailed' || e.data.final;
  * each batch (the job's monitor and result are read there), and records through the run's decider, which decides one
  * check per job: a second dispatcher, or a batch delivered again, records nothing twice.
  */
-export const createRankRecorder = (deps: {
-  eventStore: EventStore;
-  readModels: ReadModelStore;
-  queries: ReadModelQueries;
-  /** the reactor's options (tests): a poison's report, the checkpoint policy */
-  onPoison?: ReactorDeps['onPoison'];
-  checkpoint?: ReactorDeps['checkpoint'];
-  handle: CommandHandler;
-  projected(position: number): Promise<unknown>;
-  onCheck?: (points: number) => void;
-  /** lays out a search's first page, for a monitor with pixel positions (docs/rank-tracking.md); absent: none */
-  pages?: Pick<PageViews, 'positions'>;
-  log?: (msg: string, fields: Record<string, unknown>) => void;
-  now?: () => Date;
-}) => {
+export const createRankRecorder = (
+  deps: FollowerDeps & {
+    /** told of each check recorded, with its points (the metrics) */
+    onCheck?: (points: number) => void;
+    /** lays out a search's first page, for a monitor with pixel positions (docs/rank-tracking.md); absent: none */
+    pages?: Pick<PageViews, 'positions'>;
+  },
+) => {
   const { queries, handle } = deps;
   const now = () => (deps.now?.() ?? new Date()).toISOString();
 

@@ -1,6 +1,6 @@
 import type { ReadModelQueries } from '../../../projections/index.js';
 import type { CommandHandler } from '../../application/commandHandler.js';
-import { createSearchService } from '../../application/searches.js';
+import type { SearchService } from '../../application/searches.js';
 import type { Config } from '../../config/config.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
@@ -20,7 +20,9 @@ export interface MonitorWorkerParts {
   limiter: RateLimiter;
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
-  config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS' | 'cacheTtlS' | 'cacheScope' | 'tiers'>;
+  /** the search service the scheduler submits a run's searches through: the composition's (composeSearches) */
+  searches: SearchService;
+  config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS'>;
   /** lays out searches' pages for monitors with pixel positions (docs/rank-tracking.md); absent: none measured */
   pages?: Pick<PageViews, 'positions'>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
@@ -35,20 +37,13 @@ export interface MonitorWorkerParts {
  * stream whose id is derived from what it decides). `stop` waits for a tick in progress.
  */
 export const createMonitorWorker = (parts: MonitorWorkerParts) => {
-  const searches = createSearchService({
-    eventStore: parts.eventStore,
-    queries: parts.queries,
-    handle: parts.handle,
-    config: parts.config,
-    now: parts.now,
-  });
   const versions = createMonitorVersions(parts.eventStore);
-  const recorder = createRankRecorder({ ...parts });
-  const alerter = createAlerter({ ...parts, versions });
+  const recorder = createRankRecorder(parts);
+  const alerter = createAlerter(parts);
   const scheduler = createMonitorScheduler({
     queries: parts.queries,
     handle: parts.handle,
-    searches,
+    searches: parts.searches,
     limiter: parts.limiter,
     recorder,
     versions,

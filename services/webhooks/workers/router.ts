@@ -1,12 +1,9 @@
 import { type EventOf, streams } from '../../../contracts/events.js';
 import { deliveryDecider } from '../../../domain/webhook/delivery.js';
 import { deliveryIdOf } from '../../../domain/webhook/ids.js';
-import type { ReadModelQueries } from '../../../projections/index.js';
 import { type WebhookDoc, webhookEvents } from '../../../projections/webhooks/webhooks.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
-import type { EventStore } from '../../ports/eventStore.js';
-import type { ReadModelStore } from '../../ports/readModelStore.js';
-import { createReactor, type EventType, type LogEvent, type ReactorDeps, reactorDeps } from '../../reactor/reactor.js';
+import type { FollowerDeps } from '../../application/followerDeps.js';
+import { createReactor, type EventType, type LogEvent, reactorDeps } from '../../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
 import { bodyOf, createResultSummaries, type Message } from './messages.js';
 import { createQuotaTracker } from './quota.js';
@@ -34,22 +31,14 @@ const wanted = (e: { type: EventType }) => SOURCE_TYPES.has(e.type) || e.type ==
  * log, every message of the endpoint's types since its `since`: recorded as one event that refers to them
  * (docs/webhooks.md#replay-recorded-by-reference), its deliveries found by the deliverer in the outbox's query.
  */
-export const createWebhookRouter = (deps: {
-  eventStore: EventStore;
-  readModels: ReadModelStore;
-  queries: ReadModelQueries;
-  /** the reactor's options (tests): a poison's report, the checkpoint policy */
-  onPoison?: ReactorDeps['onPoison'];
-  checkpoint?: ReactorDeps['checkpoint'];
-  handle: CommandHandler;
-  projected(position: number): Promise<unknown>;
-  /** the origin links in `data` are built on (SERP_PUBLIC_BASE_URL); empty: paths */
-  baseUrl: string;
-  now?: () => Date;
-  /** told of the deliveries scheduled as soon as they are recorded (the deliverer attempts them at once) */
-  onScheduled?: (deliveries: Array<EventOf<'WebhookDeliveryScheduled'>['data']>) => void;
-  log?: (msg: string, fields: Record<string, unknown>) => void;
-}) => {
+export const createWebhookRouter = (
+  deps: FollowerDeps & {
+    /** the origin links in `data` are built on (SERP_PUBLIC_BASE_URL); empty: paths */
+    baseUrl: string;
+    /** told of the deliveries scheduled as soon as they are recorded (the deliverer attempts them at once) */
+    onScheduled?: (deliveries: Array<EventOf<'WebhookDeliveryScheduled'>['data']>) => void;
+  },
+) => {
   const { queries, handle, eventStore } = deps;
   const now = () => deps.now?.() ?? new Date();
   const usage = createQuotaTracker(eventStore);
