@@ -1,6 +1,6 @@
 /**
  * Writes the table of webhook event types in docs/webhooks.md from the registry (services/webhooks/workers/eventTypes.ts).
- * `npm run docs:webhooks`; test/unit/webhookEventTypes.test.ts fails when the file is not what this writes.
+ * `npm run docs:webhooks`; test/webhooks/workers/eventTypes.test.ts fails when the file is not what this writes.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

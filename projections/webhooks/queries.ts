@@ -37,20 +37,48 @@ export const webhookQueries = (docs: DocReader) => {
   };
 
   /**
+   * Per open replay, its deliveries seen claimed: a claimed delivery has its document from then on, so each is looked
+   * up until it is found once, not at every read of the outbox (a replay of 1,000 was 1,000 lookups a read, for as
+   * long as it stayed open). Replays no longer open are dropped at the next read.
+   */
+  const claimed = new Map<string, Uint8Array>();
+  const isClaimed = (r: ReplayDoc, i: number) => {
+    let seen = claimed.get(r.replayId);
+    if (!seen) {
+      seen = new Uint8Array(r.messages.length);
+      claimed.set(r.replayId, seen);
+    }
+    if (seen[i] === 1) return true;
+    if (!docs.has(webhookDeliveriesProjection.name, replayedDeliveryIdOf(r.replayId, i))) return false;
+    seen[i] = 1;
+    return true;
+  };
+  const forgetClosed = (open: OpenReplayDoc[]) => {
+    if (claimed.size <= open.length) return;
+    const still = new Set(open.map((o) => o.replayId));
+    for (const id of claimed.keys()) if (!still.has(id)) claimed.delete(id);
+  };
+
+  /**
    * The deliveries of these replays not claimed yet, as their replay's entries stand for them
    * (docs/webhooks.md#replay-recorded-by-reference): a replayed delivery has a document of its own from its first
-   * claim on.
+   * claim on. At most `perKey` of each key's (all without it).
    */
-  const unclaimed = (open: OpenReplayDoc[]): DeliveryDoc[] => {
+  const unclaimed = (open: OpenReplayDoc[], perKey = Number.POSITIVE_INFINITY): DeliveryDoc[] => {
+    forgetClosed(open);
     const out: DeliveryDoc[] = [];
+    const taken = new Map<string, number>();
     for (const o of open) {
       const r = replay(o.replayId);
       if (!r) continue;
-      r.messages.forEach(([, messageId, eventType], i) => {
-        const deliveryId = replayedDeliveryIdOf(r.replayId, i);
-        if (docs.has(webhookDeliveriesProjection.name, deliveryId)) return;
-        out.push(replayedDeliveryDoc(deliveryId, { ...r, messageId, eventType }));
-      });
+      let n = taken.get(r.keyId) ?? 0;
+      for (let i = 0; i < r.messages.length && n < perKey; i++) {
+        if (isClaimed(r, i)) continue;
+        const [, messageId, eventType] = r.messages[i]!;
+        out.push(replayedDeliveryDoc(replayedDeliveryIdOf(r.replayId, i), { ...r, messageId, eventType }));
+        n += 1;
+      }
+      taken.set(r.keyId, n);
     }
     return out;
   };
@@ -94,14 +122,17 @@ export const webhookQueries = (docs: DocReader) => {
       const waiting = unclaimed(open).filter((d) => since === undefined || d.scheduledAt >= since);
       return [...stored, ...waiting].sort(byId).slice(-filter.last);
     },
-    /** every delivery waiting for an attempt: the outbox's, and the replayed ones not claimed yet */
-    outbox: (): OutboxDoc[] => {
+    /**
+     * every delivery waiting for an attempt: the outbox's, and the replayed ones not claimed yet (with
+     * `replayedPerKey`, at most that many of a key's: the deliverer holds no more of a key at once)
+     */
+    outbox: (options: { replayedPerKey?: number } = {}): OutboxDoc[] => {
       const stored = docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending');
       const open = docs.list<OpenReplayDoc>(webhookOpenReplaysProjection.name);
       if (open.length === 0) return stored;
       const known = new Set(stored.map((d) => d.deliveryId));
       const keyOf = new Map(open.map((o) => [o.replayId, replay(o.replayId)?.keyId]));
-      for (const d of unclaimed(open)) {
+      for (const d of unclaimed(open, options.replayedPerKey)) {
         if (known.has(d.deliveryId)) continue;
         const keyId = keyOf.get(d.replayId ?? '');
         stored.push({
@@ -114,6 +145,27 @@ export const webhookQueries = (docs: DocReader) => {
         });
       }
       return stored;
+    },
+    /**
+     * How many deliveries wait for an attempt and when the oldest was scheduled (ms; none: undefined), as `outbox()`
+     * would count them, without making a document for each replayed one not claimed yet (the metrics' gauges)
+     */
+    outboxStats: (): { depth: number; oldest?: number } => {
+      let depth = 0;
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const d of docs.listByLookup<OutboxDoc>(webhookOutboxProjection.name, 'pending')) {
+        depth += 1;
+        oldest = Math.min(oldest, Date.parse(d.scheduledAt));
+      }
+      for (const o of docs.list<OpenReplayDoc>(webhookOpenReplaysProjection.name)) {
+        // a replay's deliveries each take a document at their first claim (`opened` counts them)
+        const waiting = o.selected - o.opened;
+        const r = waiting > 0 ? replay(o.replayId) : undefined;
+        if (!r) continue;
+        depth += waiting;
+        oldest = Math.min(oldest, Date.parse(r.scheduledAt));
+      }
+      return Number.isFinite(oldest) ? { depth, oldest } : { depth };
     },
     /** what a waiting delivery sends: its `webhook-id` and body (a replayed delivery's is rebuilt from the log) */
     outboxBody: (deliveryId: string) => docs.get<OutboxBodyDoc>(webhookOutboxBodiesProjection.name, deliveryId),

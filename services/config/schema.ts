@@ -275,8 +275,11 @@ const crawler = {
   ),
 };
 
-/** SERP_CHAOS_FAULTS's entries: a thread's kind, the unit of work its fault comes at, and `:each` (threadFaults.ts) */
-export const CHAOS_FAULT = /^(parse|pipeline|writer|hash):([1-9]\d*)(:each)?$/;
+/**
+ * SERP_CHAOS_FAULTS's entries: a thread's kind, the unit of work its fault comes at, and `:each` or (the pipeline
+ * thread's only) `:disk-full` (threadFaults.ts)
+ */
+export const CHAOS_FAULT = /^(parse|pipeline|writer|hash):([1-9]\d*)(:each|:disk-full)?$/;
 
 /** threads and memory of an embedded `serve` */
 const runtime = {
@@ -290,10 +293,15 @@ const runtime = {
     '0, or 50 with SERP_PIPELINE_THREAD=0',
   ),
   SERP_CHAOS_FAULTS: variable(
-    list().refine((entries) => entries.every((e) => CHAOS_FAULT.test(e)), {
-      message: 'a comma-separated list of kind:N, kind one of parse, pipeline, writer, hash (pipeline:N:each also)',
-    }),
-    'Fault injection, for the tests only: `kind:N` kills a thread of that kind with an uncaught error at its Nth page parsed (`parse`), crawl started (`pipeline`), group committed (`writer`) or job hashed (`hash`), to show it is restarted (docs/architecture.md#when-a-thread-fails); the pipeline thread’s fault is injected into its first thread only, or into every new one with `pipeline:N:each`. Never set it in production.',
+    list().refine(
+      (entries) =>
+        entries.every((e) => CHAOS_FAULT.test(e) && (!e.endsWith(':disk-full') || e.startsWith('pipeline:'))),
+      {
+        message:
+          'a comma-separated list of kind:N, kind one of parse, pipeline, writer, hash (pipeline:N:each and pipeline:N:disk-full also)',
+      },
+    ),
+    'Fault injection, for the tests only: `kind:N` kills a thread of that kind with an uncaught error at its Nth page parsed (`parse`), crawl started (`pipeline`), group committed (`writer`) or job hashed (`hash`), to show it is restarted (docs/architecture.md#when-a-thread-fails); the pipeline thread’s fault is injected into its first thread only, or into every new one with `pipeline:N:each`; `pipeline:N:disk-full` makes that error the one a full disk raises (`ENOSPC`), which stops the process (docs/operations.md#exit-codes). Never set it in production.',
   ),
 };
 

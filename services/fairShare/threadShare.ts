@@ -20,6 +20,8 @@ export interface ThreadShareOptions {
   everyMs?: number;
   /** the loop's utilisation since the last call (tests); default the thread's own, from perf_hooks */
   utilisation?: () => number;
+  /** the longest pause between two starts once the limit is at `min` and the thread is still above `high` (50 ms) */
+  maxDelayMs?: number;
 }
 
 export const createThreadShare = (o: ThreadShareOptions) => {
@@ -36,7 +38,15 @@ export const createThreadShare = (o: ThreadShareOptions) => {
       last = now;
       return u;
     });
+  const maxDelayMs = o.maxDelayMs ?? 50;
   let limit = o.max;
+  /**
+   * A limit on work under way bounds nothing when each piece of work is quick (a receiver on the same network answers
+   * in a millisecond, and the next attempt starts at once): what the worker costs the thread is then its rate. So once
+   * the limit is at its minimum and the thread is still saturated, the worker also waits this long between two starts,
+   * doubling while it stays so, halving once the thread has room (docs/architecture.md#background-workers).
+   */
+  let delay = 0;
   let measured = performance.now();
   /** the utilisation last measured (metrics, tests) */
   let seen = 0;
@@ -45,14 +55,24 @@ export const createThreadShare = (o: ThreadShareOptions) => {
     if (at - measured < everyMs) return;
     measured = at;
     seen = utilisation();
-    if (seen > high) limit = Math.max(o.min, Math.floor(limit / 2));
-    else if (seen < low) limit = Math.min(o.max, limit + step);
+    if (seen > high) {
+      if (limit === o.min) delay = Math.min(maxDelayMs, Math.max(1, delay * 2));
+      limit = Math.max(o.min, Math.floor(limit / 2));
+    } else if (seen < low) {
+      delay = delay >= 2 ? delay / 2 : 0;
+      limit = Math.min(o.max, limit + step);
+    }
   };
   return {
     /** the work the worker may have under way now */
     limit(): number {
       measure();
       return limit;
+    },
+    /** ms the worker waits before it starts more (0: at once) */
+    delay(): number {
+      measure();
+      return delay;
     },
     utilisation: () => seen,
   };

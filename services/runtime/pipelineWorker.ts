@@ -36,6 +36,30 @@ import { armThreadFaults, faultCounter, forwardThreadFaults, injectedFault } fro
 runInBackground();
 const port = parentPort!;
 const post = (m: FromPipeline, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+/**
+ * A position told to the main thread once for many: this thread commits and projects thousands of times a second while
+ * a webhook backlog drains, and a message each cost it a tenth of its time in postMessage
+ * (docs/benchmarks.md#webhook-backlog). The newest position is sent on the next turn (`projected`: a read waiting on it
+ * waits a turn at most), or `afterMs` later (`appended`: it only wakes the main thread's metrics follower, which also
+ * polls).
+ */
+const newest = (type: 'appended' | 'projected', afterMs: number) => {
+  let position = 0;
+  let armed = false;
+  const send = () => {
+    armed = false;
+    post({ type, position });
+  };
+  return (at: number) => {
+    position = Math.max(position, at);
+    if (armed) return;
+    armed = true;
+    if (afterMs > 0) setTimeout(send, afterMs);
+    else setImmediate(send);
+  };
+};
+const tellAppended = newest('appended', 10);
+const tellProjected = newest('projected', 0);
 const { config, logger } = workerData as PipelineThreadSetup;
 // the faults of the threads this thread starts are counted and logged on the main thread (threadFaults.ts)
 forwardThreadFaults((thread, cause) => post({ type: 'threadFault', thread, cause }));
@@ -94,7 +118,7 @@ const start = async () => {
   const stores = openStores(config.dataDir, {
     // its commits' fsyncs (and waits for the HTTP thread's writer to let go of the file) off this thread's loop too
     writerThread: true,
-    onCommitted: (position) => post({ type: 'appended', position }),
+    onCommitted: tellAppended,
   });
   const { eventStore, readModels, queries, blobStore } = stores;
   const projector = createProjector({
@@ -103,7 +127,7 @@ const start = async () => {
     projections: allProjections,
     blobStore,
     version: READ_MODELS_VERSION,
-    onProjected: (position) => post({ type: 'projected', position }),
+    onProjected: tellProjected,
   });
   await projector.start();
   const handle = createCommandHandler(eventStore);

@@ -93,7 +93,7 @@ export const startSupervisedPipeline = (
         timer = undefined;
         if (stopped) return;
         // a fault injected into the pipeline thread (SERP_CHAOS_FAULTS) goes to the first thread only, unless `:each`
-        const chaosFaults = options.setup.config.chaosFaults.filter((f) => !/^pipeline:\d+$/.test(f));
+        const chaosFaults = options.setup.config.chaosFaults.filter((f) => !/^pipeline:\d+(:disk-full)?$/.test(f));
         const config = { ...options.setup.config, chaosFaults };
         const thread = start({ ...options.setup, config });
         thread.ready.then(

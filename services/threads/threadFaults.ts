@@ -55,15 +55,21 @@ export const threadRestarts = (): Readonly<Record<ThreadKind, number>> => ({ ...
  * thread digests, the Nth group an event store writer thread commits, the Nth crawl the pipeline thread starts. Each
  * counts on its own (one writer thread per event store, one parse pool per crawler). The pipeline thread's fault is
  * injected into the first thread only, unless written `pipeline:N:each` (every new thread too: a crawl that kills
- * each thread that takes it, for the restart bound, pipelineSupervisor.ts).
+ * each thread that takes it, for the restart bound, pipelineSupervisor.ts). `pipeline:N:disk-full` kills it with the
+ * error a full disk raises instead (`ENOSPC`), which no restart mends: the process stops with its own exit code.
  */
 const armed = new Map<ThreadKind, number>();
+/** the kinds whose fault is a full disk's error */
+const diskFull = new Set<ThreadKind>();
 
 export const armThreadFaults = (entries: readonly string[]): void => {
   armed.clear();
+  diskFull.clear();
   for (const entry of entries) {
     const m = CHAOS_FAULT.exec(entry);
-    if (m) armed.set(m[1] as ThreadKind, Number(m[2]));
+    if (!m) continue;
+    armed.set(m[1] as ThreadKind, Number(m[2]));
+    if (m[3] === ':disk-full') diskFull.add(m[1] as ThreadKind);
   }
 };
 
@@ -78,6 +84,11 @@ export const faultCounter = (kind: ThreadKind): (() => boolean) => {
   };
 };
 
-/** the error an injected fault throws inside its thread */
+/** the error an injected fault throws inside its thread: Node's own for a full disk when the entry says so */
 export const injectedFault = (kind: ThreadKind) =>
-  new Error(`fault injected into the ${kind} thread (SERP_CHAOS_FAULTS)`);
+  diskFull.has(kind)
+    ? Object.assign(
+        new Error(`ENOSPC: no space left on device, write (fault injected into the ${kind} thread, SERP_CHAOS_FAULTS)`),
+        { code: 'ENOSPC', errno: -28, syscall: 'write' },
+      )
+    : new Error(`fault injected into the ${kind} thread (SERP_CHAOS_FAULTS)`);

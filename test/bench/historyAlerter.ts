@@ -12,7 +12,7 @@ const stateOfPoints = (points: HistoryPoint[]) =>
 /**
  * The alerter as it was before it followed the checks (services/monitors/alerter.ts): each completed run waits until
  * the read models hold it, then every keyword's whole history is read for the search before it. Kept only as the
- * baseline test/bench/rankLatency.ts measures the alerter against, and the oracle test/unit/monitorAlerter.test.ts
+ * baseline test/bench/rankLatency.ts measures the alerter against, and the oracle test/monitors/workers/alerter.test.ts
  * holds the alerter's alerts to; the same reactor (its name, its checkpoint) deciding the same alerts, so the two
  * compare like for like.
  */

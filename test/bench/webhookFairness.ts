@@ -13,8 +13,8 @@
  * timeout, each round on a fresh embedded store:
  * - fair: the deliverer as shipped (fair queue between keys, AIMD cap per endpoint, a key under its share may start
  *   when every slot is taken);
- * - fcfs: the same deliverer with `fairShare: false`, one first-come, first-served pool of `--concurrency` slots
- *   (what it was before).
+ * - fcfs: the same attempts (services/webhooks/workers/attempt.ts) from one first-come, first-served pool of `--concurrency`
+ *   slots (what the deliverer was before; test/bench/webhookFcfs.ts).
  * Sides alternate per round. A failure is a B message not delivered within the round (2 minutes after its last
  * one); no ratio when a side had one. It asserts nothing.
  */
@@ -33,6 +33,7 @@ import { createDeliverer } from '../../services/webhooks/workers/deliverer.js';
 import { createSender } from '../../services/webhooks/workers/sender.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 import { alternate, type Figure, numberArg, printRatio, quantile } from './compare.js';
+import { createFcfsDeliverer } from './webhookFcfs.js';
 
 const ROUNDS = numberArg('rounds', 2);
 const HANGING = numberArg('hanging', 10);
@@ -107,7 +108,7 @@ const side =
     const bHook = await service.create(b, { url: `${okOrigin}/ok`, events: ['search.completed'] });
     const sender = createSender({ ...safety, resolve: systemResolver, timeoutMs: TIMEOUT_MS, maxSockets: CONCURRENCY });
     let aAttempts = 0;
-    const deliverer = createDeliverer({
+    const deliverer = (fairShare ? createDeliverer : createFcfsDeliverer)({
       eventStore: core.eventStore,
       queries: core.queries,
       handle: core.handle,
@@ -120,7 +121,6 @@ const side =
         concurrency: CONCURRENCY,
         tickMs: 100,
         giveUpAfterMs: 86_400_000,
-        fairShare,
       },
       worker: `bench-${randomBytes(3).toString('hex')}`,
       onAttempt: (x) => {

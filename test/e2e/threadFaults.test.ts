@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
 import { cli, pollJob, type Stack, startService, startStack, submit } from '../support/service.js';
@@ -195,6 +197,80 @@ t.test(
       .filter((line) => line.includes('"thread":"pipeline"')).length;
     t.equal(logged, 4, 'the four failures before were restarts, each logged');
     // a supervisor starts it again (without the fault): the accepted search was in the log, and is crawled
+    const again = await startService(stack.data, {
+      SERP_GOOGLE_ORIGIN: stack.google.origin,
+      SERP_ADMIN_TOKEN: adminToken,
+    });
+    t.teardown(() => again.stop());
+    const polled = await pollJob(again.url, key, jobId, 'json', 60_000);
+    t.equal(((await polled.json()) as Job).search_metadata?.status, 'done', 'the search is done after the restart');
+  },
+);
+
+/** resolves with the process's exit code (-1: still running after `ms`) */
+const exitOf = (stack: Stack, ms = 120_000) =>
+  new Promise<number | null>((resolve) => {
+    if (stack.svc.child.exitCode !== null) return resolve(stack.svc.child.exitCode);
+    const timer = setTimeout(() => resolve(-1), ms);
+    stack.svc.child.once('exit', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+
+t.test(
+  'a pipeline thread whose replacements cannot open the data directory stops the process with 69; once the directory is mended its search is done',
+  { skip: missing },
+  async (t) => {
+    // the first thread dies at its first crawl; by then the read models' file is a directory, so every new thread
+    // fails to open its stores (the main thread keeps the file it opened, and answers meanwhile)
+    const { stack, key } = await startFaulty(t, 'pipeline:1');
+    const readDb = join(stack.data, 'read.db');
+    rmSync(readDb);
+    mkdirSync(readDb);
+    const res = await submit(stack.svc.url, key, { keyword: 'cannot start', depth: 10 });
+    t.equal(res.status, 202, 'the search is accepted');
+    const { job_id: jobId } = (await res.json()) as { job_id: string };
+    t.equal(await exitOf(stack), 69, 'exit code 69 (docs/operations.md#exit-codes)');
+    t.match(
+      stack.svc.stderr(),
+      /serp-api: the pipeline thread could not start 5 times within 60 s: unable to open database file; stopping \(exit code 69\)/,
+      'the line on stderr says which, with the cause',
+    );
+    const logged = stack.svc
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"thread":"pipeline"')).length;
+    t.equal(logged, 4, 'the four failures before were restarts, each logged');
+    // the operator removes the broken file: the read models are rebuilt from the log, and the search is crawled
+    for (const f of [readDb, `${readDb}-wal`, `${readDb}-shm`]) rmSync(f, { recursive: true, force: true });
+    const again = await startService(stack.data, {
+      SERP_GOOGLE_ORIGIN: stack.google.origin,
+      SERP_ADMIN_TOKEN: adminToken,
+    });
+    t.teardown(() => again.stop());
+    const polled = await pollJob(again.url, key, jobId, 'json', 60_000);
+    t.equal(((await polled.json()) as Job).search_metadata?.status, 'done', 'the search is done after the restart');
+  },
+);
+
+t.test(
+  'a pipeline thread that fails on a full disk stops the process at once with 74, without a restart',
+  { skip: missing },
+  async (t) => {
+    // the first crawl kills the thread with the error a full disk raises (ENOSPC): another thread would fail the same way
+    const { stack, key } = await startFaulty(t, 'pipeline:1:disk-full');
+    const res = await submit(stack.svc.url, key, { keyword: 'disk full', depth: 10 });
+    t.equal(res.status, 202, 'the search is accepted');
+    const { job_id: jobId } = (await res.json()) as { job_id: string };
+    t.equal(await exitOf(stack), 74, 'exit code 74 (docs/operations.md#exit-codes)');
+    t.match(
+      stack.svc.stderr(),
+      /serp-api: the pipeline thread failed: the disk is full \(pipeline thread failed: ENOSPC: no space left on device.*\); stopping \(exit code 74\)/,
+      'the line on stderr says the disk is full',
+    );
+    t.notMatch(stack.svc.stdout(), /"thread failed and was restarted"/, 'no restart was tried');
+    // space freed, a supervisor starts it again (without the fault): the accepted search was in the log, and is crawled
     const again = await startService(stack.data, {
       SERP_GOOGLE_ORIGIN: stack.google.origin,
       SERP_ADMIN_TOKEN: adminToken,

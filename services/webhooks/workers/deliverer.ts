@@ -1,193 +1,46 @@
-import { type EventOf, replayOfDelivery, streams } from '../../../contracts/events.js';
-import { deliveryDecider, isSuccess, retryDelayMs } from '../../../domain/webhook/delivery.js';
-import { webhookDecider } from '../../../domain/webhook/webhook.js';
-import type { ReadModelQueries } from '../../../projections/index.js';
+import { replayOfDelivery } from '../../../contracts/events.js';
 import type { OutboxDoc } from '../../../projections/webhooks/webhooks.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
 import { createFairQueue } from '../../fairShare/fairQueue.js';
 import { createThreadShare } from '../../fairShare/threadShare.js';
-import type { EventStore } from '../../ports/eventStore.js';
-import { secretsOf, signedHeaders } from '../commands/webhookSigning.js';
+import { type AttemptConfig, type AttemptDeps, createAttempts, type Scheduled } from './attempt.js';
 import { createEndpointCaps } from './endpointCaps.js';
-import { replayedMessage } from './replay.js';
-import type { Sender, SendOutcome } from './sender.js';
+import type { SendOutcome } from './sender.js';
 
-export interface DelivererConfig {
-  /** SERP_WEBHOOK_BACKOFF_MS: the first retry's delay, doubling per attempt up to an hour (default 5,000) */
-  backoffMs: number;
-  /** the whole exchange with a receiver (10 s) */
-  timeoutMs: number;
+export type { AttemptReport } from './attempt.js';
+
+export interface DelivererConfig extends AttemptConfig {
   /** attempts in flight at once */
   concurrency: number;
   /** how often the outbox is looked at when nothing wakes the worker */
   tickMs: number;
-  /** attempts go on this long after a delivery was scheduled (24 h) */
-  giveUpAfterMs: number;
-  /**
-   * false: one first-come, first-served pool, no share per key or endpoint (what the deliverer was before fair
-   * share; kept only as the baseline test/bench/webhookFairness.ts measures against). Default true.
-   */
-  fairShare?: boolean;
 }
 
-export interface AttemptReport {
-  eventType: string;
-  outcome: 'delivered' | 'retry' | 'given_up';
-  latencyMs: number;
-}
-
-type Scheduled = EventOf<'WebhookDeliveryScheduled'>['data'];
 /** a delivery ready to attempt: the outbox's document */
 type Ready = OutboxDoc;
-/** what an attempt sends */
-type Sent = Pick<Scheduled, 'messageId' | 'body'>;
 
 /**
- * Sends what the outbox holds (docs/webhooks.md). Each attempt is first claimed on the delivery's stream (the event
- * store's optimistic concurrency lets one claim win, so two workers never send the same attempt), then signed with
- * the endpoint's secrets of the moment, POSTed, and its outcome recorded: delivered, retried after a backoff with
- * jitter, or given up (24 h, or 410, which also disables the endpoint). A claim whose worker died is taken again
- * once its lease ends, or at once when `staleBefore` says its worker is a previous life of this process.
+ * Sends what the outbox holds (docs/webhooks.md), each attempt as attempt.ts makes it (claimed, signed, POSTed, its
+ * outcome recorded), sharing its pool fairly between keys and narrowing it while its thread is busy.
  */
-export const createDeliverer = (deps: {
-  eventStore: EventStore;
-  queries: ReadModelQueries;
-  handle: CommandHandler;
-  /** resolves once the read models include `position` (the outbox then shows this worker's claims and outcomes) */
-  projected(position: number): Promise<unknown>;
-  sender: Sender;
-  pepper: string;
-  config: DelivererConfig;
-  worker: string;
-  /** claims of other workers made before this instant are dead (one process per data directory: embedded mode) */
-  staleBefore?: number;
-  now?: () => Date;
-  random?: () => number;
-  /** a key's weight against the other keys (its tier's share, default 1) */
-  shareOf?: (keyId: string) => number;
-  onAttempt?: (report: AttemptReport) => void;
-  log?: (msg: string, fields: Record<string, unknown>) => void;
-}) => {
-  const { queries, handle, config } = deps;
+export const createDeliverer = (
+  deps: AttemptDeps & {
+    config: DelivererConfig;
+    /** a key's weight against the other keys (its tier's share, default 1) */
+    shareOf?: (keyId: string) => number;
+    log?: (msg: string, fields: Record<string, unknown>) => void;
+  },
+) => {
+  const { queries, config } = deps;
   const clock = () => deps.now?.() ?? new Date();
-  const random = deps.random ?? Math.random;
   const inFlight = new Set<string>();
-  /** the bodies of deliveries the router just scheduled (their first attempt reads nothing) */
-  const bodies = new Map<string, Sent>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   /** when the earliest delivery not taken at the last look comes due, and when that look was */
   let nextDue = 0;
   let lookedAt = 0;
   const running = new Set<Promise<void>>();
-
-  /**
-   * What a delivery sends: told by the router, else kept by the outbox (a document per waiting delivery, read by id).
-   * A replayed delivery's is made again from the log event its replay names
-   * (docs/webhooks.md#replay-recorded-by-reference). Only a delivery whose retry was recorded before retries carried
-   * the body is read from its stream.
-   */
-  const sentOf = async (deliveryId: string): Promise<Sent | undefined> => {
-    const known = bodies.get(deliveryId) ?? queries.webhooks.outboxBody(deliveryId);
-    if (known) return known;
-    if (replayOfDelivery(deliveryId)) {
-      const made = await replayedMessage(deps, deliveryId);
-      // a message that cannot be made again (its job purged by retention since) will not be later either: it ends
-      if (!made) {
-        await handle(streams.webhookDelivery(deliveryId), deliveryDecider, {
-          type: 'GiveUp',
-          deliveryId,
-          reason: 'message_gone',
-          now: clock().toISOString(),
-        });
-      }
-      return made;
-    }
-    const { events } = await deps.eventStore.readStream(streams.webhookDelivery(deliveryId), { maxCount: 1 });
-    const first = events[0];
-    return first?.type === 'WebhookDeliveryScheduled' ? (first.data as Scheduled) : undefined;
-  };
-
-  const claimable = (d: OutboxDoc, at: number) =>
-    !inFlight.has(d.deliveryId) &&
-    d.due <= at &&
-    (d.leaseUntil === undefined ||
-      d.leaseUntil <= at ||
-      (deps.staleBefore !== undefined && (d.claimedAt ?? 0) < deps.staleBefore && d.worker !== deps.worker));
-
-  const attempt = async (d: OutboxDoc) => {
-    const stream = streams.webhookDelivery(d.deliveryId);
-    const claimed = await handle(stream, deliveryDecider, {
-      type: 'ClaimAttempt',
-      deliveryId: d.deliveryId,
-      worker: deps.worker,
-      now: clock().toISOString(),
-      leaseMs: config.timeoutMs + 5_000,
-      staleBefore: deps.staleBefore,
-    });
-    const claim = claimed.events[0];
-    if (claim?.type !== 'WebhookAttemptClaimed') return undefined;
-    appended(d.deliveryId, claimed.position);
-    const now = () => clock().toISOString();
-    const webhook = queries.webhooks.byId(d.webhookId);
-    if (!webhook || webhook.disabled) {
-      await handle(stream, deliveryDecider, {
-        type: 'GiveUp',
-        deliveryId: d.deliveryId,
-        reason: webhook ? 'endpoint_disabled' : 'endpoint_deleted',
-        now: now(),
-      });
-      return undefined;
-    }
-    const message = await sentOf(d.deliveryId);
-    if (!message) return undefined;
-    const at = clock();
-    const headers = signedHeaders(secretsOf(deps.pepper, webhook, at), message.messageId, at, message.body);
-    const sent = await deps.sender.send(webhook.url, headers, message.body);
-    const outcome = {
-      ...sent,
-      ...(sent.statusCode !== undefined && !isSuccess(sent.statusCode)
-        ? {
-            error:
-              sent.statusCode >= 300 && sent.statusCode < 400
-                ? `HTTP ${sent.statusCode}: redirects are not followed`
-                : `HTTP ${sent.statusCode}`,
-          }
-        : {}),
-    };
-    const res = await handle(stream, deliveryDecider, {
-      type: 'RecordAttempt',
-      deliveryId: d.deliveryId,
-      attempt: claim.data.attempt,
-      outcome,
-      retryDelayMs: retryDelayMs(claim.data.attempt, config.backoffMs, random()),
-      giveUpAfterMs: config.giveUpAfterMs,
-      now: now(),
-    });
-    const recorded = res.events[0];
-    appended(d.deliveryId, res.position);
-    if (recorded) {
-      bodies.delete(d.deliveryId);
-      deps.onAttempt?.({
-        eventType: d.eventType,
-        outcome:
-          recorded.type === 'WebhookDelivered'
-            ? 'delivered'
-            : recorded.type === 'WebhookDeliveryGivenUp'
-              ? 'given_up'
-              : 'retry',
-        latencyMs: sent.latencyMs,
-      });
-    }
-    if (sent.statusCode === 410) {
-      await handle(streams.webhook(d.webhookId), webhookDecider, {
-        type: 'DisableGone',
-        webhookId: d.webhookId,
-        now: now(),
-      });
-    }
-    return sent;
-  };
+  const QUEUE_MAX = 10_000;
+  const attempts = createAttempts(deps, { maxBodies: QUEUE_MAX });
 
   /**
    * Deliveries ready to attempt: those the router just scheduled (`remember`) and what the last read of the outbox
@@ -205,11 +58,9 @@ export const createDeliverer = (deps: {
    * asked for the next delivery of such a key, so a key whose receivers hang cannot hold another key's first attempt
    * back.
    */
-  const fair = config.fairShare !== false;
   const queue = createFairQueue<Ready, 'deliveries'>({ classes: ['deliveries'], minShare: 0 });
   /** every delivery this worker holds to attempt: in the fair queue or aside */
   const queued = new Map<string, Ready>();
-  const QUEUE_MAX = 10_000;
   /**
    * what one key may hold of it: the rest of a key's backlog waits in the outbox for a later read, so one key's
    * thousands of replayed deliveries never fill the queue against another key's next message
@@ -241,11 +92,6 @@ export const createDeliverer = (deps: {
   /** the keys with work (in the queue or in flight): how much, and the weight they were counted with */
   const activeKeys = new Map<string, { n: number; weight: number }>();
   let activeWeight = 0;
-  /**
-   * this worker's appends on deliveries (claims, outcomes) the read models may not hold yet, by delivery: the outbox
-   * read before they are projected still shows the delivery due, and must not queue it again
-   */
-  const mine = new Map<string, number>();
 
   const bump = (m: Map<string, number>, k: string, by: number) => {
     const n = (m.get(k) ?? 0) + by;
@@ -285,10 +131,7 @@ export const createDeliverer = (deps: {
 
   const toQueue = (d: Ready) => {
     const keyId = keyOf(d);
-    queue.push(
-      d,
-      fair ? { cls: 'deliveries', flow: keyId, weight: deps.shareOf?.(keyId) ?? 1 } : { cls: 'deliveries', flow: '' },
-    );
+    queue.push(d, { cls: 'deliveries', flow: keyId, weight: deps.shareOf?.(keyId) ?? 1 });
     bump(inQueue, d.webhookId, 1);
     activity(keyId, 1);
   };
@@ -320,10 +163,6 @@ export const createDeliverer = (deps: {
   const enqueue = (d: Ready) => {
     queued.set(d.deliveryId, d);
     bump(heldOf, keyOf(d), 1);
-    if (!fair) {
-      toQueue(d);
-      return;
-    }
     const list = aside.get(d.webhookId);
     if (list) list.items.push(d);
     else aside.set(d.webhookId, { items: [d], head: 0 });
@@ -342,15 +181,6 @@ export const createDeliverer = (deps: {
     }
   };
 
-  /** what this worker appended on a delivery, until the read models hold it */
-  const appended = (deliveryId: string, position: number | undefined) => {
-    if (position === undefined) return;
-    mine.set(deliveryId, position);
-    void deps.projected(position).then(() => {
-      if (mine.get(deliveryId) === position) mine.delete(deliveryId);
-    });
-  };
-
   const launch = (d: Ready) => {
     inFlight.add(d.deliveryId);
     const keyId = keyOf(d);
@@ -358,7 +188,8 @@ export const createDeliverer = (deps: {
     activity(keyId, 1);
     endpoints.started(d.webhookId);
     let outcome: SendOutcome | undefined;
-    const p = attempt(d)
+    const p = attempts
+      .attempt(d)
       .then((sent) => {
         outcome = sent;
       })
@@ -372,7 +203,7 @@ export const createDeliverer = (deps: {
         activity(keyId, -1);
         endpoints.ended(d.webhookId, outcome);
         // what waited for this endpoint may go now: only what its cap has room for
-        if (fair) release(d.webhookId);
+        release(d.webhookId);
         pumpSoon();
       });
     running.add(p);
@@ -386,18 +217,19 @@ export const createDeliverer = (deps: {
     pumpScheduled = false;
     if (stopped) return;
     const back = new Map<string, Ready[]>();
-    pool = fair ? thread.limit() : config.concurrency;
+    pool = thread.limit();
+    // a thread still saturated with the pool at its narrowest: one start, then a pause (threadShare.ts)
+    const slice = thread.delay() > 0 ? 1 : PUMP_SLICE;
     for (let started = 0; ; ) {
-      if (started >= PUMP_SLICE) {
+      if (started >= slice) {
         pumpSoon();
         break;
       }
       const free = inFlight.size < pool;
-      if (!free && !fair) break;
       const accept = free ? undefined : underShare;
       const d = queue.peek('deliveries', accept);
       if (d === undefined) break;
-      if (fair && !endpoints.free(d.webhookId)) {
+      if (!endpoints.free(d.webhookId)) {
         queue.remove(d);
         outOfQueue(d);
         const list = back.get(d.webhookId);
@@ -417,11 +249,13 @@ export const createDeliverer = (deps: {
     if (moreReady && inFlight.size < config.concurrency) lookSoon();
   };
 
-  /** one pump on the next turn, however many attempts end in this one */
+  /** one pump on the next turn (or after the thread's pause), however many attempts end meanwhile */
   const pumpSoon = () => {
     if (pumpScheduled || stopped) return;
     pumpScheduled = true;
-    setImmediate(pump);
+    const wait = thread.delay();
+    if (wait > 0) setTimeout(pump, wait);
+    else setImmediate(pump);
   };
 
   /** reads the outbox: what is due (or whose claim lapsed) joins the queue; when the rest comes due */
@@ -431,14 +265,22 @@ export const createDeliverer = (deps: {
     const began = performance.now();
     try {
       const at = clock().getTime();
-      const pending = queries.webhooks.outbox();
+      // a key's replayed deliveries not claimed yet are made from their replays' entries: no more of them than the
+      // key may hold (the rest are read once these are sent)
+      const pending = queries.webhooks.outbox({ replayedPerKey: KEY_MAX });
       lookedAt = at;
       nextDue = Number.POSITIVE_INFINITY;
       moreReady = false;
       const ready: OutboxDoc[] = [];
+      const replayed = new Map<string, number>();
       for (const d of pending) {
-        if (mine.has(d.deliveryId)) continue;
-        if (claimable(d, at)) {
+        if (d.claimedAt === undefined && replayOfDelivery(d.deliveryId)) {
+          const n = (replayed.get(keyOf(d)) ?? 0) + 1;
+          replayed.set(keyOf(d), n);
+          if (n >= KEY_MAX) moreReady = true;
+        }
+        if (attempts.unprojected(d.deliveryId)) continue;
+        if (!inFlight.has(d.deliveryId) && attempts.claimable(d, at)) {
           if (!queued.has(d.deliveryId)) ready.push(d);
         } else if (!inFlight.has(d.deliveryId)) nextDue = Math.min(nextDue, Math.max(d.due, d.leaseUntil ?? 0));
       }
@@ -469,8 +311,8 @@ export const createDeliverer = (deps: {
     kick: pumpSoon,
     /** a delivery just scheduled: its body kept for its first attempt, and queued for it without reading the outbox */
     remember(s: Scheduled) {
-      if (bodies.size < QUEUE_MAX) bodies.set(s.deliveryId, { messageId: s.messageId, body: s.body });
-      if (queued.has(s.deliveryId) || inFlight.has(s.deliveryId) || mine.has(s.deliveryId)) return;
+      attempts.keep(s);
+      if (queued.has(s.deliveryId) || inFlight.has(s.deliveryId) || attempts.unprojected(s.deliveryId)) return;
       if (roomFor(s.keyId)) {
         enqueue({
           deliveryId: s.deliveryId,

@@ -11,7 +11,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /**
  * docs/webhooks.md's table of event types, made from the registry (eventTypes.ts): each type, when it is sent, the
  * log events it is made from and the fields of its `data` (`?`: present only when it applies). `npm run docs:webhooks`
- * writes it between its markers; test/unit/webhookEventTypes.test.ts fails when the file differs.
+ * writes it between its markers; test/webhooks/workers/eventTypes.test.ts fails when the file differs.
  */
 export const renderEventTypes = (): string =>
   [

@@ -5,7 +5,7 @@ import { deliveryDecider } from '../../../domain/webhook/delivery.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
 import type { WebhookDoc } from '../../../projections/webhooks/webhooks.js';
 import type { CommandHandler } from '../../application/commandHandler.js';
-import type { EventStore } from '../../ports/eventStore.js';
+import type { EventStore, RecordedEvent } from '../../ports/eventStore.js';
 import { type LogEvent, logEventOf } from '../../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
 import { bodyOf, createResultSummaries, type Message, type ResultSummaries } from './messages.js';
@@ -22,6 +22,31 @@ export const takes = (w: WebhookDoc, m: Message) =>
   (!m.type.startsWith('monitor.') ||
     !w.monitorIds ||
     (m.monitorId !== undefined && w.monitorIds.includes(m.monitorId)));
+
+/**
+ * What the replays asked in one batch share: ten replays of the same day (one an endpoint, as a key catching up asks
+ * them) read the same events, so each event's messages are made once, for every endpoint of the batch, and each
+ * replay takes its endpoint's.
+ */
+export interface ReplayBatch {
+  interested(keyId: string, type: WebhookEventType, monitorId?: string): boolean;
+  /** each event's messages, by its position */
+  messages: Map<number, Message[]>;
+  /** the log read so far, by the position each read started after (replays of one `since` read the same pages) */
+  pages: Map<number, RecordedEvent[]>;
+}
+
+export const replayBatch = (queries: ReadModelQueries, requests: LogEvent[]): ReplayBatch => {
+  const endpoints = requests.flatMap((e) => {
+    const w = queries.webhooks.byId((e.data as EventOf<'WebhookReplayRequested'>['data']).webhookId);
+    return w ? [{ ...w, disabled: false }] : [];
+  });
+  return {
+    interested: (keyId, type, monitorId) => endpoints.some((w) => takes(w, { type, keyId, monitorId } as Message)),
+    messages: new Map(),
+    pages: new Map(),
+  };
+};
 
 /**
  * A replay (docs/webhooks.md#replay-bounded): every message of the endpoint's types recorded from `since` up to the
@@ -61,7 +86,7 @@ export const createReplayer = (deps: {
     return lo;
   };
 
-  return async (e: LogEvent) => {
+  return async (e: LogEvent, shared?: ReplayBatch) => {
     const { webhookId, replayId, since, requestedAt } = e.data as EventOf<'WebhookReplayRequested'>['data'];
     const w = queries.webhooks.byId(webhookId);
     if (!w) return 0;
@@ -84,20 +109,29 @@ export const createReplayer = (deps: {
     const mine = (keyId: string, type: Message['type'], monitorId?: string) =>
       takes({ ...w, disabled: false }, { type, keyId, monitorId } as Message);
     for (;;) {
-      const batch = await eventStore.readAll({ fromPosition: from, maxCount: 500 });
+      let batch = shared?.pages.get(from);
+      if (!batch) {
+        batch = await eventStore.readAll({ fromPosition: from, maxCount: 500 });
+        shared?.pages.set(from, batch);
+      }
       const inRange = batch.filter((x) => x.globalPosition < e.globalPosition);
       for (const raw of inRange) {
         if (!replayable(raw)) continue;
-        // read back from the log: validated as any event a reactor is handed
-        const x = logEventOf(raw);
-        if (!x) continue;
-        const messages = await messagesOf(x, {
-          queries,
-          baseUrl: deps.baseUrl,
-          summaries: deps.summaries,
-          usage,
-          interested: mine,
-        });
+        // made once for every replay of the batch (an event's messages are the same whoever reads them)
+        let messages = shared?.messages.get(raw.globalPosition);
+        if (!messages) {
+          // read back from the log: validated as any event a reactor is handed
+          const x = logEventOf(raw);
+          if (!x) continue;
+          messages = await messagesOf(x, {
+            queries,
+            baseUrl: deps.baseUrl,
+            summaries: deps.summaries,
+            usage,
+            interested: shared?.interested ?? mine,
+          });
+          shared?.messages.set(raw.globalPosition, messages);
+        }
         for (const m of messages) {
           if (!takes({ ...w, disabled: false }, m)) continue;
           if (queued.has(m.messageId)) {
@@ -109,7 +143,7 @@ export const createReplayer = (deps: {
             break;
           }
           queued.add(m.messageId);
-          selected.push([x.globalPosition, m.messageId, m.type]);
+          selected.push([raw.globalPosition, m.messageId, m.type]);
         }
         if (capped) break;
       }
@@ -155,7 +189,12 @@ export const createReplayer = (deps: {
  * or whose event or job is gone (retention).
  */
 export const replayedMessage = async (
-  deps: { eventStore: EventStore; queries: ReadModelQueries },
+  deps: {
+    eventStore: EventStore;
+    queries: ReadModelQueries;
+    /** the router's summaries (forgotten on a reparse or purge): a replay of 1,000 searches reads each result once */
+    summaries?: ResultSummaries;
+  },
   deliveryId: string,
 ): Promise<{ messageId: string; body: string } | undefined> => {
   const named = replayOfDelivery(deliveryId);
@@ -169,7 +208,7 @@ export const replayedMessage = async (
   const messages = await messagesOf(e, {
     queries: deps.queries,
     baseUrl: replay.baseUrl,
-    summaries: createResultSummaries(deps.queries),
+    summaries: deps.summaries ?? createResultSummaries(deps.queries),
     usage: createQuotaTracker(deps.eventStore),
     interested: (_keyId, t) => t === type,
   });

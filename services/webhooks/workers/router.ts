@@ -5,9 +5,9 @@ import { type WebhookDoc, webhookEvents } from '../../../projections/webhooks/we
 import type { FollowerDeps } from '../../application/followerDeps.js';
 import { createReactor, type EventType, type LogEvent, reactorDeps } from '../../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';
-import { bodyOf, createResultSummaries, type Message } from './messages.js';
+import { bodyOf, createResultSummaries, type Message, type ResultSummaries } from './messages.js';
 import { createQuotaTracker } from './quota.js';
-import { createReplayer, takes } from './replay.js';
+import { createReplayer, replayBatch, takes } from './replay.js';
 
 /**
  * What makes a message (every webhook event type's sources, services/webhooks/workers/eventTypes.ts), or a replay; and what
@@ -37,12 +37,14 @@ export const createWebhookRouter = (
     baseUrl: string;
     /** told of the deliveries scheduled as soon as they are recorded (the deliverer attempts them at once) */
     onScheduled?: (deliveries: Array<EventOf<'WebhookDeliveryScheduled'>['data']>) => void;
+    /** what messages tell of results, shared with the deliverer's replayed messages (forgotten here on a reparse) */
+    summaries?: ResultSummaries;
   },
 ) => {
   const { queries, handle, eventStore } = deps;
   const now = () => deps.now?.() ?? new Date();
   const usage = createQuotaTracker(eventStore);
-  const summaries = createResultSummaries(queries);
+  const summaries = deps.summaries ?? createResultSummaries(queries);
   let fresh: Array<EventOf<'WebhookDeliveryScheduled'>['data']> = [];
 
   const schedule = async (m: Message, w: WebhookDoc, atMs: number) => {
@@ -106,13 +108,15 @@ export const createWebhookRouter = (
     let lastScheduled = 0;
     await deps.projected(last);
     const scheduled: Array<Promise<number>> = [];
+    const replays = relevant.filter((e) => e.type === 'WebhookReplayRequested');
+    const shared = replays.length > 1 ? replayBatch(queries, replays) : undefined;
     for (const e of relevant) {
       // an event that names its key (a quota line, a monitor's run or alert) makes nothing for a key without an
       // endpoint: most keys have none, and most events are their quota reservations
       const named = (e.data as { keyId?: unknown }).keyId;
       if (typeof named === 'string' && endpointsOf(named).length === 0) continue;
       if (e.type === 'WebhookReplayRequested') {
-        lastScheduled = Math.max(lastScheduled, await replay(e));
+        lastScheduled = Math.max(lastScheduled, await replay(e, shared));
         continue;
       }
       const messages = await messagesOf(e, {

@@ -7,6 +7,7 @@ import type { ReadModelStore } from '../../ports/readModelStore.js';
 import type { Resolver } from '../commands/webhookSafety.js';
 import { systemResolver } from '../commands/webhookSafety.js';
 import { type AttemptReport, createDeliverer } from './deliverer.js';
+import { createResultSummaries } from './messages.js';
 import { createWebhookRouter } from './router.js';
 import { createSender } from './sender.js';
 
@@ -76,6 +77,9 @@ export const createWebhookWorker = (parts: {
     timeoutMs: config.webhookTimeoutMs,
     maxSockets: config.webhookConcurrency,
   });
+  // one cache of what messages tell of results for the router and the deliverer: a replay's thousand messages about
+  // one cached search read its result once, and the router forgets a result reparsed or purged for both
+  const summaries = createResultSummaries(parts.queries);
   const deliverer = createDeliverer({
     eventStore: parts.eventStore,
     queries: parts.queries,
@@ -93,6 +97,7 @@ export const createWebhookWorker = (parts: {
     worker,
     ...(parts.sole ? { staleBefore: Date.now() } : {}),
     shareOf: keyShares(parts.queries, config.tiers),
+    summaries,
     onAttempt: parts.onAttempt,
     log: parts.log,
   });
@@ -103,6 +108,7 @@ export const createWebhookWorker = (parts: {
     handle: parts.handle,
     projected: parts.projected,
     baseUrl: (config.publicBaseUrl ?? '').replace(/\/+$/, ''),
+    summaries,
     onScheduled: (list) => {
       for (const s of list) deliverer.remember(s);
       deliverer.kick();

@@ -1,10 +1,10 @@
 import t from 'tap';
-import { allProjections } from '../../projections/index.js';
-import type { RankHistoryQueries } from '../../projections/rankHistory/queries.js';
-import { visibilityOf } from '../../services/monitors/views/monitorReads.js';
-import { rebuildReadModels } from '../../services/projector/projector.js';
-import { buildTestApp } from '../support/app.js';
-import { visibilityFromHistory } from '../support/rankVisibility.js';
+import { allProjections } from '../../../projections/index.js';
+import type { RankHistoryQueries } from '../../../projections/rankHistory/queries.js';
+import { visibilityOf } from '../../../services/monitors/views/monitorReads.js';
+import { rebuildReadModels } from '../../../services/projector/projector.js';
+import { buildTestApp } from '../../support/app.js';
+import { visibilityFromHistory } from '../../support/rankVisibility.js';
 
 /**
  * GET /v1/monitors/{id}/visibility answers from the day documents what the history itself gives

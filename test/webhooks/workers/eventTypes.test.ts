@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { WEBHOOK_EVENT_TYPES } from '../../contracts/webhookEvents.js';
-import { CreateWebhookBody, UNKNOWN_EVENT_TYPE } from '../../contracts/webhooks.js';
-import { errors } from '../../services/webhooks/http/webhookErrors.js';
-import { renderEventTypes } from '../../services/webhooks/workers/docs.js';
-import { SOURCE_TYPES, WEBHOOK_EVENTS } from '../../services/webhooks/workers/eventTypes.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../contracts/webhookEvents.js';
+import { CreateWebhookBody, UNKNOWN_EVENT_TYPE } from '../../../contracts/webhooks.js';
+import { errors } from '../../../services/webhooks/http/webhookErrors.js';
+import { renderEventTypes } from '../../../services/webhooks/workers/docs.js';
+import { SOURCE_TYPES, WEBHOOK_EVENTS } from '../../../services/webhooks/workers/eventTypes.js';
 
 /**
  * A webhook event type is one entry of the registry (services/webhooks/workers/eventTypes.ts); what lists the types is read
  * from it: the table in docs/webhooks.md, the registration error and its example, what the router follows.
  */
 t.test('webhook event types › docs/webhooks.md holds the table the registry generates', async (t) => {
-  const page = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
+  const page = readFileSync(new URL('../../../docs/webhooks.md', import.meta.url), 'utf8');
   t.ok(page.includes(renderEventTypes()), 'run `npm run docs:webhooks` and commit docs/webhooks.md');
   for (const type of WEBHOOK_EVENT_TYPES) t.ok(page.includes(`| \`${type}\` |`), `${type} has its row`);
 });

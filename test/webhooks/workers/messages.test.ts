@@ -2,17 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { streams } from '../../contracts/events.js';
-import type { SearchRequest } from '../../contracts/search.js';
-import { type SearchJobCommand, searchJobDecider } from '../../domain/searchJob/searchJob.js';
-import { allProjections, readModelQueries } from '../../projections/index.js';
-import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
-import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
-import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
-import { putResult, resultBlobKey } from '../../services/answers/resultBlobs.js';
-import { createCommandHandler } from '../../services/application/commandHandler.js';
-import { createProjector } from '../../services/projector/projector.js';
-import { bodyOf, createResultSummaries } from '../../services/webhooks/workers/messages.js';
+import { streams } from '../../../contracts/events.js';
+import type { SearchRequest } from '../../../contracts/search.js';
+import { type SearchJobCommand, searchJobDecider } from '../../../domain/searchJob/searchJob.js';
+import { allProjections, readModelQueries } from '../../../projections/index.js';
+import { createFsBlobStore } from '../../../services/adapters/blobStore/fs.js';
+import { createSqliteEventStore } from '../../../services/adapters/eventStore/sqlite.js';
+import { createSqliteReadModelStore } from '../../../services/adapters/readModel/sqlite.js';
+import { putResult, resultBlobKey } from '../../../services/answers/resultBlobs.js';
+import { createCommandHandler } from '../../../services/application/commandHandler.js';
+import { createProjector } from '../../../services/projector/projector.js';
+import { bodyOf, createResultSummaries } from '../../../services/webhooks/workers/messages.js';
 
 /**
  * What a `search.completed` webhook says of its result (docs/webhooks.md): the Standard Webhooks body, with the

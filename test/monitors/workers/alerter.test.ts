@@ -1,14 +1,14 @@
 import t, { type Test } from 'tap';
-import { type DomainRank, streams } from '../../contracts/events.js';
-import { CreateMonitorBody } from '../../contracts/monitors.js';
-import { monitorRunDecider, plannedJobs, runRecord } from '../../domain/monitor/monitorRun.js';
-import { composeApplication } from '../../services/compose/application.js';
-import { openCore } from '../../services/compose/embedded/core.js';
-import { loadConfig } from '../../services/config/config.js';
-import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
-import { createAlerter } from '../../services/monitors/workers/alerter.js';
-import { createHistoryAlerter } from '../bench/historyAlerter.js';
-import { removeDir, tempDataDir } from '../support/service.js';
+import { type DomainRank, streams } from '../../../contracts/events.js';
+import { CreateMonitorBody } from '../../../contracts/monitors.js';
+import { monitorRunDecider, plannedJobs, runRecord } from '../../../domain/monitor/monitorRun.js';
+import { composeApplication } from '../../../services/compose/application.js';
+import { openCore } from '../../../services/compose/embedded/core.js';
+import { loadConfig } from '../../../services/config/config.js';
+import { createMonitorVersions } from '../../../services/monitors/commands/monitorVersions.js';
+import { createAlerter } from '../../../services/monitors/workers/alerter.js';
+import { createHistoryAlerter } from '../../bench/historyAlerter.js';
+import { removeDir, tempDataDir } from '../../support/service.js';
 
 /**
  * The alerter raises a run's alerts from the checks the log hands it (docs/rank-tracking.md#alerts), without waiting

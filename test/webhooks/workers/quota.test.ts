@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { streams } from '../../contracts/events.js';
-import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
-import type { EventStore } from '../../services/ports/eventStore.js';
-import { logEventOf } from '../../services/reactor/reactor.js';
-import { createQuotaTracker, firstOfNextMonth, type UsageEvent } from '../../services/webhooks/workers/quota.js';
+import { streams } from '../../../contracts/events.js';
+import { createSqliteEventStore } from '../../../services/adapters/eventStore/sqlite.js';
+import type { EventStore } from '../../../services/ports/eventStore.js';
+import { logEventOf } from '../../../services/reactor/reactor.js';
+import { createQuotaTracker, firstOfNextMonth, type UsageEvent } from '../../../services/webhooks/workers/quota.js';
 
 /**
  * The count behind the quota webhooks (docs/webhooks.md): a key's searches of the month as its usage stream's events

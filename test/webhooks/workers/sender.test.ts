@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { loadConfig } from '../../services/config/config.js';
-import { createSender, RECEIVER_BODY_CAP } from '../../services/webhooks/workers/sender.js';
+import { loadConfig } from '../../../services/config/config.js';
+import { createSender, RECEIVER_BODY_CAP } from '../../../services/webhooks/workers/sender.js';
 
 /**
  * The sender reads a receiver's answer only for its status (docs/webhooks.md#delivery): a body past a small cap is

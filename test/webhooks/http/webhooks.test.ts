@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { addressProblem, type Resolver } from '../../services/webhooks/commands/webhookSafety.js';
-import { buildTestApp } from '../support/app.js';
+import { addressProblem, type Resolver } from '../../../services/webhooks/commands/webhookSafety.js';
+import { buildTestApp } from '../../support/app.js';
 
 /**
  * /v1/webhooks bad input and refusals (docs/webhooks.md): a clear 4xx that changes nothing. Host names resolve

@@ -1,14 +1,14 @@
 import t, { type Test } from 'tap';
-import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
-import { createSearchService } from '../../services/application/searches.js';
-import { composeApplication } from '../../services/compose/application.js';
-import { openCore } from '../../services/compose/embedded/core.js';
-import { loadConfig } from '../../services/config/config.js';
-import { createMonitorService } from '../../services/monitors/commands/monitors.js';
-import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
-import { createRankRecorder } from '../../services/monitors/workers/recorder.js';
-import { createMonitorScheduler } from '../../services/monitors/workers/scheduler.js';
-import { removeDir, tempDataDir } from '../support/service.js';
+import { createMemoryRateLimiter } from '../../../services/adapters/rateLimiter/memory.js';
+import { createSearchService } from '../../../services/application/searches.js';
+import { composeApplication } from '../../../services/compose/application.js';
+import { openCore } from '../../../services/compose/embedded/core.js';
+import { loadConfig } from '../../../services/config/config.js';
+import { createMonitorService } from '../../../services/monitors/commands/monitors.js';
+import { createMonitorVersions } from '../../../services/monitors/commands/monitorVersions.js';
+import { createRankRecorder } from '../../../services/monitors/workers/recorder.js';
+import { createMonitorScheduler } from '../../../services/monitors/workers/scheduler.js';
+import { removeDir, tempDataDir } from '../../support/service.js';
 
 /**
  * The monitor scheduler over an embedded store, with a clock of its own: two schedulers (two dispatchers) that see

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { streams } from '../../contracts/events.js';
-import { deliveryDecider } from '../../domain/webhook/delivery.js';
-import { replayedDeliveryIdOf, replayIdOf } from '../../domain/webhook/ids.js';
-import { createDeliverer } from '../../services/webhooks/workers/deliverer.js';
-import { openWebhookCore } from '../support/webhookCore.js';
+import { streams } from '../../../contracts/events.js';
+import { deliveryDecider } from '../../../domain/webhook/delivery.js';
+import { replayedDeliveryIdOf, replayIdOf } from '../../../domain/webhook/ids.js';
+import { createDeliverer } from '../../../services/webhooks/workers/deliverer.js';
+import { openWebhookCore } from '../../support/webhookCore.js';
 
 /**
  * A replayed delivery's body is made again at its attempt from the log event its entry names

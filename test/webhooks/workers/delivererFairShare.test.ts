@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { streams } from '../../contracts/events.js';
-import { deliveryDecider } from '../../domain/webhook/delivery.js';
-import { deliveryIdOf, messageIdOf } from '../../domain/webhook/ids.js';
-import { createDeliverer } from '../../services/webhooks/workers/deliverer.js';
-import { openWebhookCore } from '../support/webhookCore.js';
+import { streams } from '../../../contracts/events.js';
+import { deliveryDecider } from '../../../domain/webhook/delivery.js';
+import { deliveryIdOf, messageIdOf } from '../../../domain/webhook/ids.js';
+import { createDeliverer } from '../../../services/webhooks/workers/deliverer.js';
+import { openWebhookCore } from '../../support/webhookCore.js';
 
 /**
  * Deliveries are shared fairly between keys (docs/webhooks.md#fair-share): a key whose ten receivers take every

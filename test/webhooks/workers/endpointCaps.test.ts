@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createEndpointCaps } from '../../services/webhooks/workers/endpointCaps.js';
+import { createEndpointCaps } from '../../../services/webhooks/workers/endpointCaps.js';
 
 /**
  * Each endpoint's cap on attempts in flight (docs/webhooks.md#fair-share): a receiver that hangs is soon held to one

@@ -1,6 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
-import { newSecretSeed, secretOf, secretsOf, signedHeaders } from '../../services/webhooks/commands/webhookSigning.js';
+import {
+  newSecretSeed,
+  secretOf,
+  secretsOf,
+  signedHeaders,
+} from '../../../services/webhooks/commands/webhookSigning.js';
 
 /**
  * Webhook signatures as a receiver checks them with the `standardwebhooks` library (docs/webhooks.md): the secret the

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
-import { readModelQueries } from '../../projections/index.js';
-import type { DeliveryDoc, WebhookDoc } from '../../projections/webhooks/webhooks.js';
-import { createSqliteReadModelStore } from '../../services/adapters/readModel/sqlite.js';
-import { createWebhookService } from '../../services/webhooks/commands/webhooks.js';
+import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
+import { readModelQueries } from '../../../projections/index.js';
+import type { DeliveryDoc, WebhookDoc } from '../../../projections/webhooks/webhooks.js';
+import { createSqliteReadModelStore } from '../../../services/adapters/readModel/sqlite.js';
+import { createWebhookService } from '../../../services/webhooks/commands/webhooks.js';
 
 /**
  * An endpoint's delivery list is filtered and paged by the read model store (docs/webhooks.md): `?limit=1` reads one
