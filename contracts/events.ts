@@ -337,6 +337,8 @@ export const RecordedAlerts = z.object({
   url_changed: z.boolean().optional(),
   features: z.array(z.string()).optional(),
   run_failed: z.boolean().optional(),
+  /** added later: the best result of a domain went from the first screen to below it (docs/rank-tracking.md#alerts) */
+  fell_below_fold: z.boolean().optional(),
 });
 export type RecordedAlerts = z.infer<typeof RecordedAlerts>;
 
@@ -357,10 +359,12 @@ export const MonitorDefinition = z.object({
   backfill: z.boolean(),
   /** added later: what the monitor raises alerts on (docs/webhooks.md) */
   alerts: RecordedAlerts.optional(),
+  /** added later: each search is rendered once and its points carry pixel positions (docs/rank-tracking.md) */
+  pixelPositions: z.boolean().optional(),
 });
 export type MonitorDefinition = z.infer<typeof MonitorDefinition>;
 /** What a run copies of its monitor: small and fixed (the keywords are referenced by the monitor's version). */
-export const RunTargeting = MonitorDefinition.pick({ domains: true, search: true, depth: true });
+export const RunTargeting = MonitorDefinition.pick({ domains: true, search: true, depth: true, pixelPositions: true });
 export type RunTargeting = z.infer<typeof RunTargeting>;
 
 /** Rank tracking (docs/rank-tracking.md): a monitor's own stream holds its configuration and nothing per run. */
@@ -384,6 +388,8 @@ export const MonitorChanged = z.object({
     ctrCurve: z.array(z.number()).nullable().optional(),
     /** added later; null: no alerts */
     alerts: RecordedAlerts.nullable().optional(),
+    /** added later: pixel positions on (true) or off */
+    pixelPositions: z.boolean().optional(),
     changedAt: iso,
   }),
 });
@@ -433,6 +439,13 @@ export const DomainRank = z.object({
   position: z.number().int().positive().optional(),
   url: z.string().optional(),
   features: z.array(z.string()),
+  /**
+   * added later, for a monitor with pixel positions whose search was rendered (docs/rank-tracking.md): how far down
+   * the first page the domain's best result's top lay (null: not on the first page, or not ranked), and whether it
+   * showed on the first screen. Absent: not measured.
+   */
+  pixelsFromTop: z.number().nullable().optional(),
+  aboveTheFold: z.boolean().optional(),
 });
 export type DomainRank = z.infer<typeof DomainRank>;
 

@@ -15,6 +15,7 @@ export const ALERT_KINDS = [
   'feature_gained',
   'feature_lost',
   'run_failed',
+  'fell_below_fold',
 ] as const;
 export const AlertKind = z.enum(ALERT_KINDS);
 export type AlertKind = z.infer<typeof AlertKind>;

@@ -122,6 +122,10 @@ export const MonitorAlertsConfig = z
     url_changed: z.boolean().optional().describe('another URL of a domain ranks'),
     features: z.array(z.enum(RANK_FEATURES)).max(RANK_FEATURES.length).optional().describe('features gained or lost'),
     run_failed: z.boolean().optional().describe("a keyword's search failed (after the crawler's retries)"),
+    fell_below_fold: z
+      .boolean()
+      .optional()
+      .describe("a domain's best result went below the first screen (a monitor with pixel_positions)"),
   })
   .strict()
   .meta({
@@ -153,6 +157,10 @@ export const CreateMonitorBody = crossFieldRules(
       .default(false)
       .describe('turn earlier stored searches of this key with the same keyword and targeting into history'),
     alerts: MonitorAlertsConfig.optional().describe('what raises an alert when a run completes (docs/webhooks.md)'),
+    pixel_positions: z
+      .boolean()
+      .optional()
+      .describe('render each search once: points carry pixels_from_top and above_the_fold (one render a search)'),
   }).strict(),
 ).meta({
   examples: [
@@ -190,6 +198,7 @@ export const PatchMonitorBody = z
     depth: depth.optional(),
     ctr_curve: CtrCurve.nullable().optional().describe('null goes back to the default curve'),
     alerts: MonitorAlertsConfig.nullable().optional().describe('null: no alerts'),
+    pixel_positions: z.boolean().optional().describe('pixel positions from the next run on (one render a search)'),
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'send at least one change')
@@ -230,6 +239,7 @@ export const MonitorResponse = z
     next_run_at: z.string().nullable().describe('the next scheduled slot (null while paused)'),
     backfill: z.enum(['none', 'pending', 'done']),
     alerts: MonitorAlertsConfig.nullable().describe('what raises an alert when a run completes (null: nothing)'),
+    pixel_positions: z.boolean().describe('each search is rendered once and its points carry pixel positions'),
     warnings: z
       .array(z.string())
       .optional()
@@ -255,6 +265,7 @@ export const MonitorResponse = z
         next_run_at: '2026-03-03T00:00:00.000Z',
         backfill: 'done',
         alerts: { min_move: 3, top: [3, 10], competitor_outranks: true, run_failed: true },
+        pixel_positions: false,
       },
     ],
   });
@@ -336,6 +347,15 @@ export const HistoryPoint = z.object({
   url: z.string().nullable(),
   failure: z.string().nullable().describe('why the search failed (captcha, js_challenge, timeout, …); else null'),
   features: z.array(RankFeature),
+  pixels_from_top: z
+    .number()
+    .nullable()
+    .optional()
+    .describe('a monitor with pixel_positions: the top of the best result on the first page (null: not there)'),
+  above_the_fold: z
+    .boolean()
+    .optional()
+    .describe('a monitor with pixel_positions: the best result on the first screen'),
 });
 export type HistoryPoint = z.infer<typeof HistoryPoint>;
 
@@ -384,6 +404,15 @@ export const VisibilityDay = z.object({
   top100: z.number().int(),
   share_of_voice: z.number().describe('0–1: Σ CTR(position) ÷ keywords, positions 1–20'),
   ai_overview_citations: z.number().int(),
+  above_the_fold: z
+    .number()
+    .int()
+    .optional()
+    .describe('a monitor with pixel_positions: keywords whose best result showed on the first screen'),
+  above_the_fold_share: z
+    .number()
+    .optional()
+    .describe('0–1: above_the_fold ÷ the keywords measured in pixels that day (present when any was)'),
 });
 
 export const VisibilityResponse = z

@@ -8,6 +8,8 @@ export interface DomainState {
   position: number;
   url: string | null;
   features: readonly string[];
+  /** measured in pixels (a monitor with pixel positions): the best result showed on the first screen */
+  aboveTheFold?: boolean;
 }
 
 export interface KeywordComparison {
@@ -56,6 +58,10 @@ const comparisonAlerts = (config: RecordedAlerts, domains: readonly string[], k:
     }
     if (config.url_changed && b.position > 0 && a.position > 0 && b.url !== a.url) {
       out.push({ ...base(domain, b, a), kind: 'url_changed' });
+    }
+    // only between two searches both measured in pixels: an unmeasured one says nothing of the fold
+    if (config.fell_below_fold && b.aboveTheFold === true && a.aboveTheFold === false) {
+      out.push({ ...base(domain, b, a), kind: 'fell_below_fold' });
     }
     for (const feature of config.features ?? []) {
       const had = b.features.includes(feature);

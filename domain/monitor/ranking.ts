@@ -47,11 +47,26 @@ const FEATURE_SOURCES: Array<[RankFeature, (r: ParsedSerp) => unknown]> = [
   ['top_stories', (r) => r.serp_features.top_stories],
 ];
 
+/** what a result laid out by the renderer carries (docs/screenshots.md#pixel-positions) */
+interface Placed {
+  pixels_from_top?: number | null;
+  above_the_fold?: boolean;
+}
+
 /**
  * Each tracked domain in one search: its best organic position within the first `depth` results (absent: not
  * ranked), the URL there, and the features that cite it. Pure: the same result gives the same ranks.
+ *
+ * `placed`: the result carries the first page's pixel positions (a monitor with `pixel_positions`,
+ * docs/rank-tracking.md): each domain also gets how far down its best result lay and whether it was on the first
+ * screen; a domain not ranked, or ranked on a later page (never laid out), is `null` and not above the fold.
  */
-export const rankDomains = (result: ParsedSerp, domains: readonly string[], depth: number): DomainRank[] => {
+export const rankDomains = (
+  result: ParsedSerp,
+  domains: readonly string[],
+  depth: number,
+  placed = false,
+): DomainRank[] => {
   const organic = result.organic_results.filter((o) => o.position <= depth && typeof o.link === 'string');
   const featureUrls = FEATURE_SOURCES.map(([name, pick]) => [name, urlsIn(pick(result))] as const);
   return domains.map((domain) => {
@@ -61,6 +76,12 @@ export const rankDomains = (result: ParsedSerp, domains: readonly string[], dept
     const features: string[] = [];
     for (const [name, urls] of featureUrls) if (urls.some(owns)) features.push(name);
     if (best?.sitelinks) features.push('sitelinks');
-    return best ? { domain, position: best.position, url: best.link as string, features } : { domain, features };
+    const at = best as Placed | undefined;
+    const pixels = placed
+      ? { pixelsFromTop: at?.pixels_from_top ?? null, aboveTheFold: at?.above_the_fold === true }
+      : {};
+    return best
+      ? { domain, position: best.position, url: best.link as string, features, ...pixels }
+      : { domain, features, ...pixels };
   });
 };

@@ -21,10 +21,12 @@ const MIN_MONTH = '0000-00';
 const pointsOf = (doc: RankHistoryDoc, c: StoredCheck, domain?: string): HistoryPoint[] => {
   const out: HistoryPoint[] = [];
   const checkedAt = new Date(c[0]).toISOString();
-  for (const [di, pos, ui, bits] of c[4]) {
+  for (const r of c[4]) {
+    const [di, pos, ui, bits] = r;
     const d = doc.d[di];
     if (domain !== undefined && d !== domain) continue;
     const failed = c[3] !== '';
+    const px = r.length > 4 ? pixelsOf(r as [number, number, number, number, number, number]) : undefined;
     out.push({
       keyword: doc.k,
       domain: d,
@@ -36,10 +38,17 @@ const pointsOf = (doc: RankHistoryDoc, c: StoredCheck, domain?: string): History
       url: failed || ui < 0 ? null : doc.u[ui],
       failure: failed ? c[3] : null,
       features: failed ? [] : featuresOf(bits),
+      ...(px && !failed ? { pixels_from_top: px.pixelsFromTop, above_the_fold: px.aboveTheFold } : {}),
     });
   }
   return out;
 };
+
+/** a rank measured in pixels: how far down its best result lay (null: not on the first page), on the first screen */
+const pixelsOf = (r: [number, number, number, number, number, number]) => ({
+  pixelsFromTop: r[4] < 0 ? null : r[4],
+  aboveTheFold: r[5] === 1,
+});
 
 /** the successful state of each domain in a check: domain → [position (0: not ranked), url, feature bits] */
 const stateOf = (doc: RankHistoryDoc, c: StoredCheck) => {
@@ -195,9 +204,14 @@ export const rankHistoryQueries = (docs: DocReader) => {
           const c = doc!.c[i]!;
           if (c[0] > atMs || c[3] !== '' || c[1] === exceptRunId) continue;
           return new Map(
-            [...stateOf(doc!, c)].map(([domain, [position, url, bits]]) => [
-              domain,
-              { position, url, features: featuresOf(bits) },
+            c[4].map((r): [string, DomainState] => [
+              doc!.d[r[0]]!,
+              {
+                position: r[1],
+                url: r[2] < 0 ? null : doc!.u[r[2]]!,
+                features: featuresOf(r[3]),
+                ...(r.length > 4 ? { aboveTheFold: r[5] === 1 } : {}),
+              },
             ]),
           );
         }

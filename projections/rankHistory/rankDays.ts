@@ -24,7 +24,9 @@ export interface RankDayDoc {
   n: number[];
   /**
    * the checks, key after key, each key's oldest first, flat: per check the ms into the day, then per domain of `d`
-   * the position × 2, + 1 if an AI Overview cites the domain (position 0: not ranked), or -1: not measured
+   * the position × 2, + 1 if an AI Overview cites the domain (position 0: not ranked), + `PIXELS` when the search
+   * was measured in pixels and + `ABOVE_FOLD` when the domain's best result showed on the first screen; or -1: the
+   * domain not measured
    */
   c: number[];
 }
@@ -32,6 +34,10 @@ export interface RankDayDoc {
 export const DAY_MS = 86_400_000;
 /** ai_overview_citation's bit (RANK_FEATURES order) */
 const AIO_BIT = 1;
+/** above positions × 2 (at most 201): measured in pixels, and above the fold (docs/rank-tracking.md) */
+const PIXELS = 1024;
+const ABOVE_FOLD = 512;
+const POSITION_MASK = ABOVE_FOLD - 1;
 const KEY_LENGTH = 16;
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 export const rankDayId = (monitorId: string, day: number, key: string) => `${monitorId}|${dateOf(day)}|${key[0]}`;
@@ -57,7 +63,10 @@ export const rankDaysProjection: Projection<RankDayDoc> = {
     for (const r of e.data.ranks) {
       let di: number;
       [d, di] = indexIn(d, r.domain);
-      check[di + 1] = (r.position ?? 0) * 2 + (featureBits(r.features) & AIO_BIT ? 1 : 0);
+      check[di + 1] =
+        (r.position ?? 0) * 2 +
+        (featureBits(r.features) & AIO_BIT ? 1 : 0) +
+        (r.aboveTheFold === undefined ? 0 : PIXELS + (r.aboveTheFold ? ABOVE_FOLD : 0));
     }
     for (let i = 1; i <= d.length; i++) if (check[i] === undefined) check[i] = -1;
     const stride = 1 + d.length;
@@ -113,6 +122,9 @@ export interface VisibilityAccumulator {
   top100: number;
   ctr: number;
   aio: number;
+  /** keywords measured in pixels, and those whose best result showed on the first screen */
+  measured: number;
+  aboveFold: number;
 }
 
 export interface Range {
@@ -165,7 +177,18 @@ export const rankDayQueries = (docs: DocReader) => {
           byDomain.set(domain, days);
           a = days.get(date);
           if (!a) {
-            a = { keywords: 0, sumPosition: 0, ranked: 0, top3: 0, top10: 0, top100: 0, ctr: 0, aio: 0 };
+            a = {
+              keywords: 0,
+              sumPosition: 0,
+              ranked: 0,
+              top3: 0,
+              top10: 0,
+              top100: 0,
+              ctr: 0,
+              aio: 0,
+              measured: 0,
+              aboveFold: 0,
+            };
             days.set(date, a);
           }
           accs[di] = a;
@@ -192,7 +215,7 @@ export const rankDayQueries = (docs: DocReader) => {
             const v = c[found + 1 + di];
             if (v < 0) continue;
             const a = accOf(di);
-            const pos = v >> 1;
+            const pos = (v & POSITION_MASK) >> 1;
             if (pos > 0) {
               a.ranked++;
               a.sumPosition += pos;
@@ -202,6 +225,8 @@ export const rankDayQueries = (docs: DocReader) => {
               if (pos <= 20) a.ctr += ctrCurve[pos - 1] ?? 0;
             }
             if (v & 1) a.aio++;
+            if (v & PIXELS) a.measured++;
+            if (v & ABOVE_FOLD) a.aboveFold++;
           }
         }
         if (counted) keywordsOfDay.set(date, (keywordsOfDay.get(date) ?? 0) + counted);

@@ -23,8 +23,12 @@ export interface RankHistoryDoc {
 
 /** [checked at (ms), run id, job id, failure ('' when the search succeeded), ranks] */
 export type StoredCheck = [number, string, string, string, StoredRank[]];
-/** [domain index, position (0: not ranked), URL index (-1: none), feature bits (RANK_FEATURES order)] */
-export type StoredRank = [number, number, number, number];
+/**
+ * [domain index, position (0: not ranked), URL index (-1: none), feature bits (RANK_FEATURES order)], and for a check
+ * measured in pixels (docs/rank-tracking.md) two more: the best result's pixels from the top (-1: not on the first
+ * page) and 1 if it showed on the first screen, else 0
+ */
+export type StoredRank = [number, number, number, number] | [number, number, number, number, number, number];
 
 const keys = new Map<string, string>();
 /**
@@ -72,7 +76,8 @@ export const rankHistoryProjection: Projection<RankHistoryDoc> = {
       [d, di] = indexIn(d, r.domain);
       let ui = -1;
       if (r.url !== undefined) [u, ui] = indexIn(u, r.url);
-      return [di, r.position ?? 0, ui, featureBits(r.features)];
+      const rank: StoredRank = [di, r.position ?? 0, ui, featureBits(r.features)];
+      return r.aboveTheFold === undefined ? rank : [...rank, r.pixelsFromTop ?? -1, r.aboveTheFold ? 1 : 0];
     });
     const t = Date.parse(checkedAt);
     const check: StoredCheck = [t, runId, jobId, ok ? '' : (failure ?? 'failed'), stored];

@@ -9,9 +9,11 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadModelStore } from '../ports/readModelStore.js';
+import { createPageViews } from '../render/pageViews.js';
 import { webhookMetrics } from '../webhooks/workers/metrics.js';
 import { createWebhookWorker, type WebhookSettings } from '../webhooks/workers/worker.js';
 import { composeSearches } from './application.js';
+import { composeRenderer } from './renderer.js';
 import { scheduleRetention } from './retention.js';
 
 /** A log line of a background worker: pino's JSON shape on stdout (logLines.ts), or nothing when logging is off. */
@@ -22,7 +24,8 @@ export type WriteSideConfig = FairDispatcherSettings &
   MonitorWorkerParts['config'] &
   Parameters<typeof composeSearches>[1] &
   WebhookSettings &
-  Pick<Config, 'retentionDays' | 'retentionSweepMin'>;
+  Pick<Config, 'retentionDays' | 'retentionSweepMin'> &
+  Parameters<typeof composeRenderer>[0];
 
 /**
  * What a background worker of the write side is given (docs/architecture.md, "Background workers"). The same in both
@@ -92,8 +95,11 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
     // rank tracking (docs/rank-tracking.md): the scheduler and the recorder; its decisions are on streams whose ids
     // are derived from what they decide (a run per slot, a check per job, a job per keyword of a run), so two agree
     name: 'monitors',
-    create: (ctx) =>
-      createMonitorWorker({
+    create: (ctx) => {
+      // monitors with pixel positions lay out each search's page (docs/rank-tracking.md): this side's own renderer,
+      // whose Chromium starts at the first render, so a service without such monitors never starts one
+      const renderer = composeRenderer(ctx.config);
+      const worker = createMonitorWorker({
         eventStore: ctx.eventStore,
         readModels: ctx.readModels,
         queries: ctx.queries,
@@ -103,8 +109,17 @@ export const BACKGROUND_WORKERS: readonly BackgroundWorkerDefinition[] = [
         // the search service as the HTTP layer's is composed: rank tracking submits a run's searches through it
         searches: composeSearches(ctx, ctx.config),
         config: ctx.config,
+        ...(renderer ? { pages: createPageViews({ blobStore: ctx.blobStore, renderer }) } : {}),
         log: ctx.log,
-      }),
+      });
+      return {
+        start: () => worker.start(),
+        async stop() {
+          await worker.stop();
+          await renderer?.close();
+        },
+      };
+    },
   },
   {
     // webhooks (docs/webhooks.md): the router turns the log into deliveries scheduled on derived ids, and every

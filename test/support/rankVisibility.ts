@@ -48,13 +48,25 @@ export const visibilityFromHistory = (
       }
       for (const [day, c] of lastOfDay) {
         keywordsOfDayN.set(day, (keywordsOfDayN.get(day) ?? 0) + 1);
-        for (const [di, pos, , bits] of c[4]) {
+        for (const r of c[4]) {
+          const [di, pos, , bits] = r;
           const domain = doc.d[di];
           const days = byDomainDay.get(domain) ?? new Map<number, VisibilityAccumulator>();
           byDomainDay.set(domain, days);
           let a = days.get(day);
           if (!a) {
-            a = { keywords: 0, sumPosition: 0, ranked: 0, top3: 0, top10: 0, top100: 0, ctr: 0, aio: 0 };
+            a = {
+              keywords: 0,
+              sumPosition: 0,
+              ranked: 0,
+              top3: 0,
+              top10: 0,
+              top100: 0,
+              ctr: 0,
+              aio: 0,
+              measured: 0,
+              aboveFold: 0,
+            };
             days.set(day, a);
           }
           if (pos > 0) {
@@ -66,6 +78,8 @@ export const visibilityFromHistory = (
             if (pos <= 20) a.ctr += ctrCurve[pos - 1] ?? 0;
           }
           if (bits & AIO_BIT) a.aio++;
+          if (r.length > 4) a.measured++;
+          if (r[5] === 1) a.aboveFold++;
         }
       }
     }

@@ -11,6 +11,9 @@ export interface Point {
   url: string | null;
   failure: string | null;
   features: string[];
+  /** a monitor with pixel positions (docs/rank-tracking.md#pixel-positions) */
+  pixels_from_top?: number | null;
+  above_the_fold?: boolean;
 }
 
 export const monitorApi = (base: string, key: string) => {

@@ -89,6 +89,7 @@ const definitionOf = (
     ctrCurve: body.ctr_curve,
     backfill: body.backfill,
     alerts: body.alerts,
+    pixelPositions: body.pixel_positions,
   };
   return definition as MonitorDefinition;
 };
@@ -105,6 +106,7 @@ const settingsOf = (body: PatchMonitorBody, schedule: RecordedSchedule | undefin
     depth: body.depth,
     ctrCurve: body.ctr_curve,
     alerts: body.alerts,
+    pixelPositions: body.pixel_positions,
   };
   return settings;
 };
@@ -127,6 +129,7 @@ export type AnswerNames = Answered<{
   ctrCurve: 'ctr_curve';
   backfill: 'backfill';
   alerts: 'alerts';
+  pixelPositions: 'pixel_positions';
 }>;
 
 /**
@@ -208,6 +211,7 @@ export const createMonitorService = (deps: {
         backfill: doc.backfill,
         // recorded as validated: the features a monitor was created with are RANK_FEATURES
         alerts: (doc.alerts ?? null) as MonitorAlertsConfig | null,
+        pixel_positions: doc.pixelPositions === true,
       };
     },
 

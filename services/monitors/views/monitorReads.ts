@@ -128,6 +128,10 @@ export const visibilityOf = (ranks: RankHistoryQueries, doc: MonitorDoc, range: 
               top100: a.top100,
               share_of_voice: keywords ? round(a.ctr / keywords) : 0,
               ai_overview_citations: a.aio,
+              // a monitor with pixel positions: the share of the day's measured keywords seen on the first screen
+              ...(a.measured
+                ? { above_the_fold: a.aboveFold, above_the_fold_share: round(a.aboveFold / a.measured) }
+                : {}),
             },
           ];
         }),

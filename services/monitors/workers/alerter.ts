@@ -13,7 +13,15 @@ type Check = EventOf<'MonitorKeywordChecked'>['data'];
 
 const stateOfRanks = (ranks: readonly DomainRank[]) =>
   new Map<string, DomainState>(
-    ranks.map((r) => [r.domain, { position: r.position ?? 0, url: r.url ?? null, features: r.features }]),
+    ranks.map((r) => [
+      r.domain,
+      {
+        position: r.position ?? 0,
+        url: r.url ?? null,
+        features: r.features,
+        ...(r.aboveTheFold === undefined ? {} : { aboveTheFold: r.aboveTheFold }),
+      },
+    ]),
   );
 
 /** a keyword's latest successful search seen in the log */

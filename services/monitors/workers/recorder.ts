@@ -5,6 +5,8 @@ import { rankDomains } from '../../../domain/monitor/ranking.js';
 import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
 import type { FollowerDeps } from '../../application/followerDeps.js';
 import { createReactor, type Handled, reactorDeps } from '../../reactor/reactor.js';
+import type { PageViews } from '../../render/pageViews.js';
+import { withPixelPositions } from '../../render/withPositions.js';
 
 type End = Handled<'CrawlCompleted' | 'CrawlFailed' | 'SearchAnsweredFromCache'>;
 /** a job's end: a final failure, a completed crawl, an answer from cache */
@@ -20,6 +22,8 @@ export const createRankRecorder = (
   deps: FollowerDeps & {
     /** told of each check recorded, with its points (the metrics) */
     onCheck?: (points: number) => void;
+    /** lays out a search's first page, for a monitor with pixel positions (docs/rank-tracking.md); absent: none */
+    pages?: Pick<PageViews, 'positions'>;
   },
 ) => {
   const { queries, handle } = deps;
@@ -49,8 +53,19 @@ export const createRankRecorder = (
       await handle(streams.monitorRun(run.runId), monitorRunDecider, { ...base, ok: false, failure, ranks: [] });
       return;
     }
-    const result = queries.results.byJobId(job.sourceJobId ?? job.jobId)?.result;
-    const ranks = result ? rankDomains(result, run.domains, run.depth) : [];
+    const doc = queries.results.byJobId(job.sourceJobId ?? job.jobId);
+    const result = doc?.result;
+    let ranks = result ? rankDomains(result, run.domains, run.depth) : [];
+    if (doc && run.pixelPositions && deps.pages) {
+      // one render a search, kept in the blob store (docs/screenshots.md); the check records what it measured, so
+      // the history is a projection of the log. A render that fails leaves the check without pixels, never failed.
+      try {
+        const positions = await deps.pages.positions(job.sourceJobId ?? job.jobId, doc, job.request.device);
+        ranks = rankDomains(withPixelPositions(doc.result, positions), run.domains, run.depth, true);
+      } catch (err) {
+        deps.log?.('monitor check not laid out', { jobId: job.jobId, reason: (err as Error).message });
+      }
+    }
     await handle(
       streams.monitorRun(run.runId),
       monitorRunDecider,

@@ -5,6 +5,7 @@ import type { Config } from '../../config/config.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
+import type { PageViews } from '../../render/pageViews.js';
 import { createMonitorVersions } from '../commands/monitorVersions.js';
 import { createAlerter } from './alerter.js';
 import { createRankRecorder } from './recorder.js';
@@ -22,6 +23,8 @@ export interface MonitorWorkerParts {
   /** the search service the scheduler submits a run's searches through: the composition's (composeSearches) */
   searches: SearchService;
   config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS'>;
+  /** lays out searches' pages for monitors with pixel positions (docs/rank-tracking.md); absent: none measured */
+  pages?: Pick<PageViews, 'positions'>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
   now?: () => Date;
 }
