@@ -25,8 +25,8 @@ const sourcesWithStuckParser = (): string => {
   }
   for (const file of ['package.json', 'tsconfig.json']) cpSync(join(repo, file), join(dir, file));
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
-  const worker = join(dir, 'services', 'runtime', 'parseWorker.ts');
-  renameSync(worker, join(dir, 'services', 'runtime', 'parseWorkerAsShipped.ts'));
+  const worker = join(dir, 'services', 'threads', 'parseWorker.ts');
+  renameSync(worker, join(dir, 'services', 'threads', 'parseWorkerAsShipped.ts'));
   writeFileSync(
     worker,
     `import asShipped from './parseWorkerAsShipped.js';
