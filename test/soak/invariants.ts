@@ -110,7 +110,10 @@ export interface UsageView {
   keyId: string;
   /** GET /v1/usage used_this_month after the drain */
   used: number | undefined;
-  /** the harness's own count by the docs' rules: a new search 1; from cache 0; failed 0 (its reservation released) */
+  /**
+   * the harness's own count by the docs' rules: a new search 1; from cache 0; failed or still placed elsewhere after
+   * its retry 0 (its reservation released)
+   */
   expected: number;
   /** submits whose answer never came (each may or may not have reserved) */
   unknown: number;
@@ -137,11 +140,14 @@ export const checkUsage = (journal: Journal, views: UsageView[]) => {
       const failed = j.ends.some((e) => e.status === 'failed');
       if (failed && !released.has(job))
         evidence.push(`${v.label}: ${job} failed and its reservation was never released`);
+      if (j.ends.some((e) => e.kind === 'placed_elsewhere') && !released.has(job))
+        evidence.push(`${v.label}: ${job} ended placed elsewhere and its reservation was never released`);
     }
     for (const [job, n] of released) {
       const j = journal.jobs.get(job);
       if (n > 1) evidence.push(`${v.label}: ${job} released ${n} times`);
-      if (j && !j.ends.some((e) => e.status === 'failed') && j.ends.length > 0)
+      // a failed job gives its quota back, and so does one still placed elsewhere after its retry (docs/locations.md#the-retry)
+      if (j && !j.ends.some((e) => e.status === 'failed' || e.kind === 'placed_elsewhere') && j.ends.length > 0)
         evidence.push(`${v.label}: ${job} released though it ended ${j.ends[0]!.status}`);
     }
     if (strays.length > v.unknown)

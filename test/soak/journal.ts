@@ -80,7 +80,14 @@ export const openJournal = (store: EventStore): Journal => {
         return;
       }
       case 'CrawlCompleted':
-        jobs.get(d.jobId)?.ends.push({ type: e.type, status: d.status, at });
+        jobs.get(d.jobId)?.ends.push({
+          type: e.type,
+          status: d.status,
+          at,
+          ...(['mismatched', 'region_only', 'country_only'].includes(d.locationCheck?.status)
+            ? { kind: 'placed_elsewhere' }
+            : {}),
+        });
         return;
       case 'CrawlFailed':
         if (d.final) jobs.get(d.jobId)?.ends.push({ type: e.type, status: 'failed', at, kind: d.failure?.kind });
