@@ -1,4 +1,4 @@
-import type { CommandHandler } from '../application/commandHandler.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 
 /**
  * Read-your-writes scoped to a key, for a process whose appends are projected on another thread (embedded mode's
