@@ -3,9 +3,19 @@
  * soak can tell a slow answer's cause (waiting for the pipeline thread, rendering, compressing) from time spent
  * before the handler ran (docs/api.md#server-timing). Cheap: a few clock reads per request.
  */
-export const createServerTiming = () => {
+export const createServerTiming = (
+  options: {
+    /** ms since the server took the request (Fastify's `reply.elapsedTime`): its hooks (the key's check, the limits) too */
+    sinceRequest?: () => number;
+    /** parts timed before the handler ran (ms by name: the key check's `key` and `limit`) */
+    before?: Record<string, number | undefined>;
+  } = {},
+) => {
+  const { sinceRequest } = options;
   const started = performance.now();
-  const parts: string[] = [];
+  const parts: string[] = Object.entries(options.before ?? {}).flatMap(([name, ms]) =>
+    ms === undefined ? [] : [`${name};dur=${ms.toFixed(1)}`],
+  );
   return {
     /** runs `work`, recording its duration as `name` */
     async time<T>(name: string, work: () => Promise<T> | T): Promise<T> {
@@ -20,9 +30,17 @@ export const createServerTiming = () => {
     note(name: string, desc: string) {
       parts.push(`${name};desc=${desc}`);
     },
-    /** the header's value: every part so far, then the handler's whole time as `total` */
+    /**
+     * the header's value: every part so far, the handler's whole time as `total`, and, last, the time since the
+     * server took the request as `request`
+     */
     header(): string {
-      return [...parts, `total;dur=${(performance.now() - started).toFixed(1)}`].join(', ');
+      const since = sinceRequest?.();
+      return [
+        ...parts,
+        `total;dur=${(performance.now() - started).toFixed(1)}`,
+        ...(since === undefined ? [] : [`request;dur=${since.toFixed(1)}`]),
+      ].join(', ');
     },
   };
 };

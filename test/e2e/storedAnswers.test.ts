@@ -164,11 +164,20 @@ t.test('a read says where its time went (Server-Timing)', { skip: fixturesMissin
   };
   const first = await timing(`/v1/search/${job_id}?output=json`);
   t.match(first, /answer;desc=(pipeline|rendered)/, `the first read made the answer: ${first}`);
+  t.match(
+    first,
+    /^key;dur=\d+\.\d, limit;dur=\d+\.\d, /,
+    "the key's check and the read ceiling before the handler are timed",
+  );
   t.match(first, /job;dur=\d+\.\d/, 'finding the job is timed');
-  t.match(first, /total;dur=\d+\.\d$/, "and the handler's whole time closes it");
+  t.match(first, /total;dur=\d+\.\d, request;dur=\d+\.\d$/, "the handler's whole time, then the request's");
   const second = await timing(`/v1/search/${job_id}?output=json`);
   t.match(second, /answer;desc=stored/, `the next one is sent from the stored bytes: ${second}`);
   t.notMatch(second, /render;dur|pipeline;dur/, 'without rendering it again');
   const usage = await timing('/v1/usage');
-  t.match(usage, /own-writes;dur=\d+\.\d, total;dur=\d+\.\d$/, `usage times its read-your-writes wait: ${usage}`);
+  t.match(
+    usage,
+    /own-writes;dur=\d+\.\d, total;dur=\d+\.\d, request;dur=\d+\.\d$/,
+    `usage times its read-your-writes wait: ${usage}`,
+  );
 });

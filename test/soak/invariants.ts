@@ -260,12 +260,12 @@ export const checkLoop = (d: ReturnType<typeof loopDelay>) =>
           : [`p99 ${ms(d.p99)}; worst at ${new Date(d.worst.at).toISOString()} in ${d.worst.name}: ${ms(d.worst.ms)}`],
   }) satisfies Invariant;
 
-/** the share of the time some task on the host waited for a core (/proc/pressure/cpu), as a percentage */
 /**
  * Where slow reads' time went, per route, from each answer's Server-Timing header (docs/api.md#server-timing): how
- * many, their median as the harness timed them against the median the handler itself took (the rest was spent before
- * the handler ran: the event loop's queue, auth, parsing), and each timed part's median; for results, how each answer
- * was made (`stored` bytes, the `pipeline` thread's render, `rendered` on the HTTP thread).
+ * many, their median as the harness timed them against the median the handler itself took and the median since the
+ * server took the request (its checks before the handler too; the rest is the event loops' queues and the socket),
+ * each timed part's median, and for results how each answer was made (`stored` bytes, the `pipeline` thread's render,
+ * `rendered` on the HTTP thread).
  */
 export const whereReadsWent = (reads: readonly Read[]): string => {
   const routes = [...new Set(reads.map((r) => r.route))].sort();
@@ -276,7 +276,7 @@ export const whereReadsWent = (reads: readonly Read[]): string => {
       if (timed.length === 0) return `${route} ${of.length}, median ${ms(p50(of.map((r) => r.ms)))}`;
       const names = [...new Set(timed.flatMap((r) => Object.keys(r.serverTiming!)))].sort();
       const parts = names
-        .filter((n) => n !== 'total')
+        .filter((n) => n !== 'total' && n !== 'request')
         .map((n) => {
           const durs = timed.map((r) => r.serverTiming![n]?.dur).filter((d): d is number => d !== undefined);
           const descs: Record<string, number> = {};
@@ -291,11 +291,16 @@ export const whereReadsWent = (reads: readonly Read[]): string => {
           return durs.length > 0 ? `${n} ${ms(p50(durs))} (${durs.length})` : `${n}: ${described}`;
         });
       const inHandler = timed.map((r) => r.serverTiming!.total?.dur ?? 0);
-      return `${route} ${of.length}, median ${ms(p50(of.map((r) => r.ms)))} of which in the handler ${ms(p50(inHandler))} (max ${ms(Math.max(...inHandler))})${parts.length ? `: ${parts.join(', ')}` : ''}`;
+      const since = timed.map((r) => r.serverTiming!.request?.dur).filter((d): d is number => d !== undefined);
+      const inServer = since.length
+        ? `, since the server took it ${ms(p50(since))} (max ${ms(Math.max(...since))})`
+        : '';
+      return `${route} ${of.length}, median ${ms(p50(of.map((r) => r.ms)))} of which in the handler ${ms(p50(inHandler))} (max ${ms(Math.max(...inHandler))})${inServer}${parts.length ? `: ${parts.join(', ')}` : ''}`;
     })
     .join('; ');
 };
 
+/** the share of the time some task on the host waited for a core (/proc/pressure/cpu), as a percentage */
 const pressureText = (share: number | undefined) => (share === undefined ? 'unknown' : `${(share * 100).toFixed(0)} %`);
 
 export const checkReads = (

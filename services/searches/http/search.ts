@@ -154,7 +154,7 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       },
     },
     handler: async (req, reply) => {
-      const timing = createServerTiming();
+      const timing = createServerTiming({ sinceRequest: () => reply.elapsedTime, before: req.checkTimes });
       const id = req.params.job_id;
       if (!/^[0-9a-f]{24}$/.test(id)) throw jobNotFound();
       const { job, source } = await timing.time('job', async () => {

@@ -15,7 +15,7 @@ export const usageRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => {
       response: { 200: UsageResponse, 401: ErrorBody, 429: ErrorBody },
     },
     handler: async (req, reply) => {
-      const timing = createServerTiming();
+      const timing = createServerTiming({ sinceRequest: () => reply.elapsedTime, before: req.checkTimes });
       // read-your-writes: a submit answered a moment ago is counted
       await timing.time('own-writes', () => opts.searches.settled(req.apiKey!.keyId));
       const usage = opts.searches.usage(req.apiKey!);
