@@ -13,6 +13,6 @@ export const NOT_YET: Record<'embedded' | 'cluster', Partial<Record<(typeof INVA
   },
   cluster: {
     "reads' p99 within 2x idle":
-      "not measured alone yet: nine processes on two cores shared with other work, 1.58x (587.6 ms against 371.6 ms idle) with some task waiting for a core 97 % of the time, 3.48x and 1.73x in earlier loaded runs; its slow result reads are stored answers (0.1 ms in the handler) but for an api's first read of a result the other api stored (render 30 ms, brotli 99 ms on libuv's pool), and each api's own event loop projects the whole log (6.6 s of its CPU over the faults)",
+      "not measured alone yet: nine processes on two cores shared with other work, 1.58x, 2.00x and 2.25x (180.1 ms against 80.0 ms idle) with some task waiting for a core 94-97 % of the time; its slow reads spend 0.1 ms in their handler and most of their time before it, counting the read against the key's read ceiling with a compare-and-set on NATS KV (85.6 ms median for slow result reads, 162 ms for usage, 2.9 ms idle), which is not changed yet; each api's event loop also projects the whole log (6.6-8.4 s of its CPU over the faults)",
   },
 };
