@@ -9,7 +9,7 @@ import type { INVARIANTS } from './invariants.js';
 export const NOT_YET: Record<'embedded' | 'cluster', Partial<Record<(typeof INVARIANTS)[number], string>>> = {
   embedded: {
     "reads' p99 within 2x idle":
-      "not measured alone yet: on a shared two-core machine the host's load decides it, 1.45x (199.0 ms against 137.3 ms idle) and 4.78x (215.9 against 45.2 ms) in two runs of the same code with some task waiting for a core 98-99 % of the time; a slow result read is a stored answer that spends 0.1 ms in its handler (its time is the event loops waiting for a core), and a usage read now waits only for its own key's appends to be projected on the pipeline thread (nice 10): 1 and 9 slow usage reads, against 38 of 91 when it waited for every key's",
+      "not measured alone yet: on a shared two-core machine the host's load decides it, 1.45x, 4.78x and 2.14x (169.8 ms against 79.2 ms idle) in three runs of the same code with some task waiting for a core 85-98 % of the time; a slow result read is a stored answer that spends 0.3 ms between the server taking it and answering it (its 213 ms median is the event loops waiting for a core), and a usage read now waits only for its own key's appends to be projected on the pipeline thread (nice 10): 1, 9 and 5 slow usage reads, against 38 of 91 when it waited for every key's",
   },
   cluster: {
     "reads' p99 within 2x idle":
