@@ -28,7 +28,14 @@ const connect = async (t: { teardown(fn: () => unknown): void }, baseUrl: string
     command: viaNpx ? 'npx' : process.execPath,
     args: viaNpx ? ['--no-install', 'serp-api-mcp'] : [bin],
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SERP_API_BASE_URL: baseUrl, SERP_API_KEY: key },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      SERP_API_BASE_URL: baseUrl,
+      SERP_API_KEY: key,
+      // a waiting serp_search polls every 200 ms, not 1.5–2 s (docs/configuration.md): the fake Google answers at once
+      SERP_CLIENT_POLL_MS: '200',
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
