@@ -163,7 +163,11 @@ t.test(
       );
     const before = await read(stack.svc);
     const listed = before[0]!.json.deliveries as Array<{ replay_id: string | null; attempts: unknown[] }>;
-    t.equal(listed.length, MESSAGES * (REPLAYS + 1), 'every delivery listed, oldest first: the first ones, then each replay’s');
+    t.equal(
+      listed.length,
+      MESSAGES * (REPLAYS + 1),
+      'every delivery listed, oldest first: the first ones, then each replay’s',
+    );
     t.ok(
       listed.slice(-MESSAGES * REPLAYS).every((d) => d.replay_id && d.attempts.length === 1),
       `the newest ${MESSAGES * REPLAYS} are replayed deliveries, each with its attempt`,
