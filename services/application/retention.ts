@@ -3,9 +3,9 @@ import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../projections/jobStatus/jobStatus.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { renderPrefix } from '../render/pageViews.js';
-import type { CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
 
 export interface SweepReport {

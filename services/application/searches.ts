@@ -10,8 +10,8 @@ import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { cachedAnswer } from '../../projections/resultCache/resultCache.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
 import { type Config, tierShare } from '../config/config.js';
+import type { CommandContext, CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
-import type { CommandContext, CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
 import { releaseQuota } from './quota.js';
 

@@ -1,7 +1,7 @@
 import type { ReadModelQueries } from '../../../projections/index.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
 import type { SearchService } from '../../application/searches.js';
 import type { Config } from '../../config/config.js';
+import type { CommandHandler } from '../../ports/commandHandler.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
