@@ -17,7 +17,7 @@ export interface SweepReport {
   position?: number;
 }
 
-/** the smallest job id of `at`'s millisecond (job ids are time-ordered: services/application/searches.ts) */
+/** the smallest job id of `at`'s millisecond (job ids are time-ordered: services/searches/commands/searches.ts) */
 const firstJobIdAt = (at: number) => at.toString(16).padStart(12, '0').slice(-12) + '0'.repeat(12);
 
 /**
