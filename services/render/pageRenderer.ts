@@ -274,7 +274,14 @@ export const createPageRenderer = (options: PageRendererOptions): PageRenderer =
     device: request.device,
   });
   const keyOf = (shape: ContextShape) =>
-    JSON.stringify([shape.width, shape.height, shape.scale, shape.device.userAgent, shape.device.isMobile, shape.device.hasTouch]);
+    JSON.stringify([
+      shape.width,
+      shape.height,
+      shape.scale,
+      shape.device.userAgent,
+      shape.device.isMobile,
+      shape.device.hasTouch,
+    ]);
   /** the device's own width and scale: what positions and most screenshots ask for */
   const isDeviceShape = (shape: ContextShape) =>
     shape.width === shape.device.viewport.width && shape.scale === shape.device.deviceScaleFactor;
