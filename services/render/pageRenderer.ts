@@ -228,7 +228,7 @@ interface ContextShape {
  * launched again after it dies.
  *
  * A render of a device's own width and scale takes a context made ahead for it (its spare), and makes the next one
- * while it runs: a new context and its page (a renderer process) were a quarter of a first screen's time
+ * while it runs: a new context and its page (a renderer process) were a fifth of a first screen's time
  * (docs/screenshots.md#what-it-costs). A spare is used once and closed after its render like any context; there is
  * at most one per device shape, made only after a render of that shape.
  */
