@@ -140,7 +140,7 @@ export const jobStatusProjection: Projection<JobStatusDoc> = {
       case 'SearchReparsed':
         return { ...doc, parserVersion: e.data.parserVersion, updatedAt: e.data.reparsedAt };
       case 'SearchPurged':
-        // past retention the row goes; the api folds the stream and answers 410 (services/application/searches.ts)
+        // past retention the row goes; the api folds the stream and answers 410 (services/searches/commands/searches.ts)
         return null;
       default:
         return doc;

@@ -12,7 +12,6 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import { type RenderDeps, withinBudget } from '../answers/render.js';
 import type { AdminSessionCommands } from '../application/adminSessions.js';
 import type { KeyCommands } from '../application/keys.js';
-import type { SearchService } from '../application/searches.js';
 import { runningFleet } from '../fairShare/capacity.js';
 import type { QueuePositions } from '../fairShare/queuePosition.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
@@ -20,6 +19,7 @@ import type { MonitorService } from '../monitors/commands/monitors.js';
 import type { BlobStore } from '../ports/blobStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { PageViews } from '../render/pageViews.js';
+import type { SearchService } from '../searches/commands/searches.js';
 import type { WebhookService } from '../webhooks/commands/webhooks.js';
 import { createAdminGuard, createAuthenticator, createAuthFailureGate } from './auth.js';
 import {

@@ -1,6 +1,6 @@
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../projections/jobStatus/jobStatus.js';
-import type { SearchService } from '../application/searches.js';
+import type { SearchService } from '../searches/commands/searches.js';
 
 /** Waits (bounded) for a job to end: a synchronous search (`async: false` on /v1, every compat /search). */
 export const waitForEnd = async (searches: SearchService, jobId: string, timeoutMs: number) => {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
 import { adminSessionDecider } from '../../domain/adminSession/adminSession.js';
-import type { CommandContext, CommandHandler } from './commandHandler.js';
+import type { CommandContext, CommandHandler } from '../ports/commandHandler.js';
 
 /** The SHA-256 of a session id, as the log and the read model know it (the id lives only in the cookie). */
 export const sessionHashOf = (sessionId: string) => createHash('sha256').update(sessionId).digest('hex');

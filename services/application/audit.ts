@@ -1,8 +1,8 @@
 import { endedElsewhere } from '../../domain/location/placement.js';
 import type { ReadModelQueries } from '../../projections/index.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { toProjected } from '../projector/projector.js';
-import type { CommandHandler } from './commandHandler.js';
 import { releaseQuota } from './quota.js';
 
 export interface KeyAudit {

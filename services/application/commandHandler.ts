@@ -2,24 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DomainEvent } from '../../contracts/events.js';
 import type { Decider } from '../../domain/kernel/decider.js';
 import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
+import type { CommandContext, CommandHandler, CommandResult } from '../ports/commandHandler.js';
 import { type EventStore, type NewEvent, WrongExpectedVersionError } from '../ports/eventStore.js';
-
-export interface CommandContext {
-  correlationId?: string;
-  causationId?: string;
-  /**
-   * The caller made the stream's name just now (a new job's random id): the first decision starts from the initial
-   * state without reading the stream. Only a hint: the append still expects `no_stream`, and should the stream exist
-   * after all, the conflict reads it and decides again.
-   */
-  newStream?: boolean;
-}
-
-export interface CommandResult<Event> {
-  events: Event[];
-  /** global position of the append that holds these events, or undefined when nothing was decided */
-  position?: number;
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: one handler serves every decider; each call is typed at its call site
 type AnyDecider = Decider<any, any, any>;
@@ -72,7 +56,7 @@ const refuseInvalid = (e: DomainEvent): void => {
 export const createCommandHandler = (
   eventStore: EventStore,
   options: { maxRetries?: number; maxBatch?: number; cachedStreams?: number } = {},
-) => {
+): CommandHandler => {
   const maxRetries = options.maxRetries ?? 20;
   const maxBatch = options.maxBatch ?? 128;
   const cachedStreams = options.cachedStreams ?? 10_000;
@@ -213,5 +197,3 @@ export const createCommandHandler = (
       void drain(stream, fresh);
     });
 };
-
-export type CommandHandler = ReturnType<typeof createCommandHandler>;

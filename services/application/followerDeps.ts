@@ -1,6 +1,6 @@
 import type { ReadModelQueries } from '../../projections/index.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { ReactorDeps } from '../reactor/reactor.js';
-import type { CommandHandler } from './commandHandler.js';
 
 /**
  * What a follower that decides is given (the rank recorder, the alerter, the webhook router, the quota releaser): its

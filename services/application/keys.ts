@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { streams } from '../../contracts/events.js';
 import { apiKeyDecider, type Limits } from '../../domain/apiKey/apiKey.js';
-import type { CommandContext, CommandHandler } from './commandHandler.js';
+import type { CommandContext, CommandHandler } from '../ports/commandHandler.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

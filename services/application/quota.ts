@@ -1,6 +1,6 @@
 import { streams } from '../../contracts/events.js';
 import { usageDecider } from '../../domain/usage/usage.js';
-import type { CommandContext, CommandHandler } from './commandHandler.js';
+import type { CommandContext, CommandHandler } from '../ports/commandHandler.js';
 
 /** A reservation to give back: the key and month it counts against, the job, why, and when. */
 export interface QuotaRelease {

@@ -3,9 +3,9 @@ import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
 import { terminalStatuses } from '../../projections/jobStatus/jobStatus.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { renderPrefix } from '../render/pageViews.js';
-import type { CommandHandler } from './commandHandler.js';
 import { readJobState } from './jobState.js';
 
 export interface SweepReport {
@@ -17,7 +17,7 @@ export interface SweepReport {
   position?: number;
 }
 
-/** the smallest job id of `at`'s millisecond (job ids are time-ordered: services/application/searches.ts) */
+/** the smallest job id of `at`'s millisecond (job ids are time-ordered: services/searches/commands/searches.ts) */
 const firstJobIdAt = (at: number) => at.toString(16).padStart(12, '0').slice(-12) + '0'.repeat(12);
 
 /**

@@ -4,19 +4,19 @@ import type { ReadModelQueries } from '../../projections/index.js';
 import type { AppDeps } from '../api/app.js';
 import type { ApiSecrets } from '../api/options.js';
 import { type AdminSessionCommands, createAdminSessionCommands } from '../application/adminSessions.js';
-import type { CommandHandler } from '../application/commandHandler.js';
 import { createKeyCommands, type KeyCommands } from '../application/keys.js';
-import { createSearchService, type SearchService } from '../application/searches.js';
 import type { Config } from '../config/config.js';
 import { createTargetingResolver } from '../crawler/targeting.js';
 import type { LocationResolver } from '../geo/locations.js';
 import { createMonitorService, type MonitorService } from '../monitors/commands/monitors.js';
 import { createMonitorVersions } from '../monitors/commands/monitorVersions.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { PageRenderer } from '../render/pageRenderer.js';
 import { createPageViews } from '../render/pageViews.js';
+import { createSearchService, type SearchService } from '../searches/commands/searches.js';
 import { type Resolver, systemResolver } from '../webhooks/commands/webhookSafety.js';
 import { createWebhookService, type WebhookService } from '../webhooks/commands/webhooks.js';
 
@@ -30,7 +30,7 @@ export interface ApplicationPorts {
   projected(position: number): Promise<void>;
   /**
    * resolves once the read models hold this process's own appends (bounded): embedded mode with the pipeline thread,
-   * where they are projected on another thread (application/searches.ts)
+   * where they are projected on another thread (searches/commands/searches.ts)
    */
   ownWritesProjected?: () => Promise<void>;
   /** how webhook hosts resolve (default: the system's resolver; tests answer without DNS) */

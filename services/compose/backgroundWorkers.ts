@@ -1,10 +1,10 @@
 import { Registry } from 'prom-client';
 import type { ReadModelQueries } from '../../projections/index.js';
-import type { CommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../config/config.js';
 import { createDispatcher, type FairDispatcherSettings } from '../dispatcher/dispatcher.js';
 import { createMonitorWorker, type MonitorWorkerParts } from '../monitors/workers/worker.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { CommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../config/config.js';
 import { QUEUE_BACKOFF_MS } from '../config/schema.js';
 import type { Crawler } from '../crawler/crawl.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import { createCrawlWorker } from '../searches/workers/worker.js';
 import { crawlerSlots } from './crawler.js';

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { ReadModelQueries } from '../../projections/index.js';
-import { type CommandHandler, createCommandHandler } from '../application/commandHandler.js';
+import { createCommandHandler } from '../application/commandHandler.js';
 import type { Config } from '../config/config.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import { type Core, dataPaths, openCore, openStores } from './embedded/core.js';

@@ -1,8 +1,8 @@
 import { Counter, type Registry } from 'prom-client';
 import type { ReadModelQueries } from '../../projections/index.js';
-import type { CommandHandler } from '../application/commandHandler.js';
 import { type SweepReport, sweepRetention } from '../application/retention.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 
 export interface RetentionParts {

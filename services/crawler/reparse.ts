@@ -7,8 +7,8 @@ import { DomainError, errorCodes } from '../../domain/kernel/errors.js';
 import { type SearchJobEvent, searchJobDecider } from '../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION, type ParseOutcome, parseRaw } from '../../parser/index.js';
 import { loadResult, putResult, resultBlobKey } from '../answers/resultBlobs.js';
-import type { CommandHandler } from '../application/commandHandler.js';
 import type { BlobStore } from '../ports/blobStore.js';
+import type { CommandHandler } from '../ports/commandHandler.js';
 import type { EventStore } from '../ports/eventStore.js';
 
 /** Which jobs to re-parse: one job, or every crawled job completed at or after `since` (every one when neither). */

@@ -8,7 +8,6 @@
  * It asserts no time; it exits 1 when a job is duplicated or a minute is over the rate (a correctness failure).
  */
 import { createMemoryRateLimiter } from '../../services/adapters/rateLimiter/memory.js';
-import { createSearchService } from '../../services/application/searches.js';
 import { composeApplication } from '../../services/compose/application.js';
 import { openCore } from '../../services/compose/embedded/core.js';
 import { loadConfig } from '../../services/config/config.js';
@@ -16,6 +15,7 @@ import { createMonitorService } from '../../services/monitors/commands/monitors.
 import { createMonitorVersions } from '../../services/monitors/commands/monitorVersions.js';
 import { createRankRecorder } from '../../services/monitors/workers/recorder.js';
 import { createMonitorScheduler } from '../../services/monitors/workers/scheduler.js';
+import { createSearchService } from '../../services/searches/commands/searches.js';
 import { removeDir, tempDataDir } from '../support/service.js';
 
 const [keywordCount = 10_000, ratePerMin = 300, tickS = 5, schedulerCount = 2] = process.argv.slice(2).map(Number);

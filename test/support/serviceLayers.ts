@@ -16,7 +16,7 @@ export const SERVICE_RANKS: ReadonlyArray<{ rank: number; folders: readonly stri
   { rank: 3, folders: ['reactor'] },
   { rank: 4, folders: ['fairShare'] },
   { rank: 5, folders: ['application'] },
-  { rank: 6, folders: ['monitors/commands', 'monitors/views', 'webhooks/commands'] },
+  { rank: 6, folders: ['monitors/commands', 'monitors/views', 'searches/commands', 'webhooks/commands'] },
   { rank: 7, folders: ['crawler', 'dispatcher'] },
   { rank: 8, folders: ['monitors/workers', 'searches/workers', 'webhooks/workers'] },
   { rank: 9, folders: ['threads'] },

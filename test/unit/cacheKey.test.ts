@@ -1,6 +1,6 @@
 import t from 'tap';
 import { SearchRequest } from '../../contracts/search.js';
-import { cacheKeyOf, newJobId } from '../../services/application/searches.js';
+import { cacheKeyOf, newJobId } from '../../services/searches/commands/searches.js';
 
 const key = (body: Record<string, unknown>) => cacheKeyOf(SearchRequest.parse(body));
 

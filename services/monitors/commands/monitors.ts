@@ -20,9 +20,9 @@ import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
 import type { AlertDoc } from '../../../projections/monitors/alerts.js';
 import type { MonitorDoc } from '../../../projections/monitors/monitors.js';
-import type { CommandContext, CommandHandler } from '../../application/commandHandler.js';
 import { type Config, defaultTiers } from '../../config/config.js';
 import { capacityWarnings } from '../../fairShare/demand.js';
+import type { CommandContext, CommandHandler } from '../../ports/commandHandler.js';
 import type { MonitorVersions } from './monitorVersions.js';
 
 /**

@@ -15,11 +15,11 @@ import { usageMonth } from '../../../domain/usage/usage.js';
 import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
 import type { MonitorRunDoc, MonitorScheduleDoc } from '../../../projections/monitors/monitors.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
-import type { SearchService } from '../../application/searches.js';
 import { fleetCapacity } from '../../fairShare/capacity.js';
 import { livePeakPerHour, monitorsShare, spreadWindowMs } from '../../fairShare/demand.js';
+import type { CommandHandler } from '../../ports/commandHandler.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
+import type { SearchSubmitter } from '../../ports/searchSubmitter.js';
 import type { MonitorVersions } from '../commands/monitorVersions.js';
 import { backfillSources } from './backfill.js';
 import type { createRankRecorder } from './recorder.js';
@@ -27,7 +27,7 @@ import type { createRankRecorder } from './recorder.js';
 export interface SchedulerDeps {
   queries: ReadModelQueries;
   handle: CommandHandler;
-  searches: SearchService;
+  searches: SearchSubmitter;
   /** the key's submit rate, shared with the api where the deployment shares it */
   limiter: RateLimiter;
   recorder: ReturnType<typeof createRankRecorder>;

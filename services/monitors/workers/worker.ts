@@ -1,10 +1,10 @@
 import type { ReadModelQueries } from '../../../projections/index.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
-import type { SearchService } from '../../application/searches.js';
 import type { Config } from '../../config/config.js';
+import type { CommandHandler } from '../../ports/commandHandler.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
+import type { SearchSubmitter } from '../../ports/searchSubmitter.js';
 import type { PageViews } from '../../render/pageViews.js';
 import { createMonitorVersions } from '../commands/monitorVersions.js';
 import { createAlerter } from './alerter.js';
@@ -21,7 +21,7 @@ export interface MonitorWorkerParts {
   /** resolves once the read models hold `position` */
   projected(position: number): Promise<unknown>;
   /** the search service the scheduler submits a run's searches through: the composition's (composeSearches) */
-  searches: SearchService;
+  searches: SearchSubmitter;
   config: Pick<Config, 'monitorTickMs' | 'monitorSpreadMaxS'>;
   /** lays out searches' pages for monitors with pixel positions (docs/rank-tracking.md); absent: none measured */
   pages?: Pick<PageViews, 'positions'>;

@@ -2,11 +2,11 @@ import { type CrawlCost, type CrawlFailure, streams } from '../../../contracts/e
 import { searchJobDecider } from '../../../domain/searchJob/searchJob.js';
 import { PARSER_VERSION } from '../../../parser/index.js';
 import { putResult, resultBlobKey } from '../../answers/resultBlobs.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
 import { releaseBuffers } from '../../buffers.js';
 import type { Crawler } from '../../crawler/crawl.js';
 import { CrawlAbortedError, failureOf } from '../../crawler/errors.js';
 import type { BlobStore } from '../../ports/blobStore.js';
+import type { CommandHandler } from '../../ports/commandHandler.js';
 import type { ConsumeOptions, Consumer, Delivery, JobQueue } from '../../ports/jobQueue.js';
 
 /** A crawl still running when the drain timeout passed: handed back to the queue and no longer awaited. */

@@ -16,7 +16,7 @@ import { webhookDecider } from '../../../domain/webhook/webhook.js';
 import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
 import type { DeliveryDoc, WebhookDoc } from '../../../projections/webhooks/webhooks.js';
-import type { CommandContext, CommandHandler } from '../../application/commandHandler.js';
+import type { CommandContext, CommandHandler } from '../../ports/commandHandler.js';
 import { checkUrl, type Resolver, resolveChecked, type SafetyOptions, UnsafeUrlError } from './webhookSafety.js';
 import { newSecretSeed, secretOf } from './webhookSigning.js';
 

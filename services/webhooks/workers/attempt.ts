@@ -3,7 +3,7 @@ import { deliveryDecider, isSuccess, retryDelayMs } from '../../../domain/webhoo
 import { webhookDecider } from '../../../domain/webhook/webhook.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
 import type { OutboxDoc } from '../../../projections/webhooks/webhooks.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
+import type { CommandHandler } from '../../ports/commandHandler.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { secretsOf, signedHeaders } from '../commands/webhookSigning.js';
 import type { ResultSummaries } from './messages.js';

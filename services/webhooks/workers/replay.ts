@@ -4,7 +4,7 @@ import { REPLAY_MAX_MESSAGES } from '../../../contracts/webhooks.js';
 import { deliveryDecider } from '../../../domain/webhook/delivery.js';
 import type { ReadModelQueries } from '../../../projections/index.js';
 import type { WebhookDoc } from '../../../projections/webhooks/webhooks.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
+import type { CommandHandler } from '../../ports/commandHandler.js';
 import type { EventStore, RecordedEvent } from '../../ports/eventStore.js';
 import { type LogEvent, logEventOf } from '../../reactor/reactor.js';
 import { messagesOf, SOURCE_TYPES } from './eventTypes.js';

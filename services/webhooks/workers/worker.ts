@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ReadModelQueries } from '../../../projections/index.js';
-import type { CommandHandler } from '../../application/commandHandler.js';
 import { type Config, tierShare } from '../../config/config.js';
+import type { CommandHandler } from '../../ports/commandHandler.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import type { Resolver } from '../commands/webhookSafety.js';

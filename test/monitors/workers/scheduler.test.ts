@@ -1,6 +1,5 @@
 import t, { type Test } from 'tap';
 import { createMemoryRateLimiter } from '../../../services/adapters/rateLimiter/memory.js';
-import { createSearchService } from '../../../services/application/searches.js';
 import { composeApplication } from '../../../services/compose/application.js';
 import { openCore } from '../../../services/compose/embedded/core.js';
 import { loadConfig } from '../../../services/config/config.js';
@@ -8,6 +7,7 @@ import { createMonitorService } from '../../../services/monitors/commands/monito
 import { createMonitorVersions } from '../../../services/monitors/commands/monitorVersions.js';
 import { createRankRecorder } from '../../../services/monitors/workers/recorder.js';
 import { createMonitorScheduler } from '../../../services/monitors/workers/scheduler.js';
+import { createSearchService } from '../../../services/searches/commands/searches.js';
 import { removeDir, tempDataDir } from '../../support/service.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { JobStatusDoc } from '../../../../projections/jobStatus/jobStatus.js';
 import type { SearchResultDoc } from '../../../../projections/searchResults/searchResults.js';
 import type { LinkSettings } from '../../../answers/html.js';
-import type { SearchService } from '../../../application/searches.js';
 import type { Geotarget } from '../../../geo/geotargets.js';
 import type { BlobStore } from '../../../ports/blobStore.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import type { PageViews } from '../../../render/pageViews.js';
+import type { SearchService } from '../../../searches/commands/searches.js';
 import type { Authenticator, AuthFailureGate } from '../../auth.js';
 import type { StoredAnswers } from '../../render/stored.js';
 

@@ -1,10 +1,10 @@
 import type { ReadModelQueries } from '../../../../projections/index.js';
 import type { RenderDeps } from '../../../answers/render.js';
-import type { SearchService } from '../../../application/searches.js';
 import type { QueuePositions } from '../../../fairShare/queuePosition.js';
 import type { MonitorService } from '../../../monitors/commands/monitors.js';
 import type { RateLimiter } from '../../../ports/rateLimiter.js';
 import type { PageViews } from '../../../render/pageViews.js';
+import type { SearchService } from '../../../searches/commands/searches.js';
 import type { WebhookService } from '../../../webhooks/commands/webhooks.js';
 import type { Authenticator, AuthFailureGate } from '../../auth.js';
 import type { StoredAnswers } from '../../render/stored.js';

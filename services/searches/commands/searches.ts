@@ -1,19 +1,20 @@
 import { createHash, randomFillSync } from 'node:crypto';
-import { streams, type TargetingResolved } from '../../contracts/events.js';
-import type { Lane, Priority } from '../../contracts/lanes.js';
-import { depthOf, type SearchRequest } from '../../contracts/search.js';
-import { searchJobDecider } from '../../domain/searchJob/searchJob.js';
-import { usageDecider, usageMonth } from '../../domain/usage/usage.js';
-import type { ApiKeyDoc } from '../../projections/apiKeys/apiKeys.js';
-import type { ReadModelQueries } from '../../projections/index.js';
-import type { JobStatusDoc } from '../../projections/jobStatus/jobStatus.js';
-import { cachedAnswer } from '../../projections/resultCache/resultCache.js';
-import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
-import { type Config, tierShare } from '../config/config.js';
-import type { EventStore } from '../ports/eventStore.js';
-import type { CommandContext, CommandHandler } from './commandHandler.js';
-import { readJobState } from './jobState.js';
-import { releaseQuota } from './quota.js';
+import { streams, type TargetingResolved } from '../../../contracts/events.js';
+import type { Lane, Priority } from '../../../contracts/lanes.js';
+import { depthOf, type SearchRequest } from '../../../contracts/search.js';
+import { searchJobDecider } from '../../../domain/searchJob/searchJob.js';
+import { usageDecider, usageMonth } from '../../../domain/usage/usage.js';
+import type { ApiKeyDoc } from '../../../projections/apiKeys/apiKeys.js';
+import type { ReadModelQueries } from '../../../projections/index.js';
+import type { JobStatusDoc } from '../../../projections/jobStatus/jobStatus.js';
+import { cachedAnswer } from '../../../projections/resultCache/resultCache.js';
+import type { SearchResultDoc } from '../../../projections/searchResults/searchResults.js';
+import { readJobState } from '../../application/jobState.js';
+import { releaseQuota } from '../../application/quota.js';
+import { type Config, tierShare } from '../../config/config.js';
+import type { CommandContext, CommandHandler } from '../../ports/commandHandler.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import type { PlannedSearch, SubmitOutcome } from '../../ports/searchSubmitter.js';
 
 // Random bytes for job ids, drawn 256 ids at a time: a randomBytes(6) call per submit was ~3% of its time (Node's
 // randomUUID keeps such a pool for the same reason). Each id takes bytes no other id took.
@@ -57,18 +58,6 @@ export const cacheKeyOf = (request: SearchRequest, keyId?: string) => {
   if (keyId !== undefined) canonical.push(['\u0000key', keyId]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 };
-
-export interface SubmitOutcome {
-  jobId: string;
-  status: 'queued' | 'done';
-  cached: boolean;
-  /** for an answer from cache: the crawled job whose result it is */
-  sourceJobId?: string;
-  position?: number;
-  /** the lane it waits in and its key's share there (docs/fleet.md#lanes-and-fair-share) */
-  lane: Lane;
-  weight: number;
-}
 
 export const createSearchService = (deps: {
   eventStore: EventStore;
@@ -140,7 +129,7 @@ export const createSearchService = (deps: {
       key: ApiKeyDoc,
       request: SearchRequest,
       ctx: CommandContext,
-      planned?: { jobId: string; monitor: { monitorId: string; runId: string } },
+      planned?: PlannedSearch,
       priority: Priority = 'live',
     ): Promise<SubmitOutcome> {
       const at = now();
