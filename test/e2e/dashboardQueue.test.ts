@@ -220,7 +220,7 @@ t.test('the service view with a backlog, monitors and a restart with fewer route
   await t.test('after a restart with one proxy, the other two leave the routes and the capacity', async (t) => {
     await svc?.stop();
     base = await serve(proxies.urls.slice(0, 1));
-    const p = await signedInDashboard(t, base, ADMIN, page);
+    const p = await signedInDashboard(t, base, ADMIN);
     await p.locator('#routes-table tbody tr').first().waitFor();
     const rows = await routesShown(p);
     t.equal(rows.length, 1, rows.join(' | '));
@@ -239,7 +239,7 @@ t.test('the service view with a backlog, monitors and a restart with fewer route
     async (t) => {
       await svc?.stop();
       base = await serve([]);
-      const p = await signedInDashboard(t, base, ADMIN, page);
+      const p = await signedInDashboard(t, base, ADMIN);
       await p.locator('#routes-table tbody tr').first().waitFor();
       t.same(await routesShown(p), ['No route of the running fleet reported a crawl in the last hour.']);
       t.equal(await p.locator('#capacity-note').textContent(), 'Capacity not known yet: no crawl has reported.');

@@ -23,22 +23,15 @@ export const chromiumMissing = (): string | undefined => {
 
 /**
  * The admin dashboard in Chromium, signed in with `token` as a user does (the sign-in form, then Enter), on a
- * 1280×900 page; the browser closes when `t` ends. For the tests that read one table of it. `sameBrowserAs`: a page
- * whose browser to open it in (a fresh context of its own, closed when `t` ends) rather than start another Chromium,
- * for a test that signs in again, e.g. after restarting the service.
+ * 1280×900 page; the browser closes when `t` ends. For the tests that read one table of it.
  */
-export const signedInDashboard = async (t: Test, base: string, token: string, sameBrowserAs?: Page): Promise<Page> => {
-  const running = sameBrowserAs?.context().browser();
-  const browser =
-    running ??
-    (await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG],
-    }));
-  if (!running) t.teardown(() => browser.close());
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  if (running) t.teardown(() => context.close());
-  const page = await context.newPage();
+export const signedInDashboard = async (t: Test, base: string, token: string): Promise<Page> => {
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', CHROMIUM_LOOPBACK_ARG],
+  });
+  t.teardown(() => browser.close());
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await page.goto(`${base}/admin`);
   await page.getByLabel('Admin token').fill(token);
   await page.keyboard.press('Enter');
