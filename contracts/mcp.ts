@@ -129,6 +129,16 @@ export const SerpRankHistoryInput = z
   });
 export type SerpRankHistoryInput = z.infer<typeof SerpRankHistoryInput>;
 
+/** a point of a monitor with pixel positions (docs/rank-tracking.md#pixel-positions), as the /v1 history gives it */
+export const RankFold = z.object({
+  pixels_from_top: z
+    .number()
+    .nullable()
+    .describe('CSS pixels from the top of the first page to the best result (null: not on the first page)'),
+  above_the_fold: z.boolean().describe("the best result showed on the device's first screen"),
+});
+export type RankFold = z.infer<typeof RankFold>;
+
 export const SerpRankHistoryOutput = z.object({
   series: z.array(
     z.object({
@@ -137,8 +147,22 @@ export const SerpRankHistoryOutput = z.object({
       domain: z.string(),
       best: z.number().int().nullable().describe('best position in these points'),
       points: z
-        .array(z.tuple([z.string(), z.union([z.number().int(), z.literal('not_ranked'), z.literal('failed')])]))
-        .describe('[checked_at, position | "not_ranked" | "failed"], oldest first'),
+        .array(
+          z.tuple([
+            z.string(),
+            z.union([z.number().int(), z.literal('not_ranked'), z.literal('failed')]),
+            RankFold.optional(),
+          ]),
+        )
+        .describe(
+          '[checked_at, position | "not_ranked" | "failed", fold?], oldest first; fold only on a search measured in pixels',
+        ),
+      above_the_fold_share: z
+        .number()
+        .optional()
+        .describe(
+          '0–1: the searches measured in pixels whose best result showed on the first screen ÷ those measured (present when any was)',
+        ),
     }),
   ),
 });

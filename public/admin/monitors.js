@@ -70,6 +70,8 @@ export const alertText = (a) => {
       return `gained ${a.feature}`;
     case 'feature_lost':
       return `lost ${a.feature}`;
+    case 'fell_below_fold':
+      return 'fell below the fold';
     case 'run_failed':
       return `run failed (${(a.failures ?? []).map((f) => `${f.keyword}: ${f.failure}`).join(', ')})`;
     default:
@@ -185,18 +187,23 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
     const marked = alerts.filter(
       (a) => (a.keyword === data.keyword || a.kind === 'run_failed') && a.at >= data.from && a.at <= data.to,
     );
+    // a fold alert is marked apart from the rank alerts: it says where the result lay on the page, not its rank
+    // (docs/rank-tracking.md#pixel-positions)
     for (const a of marked) {
       const x = s.x(a.at);
       const mark = svg('polygon', {
         points: `${(x - 5).toFixed(1)},${TOP - 10} ${(x + 5).toFixed(1)},${TOP - 10} ${x.toFixed(1)},${TOP - 2}`,
-        class: 'alert-mark',
+        class: a.kind === 'fell_below_fold' ? 'alert-mark fold-mark' : 'alert-mark',
         'data-alert': a.alert_id,
       });
       mark.append(svg('title', {}, `${when(a.at)}: ${[a.domain, alertText(a)].filter(Boolean).join(' ')}`));
       chart.append(mark);
     }
+    const folds = marked.filter((a) => a.kind === 'fell_below_fold').length;
     if (failed.size) legend.push(el('span', { class: 'legend failed-run' }, `failed search (${failed.size})`));
-    if (marked.length) legend.push(el('span', { class: 'legend alert-mark' }, `alert (${marked.length})`));
+    if (marked.length > folds)
+      legend.push(el('span', { class: 'legend alert-mark' }, `alert (${marked.length - folds})`));
+    if (folds) legend.push(el('span', { class: 'legend fold-mark' }, `fell below the fold (${folds})`));
     legend.push(el('span', { class: 'legend best-ring' }, 'best ever'));
     return [chart, el('figcaption', {}, ...legend)];
   };
@@ -221,9 +228,17 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
               el('td', { class: 'num' }, fmt.format(r.top100)),
               el('td', { class: 'num' }, `${(r.share_of_voice * 100).toFixed(1)} %`),
               el('td', { class: 'num' }, fmt.format(r.ai_overview_citations)),
+              // a monitor with pixel positions: the share of the day's measured keywords on the first screen
+              el(
+                'td',
+                { class: 'num', 'data-fold': r.above_the_fold_share ?? '' },
+                r.above_the_fold_share === undefined
+                  ? '–'
+                  : `${(r.above_the_fold_share * 100).toFixed(1)} % (${fmt.format(r.above_the_fold)})`,
+              ),
             ),
           )
-        : [el('tr', {}, el('td', { colspan: 10 }, 'No successful search in these 30 days.'))]),
+        : [el('tr', {}, el('td', { colspan: 11 }, 'No successful search in these 30 days.'))]),
     );
   };
 
@@ -262,7 +277,9 @@ export const monitorView = ({ api, el, svg, fmt, when, $, status }) => {
         ? alerts.map((a) =>
             el(
               'tr',
-              { 'data-alert': a.alert_id },
+              a.kind === 'fell_below_fold'
+                ? { 'data-alert': a.alert_id, 'data-kind': a.kind, class: 'fold-alert' }
+                : { 'data-alert': a.alert_id, 'data-kind': a.kind },
               el('td', {}, when(a.at)),
               el('td', {}, alertText(a)),
               el('td', {}, a.keyword ?? '–'),

@@ -48,3 +48,7 @@ export const loadCliClientEnv = (
   const { base, apiKey } = clientEnv(env);
   return { ...(base ? { baseUrl: base } : {}), ...(apiKey ? { apiKey } : {}) };
 };
+
+/** SERP_CLIENT_POLL_MS (schema.ts): the pause between two polls of a job a client waits for, in ms (before jitter). */
+export const loadClientPollMs = (env: Readonly<Record<string, string | undefined>> = processEnv()): number =>
+  Environment.pick({ SERP_CLIENT_POLL_MS: true }).parse(env).SERP_CLIENT_POLL_MS;

@@ -348,6 +348,10 @@ const clients = {
     `on the CLI, the service running on the data directory (\`server.json\`), else ${DEFAULT_SERVICE_URL}; required by serp-api-mcp`,
   ),
   SERP_API_KEY: variable(text(), 'The API key the clients call with (`--key` wins on the CLI).', 'required'),
+  SERP_CLIENT_POLL_MS: variable(
+    wholeNumber(1_500, { zeroMeans: 'the default' }),
+    'How often the clients poll a job they wait for (`serp-api batch` and `search`, serp-api-mcp’s `serp_search`): every this many ms and up to a third more, jittered. Against a live search of 5–30 s the default costs at most one interval; the test suite shortens it.',
+  ),
 };
 
 /** `serp-api cluster up` */

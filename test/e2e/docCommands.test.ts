@@ -83,7 +83,11 @@ t.test(
 );
 
 t.test('the documents’ shell blocks run as written', { skip: missing }, async (t) => {
-  await t.test('README.md, then the documents that continue its walk-through', async (t) => {
+  // two at a time: the README's walk-through beside the documents that start their own service, one after another.
+  // Each has a copy of the checkout, ports and servers of its own (support/docCommands.ts), and much of a document's
+  // time is waiting (a server's start, a poll's pause), not work
+  t.jobs = 2;
+  void t.test('README.md, then the documents that continue its walk-through', async (t) => {
     const sandbox = await openDocSandbox(t);
     await t.test('README.md', async (t) => {
       const run = await sandbox.run(t, 'README.md', { notRun: NOT_RUN });
@@ -103,9 +107,11 @@ t.test('the documents’ shell blocks run as written', { skip: missing }, async 
       });
     }
   });
-  for (const doc of ON_THEIR_OWN) {
-    await t.test(doc, async (t) => {
-      await runDocument(t, doc, { notRun: NOT_RUN });
-    });
-  }
+  void t.test('the documents that start their own service, one after another', async (t) => {
+    for (const doc of ON_THEIR_OWN) {
+      await t.test(doc, async (t) => {
+        await runDocument(t, doc, { notRun: NOT_RUN });
+      });
+    }
+  });
 });

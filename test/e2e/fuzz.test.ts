@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
+import { ONE_PAGE } from '../support/fakeGoogle.js';
 import { fixturesMissing } from '../support/fixtures.js';
 import { startStack } from '../support/service.js';
 
@@ -324,14 +325,17 @@ const rssMb = (pid: number) => {
 };
 
 t.test('fuzz › a few thousand hostile requests against a running service', { skip: fixturesMissing() }, async (t) => {
+  // every search is one Google page that says it is the last (ONE_PAGE): the subject is the HTTP surface, and the
+  // hundreds of searches the fuzz starts would otherwise each crawl and parse ten pages
   const { svc, data, mintKey } = await startStack(t, {
+    google: ONE_PAGE,
     env: { SERP_REQUEST_TIMEOUT_MS: '2000', SERP_HEADERS_TIMEOUT_MS: '2000', SERP_AUTH_FAILURES_PER_MIN: '1000000' },
   });
   const { key } = await mintKey(['--tier', 'pro', '--quota', '0', '--rate', '1000000']);
   const admin = (JSON.parse(readFileSync(join(data, 'secrets.json'), 'utf8')) as { adminToken: string }).adminToken;
   const pid = svc.child.pid!;
 
-  // warm up (first crawl, JIT, caches) before taking the memory band; one page a search, as most of the fuzz's own
+  // warm up (first crawl, JIT, caches) before taking the memory band
   for (let i = 0; i < 20; i++) {
     await fetch(`${svc.url}/v1/search`, {
       method: 'POST',

@@ -91,7 +91,10 @@ t.test('a monitor over the fake Google', { skip: missing }, async (t) => {
     t.equal(res.status, 200);
     t.match(res.headers.get('content-type'), /text\/csv/);
     const text = await res.text();
-    t.equal(text.split('\n')[0], 'keyword,domain,checked_at,status,position,url,failure,job_id');
+    t.equal(
+      text.split('\n')[0],
+      'keyword,domain,checked_at,status,position,url,failure,job_id,pixels_from_top,above_the_fold',
+    );
     const rows = parseCsv(text, { columns: true }) as Record<string, string>[];
     t.same(
       rows,
@@ -104,6 +107,9 @@ t.test('a monitor over the fake Google', { skip: missing }, async (t) => {
         url: p.url ?? '',
         failure: p.failure ?? '',
         job_id: p.job_id,
+        // not measured in pixels: the fold's columns are empty
+        pixels_from_top: '',
+        above_the_fold: '',
       })),
     );
     const one = await api.history(

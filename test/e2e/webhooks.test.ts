@@ -294,11 +294,16 @@ t.test('webhooks through a listening port', { skip: missing }, async (t) => {
   await t.test('quota.low at 80 % and quota.exhausted', async (t) => {
     const tiny = await stack.mintKey(['--tier', 'tiny']);
     await register('/quota', ['quota.low', 'quota.exhausted'], tiny.key);
+    // one page a search (depth 10): the subject is the key's quota lines, not the crawl
     for (let i = 1; i <= 5; i++) {
-      const res = await submit(base, tiny.key, { keyword: `webhook quota ${i}` });
+      const res = await submit(base, tiny.key, { keyword: `webhook quota ${i}`, depth: 10 });
       t.equal(res.status, 202, `search ${i} accepted`);
     }
-    t.equal((await submit(base, tiny.key, { keyword: 'webhook quota 6' })).status, 429, 'the sixth is over quota');
+    t.equal(
+      (await submit(base, tiny.key, { keyword: 'webhook quota 6', depth: 10 })).status,
+      429,
+      'the sixth is over quota',
+    );
     await receiver.waitFor(
       (r) => ofType(r, '/quota', 'quota.low').length >= 1 && ofType(r, '/quota', 'quota.exhausted').length >= 1,
       'quota messages',
@@ -315,11 +320,19 @@ t.test('webhooks through a listening port', { skip: missing }, async (t) => {
     // the router does not follow a key with no endpoint for quota messages; the first one it sees reads the month
     const late = await stack.mintKey(['--tier', 'tiny']);
     for (let i = 1; i <= 2; i++) {
-      t.equal((await submit(base, late.key, { keyword: `webhook late quota ${i}` })).status, 202, `early search ${i}`);
+      t.equal(
+        (await submit(base, late.key, { keyword: `webhook late quota ${i}`, depth: 10 })).status,
+        202,
+        `early search ${i}`,
+      );
     }
     await register('/late-quota', ['quota.low', 'quota.exhausted'], late.key);
     for (let i = 3; i <= 5; i++) {
-      t.equal((await submit(base, late.key, { keyword: `webhook late quota ${i}` })).status, 202, `search ${i}`);
+      t.equal(
+        (await submit(base, late.key, { keyword: `webhook late quota ${i}`, depth: 10 })).status,
+        202,
+        `search ${i}`,
+      );
     }
     await receiver.waitFor(
       (r) =>
@@ -345,7 +358,9 @@ t.test('webhooks through a listening port', { skip: missing }, async (t) => {
     const expires = Date.parse(rotated.json.previous_secret_expires_at);
     t.ok(Math.abs(expires - Date.now() - 24 * 3_600_000) < 60_000, 'the old secret verifies for 24 h');
     const from = receiver.received.length;
-    const job = (await (await submit(base, key, { keyword: 'webhook rotated' })).json()) as { job_id: string };
+    const job = (await (await submit(base, key, { keyword: 'webhook rotated', depth: 10 })).json()) as {
+      job_id: string;
+    };
     await receiver.waitFor(
       (r) => ofType(r.slice(from), '/all', 'search.completed').some((x) => x.payload?.data.job_id === job.job_id),
       'a delivery after the rotation',

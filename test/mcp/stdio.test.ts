@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -28,7 +29,14 @@ const connect = async (t: { teardown(fn: () => unknown): void }, baseUrl: string
     command: viaNpx ? 'npx' : process.execPath,
     args: viaNpx ? ['--no-install', 'serp-api-mcp'] : [bin],
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SERP_API_BASE_URL: baseUrl, SERP_API_KEY: key },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      SERP_API_BASE_URL: baseUrl,
+      SERP_API_KEY: key,
+      // a waiting serp_search polls every 200 ms, not 1.5–2 s (docs/configuration.md): the fake Google answers at once
+      SERP_CLIENT_POLL_MS: '200',
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
@@ -65,8 +73,25 @@ t.test('serp-api-mcp refuses to start without its configuration, in one stderr l
 });
 
 t.test('serp-api-mcp on stdio, driven by the SDK client', { skip: fixturesMissing() }, async (t) => {
-  const { svc, data, mintKey } = await startStack(t);
-  const { key } = await mintKey(['--tier', 'free', '--label', 'stdio']);
+  const { svc, data } = await startStack(t);
+  // keys minted through the admin api, the request `serp-api keys create` sends to a running service, without a CLI
+  // process per key
+  const { adminToken } = JSON.parse(readFileSync(join(data, 'secrets.json'), 'utf8')) as { adminToken: string };
+  const mintKey = async (body: {
+    tier: string;
+    label?: string;
+    monthly_quota?: number;
+    rate_limit_per_min?: number;
+  }) => {
+    const res = await fetch(`${svc.url}/admin/api/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`mint: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { key: string; key_id: string };
+  };
+  const { key } = await mintKey({ tier: 'free', label: 'stdio' });
 
   t.test('a wrong key ends the process at start with the reason', async (t) => {
     const wrong = await runRaw({ SERP_API_BASE_URL: svc.url, SERP_API_KEY: 'sk_wrong' });
@@ -126,14 +151,14 @@ t.test('serp-api-mcp on stdio, driven by the SDK client', { skip: fixturesMissin
   });
 
   t.test('an agent searches, waits, polls every output, and checks usage', async (t) => {
-    const { key: fresh } = await mintKey(['--tier', 'free', '--label', 'flow']);
+    const { key: fresh } = await mintKey({ tier: 'free', label: 'flow' });
     const { waitedMs, compactBytes } = await agentFlow(t, await connect(t, svc.url, fresh), 'stdio coffee');
     t.comment(`a waited search took ${waitedMs} ms; its compact result is ${compactBytes} bytes`);
   });
 
   t.test('errors are isError results with the detail', async (t) => {
-    const { key: quotaKey } = await mintKey(['--tier', 'free', '--quota', '1']);
-    const { key: rateKey } = await mintKey(['--tier', 'free', '--rate', '1']);
+    const { key: quotaKey } = await mintKey({ tier: 'free', monthly_quota: 1 });
+    const { key: rateKey } = await mintKey({ tier: 'free', rate_limit_per_min: 1 });
     await errorFlow(
       t,
       await connect(t, svc.url, key),
@@ -143,7 +168,7 @@ t.test('serp-api-mcp on stdio, driven by the SDK client', { skip: fixturesMissin
   });
 
   t.test('a key revoked while the server runs: the next call is an isError result', async (t) => {
-    const { key: doomed, key_id } = await mintKey(['--tier', 'free']);
+    const { key: doomed, key_id } = await mintKey({ tier: 'free' });
     const client = await connect(t, svc.url, doomed);
     t.notOk((await call(client, 'serp_usage')).isError);
     await cli(['keys', 'revoke', key_id, '--data', data]);

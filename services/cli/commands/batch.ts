@@ -7,6 +7,7 @@ import pRetry, { AbortError } from 'p-retry';
 import pThrottle from 'p-throttle';
 import { MAX_DEPTH, MIN_DEPTH } from '../../../contracts/search.js';
 import { type V1Client, V1Error } from '../../client/v1Client.js';
+import { loadClientPollMs } from '../../config/clients.js';
 import { csvLines } from '../../export/csv.js';
 import { type BatchProgress, donePerMinute, progressLine, submitsPerMinute, summaryLine } from '../progress.js';
 import { SERVICE_OPTIONS, type ServiceFlags, serviceClient } from '../serviceClient.js';
@@ -59,7 +60,12 @@ const priorityOption = (fallback: 'live' | 'bulk', what: string) =>
     .default(fallback);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pollGap = () => 1_500 + Math.random() * 500;
+/** the pause between polls of a job: SERP_CLIENT_POLL_MS (1.5 s) and up to a third more, jittered */
+let pollMs: number | undefined;
+const pollGap = () => {
+  pollMs ??= loadClientPollMs();
+  return pollMs + (Math.random() * pollMs) / 3;
+};
 
 /** a call with the retry policy: 5xx/network with jittered backoff, 429 rate after its Retry-After; others final */
 const withRetries = <T>(fn: () => Promise<T>, onWait?: (why: string) => void) =>

@@ -33,6 +33,13 @@ const keywordsOf = (file: string) => {
   return [...seen];
 };
 
+/** a point measured in pixels (docs/rank-tracking.md#pixel-positions): where its best result lay against the fold */
+const foldText = (p: HistoryPoint) => {
+  if (p.above_the_fold === undefined) return '';
+  const px = p.pixels_from_top === null || p.pixels_from_top === undefined ? '' : `${p.pixels_from_top} px, `;
+  return ` (${px}${p.above_the_fold ? 'above' : 'below'} the fold)`;
+};
+
 const printHistory = (points: HistoryPoint[], chart: boolean) => {
   const keywords = [...new Set(points.map((p) => p.keyword))];
   for (const keyword of keywords) {
@@ -52,7 +59,8 @@ const printHistory = (points: HistoryPoint[], chart: boolean) => {
     for (const t of times) {
       const cells = series.map((s) => {
         const v = s.values[times.indexOf(t)];
-        return `${s.label} ${v === undefined ? '–' : v === 'not_ranked' ? 'not ranked' : v}`;
+        const p = mine.find((q) => q.domain === s.label && q.checked_at === t);
+        return `${s.label} ${v === undefined ? '–' : v === 'not_ranked' ? 'not ranked' : v}${p ? foldText(p) : ''}`;
       });
       console.log(`  ${t.slice(0, 16).replace('T', ' ')}  ${cells.join('  ')}`);
     }
@@ -77,6 +85,10 @@ export const registerMonitorsCommand = (program: Command) => {
     .option('--hl <hl>', 'language code')
     .option('--depth <n>', 'results examined, 10–100 (default 100)', depthArg)
     .option('--backfill', "turn this key's earlier searches of these keywords into history")
+    .option(
+      '--pixel-positions',
+      'lay each search out once (one render a search): points carry pixels_from_top and above_the_fold',
+    )
     .option('--json', 'print the monitor as JSON')
     .action(async (o) => {
       const preset = ['hourly', 'daily', 'weekly'].includes(o.schedule);
@@ -91,10 +103,13 @@ export const registerMonitorsCommand = (program: Command) => {
         ...(o.hl ? { hl: o.hl } : {}),
         ...(o.depth ? { depth: o.depth } : {}),
         ...(o.backfill ? { backfill: true } : {}),
+        ...(o.pixelPositions ? { pixel_positions: true } : {}),
       });
       const m = res.body;
       if (o.json) return console.log(JSON.stringify(m, null, 2));
-      console.log(`created ${m.monitor_id}: ${(m.keywords as string[]).length} keywords, next run ${m.next_run_at}`);
+      console.log(
+        `created ${m.monitor_id}: ${(m.keywords as string[]).length} keywords${m.pixel_positions ? ', pixel positions' : ''}, next run ${m.next_run_at}`,
+      );
     });
 
   withClient(monitors.command('list'))
@@ -107,7 +122,7 @@ export const registerMonitorsCommand = (program: Command) => {
       for (const m of list) {
         const schedule = typeof m.schedule === 'string' ? m.schedule : JSON.stringify(m.schedule);
         console.log(
-          `${m.monitor_id}  ${m.name}  ${(m.keywords as string[]).length} keywords  ${(m.domains as string[]).join(', ')}  ${schedule}${m.paused ? ' (paused)' : ''}  last ${m.last_run_at ?? '–'}  next ${m.next_run_at ?? '–'}`,
+          `${m.monitor_id}  ${m.name}  ${(m.keywords as string[]).length} keywords  ${(m.domains as string[]).join(', ')}  ${schedule}${m.pixel_positions ? '  pixel positions' : ''}${m.paused ? ' (paused)' : ''}  last ${m.last_run_at ?? '–'}  next ${m.next_run_at ?? '–'}`,
         );
       }
     });
@@ -132,7 +147,10 @@ export const registerMonitorsCommand = (program: Command) => {
     .option('--domain <d>', 'only this domain')
     .option('--from <date>', 'ISO date or instant')
     .option('--to <date>', 'ISO date or instant')
-    .option('--csv', 'the whole history as CSV (header keyword,domain,checked_at,status,position,url,failure,job_id)')
+    .option(
+      '--csv',
+      'the whole history as CSV (header keyword,domain,checked_at,status,position,url,failure,job_id,pixels_from_top,above_the_fold)',
+    )
     .option('--json', 'print the JSON body')
     .option('--chart', 'draw the chart even when stdout is not a terminal')
     .action(async (id: string, o) => {

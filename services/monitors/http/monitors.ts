@@ -206,7 +206,7 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
       tags,
       summary: 'Positions per keyword × domain × search, oldest first (JSON, or CSV of the whole history)',
       description:
-        '`status` is `ranked` (with position and url), `not_ranked` (searched, not in the top `depth`) or `failed` (the search failed or was blocked: never a position). CSV header: `keyword,domain,checked_at,status,position,url,failure,job_id`.',
+        '`status` is `ranked` (with position and url), `not_ranked` (searched, not in the top `depth`) or `failed` (the search failed or was blocked: never a position). A monitor with `pixel_positions` adds `pixels_from_top` and `above_the_fold` to each search it measured. CSV header: `keyword,domain,checked_at,status,position,url,failure,job_id,pixels_from_top,above_the_fold` (the last two empty where a search was not measured in pixels).',
       params,
       querystring: HistoryQuery,
       response: {
@@ -217,7 +217,7 @@ export const monitorRoutes: FastifyPluginAsync<V1Options> = async (app, opts) =>
             'text/csv': {
               schema: z.string().meta({
                 examples: [
-                  'keyword,domain,checked_at,status,position,url,failure,job_id\ncoffee shop,example.com,2026-03-01T00:03:12.000Z,ranked,4,https://example.com/coffee,,0195a3c4b5d6a1b2c3d4e5f6\n',
+                  'keyword,domain,checked_at,status,position,url,failure,job_id,pixels_from_top,above_the_fold\ncoffee shop,example.com,2026-03-01T00:03:12.000Z,ranked,4,https://example.com/coffee,,0195a3c4b5d6a1b2c3d4e5f6,,\n',
                 ],
               }),
             },

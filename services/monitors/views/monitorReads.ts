@@ -3,12 +3,17 @@ import type { HistoryPoint } from '../../../contracts/monitors.js';
 import { DEFAULT_CTR_CURVE } from '../../../contracts/monitors.js';
 import type { MonitorDoc } from '../../../projections/monitors/monitors.js';
 import type { Range, RankHistoryQueries } from '../../../projections/rankHistory/queries.js';
-import type { RankHistoryDoc, StoredCheck } from '../../../projections/rankHistory/rankHistory.js';
+import type { RankHistoryDoc, StoredCheck, StoredRank } from '../../../projections/rankHistory/rankHistory.js';
 import { csvCell } from '../../export/csv.js';
 
 /** What the history, visibility and changes routes answer, built from the rank-history queries. */
 
-export const CSV_HEADER = 'keyword,domain,checked_at,status,position,url,failure,job_id\n';
+/**
+ * The fold's two columns come last, after the columns the CSV had before them, so a reader of the older file reads this
+ * one (docs/rank-tracking.md#pixel-positions); both are empty where the search was not measured in pixels.
+ */
+export const CSV_HEADER =
+  'keyword,domain,checked_at,status,position,url,failure,job_id,pixels_from_top,above_the_fold\n';
 
 /** cells are written by the exports' one writer, which escapes formulas (docs/security.md#exports) */
 const csvField = (v: string | number | null) => csvCell(v);
@@ -24,8 +29,19 @@ const failureCell = (failure: string) => {
   return cell;
 };
 
+/** the fold's cells of a point: empty when it was not measured, and `pixels_from_top` empty off the first page */
+const foldCells = (p: HistoryPoint) =>
+  p.above_the_fold === undefined ? ',' : `${p.pixels_from_top ?? ''},${p.above_the_fold}`;
+
 export const csvRow = (p: HistoryPoint) =>
-  `${csvField(p.keyword)},${csvField(p.domain)},${p.checked_at},${p.status},${p.position ?? ''},${csvField(p.url)},${csvField(p.failure)},${p.job_id}\n`;
+  `${csvField(p.keyword)},${csvField(p.domain)},${p.checked_at},${p.status},${p.position ?? ''},${csvField(p.url)},${csvField(p.failure)},${p.job_id},${foldCells(p)}\n`;
+
+/** the same cells from a stored rank: measured ranks carry two more fields (`StoredRank`), a failed search none */
+const storedFoldCells = (r: StoredRank, failed: boolean) => {
+  if (failed || r.length !== 6) return ',';
+  const [, , , , px, above] = r;
+  return `${px < 0 ? '' : px},${above === 1}`;
+};
 
 /** a document's fields as CSV, escaped once per document rather than once per row */
 interface CsvFields {
@@ -54,10 +70,12 @@ export function* csvChunks(months: Iterable<Array<[RankHistoryDoc, StoredCheck]>
       const f = fieldsOf(doc);
       const at = new Date(c[0]).toISOString();
       const failure = c[3];
-      const tail = `,${c[2]}\n`;
-      for (const [di, pos, ui] of c[4]) {
+      const job = `,${c[2]},`;
+      for (const r of c[4]) {
+        const [di, pos, ui] = r;
         if (domain !== undefined && doc.d[di] !== domain) continue;
         const head = `${f.keyword},${f.domains[di]},${at},`;
+        const tail = `${job}${storedFoldCells(r, failure !== '')}\n`;
         if (failure !== '') chunk += `${head}failed,,,${failureCell(failure)}${tail}`;
         else if (pos > 0) chunk += `${head}ranked,${pos},${ui < 0 ? '' : f.urls[ui]},${tail}`;
         else chunk += `${head}not_ranked,,${ui < 0 ? '' : f.urls[ui]},${tail}`;

@@ -152,7 +152,7 @@ const dashboardPage = (csrf: string) =>
 <h5 id="visibility-h">Visibility, last 30 days (UTC days, newest first)</h5>
 <div class="table-wrap">
 <table id="visibility-table" aria-labelledby="visibility-h">
-<thead><tr><th scope="col">Day</th><th scope="col">Domain</th><th scope="col">Keywords</th><th scope="col">Average position</th><th scope="col">Ranked</th><th scope="col">Top 3</th><th scope="col">Top 10</th><th scope="col">Top 100</th><th scope="col">Share of voice</th><th scope="col">AI Overview citations</th></tr></thead>
+<thead><tr><th scope="col">Day</th><th scope="col">Domain</th><th scope="col">Keywords</th><th scope="col">Average position</th><th scope="col">Ranked</th><th scope="col">Top 3</th><th scope="col">Top 10</th><th scope="col">Top 100</th><th scope="col">Share of voice</th><th scope="col">AI Overview citations</th><th scope="col">Above the fold (keywords)</th></tr></thead>
 <tbody></tbody>
 </table>
 </div>
