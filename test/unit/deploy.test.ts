@@ -152,3 +152,24 @@ t.test('deploy › Dockerfile: every role runs with the C allocator settings the
     );
   }
 });
+
+t.test(
+  'deploy › npm start: the service a reader of the README starts runs with the same C allocator settings',
+  async (t) => {
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    // the environment the start script sets for `serp-api serve`: the NAME=value words before it
+    const serve = scripts.start!.split('&&').find((part) => part.includes('serve')) ?? '';
+    const set = new Map(
+      serve
+        .trim()
+        .split(/\s+/)
+        .filter((word) => /^[A-Z_]+=/.test(word))
+        .map((pair) => pair.split('=') as [string, string]),
+    );
+    for (const [name, value] of Object.entries(ALLOCATOR_ENV)) {
+      t.equal(set.get(name), value, `${name}=${value} in npm start (docs/operations.md#memory)`);
+    }
+  },
+);
