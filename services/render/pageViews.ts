@@ -46,8 +46,17 @@ export interface PageViews {
     device: Device,
     request: ScreenshotRequest,
   ): Promise<{ image: Buffer; contentType: string; cached: boolean }>;
-  /** the search's pixel positions (its first page, and its later pages' results below it), measured once and kept */
-  positions(jobId: string, doc: SearchResultDoc, device: Device): Promise<PagePositions>;
+  /**
+   * the search's pixel positions (its first page, and its later pages' results below it), measured once and kept;
+   * `firstPageOnly`: one render, the first page alone (a monitor's measure: docs/rank-tracking.md#pixel-positions),
+   * unless every page's are already kept
+   */
+  positions(
+    jobId: string,
+    doc: SearchResultDoc,
+    device: Device,
+    options?: { firstPageOnly?: boolean },
+  ): Promise<PagePositions>;
 }
 
 /** Where a search's renders are kept: under its job, so retention deletes them with it (docs/operations.md#retention) */
@@ -124,12 +133,18 @@ export const createPageViews = (deps: { blobStore: BlobStore; renderer?: PageRen
       return { image, contentType, cached: false };
     },
 
-    async positions(jobId, doc, device) {
-      // `pages`: kept apart from the positions of the first page alone, which an older version kept
-      const key = `${renderPrefix(jobId)}${device}-positions-pages-${PARSER_VERSION}.json`;
-      const kept = await deps.blobStore.get(key);
-      if (kept) return JSON.parse(kept.toString('utf8')) as PagePositions;
-      const [page = '', ...later] = await storedPages(deps.blobStore, doc);
+    async positions(jobId, doc, device, options = {}) {
+      // every page's positions, and the first page's alone, are kept under names of their own
+      const everyPage = `${renderPrefix(jobId)}${device}-positions-pages-${PARSER_VERSION}.json`;
+      const firstOnly = `${renderPrefix(jobId)}${device}-positions-${PARSER_VERSION}.json`;
+      const keys = options.firstPageOnly ? [everyPage, firstOnly] : [everyPage];
+      for (const name of keys) {
+        const kept = await deps.blobStore.get(name);
+        if (kept) return JSON.parse(kept.toString('utf8')) as PagePositions;
+      }
+      const key = options.firstPageOnly ? firstOnly : everyPage;
+      const [page = '', ...stored] = await storedPages(deps.blobStore, doc);
+      const later = options.firstPageOnly ? [] : stored;
       const { outcome, marks, html } = positionMarks(page, { captureAio: true, device });
       if (outcome.kind !== 'serp')
         throw new RenderError(422, 'SERP_RENDER_NOT_A_SERP', `the first page is not a results page (${outcome.kind})`);

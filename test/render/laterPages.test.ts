@@ -89,4 +89,32 @@ t.test('pixel positions of a search of three pages', { skip: fixturesMissing() ?
 
   await views.positions('job1', doc, 'desktop');
   t.equal(renders, 3, 'the positions are kept: asked again, nothing is rendered');
+  t.equal(
+    (await views.positions('job1', doc, 'desktop', { firstPageOnly: true })).pages_laid_out,
+    3,
+    "a monitor's measure takes every page's positions when they are kept, rendering nothing",
+  );
+  t.equal(renders, 3);
+
+  t.test("a monitor's measure: the first page alone, one render a search", async (t) => {
+    const before = renders;
+    const first = await views.positions('job2', doc, 'desktop', { firstPageOnly: true });
+    t.equal(renders - before, 1, 'one render');
+    t.equal(first.pages_laid_out, 1);
+    const firstPlaced = withPixelPositions(parsed.serp, first).organic_results as unknown as Array<{
+      rectangle: unknown;
+      above_the_fold: boolean;
+    }>;
+    const onFirst = first.organic.length;
+    t.ok(
+      firstPlaced.slice(0, onFirst).every((r) => r.rectangle !== null),
+      'the first page has its rectangles',
+    );
+    t.ok(
+      firstPlaced.slice(onFirst).every((r) => r.rectangle === null && !r.above_the_fold),
+      "a later page's results have none and are below the fold",
+    );
+    await views.positions('job2', doc, 'desktop', { firstPageOnly: true });
+    t.equal(renders - before, 1, 'kept: asked again, nothing is rendered');
+  });
 });
