@@ -46,7 +46,16 @@ export const PixelPositionsMetadata = z.object({
   device: z.string(),
   viewport: z.object({ width: z.number().int(), height: z.number().int() }).describe('the first screen, CSS pixels'),
   page_height: z.number().int(),
-  rendered_page: z.number().int().describe('the page of the search that was rendered: 1, what the searcher saw first'),
+  rendered_page: z
+    .number()
+    .int()
+    .describe(
+      'the page of the search whose whole layout (blocks, page_height) was measured: 1, what the searcher saw first',
+    ),
+  pages_laid_out: z
+    .number()
+    .int()
+    .describe("the search's pages laid out: each later page's organic results stacked below the page before's"),
   blocks: z.array(
     z.object({
       type: z.string().describe('the feature: ads, related_questions, local_results, top_stories, ai_overview…'),

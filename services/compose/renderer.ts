@@ -10,6 +10,16 @@ import { findChromium } from './fetcherCheck.js';
 export const RENDER_NICE = 19;
 
 /**
+ * The nice value of Chromium's scheduling group (Linux's autogroup): Playwright starts Chromium in a session of its
+ * own, and with autogroup on a thread's nice value ranks it only within its session's group, so at the group's nice 0
+ * renders shared the cores with the api as an equal. 5 gives the group a third of an equal's weight: `/v1` read p99
+ * beside four renders fell from a median 2.98× idle to 2.09× in alternated runs on a loaded machine; 19 starved a
+ * render past its deadline, and under 10 every render of one run missed its deadline
+ * (docs/screenshots.md#its-own-lane).
+ */
+export const RENDER_GROUP_NICE = 5;
+
+/**
  * The renderer of stored pages for the process that answers HTTP (docs/screenshots.md#its-own-lane): undefined when
  * renders are off (SERP_RENDER_CONCURRENCY=0) or no Chromium is found, and screenshots then answer 503. It runs on a
  * thread of its own, started with its Chromium at the first render, so a service nobody asks for screenshots starts
@@ -27,5 +37,6 @@ export const composeRenderer = (
     queue: config.renderQueue,
     deadlineMs: config.renderDeadlineMs,
     nice: RENDER_NICE,
+    groupNice: RENDER_GROUP_NICE,
   });
 };

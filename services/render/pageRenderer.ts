@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import pLimit from 'p-limit';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -52,6 +52,12 @@ export interface PageRendererOptions {
   deadlineMs: number;
   /** the nice value of Chromium's processes (docs/screenshots.md#its-own-lane); undefined leaves them as started */
   nice?: number;
+  /**
+   * the nice value of the scheduling group of Chromium's session (Linux's autogroup, where it is on): Playwright starts
+   * Chromium in a session of its own, and with autogroup on a thread's nice value ranks it only within its session's
+   * group (docs/screenshots.md#its-own-lane); undefined leaves the group as started
+   */
+  groupNice?: number;
 }
 
 /**
@@ -122,6 +128,20 @@ const treeLowerer = (rootPid: number, nice: number): (() => void) => {
       pending.push(...(children.get(pid) ?? []));
     }
   };
+};
+
+/**
+ * Sets the nice value of the autogroup `pid` belongs to (Linux, where /proc/sys/kernel/sched_autogroup_enabled is 1):
+ * the group's weight against the other sessions' groups, the api's among them. A kernel without autogroup, or a
+ * sandbox that refuses, leaves the group as it was (docs/screenshots.md#its-own-lane).
+ */
+const lowerGroup = (pid: number, nice: number): void => {
+  if (process.platform !== 'linux') return;
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+  } catch {
+    // no autogroup, or refused: the group keeps its weight
+  }
 };
 
 /** the Chromium this process launched with `marker` among its flags (its browser process) */
@@ -258,6 +278,7 @@ export const createPageRenderer = (options: PageRendererOptions): PageRenderer =
         const pid = options.nice === undefined ? undefined : browserPid(marker);
         lower = pid === undefined || options.nice === undefined ? () => undefined : treeLowerer(pid, options.nice);
         lower();
+        if (pid !== undefined && options.groupNice !== undefined) lowerGroup(pid, options.groupNice);
         return b;
       })
       .catch((err: unknown) => {

@@ -22,10 +22,15 @@ export interface PagePositions {
   device: Device;
   viewport: { width: number; height: number };
   page_height: number;
-  /** the page of the search that was rendered (1: what the searcher saw first) */
+  /** the page of the search whose whole layout (blocks, page height) was measured: 1, what the searcher saw first */
   rendered_page: number;
-  /** the first page's organic results in its order, by what identifies them in the merged result */
-  organic: Array<{ identity: string; rectangle: Rectangle | null }>;
+  /** how many of the search's pages were laid out, each later one's results stacked below the one before */
+  pages_laid_out: number;
+  /**
+   * every page's organic results in rank order, by what identifies them in the merged result, with the page they
+   * came from; a later page's rectangles are where its results block lies once stacked (docs/screenshots.md#what-is-rendered)
+   */
+  organic: Array<{ identity: string; page: number; rectangle: Rectangle | null }>;
   /** each list feature's entries, by identity */
   items: Record<string, Array<{ identity: string; rectangle: Rectangle | null }>>;
   /** each feature's block: its own element where the parser recorded one, else the union of its entries */
@@ -41,8 +46,17 @@ export interface PageViews {
     device: Device,
     request: ScreenshotRequest,
   ): Promise<{ image: Buffer; contentType: string; cached: boolean }>;
-  /** the first page's pixel positions, measured once and kept */
-  positions(jobId: string, doc: SearchResultDoc, device: Device): Promise<PagePositions>;
+  /**
+   * the search's pixel positions (its first page, and its later pages' results below it), measured once and kept;
+   * `firstPageOnly`: one render, the first page alone (a monitor's measure: docs/rank-tracking.md#pixel-positions),
+   * unless every page's are already kept
+   */
+  positions(
+    jobId: string,
+    doc: SearchResultDoc,
+    device: Device,
+    options?: { firstPageOnly?: boolean },
+  ): Promise<PagePositions>;
 }
 
 /** Where a search's renders are kept: under its job, so retention deletes them with it (docs/operations.md#retention) */
@@ -68,13 +82,24 @@ const union = (rects: Rectangle[]): Rectangle | undefined => {
   return { x: left, y: top, width: right - left, height: bottom - top };
 };
 
-/** the first page of the stored raw HTML (its markers name each page: docs/parser.md#how-it-reads-a-page) */
-const firstPage = async (blobStore: BlobStore, doc: SearchResultDoc): Promise<string> => {
+/** the pages of the stored raw HTML in page order (its markers name each page: docs/parser.md#how-it-reads-a-page) */
+const storedPages = async (blobStore: BlobStore, doc: SearchResultDoc): Promise<string[]> => {
   const raw = await blobStore.get(doc.rawHtmlRef.key);
   if (!raw) throw new RenderError(410, 'SERP_RAW_GONE', 'the page this search was read from is no longer kept');
-  const first = splitRawHtml(raw.toString('utf8')).sort((a, b) => a.start - b.start)[0];
-  if (!first?.html) throw new RenderError(410, 'SERP_RAW_GONE', 'the page this search was read from is empty');
-  return first.html;
+  const pages = splitRawHtml(raw.toString('utf8')).sort((a, b) => a.start - b.start);
+  if (!pages[0]?.html) throw new RenderError(410, 'SERP_RAW_GONE', 'the page this search was read from is empty');
+  return pages.map((p) => p.html);
+};
+
+/** the first page of the stored raw HTML: what a screenshot draws */
+const firstPage = async (blobStore: BlobStore, doc: SearchResultDoc): Promise<string> =>
+  (await storedPages(blobStore, doc))[0] as string;
+
+/** the top and bottom of the rectangles given (a page's results block), undefined when none was measured */
+const extent = (rects: ReadonlyArray<Rectangle | null>): { top: number; bottom: number } | undefined => {
+  const drawn = rects.filter((r): r is Rectangle => r !== null);
+  if (!drawn.length) return undefined;
+  return { top: Math.min(...drawn.map((r) => r.y)), bottom: Math.max(...drawn.map((r) => r.y + r.height)) };
 };
 
 /**
@@ -108,11 +133,18 @@ export const createPageViews = (deps: { blobStore: BlobStore; renderer?: PageRen
       return { image, contentType, cached: false };
     },
 
-    async positions(jobId, doc, device) {
-      const key = `${renderPrefix(jobId)}${device}-positions-${PARSER_VERSION}.json`;
-      const kept = await deps.blobStore.get(key);
-      if (kept) return JSON.parse(kept.toString('utf8')) as PagePositions;
-      const page = await firstPage(deps.blobStore, doc);
+    async positions(jobId, doc, device, options = {}) {
+      // every page's positions, and the first page's alone, are kept under names of their own
+      const everyPage = `${renderPrefix(jobId)}${device}-positions-pages-${PARSER_VERSION}.json`;
+      const firstOnly = `${renderPrefix(jobId)}${device}-positions-${PARSER_VERSION}.json`;
+      const keys = options.firstPageOnly ? [everyPage, firstOnly] : [everyPage];
+      for (const name of keys) {
+        const kept = await deps.blobStore.get(name);
+        if (kept) return JSON.parse(kept.toString('utf8')) as PagePositions;
+      }
+      const key = options.firstPageOnly ? firstOnly : everyPage;
+      const [page = '', ...stored] = await storedPages(deps.blobStore, doc);
+      const later = options.firstPageOnly ? [] : stored;
       const { outcome, marks, html } = positionMarks(page, { captureAio: true, device });
       if (outcome.kind !== 'serp')
         throw new RenderError(422, 'SERP_RENDER_NOT_A_SERP', `the first page is not a results page (${outcome.kind})`);
@@ -125,8 +157,39 @@ export const createPageViews = (deps: { blobStore: BlobStore; renderer?: PageRen
       const rectOf = (m: PositionMark) => out.rectangles[m.attribute] ?? null;
       const organic = serp.organic_results.map((r, index) => {
         const mark = marks.find((m) => m.target.kind === 'organic' && m.target.index === index);
-        return { identity: identityOf(r), rectangle: mark ? rectOf(mark) : null };
+        return { identity: identityOf(r), page: 1, rectangle: mark ? rectOf(mark) : null };
       });
+      // Later pages (docs/screenshots.md#what-is-rendered): each is rendered on its own, one render a page through the
+      // same pool and deadline, and its results block (its first result's top to its last one's bottom) is stacked
+      // right under the block above, as Google's continuous scroll appends the next page's results.
+      let below = extent(organic.map((o) => o.rectangle))?.bottom ?? out.pageHeight;
+      for (const [i, laterHtml] of later.entries()) {
+        const pageNumber = i + 2;
+        const next = positionMarks(laterHtml, { captureAio: false, device });
+        if (next.outcome.kind !== 'serp') continue; // nothing of it is in the merged result
+        const organicMarks = next.marks.filter((m) => m.target.kind === 'organic');
+        const laid = await renderer().render({
+          html: next.html,
+          device: deviceProfile(device),
+          measure: organicMarks.map((m) => m.attribute),
+        });
+        const rects = next.outcome.serp.organic_results.map((_, index) => {
+          const mark = organicMarks.find((m) => m.target.kind === 'organic' && m.target.index === index);
+          return mark ? (laid.rectangles[mark.attribute] ?? null) : null;
+        });
+        const block = extent(rects);
+        if (!block) continue;
+        const shift = below - block.top;
+        for (const [index, r] of next.outcome.serp.organic_results.entries()) {
+          const rect = rects[index];
+          organic.push({
+            identity: identityOf(r),
+            page: pageNumber,
+            rectangle: rect ? { ...rect, y: rect.y + shift } : null,
+          });
+        }
+        below += block.bottom - block.top;
+      }
       const items: PagePositions['items'] = {};
       const blocks: PagePositions['blocks'] = [];
       for (const [feature, value] of Object.entries(serp.serp_features)) {
@@ -161,6 +224,7 @@ export const createPageViews = (deps: { blobStore: BlobStore; renderer?: PageRen
         viewport: out.viewport,
         page_height: out.pageHeight,
         rendered_page: 1,
+        pages_laid_out: 1 + later.length,
         organic,
         items,
         blocks,

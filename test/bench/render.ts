@@ -18,12 +18,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { positionMarks } from '../../parser/index.js';
+import { assembleRawHtml, parseRaw, positionMarks } from '../../parser/index.js';
 import type { SearchResultDoc } from '../../projections/searchResults/searchResults.js';
 import { createFsBlobStore } from '../../services/adapters/blobStore/fs.js';
 import { deviceProfile } from '../../services/ports/devices.js';
 import { createPageRenderer } from '../../services/render/pageRenderer.js';
 import { createPageViews } from '../../services/render/pageViews.js';
+import { withPixelPositions } from '../../services/render/withPositions.js';
 import { chromiumPath } from '../support/chromium.js';
 import { ONE_PAGE, startFakeGoogle } from '../support/fakeGoogle.js';
 import { listSerpPages, readFixtureText } from '../support/fixtures.js';
@@ -85,7 +86,6 @@ if (only !== 'neighbours') {
       else because('rendered, tops not in rank order', path);
     }),
   );
-  await renderer.close();
   console.log(
     `\n1. positions: ${pages.length} fixture pages, ${rendered} render with a rectangle on every organic result`,
   );
@@ -95,6 +95,47 @@ if (only !== 'neighbours') {
   for (const [reason, paths] of Object.entries(why)) {
     console.log(`   ${paths.length} ${reason}${paths.length <= 3 ? `: ${paths.join(', ')}` : ` (e.g. ${paths[0]})`}`);
   }
+
+  // 1b. searches of three pages: the renderable pages of one device, three at a time in name order, laid out as the
+  // page views do (each later page's results stacked below the page before's); monotonic across the whole search
+  const multiDir = mkdtempSync(join(tmpdir(), 'render-bench-pages-'));
+  const multiStore = createFsBlobStore(join(multiDir, 'blobs'));
+  const multiViews = createPageViews({ blobStore: multiStore, renderer });
+  const searches: Array<typeof renderable> = [];
+  for (const device of ['desktop', 'mobile', 'tablet'] as const) {
+    const own = renderable.filter((p) => p.device === device).sort((a, b) => a.path.localeCompare(b.path));
+    for (let i = 0; i + 3 <= own.length; i += 3) searches.push(own.slice(i, i + 3));
+  }
+  let placedAll = 0;
+  let monotonicSearches = 0;
+  const multiWhy: string[] = [];
+  await Promise.all(
+    searches.map(async (search, n) => {
+      const device = search[0]?.device ?? 'desktop';
+      const raw = assembleRawHtml(search.map((p, i) => ({ start: 10 * i, url: '', fetchedAt: '', html: p.html })));
+      const parsed = parseRaw(raw, { captureAio: true, device });
+      if (parsed.kind !== 'serp') return multiWhy.push(`not a results page: ${search[0]?.path}`);
+      const doc = { rawHtmlRef: await multiStore.put(`raw/pages${n}.html`, raw) } as SearchResultDoc;
+      const positions = await multiViews.positions(`pages${n}`, doc, device).catch((err: unknown) => err as Error);
+      if (positions instanceof Error) return multiWhy.push(`a render failed: ${positions.message.split('\n')[0]}`);
+      const organic = withPixelPositions(parsed.serp, positions).organic_results as unknown as Array<{
+        pixels_from_top: number | null;
+      }>;
+      if (organic.some((r) => r.pixels_from_top === null))
+        return multiWhy.push(`a result with no rectangle: ${search.map((p) => p.path).join(' + ')}`);
+      placedAll += 1;
+      const tops = organic.map((r) => r.pixels_from_top as number);
+      if (tops.every((y, i) => i === 0 || y >= (tops[i - 1] as number))) monotonicSearches += 1;
+      else multiWhy.push(`tops not in rank order: ${search.map((p) => p.path).join(' + ')}`);
+      return undefined;
+    }),
+  );
+  await renderer.close();
+  rmSync(multiDir, { recursive: true, force: true });
+  console.log(
+    `   searches of three pages (${searches.length}, one render a page): ${placedAll} with a rectangle on every organic result, monotonic across pages on ${monotonicSearches} of ${placedAll} (${((100 * monotonicSearches) / Math.max(1, placedAll)).toFixed(1)} %)`,
+  );
+  for (const reason of multiWhy) console.log(`   ${reason}`);
 
   // 2. a first screen: cold render, kept, and the raw read every render starts with
   const dir = mkdtempSync(join(tmpdir(), 'render-bench-'));
@@ -185,6 +226,8 @@ try {
   let width = 320;
   let renderFailures = 0;
   let rendersDone = 0;
+  /** why renders failed, by status and code: a render past its deadline is a 503 SERP_RENDER_TIMEOUT */
+  const failedAs: Record<string, number> = {};
   const loadRenders = (n: number) => {
     let on = true;
     const one = async (): Promise<void> => {
@@ -193,9 +236,18 @@ try {
         const res = await fetch(`${svc.url}/v1/search/${stored}/screenshot?viewport=1&width=${width}`, {
           headers: { 'x-api-key': key },
         });
-        await res.arrayBuffer();
+        const body = Buffer.from(await res.arrayBuffer());
         if (res.status === 200) rendersDone += 1;
-        else renderFailures += 1;
+        else {
+          renderFailures += 1;
+          let code = '';
+          try {
+            code = (JSON.parse(body.toString('utf8')) as { code?: string }).code ?? '';
+          } catch {
+            // not a problem document: the status says enough
+          }
+          failedAs[`${res.status} ${code}`] = (failedAs[`${res.status} ${code}`] ?? 0) + 1;
+        }
       }
     };
     const running = Array.from({ length: n }, one);
@@ -247,7 +299,10 @@ try {
   const idle = all(results.idle);
   const loaded = all(results.renders);
   console.log(`\n3. beside four renders (${rounds} rounds, ${searchesPerRound} live searches and 200 reads each)`);
-  console.log(`   renders done while measured: ${rendersDone}, failed ${renderFailures}`);
+  const why = Object.entries(failedAs).map(([k, n]) => `${n}× ${k}`);
+  console.log(
+    `   renders done while measured: ${rendersDone}, failed ${renderFailures}${why.length ? ` (${why.join(', ')})` : ''}`,
+  );
   console.log(
     `   live one-page search: idle median ${ms(median(idle.searches))}, beside renders ${ms(median(loaded.searches))}`,
   );

@@ -4,9 +4,10 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { config, getJson } from 'serpapi';
 import t from 'tap';
+import { parse } from '../../parser/index.js';
 import { chromiumMissing } from '../support/chromium.js';
-import { type FakeGoogle, ONE_PAGE, startFakeGoogle } from '../support/fakeGoogle.js';
-import { fixturesMissing } from '../support/fixtures.js';
+import { DEFAULT_PAGES, type FakeGoogle, ONE_PAGE, startFakeGoogle } from '../support/fakeGoogle.js';
+import { fixturesMissing, readFixtureText } from '../support/fixtures.js';
 import { cli, pollJob, type RunningService, removeDir, startService, submit, tempDataDir } from '../support/service.js';
 
 const PNG = '89504e47';
@@ -42,6 +43,9 @@ t.test(
   async (t) => {
     const google: FakeGoogle = await startFakeGoogle({
       ...ONE_PAGE,
+      // one query has two pages: the first keeps its "Next" link
+      queries: { 'oolong tea': [DEFAULT_PAGES[0] as string, DEFAULT_PAGES[1] as string] },
+      transform: (path, html) => (path === DEFAULT_PAGES[0] ? html : ONE_PAGE.transform(path, html)),
       // one query never answers in time: a search that has not finished
       latencyMs: (_start, q) => (q === 'slow coffee' ? 10_000 : 0),
     });
@@ -178,6 +182,32 @@ t.test(
         "the serpapi client's search carries a rectangle on every result",
       );
       t.same(compat.search_metadata.pixel_positions?.viewport, { width: 1366, height: 768 }, 'and the viewport');
+    });
+
+    await t.test('a search of two pages: the second page laid out below the first', async (t) => {
+      const { result } = await crawl({ keyword: 'oolong tea', depth: 20, pixel_positions: true });
+      const organic = result.organic_results as Array<Placed & { position: number }>;
+      const meta = (result.search_metadata as { pixel_positions: { pages_laid_out: number } }).pixel_positions;
+      t.equal(meta.pages_laid_out, 2, 'both pages were laid out');
+      t.ok(organic.length > 12, `${organic.length} organic results over two pages`);
+      t.ok(
+        organic.every((r) => r.rectangle && r.rectangle.width > 0 && r.pixels_from_top === r.rectangle.y),
+        'every result of both pages has a rectangle',
+      );
+      const tops = organic.map((r) => r.pixels_from_top as number);
+      t.same(
+        tops,
+        [...tops].sort((a, b) => a - b),
+        `tops grow in rank order across the pages: ${tops.join(', ')}`,
+      );
+      const first = parse(readFixtureText(DEFAULT_PAGES[0] as string), { captureAio: true, device: 'desktop' });
+      const onFirst = first.kind === 'serp' ? first.serp.organic_results.length : 0;
+      const second = organic.slice(onFirst);
+      t.ok(onFirst > 0 && second.length > 0, `the second page gave results after the first page's ${onFirst}`);
+      t.ok(
+        second.every((r) => !r.above_the_fold),
+        'none of the second page is above the fold',
+      );
     });
 
     await t.test('the compat archive serves {id}.png', async (t) => {

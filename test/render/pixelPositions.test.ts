@@ -4,9 +4,9 @@ import { identityOf, type PagePositions } from '../../services/render/pageViews.
 import { pixelPositionsMetadata, withPixelPositions } from '../../services/render/withPositions.js';
 
 /**
- * `pixel_positions` (docs/screenshots.md#pixel-positions): each result and feature entry of the rendered first page
- * gets its rectangle, how far down it is and whether it shows on the first screen; a result of a later page, never
- * rendered, has no rectangle and is not above the fold.
+ * `pixel_positions` (docs/screenshots.md#pixel-positions): each result and feature entry gets its rectangle, how far
+ * down it is and whether it shows on the first screen; a later page's results, stacked below the first page's
+ * (docs/screenshots.md#what-is-rendered), are never above the fold.
  */
 const rect = (y: number) => ({ x: 10, y, width: 600, height: 90 });
 const result = ParsedSerp.parse({
@@ -14,6 +14,7 @@ const result = ParsedSerp.parse({
     { position: 1, title: 'First', link: 'https://a.example/' },
     { position: 2, title: 'Below the fold', link: 'https://b.example/' },
     { position: 11, title: 'Second page', link: 'https://c.example/' },
+    { position: 12, title: 'Not measured', link: 'https://d.example/' },
   ],
   serp_features: {
     related_questions: [{ question: 'Why?' }, { question: 'How?' }],
@@ -26,9 +27,14 @@ const positions: PagePositions = {
   viewport: { width: 1366, height: 768 },
   page_height: 4200,
   rendered_page: 1,
+  pages_laid_out: 2,
   organic: [
-    { identity: identityOf(result.organic_results[0]), rectangle: rect(300) },
-    { identity: identityOf(result.organic_results[1]), rectangle: rect(900) },
+    { identity: identityOf(result.organic_results[0]), page: 1, rectangle: rect(300) },
+    { identity: identityOf(result.organic_results[1]), page: 1, rectangle: rect(900) },
+    // the second page repeats the first result: the merge keeps it where it first appeared, and so do its positions
+    { identity: identityOf(result.organic_results[0]), page: 2, rectangle: rect(990) },
+    // a short first page: the second page's result lies within the first screen's height, but only shows on a scroll
+    { identity: identityOf(result.organic_results[2]), page: 2, rectangle: rect(600) },
   ],
   items: { related_questions: [{ identity: identityOf({ question: 'Why?' }), rectangle: rect(500) }] },
   blocks: [{ type: 'answer_box', rectangle: rect(150) }],
@@ -41,9 +47,10 @@ t.test('pixel positions › results and features', async (t) => {
     [
       [1, 300, true],
       [2, 900, false],
-      [11, null, false],
+      [11, 600, false],
+      [12, null, false],
     ],
-    'above the 768-pixel fold, below it, and a second-page result that was never rendered',
+    'above the 768-pixel fold, below it, a second-page result (never above the fold), and one with no measure',
   );
   t.match(placed.organic_results[0], { rectangle: rect(300), title: 'First' }, 'the result keeps what it had');
   t.same(
@@ -72,6 +79,7 @@ t.test('pixel positions › the metadata', async (t) => {
       viewport: { width: 1366, height: 768 },
       page_height: 4200,
       rendered_page: 1,
+      pages_laid_out: 2,
       blocks: [{ type: 'answer_box', rectangle: rect(150), pixels_from_top: 150, above_the_fold: true }],
     },
     'the viewport, the page’s height and every block, placed',

@@ -57,10 +57,13 @@ export const createRankRecorder = (
     const result = doc?.result;
     let ranks = result ? rankDomains(result, run.domains, run.depth) : [];
     if (doc && run.pixelPositions && deps.pages) {
-      // one render a search, kept in the blob store (docs/screenshots.md); the check records what it measured, so
-      // the history is a projection of the log. A render that fails leaves the check without pixels, never failed.
+      // one render a search, its first page, kept in the blob store (docs/rank-tracking.md#pixel-positions); the check
+      // records what it measured, so the history is a projection of the log. A render that fails leaves the check
+      // without pixels, never failed.
       try {
-        const positions = await deps.pages.positions(job.sourceJobId ?? job.jobId, doc, job.request.device);
+        const positions = await deps.pages.positions(job.sourceJobId ?? job.jobId, doc, job.request.device, {
+          firstPageOnly: true,
+        });
         ranks = rankDomains(withPixelPositions(doc.result, positions), run.domains, run.depth, true);
       } catch (err) {
         deps.log?.('monitor check not laid out', { jobId: job.jobId, reason: (err as Error).message });
