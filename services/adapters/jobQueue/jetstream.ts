@@ -62,6 +62,11 @@ export interface JetStreamJobQueueOptions {
    */
   pullExpiresMs?: number;
   onError?: (error: unknown) => void;
+  /**
+   * how long each request that finds or creates the stream and its consumers waits (default 15 s); the caller tries
+   * again when one gets no answer (docs/distributed.md#a-cluster-on-one-machine)
+   */
+  setupTimeoutMs?: number;
 }
 
 const NOT_BEFORE = 'Serp-Not-Before';
@@ -151,6 +156,8 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   // generous: creating R3 streams and consumers on a busy or just-started cluster takes seconds
   const jsm = await jetstreamManager(nc, { timeout: 15_000 });
   const js = jetstream(nc, { timeout: 15_000 });
+  const setup = await jetstreamManager(nc, { timeout: options.setupTimeoutMs ?? 15_000, checkAPI: false });
+  const setupJs = jetstream(nc, { timeout: options.setupTimeoutMs ?? 15_000 });
 
   const subjectOf = (cls: QueueClass) => `${subject}.${cls}`;
   const streamConfig = {
@@ -162,20 +169,20 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
     duplicate_window: ms(options.dedupeWindowMs),
   };
   try {
-    const info = await jsm.streams.info(streamName);
+    const info = await setup.streams.info(streamName);
     const subjects = info.config.subjects ?? [];
     if (
       info.config.duplicate_window !== streamConfig.duplicate_window ||
       !streamConfig.subjects.every((x) => subjects.includes(x))
     ) {
-      await jsm.streams.update(streamName, {
+      await setup.streams.update(streamName, {
         duplicate_window: streamConfig.duplicate_window,
         subjects: [...new Set([...subjects, ...streamConfig.subjects])],
       });
     }
   } catch (err) {
     if (!/stream not found|10059/i.test(String((err as Error).message))) throw err;
-    await jsm.streams.add(streamConfig).catch((addErr: Error) => {
+    await setup.streams.add(streamConfig).catch((addErr: Error) => {
       if (!/already in use|10058/i.test(addErr.message)) throw addErr;
     });
   }
@@ -190,13 +197,13 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   /** makes the durable consumer, or brings its ack wait and attempts up to date */
   const ensureConsumer = async (name: string, filter: string) => {
     try {
-      const info = await jsm.consumers.info(streamName, name);
+      const info = await setup.consumers.info(streamName, name);
       if (
         info.config.ack_wait !== consumerConfig.ack_wait ||
         info.config.max_deliver !== consumerConfig.max_deliver ||
         info.config.filter_subject !== filter
       ) {
-        await jsm.consumers.update(streamName, name, {
+        await setup.consumers.update(streamName, name, {
           ack_wait: consumerConfig.ack_wait,
           max_deliver: consumerConfig.max_deliver,
           filter_subject: filter,
@@ -204,7 +211,7 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
       }
     } catch (err) {
       if (!notFound(err)) throw err;
-      await jsm.consumers
+      await setup.consumers
         .add(streamName, { ...consumerConfig, durable_name: name, filter_subject: filter })
         .catch((addErr: Error) => {
           if (!/already in use|exists|10148|10013/i.test(addErr.message)) throw addErr;
@@ -213,7 +220,7 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   };
   // a stream from before classes: its unfiltered consumer would overlap the classes' (a work queue refuses that),
   // so it keeps only the old subject and is drained with the live lane
-  const legacy = await jsm.consumers.info(streamName, durable).then(
+  const legacy = await setup.consumers.info(streamName, durable).then(
     () => true,
     (err) => {
       if (notFound(err)) return false;
@@ -221,10 +228,16 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
     },
   );
   if (legacy) await ensureConsumer(durable, subject);
-  for (const cls of QUEUE_CLASSES) await ensureConsumer(durableOf(durable, cls), subjectOf(cls));
-  const jsConsumers = new Map<QueueClass | 'legacy', JsConsumer>();
-  for (const cls of QUEUE_CLASSES) jsConsumers.set(cls, await js.consumers.get(streamName, durableOf(durable, cls)));
-  if (legacy) jsConsumers.set('legacy', await js.consumers.get(streamName, durable));
+  // all at once: each is a round trip to the meta leader and a replicated consumer's election, independent of the others
+  await Promise.all(QUEUE_CLASSES.map((cls) => ensureConsumer(durableOf(durable, cls), subjectOf(cls))));
+  const jsConsumers = new Map<QueueClass | 'legacy', JsConsumer>(
+    await Promise.all(
+      QUEUE_CLASSES.map(
+        async (cls) => [cls, await setupJs.consumers.get(streamName, durableOf(durable, cls))] as const,
+      ),
+    ),
+  );
+  if (legacy) jsConsumers.set('legacy', await setupJs.consumers.get(streamName, durable));
 
   let closed = false;
   const consumers = new Set<Consumer>();
