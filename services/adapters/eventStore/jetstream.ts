@@ -187,6 +187,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
   const timeout = options.timeoutMs ?? 15_000;
   const sendTimeout = Math.min(timeout, options.sendTimeoutMs ?? 2_000);
   const jsm: JetStreamManager = await jetstreamManager(nc, { timeout });
+  const quick: JetStreamManager = await jetstreamManager(nc, { timeout: sendTimeout, checkAPI: false });
   const js = jetstream(nc, { timeout });
 
   const setup = await jetstreamManager(nc, { timeout: options.setupTimeoutMs ?? timeout, checkAPI: false });
@@ -227,10 +228,28 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
   // appends of other processes wake this one's subscriptions at once (polling only backs that up)
   const notifications = nc.subscribe(notifySubject, { callback: () => appended.notify() });
 
+  /**
+   * A request only the stream leader answers, asked again every `sendTimeout` until `timeout`: one that reached a
+   * leader as it died gets no answer at all, and the next goes to the new leader
+   * (docs/distributed.md#when-a-nats-node-is-lost). For reads, which change nothing.
+   */
+  const askLeader = async <T>(ask: (m: JetStreamManager) => Promise<T>): Promise<T> => {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      try {
+        return await ask(deadline - Date.now() < sendTimeout ? jsm : quick);
+      } catch (err) {
+        if (!isNoAnswer(err) || isNoMessage(err) || deadline - Date.now() <= 0) throw err;
+      }
+    }
+  };
+
   /** the subject's last message, asked of the stream leader (direct gets may be served by a lagging replica) */
   const lastMessage = async (stream: string): Promise<StoredMsg | undefined> => {
     try {
-      return (await jsm.streams.getMessage(streamName, { last_by_subj: subjectOf(stream) })) ?? undefined;
+      return (
+        (await askLeader((m) => m.streams.getMessage(streamName, { last_by_subj: subjectOf(stream) }))) ?? undefined
+      );
     } catch (err) {
       if (isNoMessage(err)) return undefined;
       throw err;
@@ -309,12 +328,12 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
           // asked of the leader (a replica's direct get may not hold it yet); its MSG.GET takes next_by_subj, which
           // the client's type lists only for direct gets
           const query: NextMsgRequest = { seq: lastSubjectSequence + 1, next_by_subj: subject };
-          const next = await jsm.streams
-            .getMessage(streamName, query as unknown as MsgRequest)
-            .catch((getErr: unknown) => {
+          const next = await askLeader((m) => m.streams.getMessage(streamName, query as unknown as MsgRequest)).catch(
+            (getErr: unknown) => {
               if (isNoMessage(getErr)) return undefined;
               throw getErr;
-            });
+            },
+          );
           if (next?.header?.get('Nats-Msg-Id') === msgID) return { seq: next.seq };
           throw err;
         }
@@ -436,7 +455,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     },
 
     async headPosition() {
-      const info = await jsm.streams.info(streamName);
+      const info = await askLeader((m) => m.streams.info(streamName));
       const lastSeq = info.state.last_seq;
       if (lastSeq === 0 || info.state.messages === 0) return 0;
       const m = await jsm.streams.getMessage(streamName, { seq: lastSeq });

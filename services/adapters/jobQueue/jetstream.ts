@@ -83,6 +83,9 @@ export class JobQueueClosedError extends Error {
 /** the durable consumer of a class: `crawlers-live`, `crawlers-live-first`, … */
 export const durableOf = (durable: string, cls: QueueClass) => `${durable}-${cls.replace('.', '-')}`;
 
+/** no answer in time (as opposed to an answer that refuses): the request may have been lost with a stream leader */
+const noAnswer = (err: unknown) => /timeout|timed out|no responders|503/i.test(String((err as Error)?.message ?? err));
+
 const notFound = (err: unknown) => /consumer not found|10014/i.test(String((err as Error).message));
 
 /** the crawlers' consumers' depth: pending, awaiting ack, and how long the oldest message has waited */
@@ -253,11 +256,22 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
       const message = JobMessage.parse(raw);
       const h = headers();
       if (opts.delayMs && opts.delayMs > 0) h.set(NOT_BEFORE, String(Date.now() + opts.delayMs));
-      const ack = await js.publish(subjectOf(queueClassOf(message)), JSON.stringify(message), {
-        msgID: messageId(message),
-        headers: h,
-      });
-      return { duplicate: ack.duplicate };
+      // a send lost with the stream's leader gets no answer, and a new leader answers within seconds: sent again
+      // after 2 s, within the 15 s an enqueue may take (docs/distributed.md#when-a-nats-node-is-lost). The same
+      // Nats-Msg-Id makes a second send of a message that did land a duplicate the stream keeps once.
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        try {
+          const ack = await js.publish(subjectOf(queueClassOf(message)), JSON.stringify(message), {
+            msgID: messageId(message),
+            headers: h,
+            timeout: Math.max(1, Math.min(2_000, deadline - Date.now())),
+          });
+          return { duplicate: ack.duplicate };
+        } catch (err) {
+          if (!noAnswer(err) || deadline - Date.now() <= 0 || closed) throw err;
+        }
+      }
     },
 
     consume(handler, consumeOptions: ConsumeOptions) {
