@@ -12,6 +12,11 @@ declare module 'fastify' {
     apiKey?: ApiKeyDoc;
     /** the job a submit created, for the request's log line */
     submittedJobId?: string;
+    /**
+     * how long the key check took before the handler ran (ms): finding the key, and the read ceiling where the route
+     * counts against it (a round trip to NATS KV in distributed mode); a read's Server-Timing reports them
+     */
+    checkTimes?: { key: number; limit?: number };
   }
   interface FastifyContextConfig {
     /** a route in a keyed scope that needs no key (SerpApi's Locations API) */
@@ -80,13 +85,20 @@ export const keyCheck =
     if (req.routeOptions.config.keyless) return;
     deps.authFailures.check(req);
     let key: ApiKeyDoc;
+    const t0 = performance.now();
     try {
       key = await deps.authenticate(req, allowQuery);
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 401) await deps.authFailures.failed(req);
       throw err;
     }
-    if (req.routeOptions.config.limit === 'read') await checkReadCeiling(deps.limiter, key);
+    const t1 = performance.now();
+    if (req.routeOptions.config.limit !== 'read') {
+      req.checkTimes = { key: t1 - t0 };
+      return;
+    }
+    await checkReadCeiling(deps.limiter, key);
+    req.checkTimes = { key: t1 - t0, limit: performance.now() - t1 };
   };
 
 /**

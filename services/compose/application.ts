@@ -29,10 +29,10 @@ export interface ApplicationPorts {
   /** resolves once this process's read models include `position` */
   projected(position: number): Promise<void>;
   /**
-   * resolves once the read models hold this process's own appends (bounded): embedded mode with the pipeline thread,
-   * where they are projected on another thread (searches/commands/searches.ts)
+   * resolves once the read models hold this process's own appends for a key (bounded): embedded mode with the pipeline
+   * thread, where they are projected on another thread (searches/commands/searches.ts, projector/ownWrites.ts)
    */
-  ownWritesProjected?: () => Promise<void>;
+  ownWritesProjected?: (keyId: string) => Promise<void>;
   /** how webhook hosts resolve (default: the system's resolver; tests answer without DNS) */
   resolveHost?: Resolver;
   /** a request's location resolved where the geotargets are, recorded with its job (the api's processes) */

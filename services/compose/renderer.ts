@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
-import { createPageRenderer, type PageRenderer } from '../render/pageRenderer.js';
+import type { PageRenderer } from '../render/pageRenderer.js';
+import { createRenderThread } from '../threads/renderThread.js';
 import { findChromium } from './fetcherCheck.js';
 
 /**
@@ -10,8 +11,9 @@ export const RENDER_NICE = 19;
 
 /**
  * The renderer of stored pages for the process that answers HTTP (docs/screenshots.md#its-own-lane): undefined when
- * renders are off (SERP_RENDER_CONCURRENCY=0) or no Chromium is found, and screenshots then answer 503. Its Chromium
- * starts at the first render, so a service nobody asks for screenshots never starts one.
+ * renders are off (SERP_RENDER_CONCURRENCY=0) or no Chromium is found, and screenshots then answer 503. It runs on a
+ * thread of its own, started with its Chromium at the first render, so a service nobody asks for screenshots starts
+ * neither.
  */
 export const composeRenderer = (
   config: Pick<Config, 'chromiumPath' | 'renderConcurrency' | 'renderQueue' | 'renderDeadlineMs'>,
@@ -19,7 +21,7 @@ export const composeRenderer = (
   if (config.renderConcurrency === 0) return undefined;
   const executablePath = findChromium(config.chromiumPath);
   if (!executablePath) return undefined;
-  return createPageRenderer({
+  return createRenderThread({
     executablePath,
     concurrency: config.renderConcurrency,
     queue: config.renderQueue,

@@ -4,19 +4,19 @@ import { CHAOS_FAULT } from '../config/schema.js';
  * What happens when a thread of the service fails (docs/architecture.md#when-a-thread-fails): the fault is logged with
  * its cause, counted (`serp_thread_restarts_total{thread}`, docs/operations.md#metrics-and-logs) and the thread is
  * started again by its owner (the parse pool, the hash thread, the event store's writer, the supervisor of the
- * pipeline thread). This module is each thread's one place for that report: module state is per thread (every worker
+ * pipeline thread, the render thread's handle). This module is each thread's one place for that report: module state is per thread (every worker
  * thread loads its own copy), so the pipeline thread forwards its reports to the main thread, where they are counted
  * and logged with the main thread's own.
  */
 
 /** the kinds of thread the service runs (the metric's `thread` label) */
-const THREAD_KINDS = ['parse', 'pipeline', 'writer', 'hash'] as const;
+const THREAD_KINDS = ['parse', 'pipeline', 'writer', 'hash', 'render'] as const;
 export type ThreadKind = (typeof THREAD_KINDS)[number];
 
 /** where a fault goes: counted and logged here (the default), or sent to the thread that counts them */
 export type ThreadFaultSink = (thread: ThreadKind, cause: string) => void;
 
-const restarts: Record<ThreadKind, number> = { parse: 0, pipeline: 0, writer: 0, hash: 0 };
+const restarts: Record<ThreadKind, number> = { parse: 0, pipeline: 0, writer: 0, hash: 0, render: 0 };
 
 /** where the fault's line goes: stderr, unless a service logs its JSON lines on stdout (logThreadFaultsTo) */
 let writeLine: (line: string) => void = (line) => {

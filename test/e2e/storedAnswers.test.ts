@@ -148,3 +148,36 @@ t.test(
     await theirs.arrayBuffer();
   },
 );
+
+t.test('a read says where its time went (Server-Timing)', { skip: fixturesMissing() }, async (t) => {
+  const { svc, mintKey } = await startStack(t);
+  const { key } = await mintKey(['--tier', 'pro']);
+  const headers = { 'x-api-key': key };
+  const { job_id } = (await (await submit(svc.url, key, { keyword: 'server timing' })).json()) as { job_id: string };
+  await (await pollJob(svc.url, key, job_id, 'html')).arrayBuffer();
+
+  const timing = async (path: string) => {
+    const res = await fetch(`${svc.url}${path}`, { headers });
+    await res.arrayBuffer();
+    t.equal(res.status, 200, path);
+    return res.headers.get('server-timing') ?? '';
+  };
+  const first = await timing(`/v1/search/${job_id}?output=json`);
+  t.match(first, /answer;desc=(pipeline|rendered)/, `the first read made the answer: ${first}`);
+  t.match(
+    first,
+    /^key;dur=\d+\.\d, limit;dur=\d+\.\d, /,
+    "the key's check and the read ceiling before the handler are timed",
+  );
+  t.match(first, /job;dur=\d+\.\d/, 'finding the job is timed');
+  t.match(first, /total;dur=\d+\.\d, request;dur=\d+\.\d$/, "the handler's whole time, then the request's");
+  const second = await timing(`/v1/search/${job_id}?output=json`);
+  t.match(second, /answer;desc=stored/, `the next one is sent from the stored bytes: ${second}`);
+  t.notMatch(second, /render;dur|pipeline;dur/, 'without rendering it again');
+  const usage = await timing('/v1/usage');
+  t.match(
+    usage,
+    /own-writes;dur=\d+\.\d, total;dur=\d+\.\d, request;dur=\d+\.\d$/,
+    `usage times its read-your-writes wait: ${usage}`,
+  );
+});

@@ -133,6 +133,33 @@ t.test('PageRenderer', { skip: chromiumMissing() }, async (t) => {
     t.same(after.image?.subarray(0, 4), PNG, 'the next render works');
   });
 
+  await t.test('a render on the context made ahead for its device sees only its own page', async (t) => {
+    const device = deviceProfile('tablet');
+    const first = await renderer.render({
+      html: `<img src="${origin}/a.png"><img src="${origin}/b.png"><div data-serp-k1 style="height:30px">first</div>`,
+      device,
+      measure: ['data-serp-k1'],
+    });
+    t.equal(first.rectangles['data-serp-k1']?.height, 30, 'the first page measured');
+    t.equal(first.blockedRequests, 2, "the first page's two requests refused");
+    const second = await renderer.render({
+      html: `<img src="${origin}/c.png"><div data-serp-k2 style="height:50px">second</div>`,
+      device,
+      image: { format: 'png', fullPage: false },
+      measure: ['data-serp-k1', 'data-serp-k2'],
+    });
+    t.same(second.rectangles['data-serp-k1'], null, "nothing of the first page is left in the second's");
+    t.equal(second.rectangles['data-serp-k2']?.height, 50, 'the second page measured');
+    t.equal(second.blockedRequests, 1, 'its own one refused request, counted alone');
+    t.equal(
+      second.image?.readUInt32BE(16),
+      device.viewport.width * device.deviceScaleFactor,
+      "drawn at the device's scale",
+    );
+    t.equal(second.image?.readUInt32BE(20), device.viewport.height * device.deviceScaleFactor, 'its first screen only');
+    t.same(hits, [], 'the local server saw no request');
+  });
+
   await t.test('refuses renders beyond its queue with 503 instead of piling them up', async (t) => {
     const page = '<p>x</p>'.repeat(2000);
     const many = Array.from({ length: 8 }, () =>

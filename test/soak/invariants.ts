@@ -260,6 +260,46 @@ export const checkLoop = (d: ReturnType<typeof loopDelay>) =>
           : [`p99 ${ms(d.p99)}; worst at ${new Date(d.worst.at).toISOString()} in ${d.worst.name}: ${ms(d.worst.ms)}`],
   }) satisfies Invariant;
 
+/**
+ * Where slow reads' time went, per route, from each answer's Server-Timing header (docs/api.md#server-timing): how
+ * many, their median as the harness timed them against the median the handler itself took and the median since the
+ * server took the request (its checks before the handler too; the rest is the event loops' queues and the socket),
+ * each timed part's median, and for results how each answer was made (`stored` bytes, the `pipeline` thread's render,
+ * `rendered` on the HTTP thread).
+ */
+export const whereReadsWent = (reads: readonly Read[]): string => {
+  const routes = [...new Set(reads.map((r) => r.route))].sort();
+  return routes
+    .map((route) => {
+      const of = reads.filter((r) => r.route === route);
+      const timed = of.filter((r) => r.serverTiming);
+      if (timed.length === 0) return `${route} ${of.length}, median ${ms(p50(of.map((r) => r.ms)))}`;
+      const names = [...new Set(timed.flatMap((r) => Object.keys(r.serverTiming!)))].sort();
+      const parts = names
+        .filter((n) => n !== 'total' && n !== 'request')
+        .map((n) => {
+          const durs = timed.map((r) => r.serverTiming![n]?.dur).filter((d): d is number => d !== undefined);
+          const descs: Record<string, number> = {};
+          for (const r of timed) {
+            const d = r.serverTiming![n]?.desc;
+            if (d !== undefined) descs[d] = (descs[d] ?? 0) + 1;
+          }
+          const described = Object.entries(descs)
+            .sort()
+            .map(([d, c]) => `${d} ${c}`)
+            .join(', ');
+          return durs.length > 0 ? `${n} ${ms(p50(durs))} (${durs.length})` : `${n}: ${described}`;
+        });
+      const inHandler = timed.map((r) => r.serverTiming!.total?.dur ?? 0);
+      const since = timed.map((r) => r.serverTiming!.request?.dur).filter((d): d is number => d !== undefined);
+      const inServer = since.length
+        ? `, since the server took it ${ms(p50(since))} (max ${ms(Math.max(...since))})`
+        : '';
+      return `${route} ${of.length}, median ${ms(p50(of.map((r) => r.ms)))} of which in the handler ${ms(p50(inHandler))} (max ${ms(Math.max(...inHandler))})${inServer}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+    })
+    .join('; ');
+};
+
 /** the share of the time some task on the host waited for a core (/proc/pressure/cpu), as a percentage */
 const pressureText = (share: number | undefined) => (share === undefined ? 'unknown' : `${(share * 100).toFixed(0)} %`);
 
@@ -287,7 +327,7 @@ export const checkReads = (
   return {
     name: INVARIANTS[6],
     ok,
-    summary: `p99 ${ms(d)} under the soak (${during.length} reads, p50 ${ms(p50(during))}) against ${ms(i)} idle (${idle.length} reads, p50 ${ms(p50(idle))}): ${(d / i).toFixed(2)}x; by route: ${byRoute}; ${slow.length} reads past 2x idle p99, ${lagged.length} of them after the harness's own loop was over 10 ms late; the host's CPU pressure (some task waiting for a core) ${pressureText(pressure.idle)} of the time while idle was measured, ${pressureText(pressure.during)} during the faults`,
+    summary: `p99 ${ms(d)} under the soak (${during.length} reads, p50 ${ms(p50(during))}) against ${ms(i)} idle (${idle.length} reads, p50 ${ms(p50(idle))}): ${(d / i).toFixed(2)}x; by route: ${byRoute}; ${slow.length} reads past 2x idle p99, ${lagged.length} of them after the harness's own loop was over 10 ms late${slow.length ? ` (by route, where their time went: ${whereReadsWent(slow)}; idle, the same: ${whereReadsWent(idleReads)})` : ''}; the host's CPU pressure (some task waiting for a core) ${pressureText(pressure.idle)} of the time while idle was measured, ${pressureText(pressure.during)} during the faults`,
     evidence: ok ? [] : [`reads p99 ${ms(d)} > 2 × idle p99 ${ms(i)}`],
   } satisfies Invariant;
 };

@@ -9,10 +9,10 @@ import type { INVARIANTS } from './invariants.js';
 export const NOT_YET: Record<'embedded' | 'cluster', Partial<Record<(typeof INVARIANTS)[number], string>>> = {
   embedded: {
     "reads' p99 within 2x idle":
-      "the host's own load decides it on a shared two-core machine: 2.22x (108.5 ms against 48.8 ms idle) with other work holding the cores 95 % of the time, 1.94x in an earlier run alone; result reads no longer wait past 15 ms for the pipeline thread, but a usage read still waits until the process's own writes are projected on that thread (nice 10)",
+      "not measured alone yet: on a shared two-core machine the host's load decides it, 1.45x, 4.78x and 2.14x (169.8 ms against 79.2 ms idle) in three runs of the same code with some task waiting for a core 85-98 % of the time; a slow result read is a stored answer that spends 0.3 ms between the server taking it and answering it (its 213 ms median is the event loops waiting for a core), and a usage read now waits only for its own key's appends to be projected on the pipeline thread (nice 10): 1, 9 and 5 slow usage reads, against 38 of 91 when it waited for every key's",
   },
   cluster: {
     "reads' p99 within 2x idle":
-      "nine processes on two cores: 3.48x (324.6 ms against 93.2 ms idle) with some task waiting for a core 96 % of the fault phase (82 % while idle was measured); the api's own event loop projects the whole log (7.0 s of its CPU in 150 s); 2.86x-3.34x in runs alone before the other roles ran at nice 10",
+      "not measured alone yet: nine processes on two cores shared with other work, 1.58x, 2.00x and 2.25x (180.1 ms against 80.0 ms idle) with some task waiting for a core 94-97 % of the time; its slow reads spend 0.1 ms in their handler and most of their time before it, counting the read against the key's read ceiling with a compare-and-set on NATS KV (85.6 ms median for slow result reads, 162 ms for usage, 2.9 ms idle), which is not changed yet; each api's event loop also projects the whole log (6.6-8.4 s of its CPU over the faults)",
   },
 };

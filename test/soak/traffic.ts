@@ -69,12 +69,34 @@ export interface Traffic {
   replayAtCaps(): Promise<number[]>;
 }
 
+/** a Server-Timing header's parts by name: each one's duration (ms) and description, as given */
+export type ServerTimingParts = Record<string, { dur?: number; desc?: string }>;
+
+/** `answer;desc=stored, job;dur=0.4, total;dur=1.2` as parts by name */
+export const parseServerTiming = (header: string): ServerTimingParts => {
+  const parts: ServerTimingParts = {};
+  for (const item of header.split(',')) {
+    const [name, ...params] = item.trim().split(';');
+    if (!name) continue;
+    const part: { dur?: number; desc?: string } = {};
+    for (const p of params) {
+      const [k, v] = p.trim().split('=');
+      if (k === 'dur' && v !== undefined && Number.isFinite(Number(v))) part.dur = Number(v);
+      if (k === 'desc' && v !== undefined) part.desc = v.replace(/^"|"$/g, '');
+    }
+    parts[name] = part;
+  }
+  return parts;
+};
+
 export interface Read {
   at: number;
   ms: number;
   route: string;
   /** how much later than asked the harness's last 50 ms pause ended: its own event loop's delay then */
   harnessLagMs: number;
+  /** what the service's Server-Timing header said of it (docs/api.md#server-timing), when it sent one */
+  serverTiming?: ServerTimingParts;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -112,7 +134,7 @@ export const startTraffic = async (
     route: string,
     url: string,
     init: RequestInit & { key?: string } = {},
-  ): Promise<{ status: number; body: any } | undefined> => {
+  ): Promise<{ status: number; body: any; headers: Headers } | undefined> => {
     const t0 = performance.now();
     try {
       const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
@@ -128,7 +150,7 @@ export const startTraffic = async (
       } catch {
         body = text;
       }
-      return { status: res.status, body };
+      return { status: res.status, body, headers: res.headers };
     } catch (err) {
       dropped.push({ route, at: Date.now(), error: String((err as Error).cause ?? err).slice(0, 200) });
       return undefined;
@@ -358,7 +380,7 @@ export const startTraffic = async (
   };
 
   /** one read of the mix the idle baseline measured too: a finished result, the key's usage, its monitors */
-  const oneRead = async (): Promise<{ ms: number; route: string } | undefined> => {
+  const oneRead = async (): Promise<Omit<Read, 'at' | 'harnessLagMs'> | undefined> => {
     const f = finished.length ? finished[Math.floor(random() * finished.length)] : undefined;
     const which = random();
     const [route, url, key] =
@@ -369,7 +391,9 @@ export const startTraffic = async (
           : ['read monitors', `${api()}/v1/monitors`, keys.monitor!.key];
     const t0 = performance.now();
     const res = await request(route, url, { key });
-    return res && res.status === 200 ? { ms: performance.now() - t0, route } : undefined;
+    if (res?.status !== 200) return undefined;
+    const timing = res.headers.get('server-timing');
+    return { ms: performance.now() - t0, route, ...(timing ? { serverTiming: parseServerTiming(timing) } : {}) };
   };
   /** a pause of 50 ms between reads; how late it ended */
   const pause = async () => {

@@ -9,6 +9,7 @@ import {
   GZIP_LEVEL,
 } from '../../answers/encoding.js';
 import { brotliOffLoop, gzipOffLoop } from '../../zlib.js';
+import type { ServerTiming } from '../serverTiming.js';
 
 /**
  * Finished results as stored bytes (docs/decisions.md#raw-html-and-finished-answers): a terminal job's answer changes
@@ -94,17 +95,26 @@ export const createStoredAnswers = (maxBytes = 64 * 1024 * 1024) => {
       lru.set(key, a);
       return a;
     },
-    /** sends `a`: 304 when the client has it, else its bytes in the best encoding the client accepts */
-    async send(req: FastifyRequest, reply: FastifyReply, key: string, a: StoredAnswer) {
+    /**
+     * sends `a`: 304 when the client has it, else its bytes in the best encoding the client accepts; with `timing`,
+     * its Server-Timing header too (a compression made for this request counted in it)
+     */
+    async send(req: FastifyRequest, reply: FastifyReply, key: string, a: StoredAnswer, timing?: ServerTiming) {
       reply.header('etag', a.etag).header('vary', 'Accept-Encoding').header('cache-control', 'private, no-cache');
       const match = req.headers['if-none-match'];
       if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === a.etag)) {
+        if (timing) reply.header('server-timing', timing.header());
         return reply.code(304).send();
       }
       reply.code(200).type('application/json');
       const encoding = a.body.length >= COMPRESS_MIN_BYTES ? encodingFor(req.headers['accept-encoding']) : undefined;
-      if (!encoding) return reply.send(a.body);
-      const bytes = await compressed(key, a, encoding);
+      let bytes: Buffer | undefined;
+      if (encoding) {
+        const make = () => compressed(key, a, encoding);
+        bytes = a[encoding] ?? (await (timing ? timing.time('compress', make) : make()));
+      }
+      if (timing) reply.header('server-timing', timing.header());
+      if (!encoding || !bytes) return reply.send(a.body);
       return reply.header('content-encoding', encoding).send(bytes);
     },
     /** the bytes held now (bodies and their compressed forms) */

@@ -10,7 +10,7 @@ import { judgeWith } from '../../geo/locationCheck.js';
 import { createLocationResolver } from '../../geo/locations.js';
 import { createMetrics } from '../../metrics/metrics.js';
 import { exposedDataDir, PRIVATE_FILE_MODE } from '../../privateFiles.js';
-import { createCatchUp } from '../../projector/catchUp.js';
+import { createOwnWrites } from '../../projector/ownWrites.js';
 import { PROJECTOR_CHECKPOINT } from '../../projector/projector.js';
 import { lowerHelperThreads } from '../../threads/nice.js';
 import { startSupervisedPipeline } from '../../threads/pipelineSupervisor.js';
@@ -51,8 +51,6 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   const locations = createLocationResolver(config.dataDir);
   const log = jsonLines(config.logLevel, options.logger);
   let pipeline: PipelineThread | undefined;
-  /** the last position this thread's event store committed (with the pipeline thread: what usage reads wait for) */
-  let lastOwnCommit = 0;
   let core: Core;
   try {
     // the shipped geotargets index takes ~0.4 s to build: pay it at start, not on the first request with a location
@@ -62,7 +60,6 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
       ...(config.pipelineThread
         ? {
             onCommitted: (position: number) => {
-              lastOwnCommit = position;
               pipeline?.appended(position);
             },
             projectorElsewhere: (stores) => {
@@ -138,6 +135,7 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
   await metrics.follow(core.eventStore);
   const rateLimiter = createMemoryRateLimiter();
   const renderer = composeRenderer(config);
+  const ownWrites = pipeline ? createOwnWrites((position) => core.projector.waitFor(position)) : undefined;
   const app = await createServer(
     composeApi(
       {
@@ -145,15 +143,8 @@ export const startEmbedded = async (config: Config, options: { logger?: boolean 
         rateLimiter,
         locations,
         // on this thread the projector takes each append from memory right after its commit; on the pipeline thread
-        // it is projected a moment later, so a usage read waits for it (bounded)
-        ...(pipeline
-          ? {
-              ownWritesProjected: createCatchUp(
-                async () => lastOwnCommit,
-                (position) => core.projector.waitFor(position),
-              ),
-            }
-          : {}),
+        // it is projected a moment later, so a usage read waits for its own key's appends (bounded)
+        ...(ownWrites ? { handle: ownWrites.tracking(core.handle), ownWritesProjected: ownWrites.settled } : {}),
         version: packageVersion(),
         metrics,
         renderElsewhere: writeSide.renderElsewhere,

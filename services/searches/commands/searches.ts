@@ -70,10 +70,10 @@ export const createSearchService = (deps: {
   config: Pick<Config, 'cacheTtlS' | 'cacheScope' | 'tiers'>;
   now?: () => Date;
   /**
-   * resolves once the read models hold this process's own appends so far (bounded): where they are projected on
-   * another thread (SERP_PIPELINE_THREAD), usage read right after a submit would otherwise not count it yet
+   * resolves once the read models hold this process's own appends so far for a key (bounded): where they are
+   * projected on another thread (SERP_PIPELINE_THREAD), usage read right after a submit would otherwise not count it yet
    */
-  ownWritesProjected?: () => Promise<void>;
+  ownWritesProjected?: (keyId: string) => Promise<void>;
   /**
    * a request's location as gl / hl / uule, resolved here where the geotargets are (the api's process): recorded with
    * the job, so a crawl does not resolve it again (absent, or the location unknown: the crawl resolves it)
@@ -234,9 +234,12 @@ export const createSearchService = (deps: {
       return queries.results.has(job.sourceJobId ?? job.jobId);
     },
 
-    /** resolves once what this process appended so far is in the read models: call before usage and recentSearches */
-    settled: async (): Promise<void> => {
-      await deps.ownWritesProjected?.();
+    /**
+     * resolves once what this process appended so far for `keyId` is in the read models: call before usage and
+     * recentSearches of that key (its submits, releases and changes; other keys' appends are not waited for)
+     */
+    settled: async (keyId: string): Promise<void> => {
+      await deps.ownWritesProjected?.(keyId);
     },
 
     usage(key: ApiKeyDoc) {

@@ -24,6 +24,7 @@ import { invalidUuleDetail, unknownLocationDetail } from '../../api/locationChec
 import { answerKey } from '../../api/render/stored.js';
 import type { V1Options } from '../../api/routes/v1/options.js';
 import { positionedDoc } from '../../api/screenshots.js';
+import { createServerTiming } from '../../api/serverTiming.js';
 
 // Documentation only: results are sent pre-serialised (a string skips the response serializer), so the schema
 // describes them for generated clients without re-encoding 150 kB per fetch.
@@ -153,11 +154,14 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       },
     },
     handler: async (req, reply) => {
+      const timing = createServerTiming({ sinceRequest: () => reply.elapsedTime, before: req.checkTimes });
       const id = req.params.job_id;
       if (!/^[0-9a-f]{24}$/.test(id)) throw jobNotFound();
-      const job = await opts.searches.jobDoc(id);
-      if (!job || job.keyId !== req.apiKey!.keyId) throw jobNotFound();
-      const source = await sourceOf(opts.searches, job);
+      const { job, source } = await timing.time('job', async () => {
+        const job = await opts.searches.jobDoc(id);
+        if (!job || job.keyId !== req.apiKey!.keyId) throw jobNotFound();
+        return { job, source: await sourceOf(opts.searches, job) };
+      });
       if (isGone(job, source, opts.retentionDays)) throw new ApiError(410, 'SERP_JOB_EXPIRED', 'job expired');
       const { output, start } = req.query;
       const withPositions = await positioned(
@@ -173,22 +177,28 @@ export const searchRoutes: FastifyPluginAsync<V1Options> = async (app, opts) => 
       // a finished result is stored bytes: rendered once per version of its result; compat's links are signed
       const key = answerKey(job.jobId, `${output}|${start ?? ''}`, source, output === 'compat');
       let stored = opts.stored.get(key);
-      if (!stored && opts.render.renderElsewhere) {
-        const elsewhere = await opts.render.renderElsewhere(job, output, {
-          start,
-          baseUrl: opts.baseUrl(),
-          encoding: encodingFor(req.headers['accept-encoding']),
-        });
+      if (stored) timing.note('answer', 'stored');
+      const renderElsewhere = opts.render.renderElsewhere;
+      if (!stored && renderElsewhere) {
+        const elsewhere = await timing.time('pipeline', () =>
+          renderElsewhere(job, output, {
+            start,
+            baseUrl: opts.baseUrl(),
+            encoding: encodingFor(req.headers['accept-encoding']),
+          }),
+        );
         if (elsewhere) {
+          timing.note('answer', 'pipeline');
           stored = opts.stored.get(key) ?? opts.stored.put(key, elsewhere.json, elsewhere.etag, elsewhere.compressed);
         }
       }
       if (!stored) {
-        const rendered = render(req, job, output, start);
+        const rendered = await timing.time('render', () => render(req, job, output, start));
         if (!('json' in rendered)) return send(reply, rendered);
+        timing.note('answer', 'rendered');
         stored = opts.stored.put(key, rendered.json);
       }
-      return opts.stored.send(req, reply, key, stored);
+      return opts.stored.send(req, reply, key, stored, timing);
     },
   });
 };

@@ -31,7 +31,7 @@ export const accountRoutes: FastifyPluginAsync<CompatOptions> = async (app, opts
       handler: async (req) => {
         const key = req.apiKey!;
         // read-your-writes: a search submitted a moment ago is counted
-        await opts.searches.settled();
+        await opts.searches.settled(key.keyId);
         const usage = opts.searches.usage(key);
         const recent = opts.searches.recentSearches(key);
         const unlimited = key.monthlyQuota === 0;
