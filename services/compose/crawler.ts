@@ -13,7 +13,10 @@ import { chooseFetcher } from './fetcherCheck.js';
 /** The crawler's slice of the service configuration: its fetcher, routes, pages in flight and parse threads. */
 export type CrawlerConfig = CrawlSettings &
   RouteSettings &
-  Pick<Config, 'fetcher' | 'chromiumPath' | 'chromiumHostRules' | 'parseThreads' | 'parseTimeoutMs'>;
+  Pick<
+    Config,
+    'fetcher' | 'chromiumPath' | 'chromiumHostRules' | 'parseThreads' | 'parseTimeoutMs' | 'pageRetryBackoffMs'
+  >;
 
 /**
  * A crawler's slots per queue class (docs/fleet.md#lanes-and-fair-share): SERP_CRAWLER_CONCURRENCY jobs of each lane,
@@ -84,6 +87,8 @@ export const crawlerFromConfig = async (
     fetchers: { http, browser },
     fetcherMode: choice.fetcher,
     sessions,
+    // a page's retries wait SERP_PAGE_RETRY_BACKOFF_MS, doubling (docs/configuration.md)
+    limits: { backoffBaseMs: config.pageRetryBackoffMs },
     resolveTargeting: typeof locations === 'function' ? locations : createTargetingResolver(locations),
     ...(judgeLocation ? { judgeLocation } : {}),
     // with the parse pool the event loop only moves bytes: the raw HTML's hash goes to a thread too

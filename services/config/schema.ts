@@ -260,6 +260,10 @@ const crawler = {
   ),
   SERP_ROUTE_COOLDOWN_S: variable(seconds(60), 'Seconds a route rests after a block, doubling per block in a row.'),
   SERP_ROUTE_COOLDOWN_MAX_S: variable(seconds(1800), 'The longest rest of a route, in seconds.'),
+  SERP_PAGE_RETRY_BACKOFF_MS: variable(
+    wholeNumber(1000),
+    'A result page’s wait before its next attempt after a block or a failed fetch, doubling per attempt with full jitter up to 15 s; the route’s own cooldown (SERP_ROUTE_COOLDOWN_S) applies besides. Tests shorten it; Google wants the default.',
+  ),
   SERP_NO_ROUTE_WAIT_S: variable(
     seconds(120),
     'Seconds a page waits while every route rests before its search fails `no_route` (its quota released).',

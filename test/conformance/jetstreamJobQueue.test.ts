@@ -8,7 +8,9 @@ import { defaultSettings, jobQueueConformance } from './jobQueueSuite.js';
 
 const servers = await natsServerOrSkip(t);
 if (servers) {
-  t.test('JetStreamJobQueue › conformance', async (t) =>
+  // each case has a stream of its own and spends its time waiting (ack waits, delays, back-offs, lower bounds only):
+  // they run side by side, so the file takes about its longest case rather than their sum
+  t.test('JetStreamJobQueue › conformance', { jobs: 8 }, async (t) =>
     jobQueueConformance(t, async (settings) => {
       const name = `JOBS_${randomBytes(4).toString('hex')}`;
       const queue = await createJetStreamJobQueue({

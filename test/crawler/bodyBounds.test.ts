@@ -101,6 +101,11 @@ const startOrigin = async (): Promise<{
       };
       return next();
     }
+    if (q === 'declared-oversize') {
+      // says 9 MB, sends 64 kB and then nothing: only a client that believes the header answers before its timeout
+      res.writeHead(200, { ...html, 'content-length': MAX_PAGE_BYTES + MB });
+      return void res.write(Buffer.alloc(64 * 1024, 'a'));
+    }
     if (q === 'plain-oversize') {
       return res.writeHead(200, html).end(Buffer.alloc(MAX_PAGE_BYTES + 1, 'a'));
     }
@@ -159,6 +164,15 @@ t.test('a body is bounded while it streams', async (t) => {
     );
     const plain = await get('plain-oversize');
     t.equal(plain.overLimit, true, 'an uncompressed body one byte over the cap is over it');
+  });
+
+  t.test('a body whose Content-Length is over the cap is refused without reading it', async (t) => {
+    const started = Date.now();
+    const page = await get('declared-oversize');
+    t.equal(page.overLimit, true, 'over the cap by its own header');
+    t.equal(page.bytes, 0, 'not a byte of it read');
+    t.ok(Date.now() - started < 30_000, 'answered at once, not after the 60 s the origin would make it wait');
+    t.equal(await finished.get('declared-oversize'), false, 'the connection was closed before the origin was done');
   });
 
   t.test('a normal gzipped page still reads whole', { skip: skipFixtures }, async (t) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { fixturesMissing } from '../support/fixtures.js';
-import { cli, pollJob, startStack, submit } from '../support/service.js';
+import { pollJob, startStack, submit } from '../support/service.js';
 
 /**
  * Lanes and fair share through a listening port (docs/fleet.md#lanes-and-fair-share): the embedded service against a
@@ -28,13 +28,16 @@ t.test('fair share › end to end', { skip: fixturesMissing('serp') }, async (t)
     env: { SERP_ADMIN_TOKEN: adminToken, SERP_CRAWLER_CONCURRENCY: '2', SERP_ROUTE_MAX_IN_FLIGHT: '4' },
   });
   const url = stack.svc.url;
+  // keys minted through the running service's admin API (a CLI process each would cost a second of CPU more)
   const mint = async (label: string) =>
     (
-      JSON.parse(
-        await cli(['keys', 'create', '--tier', 'enterprise', '--label', label, '--json', '--data', stack.data], {
-          SERP_ADMIN_TOKEN: adminToken,
-        }),
-      ) as { key: string }
+      (await (
+        await fetch(`${url}/admin/api/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ tier: 'enterprise', label }),
+        })
+      ).json()) as { key: string }
     ).key;
   const a = await mint('data team');
   const b = await mint('agent');

@@ -16,7 +16,15 @@ import {
 } from './invariants.js';
 import { type Journal, openJournal } from './journal.js';
 import { buildSchedule, type Fault, GOOGLE_FAULTS, type GoogleFaultKind, scheduleDigest } from './schedule.js';
-import { ADMIN_TOKEN, cpuPressureUs, memoryOf, type SoakStack, startSoakStack, threadTimesOf } from './stack.js';
+import {
+  ADMIN_TOKEN,
+  cpuPressureUs,
+  memoryOf,
+  type SoakStack,
+  startSoakStack,
+  threadMemoryOf,
+  threadTimesOf,
+} from './stack.js';
 import { startTraffic, type Traffic } from './traffic.js';
 
 /**
@@ -224,6 +232,21 @@ const soakOn = async (
     return byName;
   };
   const rssTimer = setInterval(sample, 2_000);
+  /**
+   * each process's anonymous memory by who holds it: its threads' V8 heaps, the external memory (buffers) their
+   * isolates account for, and the rest, the C allocator's (malloc arenas: SQLite, zlib, Node's own), with the
+   * file-backed part beside (docs/operations.md#the-soak)
+   */
+  const splitOf = () => {
+    const out: Record<string, { heaps: number; external: number; rest: number; file: number }> = {};
+    for (const p of stack.processes()) {
+      const m = memoryOf(p.pid);
+      const t = threadMemoryOf(stack.probeDir, p.pid, Date.now());
+      if (m && t)
+        out[p.name] = { heaps: t.heaps, external: t.external, rest: m.anon - t.heaps - t.external, file: m.file };
+    }
+    return out;
+  };
   let checking = false;
   const checkTimer = setInterval(async () => {
     if (checking) return;
@@ -253,6 +276,7 @@ const soakOn = async (
   await sleep(warmupMs);
   const warm = sample();
   const warmAt = rss.length - 1;
+  const warmSplit = splitOf();
   const warmCaches = await boundedCaches(stack);
   log(
     `soak: warm-up over, RSS ${(Object.values(warm).reduce((a, b) => a + b, 0) / 2 ** 20).toFixed(0)} MB; faults start`,
@@ -494,6 +518,7 @@ const soakOn = async (
 
   // RSS after the drain, over the processes that ran from the warm-up to the end (a restarted one starts afresh)
   const end = sample();
+  const endSplit = splitOf();
   const endCaches = await boundedCaches(stack);
   const steady = Object.keys(warm).filter((n) => !stack.restarted.has(n) && end[n] !== undefined);
   const warmSum = steady.reduce((a, n) => a + warm[n]!, 0);
@@ -514,11 +539,17 @@ const soakOn = async (
     .map((n) => `${n} ${mb(warmCaches[n]!.used)} -> ${mb(endCaches[n]!.used)} of its ${mb(endCaches[n]!.bound)} bound`)
     .join(', ');
   const drift = warmSum > 0 ? (endSum - cacheGrowth) / warmSum - 1 : Number.NaN;
+  const split = steady.filter((n) => warmSplit[n] && endSplit[n]);
+  const splitSum = (from: typeof warmSplit, k: 'heaps' | 'external' | 'rest' | 'file') =>
+    split.reduce((a, n) => a + from[n]![k], 0);
+  const splitLine = split.length
+    ? `; by holder, after warm-up -> at the end: V8 heaps ${mb(splitSum(warmSplit, 'heaps'))} -> ${mb(splitSum(endSplit, 'heaps'))}, their external buffers ${mb(splitSum(warmSplit, 'external'))} -> ${mb(splitSum(endSplit, 'external'))}, the rest of anonymous memory (the C allocator's) ${mb(splitSum(warmSplit, 'rest'))} -> ${mb(splitSum(endSplit, 'rest'))}, file-backed ${mb(splitSum(warmSplit, 'file'))} -> ${mb(splitSum(endSplit, 'file'))}`
+    : '';
   const rssOk = steady.length > 0 && drift <= 0.15 && overBound.length === 0;
   const rssInvariant: Invariant = {
     name: INVARIANTS[4],
     ok: rssOk,
-    summary: `${mb(endSum)} at the end against ${mb(warmSum)} after warm-up (${(rawDrift * 100).toFixed(1)} %), of which the stored answers (bounded by design) grew ${mb(cacheGrowth)}${cacheLine ? ` (${cacheLine})` : ''}: ${(drift * 100).toFixed(1)} % without them, over ${steady.join(', ') || 'no process that ran throughout'}; peak ${mb(peak)}`,
+    summary: `${mb(endSum)} at the end against ${mb(warmSum)} after warm-up (${(rawDrift * 100).toFixed(1)} %), of which the stored answers (bounded by design) grew ${mb(cacheGrowth)}${cacheLine ? ` (${cacheLine})` : ''}: ${(drift * 100).toFixed(1)} % without them, over ${steady.join(', ') || 'no process that ran throughout'}; peak ${mb(peak)}${splitLine}`,
     evidence:
       steady.length === 0
         ? ['every process was restarted: no RSS to compare']

@@ -5,6 +5,7 @@ import { createJetStreamEventStore } from '../../services/adapters/eventStore/je
 import { createSqliteEventStore } from '../../services/adapters/eventStore/sqlite.js';
 import { type ClusterProcess, type LocalCluster, startLocalCluster } from '../../services/cli/dev/cluster.js';
 import type { EventStore } from '../../services/ports/eventStore.js';
+import { ALLOCATOR_ENV } from '../../services/runtime/allocator.js';
 import { type FakeGoogle, startFakeGoogle } from '../support/fakeGoogle.js';
 import { natsConnect } from '../support/nats.js';
 import { type ProxyFleet, startProxies } from '../support/proxies.js';
@@ -21,8 +22,12 @@ import { type Receiver, startReceiver } from '../support/webhookReceiver.js';
 export const PROBE = fileURLToPath(new URL('./loopProbe.mjs', import.meta.url));
 export const ADMIN_TOKEN = 'soak-admin-token-0123456789abcdef';
 
-/** the settings every soak runs the service with (short rests and waits, so a blocked search ends in seconds) */
+/**
+ * the settings every soak runs the service with (short rests and waits, so a blocked search ends in seconds), and the
+ * C allocator's settings the image runs every process with (docs/operations.md#memory)
+ */
 export const soakEnv = (google: FakeGoogle, proxies: ProxyFleet, probeDir: string): NodeJS.ProcessEnv => ({
+  ...ALLOCATOR_ENV,
   SERP_GOOGLE_ORIGIN: google.origin,
   SERP_FETCHER: 'http',
   SERP_PROXY_URLS: proxies.urls.join(','),
@@ -307,6 +312,46 @@ export const memoryOf = (pid: number): { rss: number; anon: number; file: number
   } catch {
     return undefined;
   }
+};
+
+/**
+ * What the V8 heaps of a process's threads had committed, and the external memory (buffers) their isolates
+ * accounted for, at the moment `at`: the last sample of each thread the probe (loopProbe.mjs) wrote within the 25 s
+ * before it, so a thread that ended before then (a parse thread replaced) does not count. The rest of the process's
+ * anonymous memory is the C allocator's (docs/operations.md#the-soak).
+ */
+export const threadMemoryOf = (
+  probeDir: string,
+  pid: number,
+  at: number,
+): { heaps: number; external: number; threads: number } | undefined => {
+  let heaps = 0;
+  let external = 0;
+  let threads = 0;
+  let files: string[] = [];
+  try {
+    files = readdirSync(probeDir).filter((f) => f.startsWith(`mem-${pid}-`));
+  } catch {
+    return undefined;
+  }
+  for (const f of files) {
+    let last: { t: number; heapTotal: number; external: number } | undefined;
+    for (const line of readFileSync(join(probeDir, f), 'utf8').split('\n')) {
+      if (!line) continue;
+      try {
+        const s = JSON.parse(line) as { t: number; heapTotal: number; external: number };
+        if (s.t <= at) last = s;
+      } catch {
+        // a line being written as it was read
+      }
+    }
+    if (last && last.t >= at - 25_000) {
+      heaps += last.heapTotal;
+      external += last.external;
+      threads += 1;
+    }
+  }
+  return threads > 0 ? { heaps, external, threads } : undefined;
 };
 
 /** each thread's CPU time (user + system, clock ticks) and name, from /proc/<pid>/task/<tid>/stat */

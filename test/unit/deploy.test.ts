@@ -6,6 +6,7 @@ import { durableOf } from '../../services/adapters/jobQueue/jetstream.js';
 import { ROLES } from '../../services/config/distributed.js';
 import { VARIABLES } from '../../services/config/schema.js';
 import { QUEUE_CLASSES } from '../../services/ports/jobQueue.js';
+import { ALLOCATOR_ENV } from '../../services/runtime/allocator.js';
 
 /**
  * deploy/ is not run in CI (no container engine, no Kubernetes): this checks every file parses and agrees with the
@@ -134,3 +135,41 @@ t.test('deploy › Dockerfile: Node 20, the bin as entrypoint, the port the conf
   t.match(file, /EXPOSE 8080/);
   t.match(file, /SERP_PORT=8080/);
 });
+
+t.test('deploy › Dockerfile: every role runs with the C allocator settings the soak holds its RSS with', async (t) => {
+  const file = readFileSync(join(deploy, 'Dockerfile'), 'utf8');
+  // the ENV lines' NAME=value pairs (the image's environment, which every role's container inherits)
+  const set = new Map(
+    [...file.matchAll(/^ENV (.+)$/gm)].flatMap((m) =>
+      m[1]!.split(/\s+/).map((pair) => pair.split('=') as [string, string]),
+    ),
+  );
+  for (const [name, value] of Object.entries(ALLOCATOR_ENV)) {
+    t.equal(
+      set.get(name),
+      value,
+      `${name}=${value}: without it RSS climbs with glibc's arenas (docs/operations.md#memory)`,
+    );
+  }
+});
+
+t.test(
+  'deploy › npm start: the service a reader of the README starts runs with the same C allocator settings',
+  async (t) => {
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    // the environment the start script sets for `serp-api serve`: the NAME=value words before it
+    const serve = scripts.start!.split('&&').find((part) => part.includes('serve')) ?? '';
+    const set = new Map(
+      serve
+        .trim()
+        .split(/\s+/)
+        .filter((word) => /^[A-Z_]+=/.test(word))
+        .map((pair) => pair.split('=') as [string, string]),
+    );
+    for (const [name, value] of Object.entries(ALLOCATOR_ENV)) {
+      t.equal(set.get(name), value, `${name}=${value} in npm start (docs/operations.md#memory)`);
+    }
+  },
+);

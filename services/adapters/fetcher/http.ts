@@ -93,6 +93,22 @@ const linkedSignal = (outer: AbortSignal | undefined): { signal?: AbortSignal; u
   return { signal: own.signal, unlink: () => outer.removeEventListener('abort', onAbort) };
 };
 
+/**
+ * A body whose Content-Length already says it is over the cap is refused before a byte of it is read: the wire's own
+ * count stops any body at the cap (readBounded), so reading it would only fill buffers up to 8 MB to reach the same
+ * answer, and those short-lived multi-megabyte buffers are what made the C allocator's arenas grow
+ * (docs/operations.md#memory). A length the origin lies about below the cap is still stopped by the count.
+ */
+const declaredOver = (length: string | undefined, maxBytes: number): boolean => {
+  const declared = length === undefined ? Number.NaN : Number(length);
+  return Number.isSafeInteger(declared) && declared > maxBytes;
+};
+
+const refuseUnread = (stream: { destroy(): void }): { overLimit: true; wireBytes: number; body?: undefined } => {
+  stream.destroy();
+  return { overLimit: true, wireBytes: 0 };
+};
+
 const fetchWith = async (
   options: HttpFetcherOptions,
   request: FetchRequest,
@@ -119,7 +135,9 @@ const fetchWith = async (
   });
   const response = await responseOf(stream);
   // bytes, not text: decoding is the parse pool's work, off the event loop
-  const read = await readBounded(stream, response.headers['content-encoding'], MAX_PAGE_BYTES);
+  const read = declaredOver(response.headers['content-length'], MAX_PAGE_BYTES)
+    ? refuseUnread(stream)
+    : await readBounded(stream, response.headers['content-encoding'], MAX_PAGE_BYTES);
   return {
     url: request.url,
     finalUrl: response.url,

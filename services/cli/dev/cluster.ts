@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateSecrets } from '../../compose/embedded/secrets.js';
 import { processEnv } from '../../config/env.js';
+import { ALLOCATOR_ENV } from '../../runtime/allocator.js';
 import { describePortOwner, portTaken } from '../../threads/portOwner.js';
 import { exited, freePort, type NatsServers, startNatsServers, stopChild } from './natsServer.js';
 
@@ -159,6 +160,8 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
     log: options.log,
   });
   const env: NodeJS.ProcessEnv = {
+    // the allocator's settings of the image (docs/operations.md#memory), unless the caller's environment sets its own
+    ...ALLOCATOR_ENV,
     ...processEnv(),
     SERP_EVENTSTORE_URL: nats.urls,
     SERP_NATS_URL: nats.urls,
