@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { jetstream, jetstreamManager, type MsgRequest, type NextMsgRequest } from '@nats-io/jetstream';
+import { headers } from '@nats-io/transport-node';
 import t from 'tap';
 import { createJetStreamEventStore, subjectToken } from '../../services/adapters/eventStore/jetstream.js';
 import { WrongExpectedVersionError } from '../../services/ports/eventStore.js';
@@ -82,6 +84,50 @@ if (servers) {
     t.same(
       (await b.readStream('s')).events.map((e) => e.type),
       ['A', 'B', 'C'],
+    );
+  });
+
+  t.test('JetStreamEventStore › a message sent twice with one expected sequence is written once', async (t) => {
+    // the store sends an append again, with the same expected sequence, when a send gets no answer (a stream leader
+    // lost mid-request); what makes that safe is the server's: the second send is refused, whatever its dedupe
+    // says, and the subject's first message after the expected sequence is the first send's, found by its id
+    const { connect } = await fixture();
+    const store = await connect();
+    t.teardown(() => store.close());
+    await store.appendToStream('probe', [{ type: 'A', data: 0 }]);
+    const nc = await natsConnect(servers);
+    t.teardown(() => nc.close());
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    const subject = `ev.${store.streamName}.${subjectToken('twice')}`;
+    const h = () => {
+      const m = headers();
+      m.set('Serp-Stream', 'twice');
+      m.set('Serp-Version', '0');
+      m.set('Serp-Count', '1');
+      return m;
+    };
+    const body = JSON.stringify([
+      { type: 'A', data: 1, metadata: { eventId: 'e1', recordedAt: new Date().toISOString() } },
+    ]);
+    const first = await js.publish(subject, body, { headers: h(), msgID: 'm-1', expect: { lastSubjectSequence: 0 } });
+    await t.rejects(
+      js.publish(subject, body, { headers: h(), msgID: 'm-1', expect: { lastSubjectSequence: 0 } }),
+      /wrong last sequence/i,
+      'the second send is refused as a conflict',
+    );
+    const query: NextMsgRequest = { seq: 1, next_by_subj: subject };
+    const found = await jsm.streams.getMessage(store.streamName, query as unknown as MsgRequest);
+    t.equal(
+      found?.header?.get('Nats-Msg-Id'),
+      'm-1',
+      "the subject's first message after the expectation is the first send",
+    );
+    t.equal(found?.seq, first.seq, 'at the sequence it was acknowledged at');
+    t.same(
+      (await store.readStream('twice')).events.map((e) => e.data),
+      [1],
+      'the event stream holds the event once',
     );
   });
 }

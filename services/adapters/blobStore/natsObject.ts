@@ -22,14 +22,24 @@ export const createNatsObjectBlobStore = async (options: {
   bucket?: string;
   replicas?: number;
   ownsConnection?: boolean;
+  /**
+   * how long the requests that create the bucket and find its stream's leader wait (default 15 s); the caller tries
+   * again when one gets no answer (docs/distributed.md#a-cluster-on-one-machine)
+   */
+  setupTimeoutMs?: number;
 }): Promise<BlobStore> => {
   const bucket = options.bucket ?? 'serp_raw';
-  const os = await new Objm(jetstream(options.nc, { timeout: 15_000 })).create(bucket, {
-    replicas: options.replicas ?? 1,
-    storage: 'file' as never,
-  });
-  const jsm = await jetstreamManager(options.nc, { timeout: 15_000 });
+  const config = { replicas: options.replicas ?? 1, storage: 'file' as never };
   const streamName = `OBJ_${bucket}`;
+  if (options.setupTimeoutMs !== undefined) {
+    // a stream another process has just created answers nothing until its leader is elected: asked with a short
+    // wait (and again), the store below then finds it answering
+    const timeout = options.setupTimeoutMs;
+    await new Objm(jetstream(options.nc, { timeout })).create(bucket, config);
+    await (await jetstreamManager(options.nc, { timeout, checkAPI: false })).streams.info(streamName);
+  }
+  const os = await new Objm(jetstream(options.nc, { timeout: 15_000 })).create(bucket, config);
+  const jsm = await jetstreamManager(options.nc, { timeout: 15_000 });
   /**
    * An object's chunks by batched direct get, without a consumer. The library's `getBlob` makes an ordered consumer
    * for every read and leaves it to the server's 5-minute inactivity sweep: a burst of reads (a replay rebuilding

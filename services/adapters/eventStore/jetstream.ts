@@ -1,4 +1,12 @@
-import { type JetStreamManager, jetstream, jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { randomUUID } from 'node:crypto';
+import {
+  type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+  type MsgRequest,
+  type NextMsgRequest,
+  type StoredMsg,
+} from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import {
@@ -49,6 +57,13 @@ export interface JetStreamEventStoreOptions {
   onSubscriptionError?: (error: unknown) => void;
   /** how long an append or a read waits for JetStream (default 15 s) */
   timeoutMs?: number;
+  /**
+   * how long one send of an append waits for its acknowledgement before it is sent again, within `timeoutMs`
+   * (default 2 s: an acknowledgement takes milliseconds, a stream re-electing its leader seconds)
+   */
+  sendTimeoutMs?: number;
+  /** how long each request that finds or creates the stream waits (default `timeoutMs`; the caller tries again) */
+  setupTimeoutMs?: number;
 }
 
 const HDR_VERSION = 'Serp-Version';
@@ -125,6 +140,13 @@ const isWrongLastSequence = (err: unknown) =>
     (err as { apiError?: () => { err_code?: number } }).apiError?.().err_code === WRONG_LAST_SUBJECT_SEQUENCE ||
     /wrong last sequence/i.test(String((err as Error).message)));
 
+/** no answer in time (as opposed to an answer that refuses): the request may have been lost with a stream leader */
+const isNoAnswer = (err: unknown) =>
+  /timeout|timed out|no responders|503/i.test(String((err as Error)?.message ?? err)) ||
+  (err as { code?: unknown })?.code === 'TIMEOUT' ||
+  (err as { name?: unknown })?.name === 'TimeoutError' ||
+  (err as { name?: unknown })?.name === 'NoRespondersError';
+
 /** a "no message" answer of a get (404 / 10037) as opposed to a real failure */
 const isNoMessage = (err: unknown) =>
   /message not found|no message found|10037|\b404\b/i.test(String((err as Error)?.message ?? err));
@@ -163,15 +185,18 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const batchSize = options.batchSize ?? 500;
   const timeout = options.timeoutMs ?? 15_000;
+  const sendTimeout = Math.min(timeout, options.sendTimeoutMs ?? 2_000);
   const jsm: JetStreamManager = await jetstreamManager(nc, { timeout });
+  const quick: JetStreamManager = await jetstreamManager(nc, { timeout: sendTimeout, checkAPI: false });
   const js = jetstream(nc, { timeout });
 
+  const setup = await jetstreamManager(nc, { timeout: options.setupTimeoutMs ?? timeout, checkAPI: false });
   try {
-    await jsm.streams.info(streamName);
+    await setup.streams.info(streamName);
   } catch (err) {
     if (!/stream not found|10059/i.test(String((err as Error).message))) throw err;
     try {
-      await jsm.streams.add({
+      await setup.streams.add({
         name: streamName,
         subjects: [`${prefix}.>`],
         storage: 'file' as never,
@@ -203,10 +228,28 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
   // appends of other processes wake this one's subscriptions at once (polling only backs that up)
   const notifications = nc.subscribe(notifySubject, { callback: () => appended.notify() });
 
+  /**
+   * A request only the stream leader answers, asked again every `sendTimeout` until `timeout`: one that reached a
+   * leader as it died gets no answer at all, and the next goes to the new leader
+   * (docs/distributed.md#when-a-nats-node-is-lost). For reads, which change nothing.
+   */
+  const askLeader = async <T>(ask: (m: JetStreamManager) => Promise<T>): Promise<T> => {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      try {
+        return await ask(deadline - Date.now() < sendTimeout ? jsm : quick);
+      } catch (err) {
+        if (!isNoAnswer(err) || isNoMessage(err) || deadline - Date.now() <= 0) throw err;
+      }
+    }
+  };
+
   /** the subject's last message, asked of the stream leader (direct gets may be served by a lagging replica) */
   const lastMessage = async (stream: string): Promise<StoredMsg | undefined> => {
     try {
-      return (await jsm.streams.getMessage(streamName, { last_by_subj: subjectOf(stream) })) ?? undefined;
+      return (
+        (await askLeader((m) => m.streams.getMessage(streamName, { last_by_subj: subjectOf(stream) }))) ?? undefined
+      );
     } catch (err) {
       if (isNoMessage(err)) return undefined;
       throw err;
@@ -253,6 +296,53 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     return out;
   };
 
+  /**
+   * One append's message, sent again until the stream answers or `timeout` has passed. A request that reaches a stream
+   * whose leader has just died gets no answer at all, and a new leader is elected within seconds; waiting the whole
+   * `timeout` for that lost answer is what kept a submit waiting after a NATS node's restart
+   * (docs/distributed.md#when-a-nats-node-is-lost). A send again expects the same last sequence, so it can never be
+   * written beside the first; the server checks that before its dedupe, so when the first send did land the second
+   * is refused as a conflict: then the subject's first message after the expected sequence is read, and when it
+   * carries this message's `Nats-Msg-Id` the append is acknowledged at its sequence. Written once, never twice.
+   */
+  const publishOnce = async (
+    subject: string,
+    body: string,
+    h: ReturnType<typeof headers>,
+    lastSubjectSequence: number,
+  ): Promise<{ seq: number }> => {
+    const msgID = randomUUID();
+    const deadline = Date.now() + timeout;
+    let lost = false;
+    for (;;) {
+      const left = deadline - Date.now();
+      try {
+        return await js.publish(subject, body, {
+          headers: h,
+          msgID,
+          expect: { lastSubjectSequence },
+          timeout: Math.max(1, Math.min(sendTimeout, left)),
+        });
+      } catch (err) {
+        if (lost && isWrongLastSequence(err)) {
+          // asked of the leader (a replica's direct get may not hold it yet); its MSG.GET takes next_by_subj, which
+          // the client's type lists only for direct gets
+          const query: NextMsgRequest = { seq: lastSubjectSequence + 1, next_by_subj: subject };
+          const next = await askLeader((m) => m.streams.getMessage(streamName, query as unknown as MsgRequest)).catch(
+            (getErr: unknown) => {
+              if (isNoMessage(getErr)) return undefined;
+              throw getErr;
+            },
+          );
+          if (next?.header?.get('Nats-Msg-Id') === msgID) return { seq: next.seq };
+          throw err;
+        }
+        if (!isNoAnswer(err) || deadline - Date.now() <= 0) throw err;
+        lost = true;
+      }
+    }
+  };
+
   const append = async (
     stream: string,
     events: Parameters<EventStore['appendToStream']>[1],
@@ -277,7 +367,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
       h.set(HDR_VERSION, String(tail.version + 1));
       h.set(HDR_COUNT, String(events.length));
       try {
-        const ack = await js.publish(subject, body, { headers: h, expect: { lastSubjectSequence: tail.seq }, timeout });
+        const ack = await publishOnce(subject, body, h, tail.seq);
         const version = tail.version + events.length;
         remember(stream, { seq: ack.seq, version });
         nc.publish(notifySubject);
@@ -365,7 +455,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     },
 
     async headPosition() {
-      const info = await jsm.streams.info(streamName);
+      const info = await askLeader((m) => m.streams.info(streamName));
       const lastSeq = info.state.last_seq;
       if (lastSeq === 0 || info.state.messages === 0) return 0;
       const m = await jsm.streams.getMessage(streamName, { seq: lastSeq });

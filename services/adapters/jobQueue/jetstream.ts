@@ -62,6 +62,11 @@ export interface JetStreamJobQueueOptions {
    */
   pullExpiresMs?: number;
   onError?: (error: unknown) => void;
+  /**
+   * how long each request that finds or creates the stream and its consumers waits (default 15 s); the caller tries
+   * again when one gets no answer (docs/distributed.md#a-cluster-on-one-machine)
+   */
+  setupTimeoutMs?: number;
 }
 
 const NOT_BEFORE = 'Serp-Not-Before';
@@ -77,6 +82,9 @@ export class JobQueueClosedError extends Error {
 
 /** the durable consumer of a class: `crawlers-live`, `crawlers-live-first`, … */
 export const durableOf = (durable: string, cls: QueueClass) => `${durable}-${cls.replace('.', '-')}`;
+
+/** no answer in time (as opposed to an answer that refuses): the request may have been lost with a stream leader */
+const noAnswer = (err: unknown) => /timeout|timed out|no responders|503/i.test(String((err as Error)?.message ?? err));
 
 const notFound = (err: unknown) => /consumer not found|10014/i.test(String((err as Error).message));
 
@@ -151,6 +159,8 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   // generous: creating R3 streams and consumers on a busy or just-started cluster takes seconds
   const jsm = await jetstreamManager(nc, { timeout: 15_000 });
   const js = jetstream(nc, { timeout: 15_000 });
+  const setup = await jetstreamManager(nc, { timeout: options.setupTimeoutMs ?? 15_000, checkAPI: false });
+  const setupJs = jetstream(nc, { timeout: options.setupTimeoutMs ?? 15_000 });
 
   const subjectOf = (cls: QueueClass) => `${subject}.${cls}`;
   const streamConfig = {
@@ -162,20 +172,20 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
     duplicate_window: ms(options.dedupeWindowMs),
   };
   try {
-    const info = await jsm.streams.info(streamName);
+    const info = await setup.streams.info(streamName);
     const subjects = info.config.subjects ?? [];
     if (
       info.config.duplicate_window !== streamConfig.duplicate_window ||
       !streamConfig.subjects.every((x) => subjects.includes(x))
     ) {
-      await jsm.streams.update(streamName, {
+      await setup.streams.update(streamName, {
         duplicate_window: streamConfig.duplicate_window,
         subjects: [...new Set([...subjects, ...streamConfig.subjects])],
       });
     }
   } catch (err) {
     if (!/stream not found|10059/i.test(String((err as Error).message))) throw err;
-    await jsm.streams.add(streamConfig).catch((addErr: Error) => {
+    await setup.streams.add(streamConfig).catch((addErr: Error) => {
       if (!/already in use|10058/i.test(addErr.message)) throw addErr;
     });
   }
@@ -190,13 +200,13 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   /** makes the durable consumer, or brings its ack wait and attempts up to date */
   const ensureConsumer = async (name: string, filter: string) => {
     try {
-      const info = await jsm.consumers.info(streamName, name);
+      const info = await setup.consumers.info(streamName, name);
       if (
         info.config.ack_wait !== consumerConfig.ack_wait ||
         info.config.max_deliver !== consumerConfig.max_deliver ||
         info.config.filter_subject !== filter
       ) {
-        await jsm.consumers.update(streamName, name, {
+        await setup.consumers.update(streamName, name, {
           ack_wait: consumerConfig.ack_wait,
           max_deliver: consumerConfig.max_deliver,
           filter_subject: filter,
@@ -204,7 +214,7 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
       }
     } catch (err) {
       if (!notFound(err)) throw err;
-      await jsm.consumers
+      await setup.consumers
         .add(streamName, { ...consumerConfig, durable_name: name, filter_subject: filter })
         .catch((addErr: Error) => {
           if (!/already in use|exists|10148|10013/i.test(addErr.message)) throw addErr;
@@ -213,7 +223,7 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
   };
   // a stream from before classes: its unfiltered consumer would overlap the classes' (a work queue refuses that),
   // so it keeps only the old subject and is drained with the live lane
-  const legacy = await jsm.consumers.info(streamName, durable).then(
+  const legacy = await setup.consumers.info(streamName, durable).then(
     () => true,
     (err) => {
       if (notFound(err)) return false;
@@ -221,10 +231,16 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
     },
   );
   if (legacy) await ensureConsumer(durable, subject);
-  for (const cls of QUEUE_CLASSES) await ensureConsumer(durableOf(durable, cls), subjectOf(cls));
-  const jsConsumers = new Map<QueueClass | 'legacy', JsConsumer>();
-  for (const cls of QUEUE_CLASSES) jsConsumers.set(cls, await js.consumers.get(streamName, durableOf(durable, cls)));
-  if (legacy) jsConsumers.set('legacy', await js.consumers.get(streamName, durable));
+  // all at once: each is a round trip to the meta leader and a replicated consumer's election, independent of the others
+  await Promise.all(QUEUE_CLASSES.map((cls) => ensureConsumer(durableOf(durable, cls), subjectOf(cls))));
+  const jsConsumers = new Map<QueueClass | 'legacy', JsConsumer>(
+    await Promise.all(
+      QUEUE_CLASSES.map(
+        async (cls) => [cls, await setupJs.consumers.get(streamName, durableOf(durable, cls))] as const,
+      ),
+    ),
+  );
+  if (legacy) jsConsumers.set('legacy', await setupJs.consumers.get(streamName, durable));
 
   let closed = false;
   const consumers = new Set<Consumer>();
@@ -240,11 +256,22 @@ export const createJetStreamJobQueue = async (options: JetStreamJobQueueOptions)
       const message = JobMessage.parse(raw);
       const h = headers();
       if (opts.delayMs && opts.delayMs > 0) h.set(NOT_BEFORE, String(Date.now() + opts.delayMs));
-      const ack = await js.publish(subjectOf(queueClassOf(message)), JSON.stringify(message), {
-        msgID: messageId(message),
-        headers: h,
-      });
-      return { duplicate: ack.duplicate };
+      // a send lost with the stream's leader gets no answer, and a new leader answers within seconds: sent again
+      // after 2 s, within the 15 s an enqueue may take (docs/distributed.md#when-a-nats-node-is-lost). The same
+      // Nats-Msg-Id makes a second send of a message that did land a duplicate the stream keeps once.
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        try {
+          const ack = await js.publish(subjectOf(queueClassOf(message)), JSON.stringify(message), {
+            msgID: messageId(message),
+            headers: h,
+            timeout: Math.max(1, Math.min(2_000, deadline - Date.now())),
+          });
+          return { duplicate: ack.duplicate };
+        } catch (err) {
+          if (!noAnswer(err) || deadline - Date.now() <= 0 || closed) throw err;
+        }
+      }
     },
 
     consume(handler, consumeOptions: ConsumeOptions) {

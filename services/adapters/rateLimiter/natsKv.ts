@@ -1,4 +1,4 @@
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RateDecision, RateLimiter } from '../../ports/rateLimiter.js';
@@ -26,13 +26,23 @@ export const createNatsKvRateLimiter = async (options: {
   replicas?: number;
   ownsConnection?: boolean;
   now?: () => number;
+  /**
+   * how long the requests that create the bucket and find its stream's leader wait (default 15 s); the caller tries
+   * again when one gets no answer (docs/distributed.md#a-cluster-on-one-machine)
+   */
+  setupTimeoutMs?: number;
 }): Promise<RateLimiter> => {
   const now = options.now ?? Date.now;
-  const kv = await new Kvm(jetstream(options.nc, { timeout: 15_000 })).create(options.bucket ?? 'serp_rate', {
-    history: 1,
-    ttl: 120_000,
-    replicas: options.replicas ?? 1,
-  });
+  const bucketName = options.bucket ?? 'serp_rate';
+  const config = { history: 1, ttl: 120_000, replicas: options.replicas ?? 1 };
+  if (options.setupTimeoutMs !== undefined) {
+    // a stream another process has just created answers nothing until its leader is elected: asked with a short
+    // wait (and again), the bucket below then finds it answering
+    const timeout = options.setupTimeoutMs;
+    await new Kvm(jetstream(options.nc, { timeout })).create(bucketName, config);
+    await (await jetstreamManager(options.nc, { timeout, checkAPI: false })).streams.info(`KV_${bucketName}`);
+  }
+  const kv = await new Kvm(jetstream(options.nc, { timeout: 15_000 })).create(bucketName, config);
   const keyOf = (bucket: string, window: number) =>
     `${Buffer.from(bucket, 'utf8').toString('base64url') || '_'}.${window}`;
   const lanes = new Map<string, Waiter[]>();

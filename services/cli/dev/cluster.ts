@@ -230,10 +230,12 @@ export const startLocalCluster = async (options: ClusterOptions): Promise<LocalC
   };
 
   try {
-    // the api processes first, on the ports the operator expects; the others in parallel after
-    const apis = [];
-    for (let i = 0; i < apiCount; i++) apis.push(await add('api', `api-${i + 1}`));
-    await Promise.all([
+    // every process at once, as a deployment starts them in any order (each creates the JetStream streams, consumers
+    // and stores it needs if no other has yet: docs/distributed.md#a-cluster-on-one-machine). The ports are taken in
+    // this order when `add` is called, before it waits: the api processes on the first, the ones the operator expects
+    const apiStarts = Array.from({ length: apiCount }, (_, i) => add('api', `api-${i + 1}`));
+    const [apis] = await Promise.all([
+      Promise.all(apiStarts),
       add('dispatcher', 'dispatcher'),
       add('projector', 'projector'),
       ...Array.from({ length: crawlerCount }, (_, i) => add('crawler', `crawler-${i + 1}`)),

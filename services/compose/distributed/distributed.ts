@@ -51,18 +51,24 @@ export interface Distributed {
  *   stream, where a second release of the same job is nothing.
  * - Processes without the api role answer `GET /health` on the port (for probes).
  */
-/** JetStream setup on a cluster still electing its leaders (or a busy machine) may time out: try again a few times */
-const atStart = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+/**
+ * JetStream setup on a cluster still electing its leaders (or a busy machine) may time out: try again a few times.
+ * A request to a stream or consumer another process has just created is answered by its leader, and one sent before
+ * that leader is elected gets no answer at all, however long it waits; the next one is answered at once. So the
+ * setup's requests wait 2.5 s on the first attempt, doubling to 15 s (`setupTimeoutMs`), rather than 15 s each time
+ * (docs/distributed.md#a-cluster-on-one-machine).
+ */
+const atStart = async <T>(what: string, fn: (setupTimeoutMs: number) => Promise<T>): Promise<T> => {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await fn();
+      return await fn(Math.min(15_000, 2_500 * 2 ** (attempt - 1)));
     } catch (err) {
       const transient = /timeout|no responders|not ready|leader|unavailable|10008/i.test(
         String((err as Error).message),
       );
-      if (!transient || attempt >= 5) throw err;
-      console.error(`serp-api: ${what}: ${(err as Error).message}; trying again (${attempt}/5)`);
-      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+      if (!transient || attempt >= 6) throw err;
+      console.error(`serp-api: ${what}: ${(err as Error).message}; trying again (${attempt}/6)`);
+      await new Promise((r) => setTimeout(r, 500 * attempt));
     }
   }
 };
@@ -104,8 +110,9 @@ export const startDistributed = async (
     const sameNats = es.kind === 'jetstream' && es.servers.join(',') === dist.natsServers.join(',');
     const eventStore: EventStore =
       es.kind === 'jetstream'
-        ? await atStart('event store', async () =>
+        ? await atStart('event store', async (setupTimeoutMs) =>
             createJetStreamEventStore({
+              setupTimeoutMs,
               nc: sameNats ? nc : await connect({ servers: es.servers, name, maxReconnectAttempts: -1 }),
               ownsConnection: !sameNats,
               replicas: dist.natsReplicas,
@@ -118,7 +125,9 @@ export const startDistributed = async (
     // raw HTML and results; the read models' projector reads results from it too
     const blobStore =
       roles.has('crawler') || roles.has('api') || needsReadModels
-        ? await atStart('blob store', () => createNatsObjectBlobStore({ nc, replicas: dist.natsReplicas }))
+        ? await atStart('blob store', (setupTimeoutMs) =>
+            createNatsObjectBlobStore({ nc, replicas: dist.natsReplicas, setupTimeoutMs }),
+          )
         : undefined;
 
     let readModels: ReadModelStore | undefined;
@@ -146,8 +155,9 @@ export const startDistributed = async (
 
     const queue =
       roles.has('crawler') || roles.has('dispatcher')
-        ? await atStart('job queue', () =>
+        ? await atStart('job queue', (setupTimeoutMs) =>
             createJetStreamJobQueue({
+              setupTimeoutMs,
               nc,
               replicas: dist.natsReplicas,
               ...jobQueueOptions(config),
@@ -171,7 +181,9 @@ export const startDistributed = async (
     if (roles.has('dispatcher') && queue && readModels && projector && blobStore) {
       const p = projector;
       // the monitor worker paces a key's searches under its rate, counted where every api process counts it
-      const limiter = await atStart('rate limiter', () => createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas }));
+      const limiter = await atStart('rate limiter', (setupTimeoutMs) =>
+        createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas, setupTimeoutMs }),
+      );
       cleanups.push(() => limiter.close());
       const background = await startBackgroundWorkers({
         config,
@@ -214,8 +226,8 @@ export const startDistributed = async (
         linkSecret: config.linkSecret as string,
       };
       const queries = readModelQueries(readModels);
-      const rateLimiter = await atStart('rate limiter', () =>
-        createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas }),
+      const rateLimiter = await atStart('rate limiter', (setupTimeoutMs) =>
+        createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas, setupTimeoutMs }),
       );
       cleanups.push(() => rateLimiter.close());
       const p = projector;
