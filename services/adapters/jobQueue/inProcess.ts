@@ -141,8 +141,17 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
       schedulePump();
     };
     const isCurrent = () => !closed && entry.token === token;
+    /** when the delivery's ack wait runs out: from its start, or from its last `working()` */
+    let dueAt = Date.now() + options.ackWaitMs;
     const expire = () => {
       if (!isCurrent()) return;
+      // Re-checked against the clock, as the pump's wake-up is: Node's timers may fire a millisecond early, and a
+      // delivery is never presumed dead before its ack wait ran out.
+      const left = dueAt - Date.now();
+      if (left > 0) {
+        deadline = setTimeout(expire, left).unref();
+        return;
+      }
       settle();
       retryOrExhaust(entry, consumer, 0);
     };
@@ -173,6 +182,7 @@ export const createInProcessJobQueue = (options: InProcessJobQueueOptions): JobQ
       working: async () => {
         if (!isCurrent()) return;
         clearTimeout(deadline);
+        dueAt = Date.now() + options.ackWaitMs;
         deadline = setTimeout(expire, options.ackWaitMs).unref();
       },
     };
