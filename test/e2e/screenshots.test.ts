@@ -3,7 +3,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { join } from 'node:path';
 import { config, getJson } from 'serpapi';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { parse } from '../../parser/index.js';
 import { chromiumMissing } from '../support/chromium.js';
 import { DEFAULT_PAGES, type FakeGoogle, ONE_PAGE, startFakeGoogle } from '../support/fakeGoogle.js';
@@ -36,6 +36,20 @@ interface Placed {
   pixels_from_top: number | null;
   above_the_fold: boolean;
 }
+
+/** every result has a rectangle and its top as `pixels_from_top`, and the tops grow in rank order */
+const placedInRankOrder = (t: Test, organic: Placed[], placed: string, ordered: string) => {
+  t.ok(
+    organic.every((r) => r.rectangle && r.rectangle.width > 0 && r.pixels_from_top === r.rectangle.y),
+    placed,
+  );
+  const tops = organic.map((r) => r.pixels_from_top as number);
+  t.same(
+    tops,
+    [...tops].sort((a, b) => a - b),
+    `${ordered}: ${tops.join(', ')}`,
+  );
+};
 
 t.test(
   'screenshots and pixel positions of stored pages',
@@ -141,19 +155,15 @@ t.test(
         .pixel_positions;
       t.same(meta.viewport, { width: 1366, height: 768 }, 'the search carries the viewport');
       t.ok(organic.length > 3, `${organic.length} organic results`);
-      t.ok(
-        organic.every((r) => r.rectangle && r.rectangle.width > 0 && r.pixels_from_top === r.rectangle.y),
+      placedInRankOrder(
+        t,
+        organic,
         'every result has a rectangle and its distance from the top',
-      );
-      const tops = organic.map((r) => r.pixels_from_top as number);
-      t.same(
-        tops,
-        [...tops].sort((a, b) => a - b),
-        `tops grow in rank order: ${tops.join(', ')}`,
+        'tops grow in rank order',
       );
       t.same(
         organic.map((r) => r.above_the_fold),
-        tops.map((y) => y < 768),
+        organic.map((r) => (r.pixels_from_top as number) < 768),
         'above the fold where the top is on the first screen',
       );
       const later = (await (await get(`/v1/search/${positioned}?output=json&pixel_positions=1`)).json()) as {
@@ -190,15 +200,11 @@ t.test(
       const meta = (result.search_metadata as { pixel_positions: { pages_laid_out: number } }).pixel_positions;
       t.equal(meta.pages_laid_out, 2, 'both pages were laid out');
       t.ok(organic.length > 12, `${organic.length} organic results over two pages`);
-      t.ok(
-        organic.every((r) => r.rectangle && r.rectangle.width > 0 && r.pixels_from_top === r.rectangle.y),
+      placedInRankOrder(
+        t,
+        organic,
         'every result of both pages has a rectangle',
-      );
-      const tops = organic.map((r) => r.pixels_from_top as number);
-      t.same(
-        tops,
-        [...tops].sort((a, b) => a - b),
-        `tops grow in rank order across the pages: ${tops.join(', ')}`,
+        'tops grow in rank order across the pages',
       );
       const first = parse(readFixtureText(DEFAULT_PAGES[0] as string), { captureAio: true, device: 'desktop' });
       const onFirst = first.kind === 'serp' ? first.serp.organic_results.length : 0;

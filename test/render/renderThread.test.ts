@@ -1,22 +1,13 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { deviceProfile } from '../../services/ports/devices.js';
 import { RenderError } from '../../services/render/errors.js';
 import { createRenderThread } from '../../services/threads/renderThread.js';
-import { chromiumMissing, chromiumPath } from '../support/chromium.js';
+import { chromiumMissing, chromiumPath, watchedOrigin } from '../support/chromium.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 t.test('the renderer on a thread of its own', { skip: chromiumMissing() }, async (t) => {
-  const hits: string[] = [];
-  const server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.end('x');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => server.close());
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { origin, hits } = await watchedOrigin(t);
   const renderer = createRenderThread({
     executablePath: chromiumPath as string,
     concurrency: 1,

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Page } from 'playwright-core';
 import type { Test } from 'tap';
 import { findChromium } from '../../services/compose/fetcherCheck.js';
@@ -36,4 +38,19 @@ export const signedInDashboard = async (t: Test, base: string, token: string): P
   await page.getByLabel('Admin token').fill(token);
   await page.keyboard.press('Enter');
   return page;
+};
+
+/**
+ * A local origin that answers every request with `x` and records its path: what a render must never reach
+ * (docs/screenshots.md#nothing-leaves-the-machine). It closes when `t` ends.
+ */
+export const watchedOrigin = async (t: Test): Promise<{ origin: string; hits: string[] }> => {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    res.end('x');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };
 };
