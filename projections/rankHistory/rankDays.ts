@@ -127,6 +127,20 @@ export interface VisibilityAccumulator {
   aboveFold: number;
 }
 
+/** a domain's day before any keyword is counted in it */
+export const emptyAccumulator = (): VisibilityAccumulator => ({
+  keywords: 0,
+  sumPosition: 0,
+  ranked: 0,
+  top3: 0,
+  top10: 0,
+  top100: 0,
+  ctr: 0,
+  aio: 0,
+  measured: 0,
+  aboveFold: 0,
+});
+
 export interface Range {
   /** ms, inclusive */
   from: number;
@@ -177,18 +191,7 @@ export const rankDayQueries = (docs: DocReader) => {
           byDomain.set(domain, days);
           a = days.get(date);
           if (!a) {
-            a = {
-              keywords: 0,
-              sumPosition: 0,
-              ranked: 0,
-              top3: 0,
-              top10: 0,
-              top100: 0,
-              ctr: 0,
-              aio: 0,
-              measured: 0,
-              aboveFold: 0,
-            };
+            a = emptyAccumulator();
             days.set(date, a);
           }
           accs[di] = a;

@@ -181,44 +181,6 @@ t.test('a thread that dies is logged, counted, restarted, and its work ends', { 
   });
 });
 
-t.test(
-  'a pipeline thread that fails again and again stops the process, saying so; its search is done after a restart',
-  { skip: missing },
-  async (t) => {
-    // the crawl kills every pipeline thread that takes it (each new one enqueues it again from the log)
-    const { stack, key } = await startFaulty(t, 'pipeline:1:each');
-    const res = await submit(stack.svc.url, key, { keyword: 'poison', depth: 10 });
-    t.equal(res.status, 202, 'the search is accepted');
-    const { job_id: jobId } = (await res.json()) as { job_id: string };
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => resolve(-1), 120_000);
-      stack.svc.child.once('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
-    t.equal(code, 70, 'exit code 70 (docs/operations.md#exit-codes)');
-    t.match(
-      stack.svc.stderr(),
-      /serp-api: the pipeline thread failed 5 times within 60 s, last: pipeline thread failed: fault injected into the pipeline thread .*; stopping \(exit code 70\)/,
-      'the line on stderr says which',
-    );
-    const logged = stack.svc
-      .stdout()
-      .split('\n')
-      .filter((line) => line.includes('"thread":"pipeline"')).length;
-    t.equal(logged, 4, 'the four failures before were restarts, each logged');
-    // a supervisor starts it again (without the fault): the accepted search was in the log, and is crawled
-    const again = await startService(stack.data, {
-      SERP_GOOGLE_ORIGIN: stack.google.origin,
-      SERP_ADMIN_TOKEN: adminToken,
-    });
-    t.teardown(() => again.stop());
-    const polled = await pollJob(again.url, key, jobId, 'json', 60_000);
-    t.equal(((await polled.json()) as Job).search_metadata?.status, 'done', 'the search is done after the restart');
-  },
-);
-
 /** resolves with the process's exit code (-1: still running after `ms`) */
 const exitOf = (stack: Stack, ms = 120_000) =>
   new Promise<number | null>((resolve) => {
@@ -229,6 +191,44 @@ const exitOf = (stack: Stack, ms = 120_000) =>
       resolve(c);
     });
   });
+
+/** how many pipeline-thread failures the service logged as restarts */
+const pipelineRestartsLogged = (stack: Stack) =>
+  stack.svc
+    .stdout()
+    .split('\n')
+    .filter((line) => line.includes('"thread":"pipeline"')).length;
+
+/** a supervisor starts the service again without the fault: the accepted search was in the log, and is crawled */
+const doneAfterRestart = async (t: Test, stack: Stack, key: string, jobId: string) => {
+  const again = await startService(stack.data, {
+    SERP_GOOGLE_ORIGIN: stack.google.origin,
+    SERP_ADMIN_TOKEN: adminToken,
+  });
+  t.teardown(() => again.stop());
+  const polled = await pollJob(again.url, key, jobId, 'json', 60_000);
+  t.equal(((await polled.json()) as Job).search_metadata?.status, 'done', 'the search is done after the restart');
+};
+
+t.test(
+  'a pipeline thread that fails again and again stops the process, saying so; its search is done after a restart',
+  { skip: missing },
+  async (t) => {
+    // the crawl kills every pipeline thread that takes it (each new one enqueues it again from the log)
+    const { stack, key } = await startFaulty(t, 'pipeline:1:each');
+    const res = await submit(stack.svc.url, key, { keyword: 'poison', depth: 10 });
+    t.equal(res.status, 202, 'the search is accepted');
+    const { job_id: jobId } = (await res.json()) as { job_id: string };
+    t.equal(await exitOf(stack), 70, 'exit code 70 (docs/operations.md#exit-codes)');
+    t.match(
+      stack.svc.stderr(),
+      /serp-api: the pipeline thread failed 5 times within 60 s, last: pipeline thread failed: fault injected into the pipeline thread .*; stopping \(exit code 70\)/,
+      'the line on stderr says which',
+    );
+    t.equal(pipelineRestartsLogged(stack), 4, 'the four failures before were restarts, each logged');
+    await doneAfterRestart(t, stack, key, jobId);
+  },
+);
 
 t.test(
   'a pipeline thread whose replacements cannot open the data directory stops the process with 69; once the directory is mended its search is done',
@@ -249,20 +249,10 @@ t.test(
       /serp-api: the pipeline thread could not start 5 times within 60 s: unable to open database file; stopping \(exit code 69\)/,
       'the line on stderr says which, with the cause',
     );
-    const logged = stack.svc
-      .stdout()
-      .split('\n')
-      .filter((line) => line.includes('"thread":"pipeline"')).length;
-    t.equal(logged, 4, 'the four failures before were restarts, each logged');
+    t.equal(pipelineRestartsLogged(stack), 4, 'the four failures before were restarts, each logged');
     // the operator removes the broken file: the read models are rebuilt from the log, and the search is crawled
     for (const f of [readDb, `${readDb}-wal`, `${readDb}-shm`]) rmSync(f, { recursive: true, force: true });
-    const again = await startService(stack.data, {
-      SERP_GOOGLE_ORIGIN: stack.google.origin,
-      SERP_ADMIN_TOKEN: adminToken,
-    });
-    t.teardown(() => again.stop());
-    const polled = await pollJob(again.url, key, jobId, 'json', 60_000);
-    t.equal(((await polled.json()) as Job).search_metadata?.status, 'done', 'the search is done after the restart');
+    await doneAfterRestart(t, stack, key, jobId);
   },
 );
 
@@ -282,13 +272,7 @@ t.test(
       'the line on stderr says the disk is full',
     );
     t.notMatch(stack.svc.stdout(), /"thread failed and was restarted"/, 'no restart was tried');
-    // space freed, a supervisor starts it again (without the fault): the accepted search was in the log, and is crawled
-    const again = await startService(stack.data, {
-      SERP_GOOGLE_ORIGIN: stack.google.origin,
-      SERP_ADMIN_TOKEN: adminToken,
-    });
-    t.teardown(() => again.stop());
-    const polled = await pollJob(again.url, key, jobId, 'json', 60_000);
-    t.equal(((await polled.json()) as Job).search_metadata?.status, 'done', 'the search is done after the restart');
+    // space freed
+    await doneAfterRestart(t, stack, key, jobId);
   },
 );

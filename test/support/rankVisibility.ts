@@ -1,6 +1,7 @@
 import { DEFAULT_CTR_CURVE } from '../../contracts/monitors.js';
 import type { DocReader } from '../../projections/projection.js';
 import type { Range, VisibilityAccumulator } from '../../projections/rankHistory/queries.js';
+import { emptyAccumulator } from '../../projections/rankHistory/rankDays.js';
 import {
   monthOf,
   type RankHistoryDoc,
@@ -55,18 +56,7 @@ export const visibilityFromHistory = (
           byDomainDay.set(domain, days);
           let a = days.get(day);
           if (!a) {
-            a = {
-              keywords: 0,
-              sumPosition: 0,
-              ranked: 0,
-              top3: 0,
-              top10: 0,
-              top100: 0,
-              ctr: 0,
-              aio: 0,
-              measured: 0,
-              aboveFold: 0,
-            };
+            a = emptyAccumulator();
             days.set(day, a);
           }
           if (pos > 0) {
