@@ -50,6 +50,11 @@ t.test('SERP_FETCHER=auto with Chromium against the challenge, through proxies',
     search_metadata: Record<string, number | string>;
     organic_results: unknown[];
   };
+  if (body.search_metadata.status !== 'done') {
+    // a rare failure seen once in CI under load: say what the search ended with, and what the fake Google saw
+    t.comment(`search ended: ${JSON.stringify({ ...body, organic_results: body.organic_results?.length })}`);
+    t.comment(`fake Google: ${JSON.stringify(google.adversary())}; ${google.searches().length} result-page requests`);
+  }
   t.equal(body.search_metadata.status, 'done', 'the search is done');
   t.equal(body.search_metadata.pages_fetched, 10, 'all ten pages');
 
