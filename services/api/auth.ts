@@ -97,7 +97,7 @@ export const keyCheck =
       req.checkTimes = { key: t1 - t0 };
       return;
     }
-    await checkReadCeiling(deps.limiter, key);
+    checkReadCeiling(deps.limiter, key);
     req.checkTimes = { key: t1 - t0, limit: performance.now() - t1 };
   };
 

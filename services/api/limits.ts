@@ -32,8 +32,11 @@ export const checkSubmitRate = async (limiter: RateLimiter, key: ApiKeyDoc, repl
   reply.headers(headersOf(d));
 };
 
-/** Polls and other reads have their own abuse ceiling, max(600, 10 × rate) a minute. */
-export const checkReadCeiling = async (limiter: RateLimiter, key: ApiKeyDoc) => {
-  const d = await limiter.hit(`read:${key.keyId}`, Math.max(600, 10 * key.rateLimitPerMin));
+/**
+ * Polls and other reads have their own abuse ceiling, max(600, 10 × rate) a minute. It guards against abuse and
+ * charges nothing, so it is counted with `hitNow`: a read never waits on a shared store (docs/api.md#limits).
+ */
+export const checkReadCeiling = (limiter: RateLimiter, key: ApiKeyDoc) => {
+  const d = limiter.hitNow(`read:${key.keyId}`, Math.max(600, 10 * key.rateLimitPerMin));
   if (!d.allowed) throw refuse(d);
 };

@@ -34,6 +34,65 @@ if (servers) {
     else t.ok(allowed >= 10 && allowed <= 20, `allowed ${allowed} of 30 hits across a minute boundary`);
   });
 
+  // reads are counted with hitNow (docs/api.md#limits): here first, shared in the background
+  t.test(
+    'NatsKvRateLimiter › hitNow shares its count: the fleet overshoots by what the others admitted before they shared',
+    async (t) => {
+      const a = await createNatsKvRateLimiter({
+        nc: await natsConnect(servers),
+        ownsConnection: true,
+        bucket,
+        shareEveryMs: 20,
+      });
+      const b = await createNatsKvRateLimiter({
+        nc: await natsConnect(servers),
+        ownsConnection: true,
+        bucket,
+        shareEveryMs: 20,
+      });
+      t.teardown(async () => {
+        await a.close();
+        await b.close();
+      });
+      const key = `now-${randomBytes(4).toString('hex')}`;
+      const before = Math.floor(Date.now() / 60_000);
+      const fromA = Array.from({ length: 12 }, () => a.hitNow(key, 10)).filter((d) => d.allowed).length;
+      // the exact count sees what hitNow counted once it is shared: poll it with a limit the count has reached
+      const shared = async (limiter: typeof a, limit: number) => {
+        for (let i = 0; i < 200; i++) {
+          if (!(await limiter.hit(key, limit)).allowed) return true;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        return false;
+      };
+      t.ok(await shared(b, 10), "a's count reached the shared store, where b's exact count refuses past it");
+      const first = b.hitNow(key, 10);
+      await new Promise((r) => setTimeout(r, 200));
+      const second = b.hitNow(key, 10);
+      if (Math.floor(Date.now() / 60_000) !== before)
+        return t.pass('the minute turned over mid-test: counts restarted');
+      t.equal(fromA, 10, 'a admits exactly the limit on its own');
+      t.ok(first.allowed, "b's first read is decided before b has read the shared count: the overshoot");
+      t.notOk(second.allowed, 'once b has shared, it knows the fleet is past the limit and refuses');
+    },
+  );
+
+  t.test('NatsKvRateLimiter › hitNow keeps answering when NATS is gone', async (t) => {
+    const nc = await natsConnect(servers);
+    const limiter = await createNatsKvRateLimiter({ nc, bucket, shareEveryMs: 5 });
+    const key = `gone-${randomBytes(4).toString('hex')}`;
+    t.ok(limiter.hitNow(key, 3).allowed, 'counted while connected');
+    await nc.close();
+    await new Promise((r) => setTimeout(r, 50));
+    const after = Array.from({ length: 4 }, () => limiter.hitNow(key, 3));
+    t.same(
+      after.map((d) => d.allowed),
+      [true, true, false, false],
+      'still decided, and still counted here: the limit holds within the process',
+    );
+    await limiter.close();
+  });
+
   t.test('NatsObjectBlobStore › conformance', (t) =>
     blobStoreConformance(t, async () => {
       const store = await createNatsObjectBlobStore({

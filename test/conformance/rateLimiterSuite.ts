@@ -59,6 +59,27 @@ export const rateLimiterConformance = async (t: Test, make: () => Promise<RateLi
     }),
   );
 
+  await t.test('RateLimiter › hitNow: decided at once, exact within one process', (t) =>
+    withLimiter(async (limiter) => {
+      const b = bucket('now');
+      const decisions = Array.from({ length: 5 }, () => limiter.hitNow(b, 3));
+      const allowed = decisions.filter((d) => d.allowed).length;
+      t.ok(allowed >= 3 && allowed <= 5, `allowed ${allowed} of 5 at a limit of 3`);
+      t.same(
+        decisions.slice(0, 3).map((d) => [d.limit, d.remaining]),
+        [
+          [3, 2],
+          [3, 1],
+          [3, 0],
+        ],
+        'each carries the limit, and remaining counts down from limit - 1',
+      );
+      if (allowed === 3)
+        t.same(decisions[3], { ...decisions[3], allowed: false, remaining: 0 }, 'the fourth is refused');
+      t.ok(limiter.hitNow(bucket('other'), 1).allowed, 'another bucket is counted apart');
+    }),
+  );
+
   await t.test('RateLimiter › concurrent hits never overshoot the limit', (t) =>
     withLimiter(async (limiter) => {
       const b = bucket('race');

@@ -17,6 +17,8 @@ interface Waiter {
  *
  * Inside one process the hits on a bucket queue up and are counted together: one compare-and-set takes every hit
  * waiting, so a burst costs a few round trips instead of a retry storm; only other processes can make it retry.
+ * `hitNow` counts here first and shares in the background, so a read never waits on NATS; the api fleet may then admit
+ * more than the limit by what the other processes admitted in the last `shareEveryMs` and one round trip.
  * Windows follow each api's clock: keep the api hosts' clocks in sync (NTP), as any fixed-window limiter needs.
  */
 export const createNatsKvRateLimiter = async (options: {
@@ -31,6 +33,8 @@ export const createNatsKvRateLimiter = async (options: {
    * again when one gets no answer (docs/distributed.md#a-cluster-on-one-machine)
    */
   setupTimeoutMs?: number;
+  /** how often `hitNow`'s local counts are added to the shared ones, at most (default 100 ms) */
+  shareEveryMs?: number;
 }): Promise<RateLimiter> => {
   const now = options.now ?? Date.now;
   const bucketName = options.bucket ?? 'serp_rate';
@@ -46,6 +50,60 @@ export const createNatsKvRateLimiter = async (options: {
   const keyOf = (bucket: string, window: number) =>
     `${Buffer.from(bucket, 'utf8').toString('base64url') || '_'}.${window}`;
   const lanes = new Map<string, Waiter[]>();
+  const lostRace = (err: unknown) => /wrong last sequence|10071|key exists/i.test(String((err as Error).message));
+  const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
+
+  /** adds `n` to the shared count with compare-and-set, whatever the limit, and answers the total after it */
+  const add = async (key: string, n: number) => {
+    for (let attempt = 0; ; attempt++) {
+      const entry = await kv.get(key);
+      const live = entry && entry.operation === 'PUT';
+      const total = (live ? Number(entry.string()) || 0 : 0) + n;
+      try {
+        if (live) await kv.update(key, String(total), entry.revision);
+        else await kv.create(key, String(total));
+        return total;
+      } catch (err) {
+        if (!lostRace(err) || attempt > 200) throw err;
+        await pause(attempt);
+      }
+    }
+  };
+
+  // hitNow (docs/distributed.md#the-other-nats-adapters): decided from this process's view of the window, the shared
+  // total it last read plus what it has counted since; what it counted is added to the shared total in the
+  // background, at most every `shareEveryMs`, so a read never waits on NATS
+  const shareEveryMs = options.shareEveryMs ?? 100;
+  interface Local {
+    window: number;
+    /** the shared total as this process last read it, its own shared counts included */
+    known: number;
+    /** counted here, being added to the shared total right now */
+    sharing: number;
+    /** counted here since */
+    pending: number;
+    timer?: NodeJS.Timeout;
+  }
+  const locals = new Map<string, Local>();
+  let localWindow = 0;
+  const share = async (key: string, local: Local) => {
+    local.timer = undefined;
+    local.sharing = local.pending;
+    local.pending = 0;
+    try {
+      local.known = await add(key, local.sharing);
+    } catch {
+      // the store is away: this process keeps counting on its own, and shares what it counted when it is back
+      local.pending += local.sharing;
+    }
+    local.sharing = 0;
+    if (local.pending > 0 && locals.get(key) === local) schedule(key, local);
+  };
+  const schedule = (key: string, local: Local) => {
+    if (local.timer || local.sharing > 0) return;
+    local.timer = setTimeout(() => void share(key, local), shareEveryMs);
+    local.timer.unref();
+  };
 
   const settle = async (key: string, resetSeconds: number, waiters: Waiter[]) => {
     for (let attempt = 0; ; attempt++) {
@@ -66,8 +124,8 @@ export const createNatsKvRateLimiter = async (options: {
         return;
       } catch (err) {
         // another api process counted first: read again, after a short jittered pause
-        if (!/wrong last sequence|10071|key exists/i.test(String((err as Error).message)) || attempt > 200) throw err;
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
+        if (!lostRace(err) || attempt > 200) throw err;
+        await pause(attempt);
       }
     }
   };
@@ -87,6 +145,28 @@ export const createNatsKvRateLimiter = async (options: {
   };
 
   return {
+    hitNow(bucket, limit) {
+      const t = now();
+      const window = Math.floor(t / 60_000);
+      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * 60_000 - t) / 1000));
+      if (window !== localWindow) {
+        // a past window's counts no longer limit anything
+        for (const [k, l] of locals)
+          if (l.window < window) {
+            clearTimeout(l.timer);
+            locals.delete(k);
+          }
+        localWindow = window;
+      }
+      const key = keyOf(bucket, window);
+      let local = locals.get(key);
+      if (!local) locals.set(key, (local = { window, known: 0, sharing: 0, pending: 0 }));
+      const count = local.known + local.sharing + local.pending;
+      if (count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds };
+      local.pending++;
+      schedule(key, local);
+      return { allowed: true, limit, remaining: limit - count - 1, resetSeconds };
+    },
     hit(bucket, limit) {
       const t = now();
       const window = Math.floor(t / 60_000);
@@ -102,6 +182,8 @@ export const createNatsKvRateLimiter = async (options: {
       });
     },
     async close() {
+      for (const l of locals.values()) clearTimeout(l.timer);
+      locals.clear();
       if (options.ownsConnection && !options.nc.isClosed()) await options.nc.drain();
     },
   };

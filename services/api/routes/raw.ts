@@ -82,7 +82,7 @@ export const rawRoutes: FastifyPluginAsync<RawOptions> = async (app, ctx) => {
       if (key?.status !== 'active') {
         throw new ApiError(403, 'SERP_LINK_REVOKED', 'the API key this link was made for has been revoked');
       }
-      await checkReadCeiling(ctx.limiter, key);
+      checkReadCeiling(ctx.limiter, key);
       const doc = ctx.queries.results.byJobId(job.sourceJobId ?? jobId);
       const sent = doc ? await sendRawHtml(req, reply, ctx.blobStore, doc.rawHtmlRef.key) : undefined;
       if (!sent) throw gone();
