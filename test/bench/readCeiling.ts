@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { createNatsKvRateLimiter } from '../../services/adapters/rateLimiter/natsKv.js';
-import type { RateLimiter } from '../../services/ports/rateLimiter.js';
 import { startNatsServers } from '../../services/cli/dev/natsServer.js';
+import type { RateLimiter } from '../../services/ports/rateLimiter.js';
 import { alternate, machineNote, numberArg, printRatio, quantile } from './compare.js';
 
 const rounds = numberArg('rounds', 4);

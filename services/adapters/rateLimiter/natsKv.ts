@@ -160,7 +160,10 @@ export const createNatsKvRateLimiter = async (options: {
       }
       const key = keyOf(bucket, window);
       let local = locals.get(key);
-      if (!local) locals.set(key, (local = { window, known: 0, sharing: 0, pending: 0 }));
+      if (!local) {
+        local = { window, known: 0, sharing: 0, pending: 0 };
+        locals.set(key, local);
+      }
       const count = local.known + local.sharing + local.pending;
       if (count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds };
       local.pending++;
