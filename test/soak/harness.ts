@@ -194,14 +194,28 @@ const soakOn = async (
     log: (l: string) => void;
   },
 ): Promise<SoakReport> => {
-  const { schedule, warmupMs, faultMs, log } = plan;
-  const cluster = options.cluster;
   const journal = openJournal(stack.events);
   const traffic: Traffic = await startTraffic(stack, {
     seed: options.seed,
     runStartedAt: plan.started,
     concurrency: options.concurrency ?? 2,
   });
+  try {
+    return await soakWith(stack, options, plan, journal, traffic);
+  } finally {
+    traffic.close();
+  }
+};
+
+const soakWith = async (
+  stack: SoakStack,
+  options: SoakOptions,
+  plan: Parameters<typeof soakOn>[2],
+  journal: ReturnType<typeof openJournal>,
+  traffic: Traffic,
+): Promise<SoakReport> => {
+  const { schedule, warmupMs, faultMs, log } = plan;
+  const cluster = options.cluster;
   log('soak: measuring idle reads');
   const pressure = (from: { at: number; us: number | undefined }) => {
     const us = cpuPressureUs();

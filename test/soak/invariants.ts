@@ -327,7 +327,7 @@ export const checkReads = (
   return {
     name: INVARIANTS[6],
     ok,
-    summary: `p99 ${ms(d)} under the soak (${during.length} reads, p50 ${ms(p50(during))}) against ${ms(i)} idle (${idle.length} reads, p50 ${ms(p50(idle))}): ${(d / i).toFixed(2)}x; by route: ${byRoute}; ${slow.length} reads past 2x idle p99, ${lagged.length} of them after the harness's own loop was over 10 ms late${slow.length ? ` (by route, where their time went: ${whereReadsWent(slow)}; idle, the same: ${whereReadsWent(idleReads)})` : ''}; the host's CPU pressure (some task waiting for a core) ${pressureText(pressure.idle)} of the time while idle was measured, ${pressureText(pressure.during)} during the faults`,
+    summary: `p99 ${ms(d)} under the soak (${during.length} reads, p50 ${ms(p50(during))}) against ${ms(i)} idle (${idle.length} reads, p50 ${ms(p50(idle))}): ${(d / i).toFixed(2)}x; by route: ${byRoute}; ${slow.length} reads past 2x idle p99, ${lagged.length} of them sent after the harness's own loop was over 10 ms late (the reader times them in a process of its own)${slow.length ? ` (by route, where their time went: ${whereReadsWent(slow)}; idle, the same: ${whereReadsWent(idleReads)})` : ''}; the host's CPU pressure (some task waiting for a core) ${pressureText(pressure.idle)} of the time while idle was measured, ${pressureText(pressure.during)} during the faults`,
     evidence: ok ? [] : [`reads p99 ${ms(d)} > 2 × idle p99 ${ms(i)}`],
   } satisfies Invariant;
 };

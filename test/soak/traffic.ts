@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { seeded } from '../support/adversary.js';
@@ -66,6 +69,8 @@ export interface Traffic {
   stop(): void;
   /** reads measured alone before the traffic starts: the idle baseline */
   idleReads(count: number): Promise<Read[]>;
+  /** ends the reader's process */
+  close(): void;
   replayAtCaps(): Promise<number[]>;
 }
 
@@ -379,6 +384,25 @@ export const startTraffic = async (
     }
   };
 
+  // The reads are timed in a process of their own (test/soak/reader.mjs), started in a session of its own so that the
+  // host's scheduler treats it as the client on another machine it stands for: this process's loop also serves the
+  // fake Google, the proxies and the receivers, and timed here a read also measured that loop's work on its answer
+  const reader = spawn(process.execPath, [fileURLToPath(new URL('./reader.mjs', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
+  });
+  const waiting = new Map<number, (r: { status?: number; ms?: number; timing?: string; error?: string }) => void>();
+  let readId = 0;
+  createInterface({ input: reader.stdout! }).on('line', (line) => {
+    const r = JSON.parse(line) as { id: number; status?: number; ms?: number; timing?: string; error?: string };
+    waiting.get(r.id)?.(r);
+    waiting.delete(r.id);
+  });
+  reader.on('exit', () => {
+    for (const done of waiting.values()) done({ error: 'the reader exited' });
+    waiting.clear();
+  });
+
   /** one read of the mix the idle baseline measured too: a finished result, the key's usage, its monitors */
   const oneRead = async (): Promise<Omit<Read, 'at' | 'harnessLagMs'> | undefined> => {
     const f = finished.length ? finished[Math.floor(random() * finished.length)] : undefined;
@@ -389,11 +413,18 @@ export const startTraffic = async (
         : which < 0.8
           ? ['read usage', `${api()}/v1/usage`, keys.live!.key]
           : ['read monitors', `${api()}/v1/monitors`, keys.monitor!.key];
-    const t0 = performance.now();
-    const res = await request(route, url, { key });
-    if (res?.status !== 200) return undefined;
-    const timing = res.headers.get('server-timing');
-    return { ms: performance.now() - t0, route, ...(timing ? { serverTiming: parseServerTiming(timing) } : {}) };
+    const id = ++readId;
+    const r = await new Promise<{ status?: number; ms?: number; timing?: string; error?: string }>((done) => {
+      waiting.set(id, done);
+      reader.stdin!.write(`${JSON.stringify({ id, url, key })}\n`);
+    });
+    if (r.error !== undefined || r.status === undefined || r.ms === undefined) {
+      dropped.push({ route, at: Date.now(), error: r.error ?? 'no answer' });
+      return undefined;
+    }
+    answers.push({ route, status: r.status, at: Date.now(), ms: r.ms });
+    if (r.status !== 200) return undefined;
+    return { ms: r.ms, route, ...(r.timing ? { serverTiming: parseServerTiming(r.timing) } : {}) };
   };
   /** a pause of 50 ms between reads; how late it ended */
   const pause = async () => {
@@ -454,6 +485,9 @@ export const startTraffic = async (
     },
     stop() {
       stopped = true;
+    },
+    close() {
+      reader.stdin!.end();
     },
     async idleReads(count) {
       // a few searches to read, finished before anything else runs
