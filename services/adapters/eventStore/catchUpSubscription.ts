@@ -12,6 +12,12 @@ export interface CatchUpSubscriptionOptions {
   pollIntervalMs: number;
   /** a read or the handler failed; the same batch is retried after `pollIntervalMs` */
   onError: (error: unknown) => void;
+  /**
+   * the most events `readAfter` answers: a batch shorter than this reached the end of the log as it was read, so the
+   * subscription waits for the next append (or poll) instead of reading again at once to find nothing. An append
+   * signalled while the handler ran still skips the wait.
+   */
+  batchSize?: number;
 }
 
 /**
@@ -56,7 +62,7 @@ export const startCatchUpSubscription = (options: CatchUpSubscriptionOptions): S
         if (batch.length > 0) {
           await options.handler(batch);
           checkpoint = batch[batch.length - 1].globalPosition;
-          continue;
+          if (options.batchSize === undefined || batch.length >= options.batchSize) continue;
         }
       } catch (error) {
         if (stopped) break;

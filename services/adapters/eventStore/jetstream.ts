@@ -391,13 +391,16 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
     const out: RecordedEvent[] = [];
     let seq = startSeq;
     while (out.length < maxCount) {
-      const msgs = await getRange(seq, Math.min(256, maxCount));
-      if (msgs.length === 0) break;
+      const asked = Math.min(256, maxCount);
+      const msgs = await getRange(seq, asked);
       for (const m of msgs) {
         for (const e of decode(m)) {
           if (e.globalPosition > fromPosition && out.length < maxCount) out.push(e);
         }
       }
+      // a short range ended at the end of the log (getRange reads until it finds nothing more): asking again would
+      // only find nothing, one round trip a reader per append (docs/distributed.md#the-event-log-on-jetstream)
+      if (msgs.length < asked) break;
       seq = msgs[msgs.length - 1].seq + 1;
     }
     // never hand out half a message: a checkpoint inside a message would be exact anyway, but keep batches whole
@@ -446,6 +449,7 @@ export const createJetStreamEventStore = async (options: JetStreamEventStoreOpti
         fromPosition,
         handler,
         readAfter: (position) => readAll({ fromPosition: position, maxCount: batchSize }),
+        batchSize,
         onAppended: appended.onAppended,
         pollIntervalMs,
         onError:

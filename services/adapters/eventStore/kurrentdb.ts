@@ -177,6 +177,7 @@ export const createKurrentDbEventStore = (options: KurrentDbEventStoreOptions): 
         fromPosition,
         handler,
         readAfter: (position) => readAll({ fromPosition: position, maxCount: batchSize }),
+        batchSize,
         onAppended: appended.onAppended,
         pollIntervalMs,
         onError:
