@@ -280,10 +280,10 @@ const crawler = {
 };
 
 /**
- * SERP_CHAOS_FAULTS's entries: a thread's kind, the unit of work its fault comes at, and `:each` or (the pipeline
- * thread's only) `:disk-full` (threadFaults.ts)
+ * SERP_CHAOS_FAULTS's entries: a thread's kind, the unit of work its fault comes at, and `:each` (the pipeline and
+ * projector threads') or (the pipeline thread's only) `:disk-full` (threadFaults.ts)
  */
-export const CHAOS_FAULT = /^(parse|pipeline|writer|hash):([1-9]\d*)(:each|:disk-full)?$/;
+export const CHAOS_FAULT = /^(parse|pipeline|writer|hash|projector):([1-9]\d*)(:each|:disk-full)?$/;
 
 /** threads and memory of an embedded `serve` */
 const runtime = {
@@ -302,10 +302,10 @@ const runtime = {
         entries.every((e) => CHAOS_FAULT.test(e) && (!e.endsWith(':disk-full') || e.startsWith('pipeline:'))),
       {
         message:
-          'a comma-separated list of kind:N, kind one of parse, pipeline, writer, hash (pipeline:N:each and pipeline:N:disk-full also)',
+          'a comma-separated list of kind:N, kind one of parse, pipeline, writer, hash, projector (pipeline:N:each, projector:N:each and pipeline:N:disk-full also)',
       },
     ),
-    'Fault injection, for the tests only: `kind:N` kills a thread of that kind with an uncaught error at its Nth page parsed (`parse`), crawl started (`pipeline`), group committed (`writer`) or job hashed (`hash`), to show it is restarted (docs/architecture.md#when-a-thread-fails); the pipeline thread’s fault is injected into its first thread only, or into every new one with `pipeline:N:each`; `pipeline:N:disk-full` makes that error the one a full disk raises (`ENOSPC`), which stops the process (docs/operations.md#exit-codes). Never set it in production.',
+    'Fault injection, for the tests only: `kind:N` kills a thread of that kind with an uncaught error at its Nth page parsed (`parse`), crawl started (`pipeline`), group committed (`writer`), job hashed (`hash`) or batch a cluster api’s projector thread projects once caught up (`projector`), to show it is restarted (docs/architecture.md#when-a-thread-fails); the pipeline and projector threads’ fault is injected into their first thread only, or into every new one with `pipeline:N:each` (`projector:N:each`); `pipeline:N:disk-full` makes that error the one a full disk raises (`ENOSPC`), which stops the process (docs/operations.md#exit-codes). Never set it in production.',
   ),
 };
 

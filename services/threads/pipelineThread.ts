@@ -16,6 +16,7 @@ import type { Judgement, LocationJudge } from '../geo/locationCheck.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { Projector } from '../projector/projector.js';
 import { startThread } from './boot.js';
+import { createProjectedPosition } from './projectedPosition.js';
 import { reportThreadFault, type ThreadKind } from './threadFaults.js';
 
 /** A location resolved on the HTTP thread (the geotargets stay there), or why it could not be. */
@@ -195,8 +196,7 @@ export const startPipelineThread = (options: {
   });
   const post = (m: ToPipeline) => worker.postMessage(m);
 
-  let projected = options.projectedAt;
-  const waiters: Array<{ position: number; resolve: () => void; reject: (err: Error) => void }> = [];
+  const projected = createProjectedPosition(options.projectedAt);
   const requests = new Map<number, { resolve: (m: FromPipeline) => void; reject: (err: Error) => void }>();
   let nextId = 1;
   let ended: Error | undefined;
@@ -221,9 +221,9 @@ export const startPipelineThread = (options: {
     switch (m.type) {
       case 'ready':
         isReady = true;
-        projected = Math.max(projected, m.position);
+        projected.reached(m.position);
         markReady({ warning: m.warning });
-        break;
+        return;
       case 'failed':
         // the thread could not compose its side (it reports, then stops whatever it had started)
         if (!isReady) failStart(new Error(m.error.message));
@@ -236,8 +236,8 @@ export const startPipelineThread = (options: {
         reportThreadFault(m.thread, m.cause);
         return;
       case 'projected':
-        projected = Math.max(projected, m.position);
-        break;
+        projected.reached(m.position);
+        return;
       case 'resolve':
         try {
           post({ type: 'resolved', id: m.id, resolution: resolutionOf(options.resolveTargeting, m.request) });
@@ -264,12 +264,6 @@ export const startPipelineThread = (options: {
       default:
         return;
     }
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      if (waiters[i].position <= projected) {
-        waiters[i].resolve();
-        waiters.splice(i, 1);
-      }
-    }
   });
   let why: Error | undefined;
   worker.on('error', (err) => {
@@ -280,7 +274,7 @@ export const startPipelineThread = (options: {
       ended = new Error(`pipeline thread ${why ? `failed: ${why.message}` : `exited (${code})`}`);
       for (const r of requests.values()) r.reject(ended);
       requests.clear();
-      for (const w of waiters.splice(0)) w.reject(ended);
+      projected.end(ended);
       if (!isReady) failStart(ended);
       else if (!closing) options.onFailed(ended);
       resolve();
@@ -288,16 +282,10 @@ export const startPipelineThread = (options: {
   });
 
   const projector: Projector = {
+    ...projected.projector,
     start: async () => {
       await ready;
     },
-    waitFor: (target) =>
-      target <= projected
-        ? Promise.resolve()
-        : ended
-          ? Promise.reject(ended)
-          : new Promise<void>((resolve, reject) => waiters.push({ position: target, resolve, reject })),
-    stop: async () => undefined,
   };
 
   return {

@@ -4,19 +4,19 @@ import { CHAOS_FAULT } from '../config/schema.js';
  * What happens when a thread of the service fails (docs/architecture.md#when-a-thread-fails): the fault is logged with
  * its cause, counted (`serp_thread_restarts_total{thread}`, docs/operations.md#metrics-and-logs) and the thread is
  * started again by its owner (the parse pool, the hash thread, the event store's writer, the supervisor of the
- * pipeline thread, the render thread's handle). This module is each thread's one place for that report: module state is per thread (every worker
+ * pipeline thread or of a cluster api's projector thread, the render thread's handle). This module is each thread's one place for that report: module state is per thread (every worker
  * thread loads its own copy), so the pipeline thread forwards its reports to the main thread, where they are counted
  * and logged with the main thread's own.
  */
 
 /** the kinds of thread the service runs (the metric's `thread` label) */
-const THREAD_KINDS = ['parse', 'pipeline', 'writer', 'hash', 'render'] as const;
+const THREAD_KINDS = ['parse', 'pipeline', 'writer', 'hash', 'render', 'projector'] as const;
 export type ThreadKind = (typeof THREAD_KINDS)[number];
 
 /** where a fault goes: counted and logged here (the default), or sent to the thread that counts them */
 export type ThreadFaultSink = (thread: ThreadKind, cause: string) => void;
 
-const restarts: Record<ThreadKind, number> = { parse: 0, pipeline: 0, writer: 0, hash: 0, render: 0 };
+const restarts: Record<ThreadKind, number> = { parse: 0, pipeline: 0, writer: 0, hash: 0, render: 0, projector: 0 };
 
 /** where the fault's line goes: stderr, unless a service logs its JSON lines on stdout (logThreadFaultsTo) */
 let writeLine: (line: string) => void = (line) => {
@@ -54,7 +54,7 @@ export const threadRestarts = (): Readonly<Record<ThreadKind, number>> => ({ ...
  * that kind of thread kill its thread with an uncaught error: the Nth page a parse pool reads, the Nth job a hash
  * thread digests, the Nth group an event store writer thread commits, the Nth crawl the pipeline thread starts. Each
  * counts on its own (one writer thread per event store, one parse pool per crawler). The pipeline thread's fault is
- * injected into the first thread only, unless written `pipeline:N:each` (every new thread too: a crawl that kills
+ * injected into the first thread only, unless written `pipeline:N:each` (the projector thread's the same way) (every new thread too: a crawl that kills
  * each thread that takes it, for the restart bound, pipelineSupervisor.ts). `pipeline:N:disk-full` kills it with the
  * error a full disk raises instead (`ENOSPC`), which no restart mends: the process stops with its own exit code.
  */

@@ -1,10 +1,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../../projections/index.js';
-import { createNatsObjectBlobStore } from '../../adapters/blobStore/natsObject.js';
-import { createJetStreamEventStore } from '../../adapters/eventStore/jetstream.js';
-import { createKurrentDbEventStore } from '../../adapters/eventStore/kurrentdb.js';
 import { createJetStreamJobQueue, jetStreamQueueStats } from '../../adapters/jobQueue/jetstream.js';
 import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
@@ -20,8 +16,11 @@ import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createCatchUp } from '../../projector/catchUp.js';
+import { createOwnWrites } from '../../projector/ownWrites.js';
 import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
 import { lowerHelperThreads, runInBackground } from '../../threads/nice.js';
+import { startSupervisedProjector } from '../../threads/projectorThread.js';
+import { armThreadFaults, logThreadFaultsTo } from '../../threads/threadFaults.js';
 import { composeApi } from '../application.js';
 import { createWriteSideRegistry, startBackgroundWorkers } from '../backgroundWorkers.js';
 import { crawlerFromConfig } from '../crawler.js';
@@ -30,6 +29,7 @@ import { dataPaths, takeServeLock } from '../embedded/core.js';
 import { jsonLines } from '../logLines.js';
 import { composeRenderer } from '../renderer.js';
 import { packageVersion } from '../version.js';
+import { atStart, connectNats, openBlobStore, openEventStore } from './stores.js';
 
 export interface Distributed {
   /** the HTTP address: the api on an api process, else the health endpoint */
@@ -51,28 +51,6 @@ export interface Distributed {
  *   stream, where a second release of the same job is nothing.
  * - Processes without the api role answer `GET /health` on the port (for probes).
  */
-/**
- * JetStream setup on a cluster still electing its leaders (or a busy machine) may time out: try again a few times.
- * A request to a stream or consumer another process has just created is answered by its leader, and one sent before
- * that leader is elected gets no answer at all, however long it waits; the next one is answered at once. So the
- * setup's requests wait 2.5 s on the first attempt, doubling to 15 s (`setupTimeoutMs`), rather than 15 s each time
- * (docs/distributed.md#a-cluster-on-one-machine).
- */
-const atStart = async <T>(what: string, fn: (setupTimeoutMs: number) => Promise<T>): Promise<T> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn(Math.min(15_000, 2_500 * 2 ** (attempt - 1)));
-    } catch (err) {
-      const transient = /timeout|no responders|not ready|leader|unavailable|10008/i.test(
-        String((err as Error).message),
-      );
-      if (!transient || attempt >= 6) throw err;
-      console.error(`serp-api: ${what}: ${(err as Error).message}; trying again (${attempt}/6)`);
-      await new Promise((r) => setTimeout(r, 500 * attempt));
-    }
-  }
-};
-
 export const startDistributed = async (
   config: Config,
   dist: DistributedConfig,
@@ -90,6 +68,13 @@ export const startDistributed = async (
   // before anything here creates it: an existing directory others can read is worth a word at start
   const exposed = exposedDataDir(config.dataDir);
   const needsReadModels = roles.has('api') || roles.has('dispatcher') || roles.has('projector');
+  // An api process keeps its event loop for HTTP: its read models are projected on a thread of its own (a process
+  // without the api role has no such loop to protect, and projects inline: docs/distributed.md#roles)
+  const projectorThread = roles.has('api');
+  // the tests' fault injection, for the threads this process starts (SERP_CHAOS_FAULTS; none unless set)
+  armThreadFaults(config.chaosFaults);
+  // a thread's fault is logged with the service's JSON lines (docs/architecture.md#when-a-thread-fails)
+  if (options.logger !== false) logThreadFaultsTo((line) => void process.stdout.write(line));
   const cleanups: Array<() => Promise<void> | void> = [];
   const closeAll = async () => {
     for (const fn of cleanups.reverse()) {
@@ -102,36 +87,21 @@ export const startDistributed = async (
   };
   try {
     const name = `serp-api ${dist.roles.join(',')} ${process.pid}`;
-    const nc: NatsConnection = await connect({ servers: dist.natsServers, name, maxReconnectAttempts: -1 });
+    const nc = await connectNats(dist, name);
     cleanups.push(async () => {
       if (!nc.isClosed()) await nc.drain();
     });
-    const es = dist.eventStore;
-    const sameNats = es.kind === 'jetstream' && es.servers.join(',') === dist.natsServers.join(',');
-    const eventStore: EventStore =
-      es.kind === 'jetstream'
-        ? await atStart('event store', async (setupTimeoutMs) =>
-            createJetStreamEventStore({
-              setupTimeoutMs,
-              nc: sameNats ? nc : await connect({ servers: es.servers, name, maxReconnectAttempts: -1 }),
-              ownsConnection: !sameNats,
-              replicas: dist.natsReplicas,
-            }),
-          )
-        : createKurrentDbEventStore({ connectionString: es.connectionString });
+    const eventStore: EventStore = await openEventStore(dist, nc, name);
     cleanups.push(() => eventStore.close());
     const handle = createCommandHandler(eventStore);
 
     // raw HTML and results; the read models' projector reads results from it too
     const blobStore =
-      roles.has('crawler') || roles.has('api') || needsReadModels
-        ? await atStart('blob store', (setupTimeoutMs) =>
-            createNatsObjectBlobStore({ nc, replicas: dist.natsReplicas, setupTimeoutMs }),
-          )
-        : undefined;
+      roles.has('crawler') || roles.has('api') || needsReadModels ? await openBlobStore(dist, nc) : undefined;
 
     let readModels: ReadModelStore | undefined;
     let projector: Projector | undefined;
+    const projected = (position: number) => (projector as Projector).waitFor(position);
     if (needsReadModels) {
       privateDir(config.dataDir);
       const release = takeServeLock(config.dataDir);
@@ -140,17 +110,30 @@ export const startDistributed = async (
       const store = createSqliteReadModelStore(dataPaths(config.dataDir).readModels);
       readModels = store;
       cleanups.push(() => store.close());
-      projector = createProjector({
-        eventStore,
-        readModels: store,
-        projections: allProjections,
-        blobStore,
-        version: READ_MODELS_VERSION,
-      });
-      // catch up before serving anything
-      await atStart('catch-up', () => (projector as Projector).start());
-      const p = projector;
+      const p = projectorThread
+        ? // the api's event loop answers HTTP: the projector runs on a thread of its own beside it, its read models in
+          // the same file (docs/distributed.md#roles)
+          startSupervisedProjector({
+            setup: { config, dist },
+            projectedAt: () => store.checkpoint(PROJECTOR_CHECKPOINT),
+            // a failure it cannot come back from (docs/operations.md#exit-codes): stop, saying which, so a supervisor
+            // starts the process again
+            exit: (code, line) => {
+              process.stderr.write(`serp-api: ${line}; stopping (exit code ${code})\n`);
+              process.exit(code);
+            },
+          })
+        : createProjector({
+            eventStore,
+            readModels: store,
+            projections: allProjections,
+            blobStore,
+            version: READ_MODELS_VERSION,
+          });
+      projector = p;
       cleanups.push(() => p.stop());
+      // catch up before serving anything (the thread retries its own setup: threads/projectorThread.ts)
+      await (projectorThread ? p.start() : atStart('catch-up', () => p.start()));
     }
 
     const queue =
@@ -226,11 +209,13 @@ export const startDistributed = async (
         linkSecret: config.linkSecret as string,
       };
       const queries = readModelQueries(readModels);
+      // its projector runs on another thread, a moment after each append: a usage read waits for its own key's
+      // appends (bounded), as embedded mode's HTTP thread does (projector/ownWrites.ts)
+      const ownWrites = projectorThread ? createOwnWrites(projected) : undefined;
       const rateLimiter = await atStart('rate limiter', (setupTimeoutMs) =>
         createNatsKvRateLimiter({ nc, replicas: dist.natsReplicas, setupTimeoutMs }),
       );
       cleanups.push(() => rateLimiter.close());
-      const p = projector;
       const store = readModels;
       const q = queue;
       const queuePositions = createQueuePositions({
@@ -259,7 +244,6 @@ export const startDistributed = async (
       });
       await metrics.follow(eventStore);
       cleanups.push(() => metrics.stop());
-      const projected = (position: number) => p.waitFor(position);
       const renderer = composeRenderer(config);
       if (renderer) cleanups.push(() => renderer.close());
       const app = await createServer(
@@ -267,13 +251,14 @@ export const startDistributed = async (
           {
             eventStore,
             queries,
-            handle,
+            handle: ownWrites ? ownWrites.tracking(handle) : handle,
             secrets,
             projected,
             blobStore,
             rateLimiter,
             locations,
             catchUp: createCatchUp(() => eventStore.headPosition(), projected),
+            ...(ownWrites ? { ownWritesProjected: ownWrites.settled } : {}),
             version: packageVersion(),
             metrics,
             queuePositions,
