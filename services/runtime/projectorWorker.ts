@@ -1,9 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
-import { createSqliteReadModelStore } from '../adapters/readModel/sqlite.js';
-import { atStart, connectNats, openBlobStore, openEventStore } from '../compose/distributed/stores.js';
-import { dataPaths } from '../compose/embedded/core.js';
-import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
+import { atStart, composeProjectorThread } from '../compose/distributed/stores.js';
 import { runInBackground } from '../threads/nice.js';
 import type { FromProjector, ProjectorThreadSetup, ToProjector } from '../threads/projectorThread.js';
 import { armThreadFaults, faultCounter, forwardThreadFaults, injectedFault } from '../threads/threadFaults.js';
@@ -13,7 +9,7 @@ import { armThreadFaults, faultCounter, forwardThreadFaults, injectedFault } fro
  * projector as the process would run it inline, over a NATS connection, an event store, a blob store (reads only: it
  * never appends) and a read-model connection of its own, to the same SQLite file the HTTP thread reads.
  */
-// below the event loop that answers HTTP, as the pipeline and parse threads are (nice.ts); Linux only
+// below the event loop that answers HTTP, as the pipeline and parse threads are (threads/nice.ts); Linux only
 runInBackground();
 const port = parentPort!;
 const post = (m: FromProjector) => port.postMessage(m);
@@ -48,47 +44,21 @@ const tellProjected = (position: number) => {
 };
 
 const start = async () => {
-  const name = `serp-api ${dist.roles.join(',')} ${process.pid} projector`;
-  const closers: Array<() => Promise<void> | void> = [];
-  const closeAll = async () => {
-    for (const fn of closers.reverse()) {
-      try {
-        await fn();
-      } catch {
-        // closing what is left: the thread ends anyway
-      }
-    }
-  };
   let closing: Promise<void> | undefined;
+  let closeSide: () => Promise<void> = async () => undefined;
   const close = () => {
-    closing ??= closeAll().then(() => port.close());
+    closing ??= closeSide().then(() => port.close());
     return closing;
   };
   port.on('message', (m: ToProjector) => {
     if (m.type === 'close') void close();
   });
   try {
-    const nc = await connectNats(dist, name);
-    closers.push(async () => {
-      if (!nc.isClosed()) await nc.drain();
-    });
-    const eventStore = await openEventStore(dist, nc, name);
-    closers.push(() => eventStore.close());
-    const blobStore = await openBlobStore(dist, nc);
-    const readModels = createSqliteReadModelStore(dataPaths(config.dataDir).readModels);
-    closers.push(() => readModels.close());
-    const projector = createProjector({
-      eventStore,
-      readModels,
-      projections: allProjections,
-      blobStore,
-      version: READ_MODELS_VERSION,
-      onProjected: tellProjected,
-    });
-    closers.push(() => projector.stop());
-    await atStart('catch-up', () => projector.start());
+    const side = await composeProjectorThread(config, dist, tellProjected);
+    closeSide = side.close;
+    await atStart('catch-up', () => side.projector.start());
     caughtUp = true;
-    post({ type: 'ready', position: readModels.checkpoint(PROJECTOR_CHECKPOINT) });
+    post({ type: 'ready', position: side.checkpoint() });
   } catch (err) {
     post({ type: 'failed', error: { message: (err as Error)?.message ?? String(err) } });
     await close();

@@ -2,7 +2,7 @@ import type { Projector } from '../projector/projector.js';
 
 /**
  * The projected position another thread reports, as the main thread sees it (the pipeline thread's, a cluster api's
- * projector thread's: docs/architecture.md#threads): `waitFor` resolves once a report reaches the position, and rejects
+ * projector thread's: docs/architecture.md#threads-and-processes-and-where-each-starts): `waitFor` resolves once a report reaches the position, and rejects
  * when the thread ended first (its supervisor then waits on the next thread, supervisor.ts).
  */
 export const createProjectedPosition = (projectedAt: number) => {

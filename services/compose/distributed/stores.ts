@@ -1,10 +1,15 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { allProjections, READ_MODELS_VERSION } from '../../../projections/index.js';
 import { createNatsObjectBlobStore } from '../../adapters/blobStore/natsObject.js';
 import { createJetStreamEventStore } from '../../adapters/eventStore/jetstream.js';
 import { createKurrentDbEventStore } from '../../adapters/eventStore/kurrentdb.js';
+import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
+import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
+import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
+import { dataPaths } from '../embedded/core.js';
 
 /**
  * JetStream setup on a cluster still electing its leaders (or a busy machine) may time out: try again a few times.
@@ -56,3 +61,50 @@ export const openBlobStore = (dist: DistributedConfig, nc: NatsConnection): Prom
   atStart('blob store', (setupTimeoutMs) =>
     createNatsObjectBlobStore({ nc, replicas: dist.natsReplicas, setupTimeoutMs }),
   );
+
+/**
+ * A cluster api's projector as its thread composes it (runtime/projectorWorker.ts, docs/distributed.md#roles): a NATS
+ * connection, an event store and a blob store of the thread's own (reads only: it never appends) and a connection to
+ * the SQLite read models of `dataDir`, the file the HTTP thread reads. `close` stops the projector, then its stores.
+ */
+export const composeProjectorThread = async (
+  config: Config,
+  dist: DistributedConfig,
+  onProjected: (position: number) => void,
+): Promise<{ projector: Projector; checkpoint: () => number; close: () => Promise<void> }> => {
+  const closers: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const fn of closers.reverse()) {
+      try {
+        await fn();
+      } catch {
+        // closing what is left: the thread ends anyway
+      }
+    }
+  };
+  try {
+    const name = `serp-api ${dist.roles.join(',')} ${process.pid} projector`;
+    const nc = await connectNats(dist, name);
+    closers.push(async () => {
+      if (!nc.isClosed()) await nc.drain();
+    });
+    const eventStore = await openEventStore(dist, nc, name);
+    closers.push(() => eventStore.close());
+    const blobStore = await openBlobStore(dist, nc);
+    const readModels = createSqliteReadModelStore(dataPaths(config.dataDir).readModels);
+    closers.push(() => readModels.close());
+    const projector = createProjector({
+      eventStore,
+      readModels,
+      projections: allProjections,
+      blobStore,
+      version: READ_MODELS_VERSION,
+      onProjected,
+    });
+    closers.push(() => projector.stop());
+    return { projector, checkpoint: () => readModels.checkpoint(PROJECTOR_CHECKPOINT), close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+};
