@@ -106,4 +106,36 @@ t.test('a cluster api’s projector thread', { skip: unavailable ?? false, timeo
     t.equal(refused.status, 401, 'the revoked key is refused on its very next request');
     t.equal(faulty.child?.exitCode, null, 'the process is still running');
   });
+
+  await t.test(
+    'a projector thread that fails again and again stops its api, saying so, with exit code 70',
+    async (t) => {
+      // every new thread dies with the first batch it projects once caught up: each mint's append is one
+      const doomed = await cluster.add('api', 'api-doomed', { SERP_CHAOS_FAULTS: 'projector:1:each' });
+      const child = doomed.child!;
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let answered = 0;
+      // until it stops: five failures (a batch of another process's appends may be one of them)
+      for (let i = 0; i < 20 && child.exitCode === null; i++) {
+        const res = await fetch(`${doomed.url}/admin/api/keys`, {
+          method: 'POST',
+          headers: admin,
+          body: JSON.stringify({ tier: 'free' }),
+        }).catch(() => undefined);
+        if (res?.status === 201) answered++;
+        await res?.arrayBuffer();
+      }
+      t.ok(answered >= 1, `${answered} mints answered 201, each once a new thread had caught up past it`);
+      t.equal(await exit, 70, 'the process exits with 70 (docs/operations.md#exit-codes)');
+      t.ok(
+        doomed.log.some((line) => /the projector thread failed 5 times within 60 s, last: .*fault injected/.test(line)),
+        'its last line says why',
+      );
+      t.equal(
+        doomed.log.filter((line) => line.includes('"thread failed and was restarted"')).length,
+        4,
+        'the four failures before were each logged and survived',
+      );
+    },
+  );
 });
