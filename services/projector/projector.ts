@@ -1,4 +1,5 @@
 import { DomainEvent } from '../../contracts/events.js';
+import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
 import type { ProjectedEvent, Projection } from '../../projections/projection.js';
 import { isHandedOver, loadResult } from '../answers/resultBlobs.js';
 import type { BlobStore } from '../ports/blobStore.js';
@@ -243,3 +244,12 @@ export const rebuildReadModels = async (
   if (pending.size > 0 || folded > 0) readModels.commit([...pending.values()], CHECKPOINT, from);
   return { events: count, position: from };
 };
+
+/**
+ * The service's own read models' projector: every projection, at the read models' version, so that a store written
+ * under another shape is built again from the log. What each mode composes (embedded, the pipeline thread, a cluster
+ * process and its projector thread).
+ */
+export const createReadModelProjector = (
+  deps: Omit<Parameters<typeof createProjector>[0], 'projections' | 'version'>,
+) => createProjector({ ...deps, projections: allProjections, version: READ_MODELS_VERSION });

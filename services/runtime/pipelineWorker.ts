@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DetectedLocation } from '../../contracts/result.js';
 import type { SearchRequest } from '../../contracts/search.js';
-import { allProjections, READ_MODELS_VERSION } from '../../projections/index.js';
 import { COMPRESS_MIN_BYTES, compressAnswerSync, etagOf } from '../answers/encoding.js';
 import { renderJob } from '../answers/render.js';
 import { createCommandHandler } from '../application/commandHandler.js';
@@ -11,7 +10,7 @@ import { loadOrCreateSecrets } from '../compose/embedded/secrets.js';
 import { composeWriteSide } from '../compose/embedded/writeSide.js';
 import { jsonLines } from '../compose/logLines.js';
 import type { Judgement } from '../geo/locationCheck.js';
-import { createProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
+import { createReadModelProjector, PROJECTOR_CHECKPOINT } from '../projector/projector.js';
 import { runInBackground } from '../threads/nice.js';
 import {
   type FromPipeline,
@@ -121,14 +120,7 @@ const start = async () => {
     onCommitted: tellAppended,
   });
   const { eventStore, readModels, queries, blobStore } = stores;
-  const projector = createProjector({
-    eventStore,
-    readModels,
-    projections: allProjections,
-    blobStore,
-    version: READ_MODELS_VERSION,
-    onProjected: tellProjected,
-  });
+  const projector = createReadModelProjector({ eventStore, readModels, blobStore, onProjected: tellProjected });
   await projector.start();
   const handle = createCommandHandler(eventStore);
   const writeSide = await composeWriteSide({

@@ -39,3 +39,20 @@ export const startThread = (name: string, options: Omit<WorkerOptions, 'eval'> =
     ? new Worker(bootFromSource(entry.url), { ...options, eval: true })
     : new Worker(entry.url, options);
 };
+
+/**
+ * Calls `ended` once the thread has ended, with why: the error nothing caught on it, or its exit code (`name` says
+ * which thread, `pipeline thread failed: …`). The promise resolves after `ended` ran.
+ */
+export const whenThreadEnds = (worker: Worker, name: string, ended: (why: Error) => void): Promise<void> => {
+  let uncaught: Error | undefined;
+  worker.on('error', (err) => {
+    uncaught = err;
+  });
+  return new Promise<void>((resolve) => {
+    worker.once('exit', (code) => {
+      ended(new Error(`${name} ${uncaught ? `failed: ${uncaught.message}` : `exited (${code})`}`));
+      resolve();
+    });
+  });
+};

@@ -15,7 +15,7 @@ import type { ResolvedTargeting } from '../crawler/targeting.js';
 import type { Judgement, LocationJudge } from '../geo/locationCheck.js';
 import type { QueueStats } from '../ports/jobQueue.js';
 import type { Projector } from '../projector/projector.js';
-import { startThread } from './boot.js';
+import { startThread, whenThreadEnds } from './boot.js';
 import { createProjectedPosition } from './projectedPosition.js';
 import { reportThreadFault, type ThreadKind } from './threadFaults.js';
 
@@ -265,20 +265,13 @@ export const startPipelineThread = (options: {
         return;
     }
   });
-  let why: Error | undefined;
-  worker.on('error', (err) => {
-    why = err;
-  });
-  const exited = new Promise<void>((resolve) => {
-    worker.once('exit', (code) => {
-      ended = new Error(`pipeline thread ${why ? `failed: ${why.message}` : `exited (${code})`}`);
-      for (const r of requests.values()) r.reject(ended);
-      requests.clear();
-      projected.end(ended);
-      if (!isReady) failStart(ended);
-      else if (!closing) options.onFailed(ended);
-      resolve();
-    });
+  const exited = whenThreadEnds(worker, 'pipeline thread', (why) => {
+    ended = why;
+    for (const r of requests.values()) r.reject(why);
+    requests.clear();
+    projected.end(why);
+    if (!isReady) failStart(why);
+    else if (!closing) options.onFailed(why);
   });
 
   const projector: Projector = {

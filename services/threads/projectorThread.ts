@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { DistributedConfig } from '../config/distributed.js';
 import type { Projector } from '../projector/projector.js';
-import { startThread } from './boot.js';
+import { startThread, whenThreadEnds } from './boot.js';
 import { createProjectedPosition } from './projectedPosition.js';
 import { superviseThread } from './supervisor.js';
 import { reportThreadFault, type ThreadKind } from './threadFaults.js';
@@ -78,20 +78,12 @@ export const startProjectorThread = (options: {
         return;
     }
   });
-  let why: Error | undefined;
-  worker.on('error', (err) => {
-    why = err;
-  });
   let ended = false;
-  const exited = new Promise<void>((resolve) => {
-    worker.once('exit', (code) => {
-      ended = true;
-      const err = new Error(`projector thread ${why ? `failed: ${why.message}` : `exited (${code})`}`);
-      projected.end(err);
-      if (!isReady) failStart(err);
-      else if (!closing) options.onFailed(err);
-      resolve();
-    });
+  const exited = whenThreadEnds(worker, 'projector thread', (why) => {
+    ended = true;
+    projected.end(why);
+    if (!isReady) failStart(why);
+    else if (!closing) options.onFailed(why);
   });
   return {
     ready,

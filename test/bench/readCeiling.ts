@@ -1,10 +1,10 @@
 // The read ceiling in a cluster (docs/api.md#limits): how long a read waits for its count, counted exactly on the
 // request path (`hit`: a compare-and-set on NATS KV per batch of waiting reads) against counted here and shared in
-// the background (`hitNow`, what reads use). Two api processes' limiters, each on its own connection to a real
-// three-node NATS cluster with the bucket replicated three times, as `serp-api cluster up` runs it; each sends reads
-// open loop at a fixed rate, on schedule whether or not the ones before have been decided. Also prints how many reads
-// each side let through past a ceiling both apis run into, and the writes it cost NATS. Sides alternate round by
-// round (compare.ts); figures only, no assertion.
+// the background (`hitNow`, what reads use). Two limiters standing for two api processes (in this one process, each
+// on its own connection) to a real three-node NATS cluster with the bucket replicated three times, as `serp-api
+// cluster up` runs it; each sends reads open loop at a fixed rate, on schedule whether or not the ones before have
+// been decided. Also prints how many reads each side let through past a ceiling both apis run into. Sides alternate
+// round by round (compare.ts); figures only, no assertion.
 // Run: npx tsx test/bench/readCeiling.ts [--rounds 4] [--rate 400] [--seconds 3]
 import fs from 'node:fs';
 import os from 'node:os';

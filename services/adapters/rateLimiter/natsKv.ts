@@ -53,16 +53,22 @@ export const createNatsKvRateLimiter = async (options: {
   const lostRace = (err: unknown) => /wrong last sequence|10071|key exists/i.test(String((err as Error).message));
   const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
 
-  /** adds `n` to the shared count with compare-and-set, whatever the limit, and answers the total after it */
-  const add = async (key: string, n: number) => {
+  /**
+   * One compare-and-set on a key's count: `next` gets the count as read and answers the count to write (undefined:
+   * write nothing); when another api process wrote first, the count is read again after a short jittered pause.
+   * Answers the count as it now stands.
+   */
+  const changeCount = async (key: string, next: (count: number) => number | undefined): Promise<number> => {
     for (let attempt = 0; ; attempt++) {
       const entry = await kv.get(key);
       const live = entry && entry.operation === 'PUT';
-      const total = (live ? Number(entry.string()) || 0 : 0) + n;
+      const count = live ? Number(entry.string()) || 0 : 0;
+      const to = next(count);
+      if (to === undefined) return count;
       try {
-        if (live) await kv.update(key, String(total), entry.revision);
-        else await kv.create(key, String(total));
-        return total;
+        if (live) await kv.update(key, String(to), entry.revision);
+        else await kv.create(key, String(to));
+        return to;
       } catch (err) {
         if (!lostRace(err) || attempt > 200) throw err;
         await pause(attempt);
@@ -91,7 +97,7 @@ export const createNatsKvRateLimiter = async (options: {
     local.sharing = local.pending;
     local.pending = 0;
     try {
-      local.known = await add(key, local.sharing);
+      local.known = await changeCount(key, (count) => count + local.sharing);
     } catch {
       // the store is away: this process keeps counting on its own, and shares what it counted when it is back
       local.pending += local.sharing;
@@ -106,28 +112,17 @@ export const createNatsKvRateLimiter = async (options: {
   };
 
   const settle = async (key: string, resetSeconds: number, waiters: Waiter[]) => {
-    for (let attempt = 0; ; attempt++) {
-      const entry = await kv.get(key);
-      const live = entry && entry.operation === 'PUT';
-      let count = live ? Number(entry.string()) || 0 : 0;
-      const decisions = waiters.map((w) => {
+    let decisions: RateDecision[] = [];
+    await changeCount(key, (read) => {
+      let count = read;
+      decisions = waiters.map((w) => {
         if (count >= w.limit) return { allowed: false, limit: w.limit, remaining: 0, resetSeconds };
         count++;
         return { allowed: true, limit: w.limit, remaining: w.limit - count, resetSeconds };
       });
-      try {
-        if (decisions.some((d) => d.allowed)) {
-          if (live) await kv.update(key, String(count), entry.revision);
-          else await kv.create(key, String(count));
-        }
-        for (const [i, w] of waiters.entries()) w.resolve(decisions[i]);
-        return;
-      } catch (err) {
-        // another api process counted first: read again, after a short jittered pause
-        if (!lostRace(err) || attempt > 200) throw err;
-        await pause(attempt);
-      }
-    }
+      return count > read ? count : undefined;
+    });
+    for (const [i, w] of waiters.entries()) w.resolve(decisions[i]!);
   };
 
   const drain = async (key: string, resetSeconds: number) => {

@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { allProjections, READ_MODELS_VERSION, readModelQueries } from '../../../projections/index.js';
+import { readModelQueries } from '../../../projections/index.js';
 import { createJetStreamJobQueue, jetStreamQueueStats } from '../../adapters/jobQueue/jetstream.js';
 import { createNatsKvRateLimiter } from '../../adapters/rateLimiter/natsKv.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
@@ -17,7 +17,7 @@ import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { exposedDataDir, privateDir, privateFile } from '../../privateFiles.js';
 import { createCatchUp } from '../../projector/catchUp.js';
 import { createOwnWrites } from '../../projector/ownWrites.js';
-import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
+import { createReadModelProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
 import { lowerHelperThreads, runInBackground } from '../../threads/nice.js';
 import { startSupervisedProjector } from '../../threads/projectorThread.js';
 import { armThreadFaults, logThreadFaultsTo } from '../../threads/threadFaults.js';
@@ -123,13 +123,7 @@ export const startDistributed = async (
               process.exit(code);
             },
           })
-        : createProjector({
-            eventStore,
-            readModels: store,
-            projections: allProjections,
-            blobStore,
-            version: READ_MODELS_VERSION,
-          });
+        : createReadModelProjector({ eventStore, readModels: store, blobStore });
       projector = p;
       cleanups.push(() => p.stop());
       // catch up before serving anything (the thread retries its own setup: threads/projectorThread.ts)

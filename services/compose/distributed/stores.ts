@@ -1,5 +1,4 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { allProjections, READ_MODELS_VERSION } from '../../../projections/index.js';
 import { createNatsObjectBlobStore } from '../../adapters/blobStore/natsObject.js';
 import { createJetStreamEventStore } from '../../adapters/eventStore/jetstream.js';
 import { createKurrentDbEventStore } from '../../adapters/eventStore/kurrentdb.js';
@@ -8,7 +7,7 @@ import type { Config } from '../../config/config.js';
 import type { DistributedConfig } from '../../config/distributed.js';
 import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
-import { createProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
+import { createReadModelProjector, PROJECTOR_CHECKPOINT, type Projector } from '../../projector/projector.js';
 import { dataPaths } from '../embedded/core.js';
 
 /**
@@ -93,14 +92,7 @@ export const composeProjectorThread = async (
     const blobStore = await openBlobStore(dist, nc);
     const readModels = createSqliteReadModelStore(dataPaths(config.dataDir).readModels);
     closers.push(() => readModels.close());
-    const projector = createProjector({
-      eventStore,
-      readModels,
-      projections: allProjections,
-      blobStore,
-      version: READ_MODELS_VERSION,
-      onProjected,
-    });
+    const projector = createReadModelProjector({ eventStore, readModels, blobStore, onProjected });
     closers.push(() => projector.stop());
     return { projector, checkpoint: () => readModels.checkpoint(PROJECTOR_CHECKPOINT), close };
   } catch (err) {

@@ -1,11 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  allProjections,
-  READ_MODELS_VERSION,
-  type ReadModelQueries,
-  readModelQueries,
-} from '../../../projections/index.js';
+import { type ReadModelQueries, readModelQueries } from '../../../projections/index.js';
 import { createFsBlobStore } from '../../adapters/blobStore/fs.js';
 import { createSqliteEventStore, type SqliteEventStore } from '../../adapters/eventStore/sqlite.js';
 import { createSqliteReadModelStore } from '../../adapters/readModel/sqlite.js';
@@ -15,7 +10,7 @@ import type { BlobStore } from '../../ports/blobStore.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { ReadModelStore } from '../../ports/readModelStore.js';
 import { PRIVATE_FILE_MODE, privateDir, privateFile } from '../../privateFiles.js';
-import { createProjector, type Projector } from '../../projector/projector.js';
+import { createReadModelProjector, type Projector } from '../../projector/projector.js';
 import { startWriterThread } from '../../threads/writerThread.js';
 import { moveInlineResults } from './migrations.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
@@ -144,12 +139,10 @@ export const openCore = async (
   }
   const projector =
     options.projectorElsewhere?.(stores) ??
-    createProjector({
+    createReadModelProjector({
       eventStore: stores.eventStore,
       readModels: stores.readModels,
-      projections: allProjections,
       blobStore: stores.blobStore,
-      version: READ_MODELS_VERSION,
     });
   try {
     await projector.start();
