@@ -165,12 +165,13 @@ export const createProjector = (deps: {
       throw err;
     }
     deps.onProjected?.(position);
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      if (waiters[i].position <= position) {
-        waiters[i].resolve();
-        waiters.splice(i, 1);
-      }
+    // one pass, kept in place: a splice each would be quadratic when many reads wait on one batch
+    let kept = 0;
+    for (const w of waiters) {
+      if (w.position <= position) w.resolve();
+      else waiters[kept++] = w;
     }
+    waiters.length = kept;
   };
 
   const waitFor = (target: number) =>

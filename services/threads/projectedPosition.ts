@@ -24,12 +24,13 @@ export const createProjectedPosition = (projectedAt: number) => {
     /** the thread reports the read models include `position` */
     reached(position: number) {
       projected = Math.max(projected, position);
-      for (let i = waiters.length - 1; i >= 0; i--) {
-        if (waiters[i].position <= projected) {
-          waiters[i].resolve();
-          waiters.splice(i, 1);
-        }
+      // one pass, kept in place: a splice each would be quadratic when many reads wait on one commit
+      let kept = 0;
+      for (const w of waiters) {
+        if (w.position <= projected) w.resolve();
+        else waiters[kept++] = w;
       }
+      waiters.length = kept;
     },
     /** the thread ended: every wait fails with `err` */
     end(err: Error) {
